@@ -1,0 +1,186 @@
+package spl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxInstances bounds Expand: a formula is evaluated once per instance, and
+// each instance costs forked JVM runs.
+const maxInstances = 100000
+
+// Instance is one binding of a formula's variables. Body is the formula's
+// body, shared, not copied: substitute with ArgValues or Render.
+type Instance struct {
+	Formula  *Formula
+	Bindings []Binding
+	Body     Expr
+}
+
+// Binding is one variable's value in an instance.
+type Binding struct {
+	Var   string
+	Value Value
+}
+
+// Expand returns one Instance per combination of quantifier values.
+// Independent variables form a cartesian product in declaration order, the
+// first variable varying slowest; a zipped sequence contributes its tuples
+// stepwise, as one dimension. A formula without quantifiers has exactly one
+// instance with no bindings.
+//
+// Its diagnostics cover only what limits expansion (a sequence whose tuples
+// disagree is cut to the shortest; a variable without values; too many
+// instances). They repeat Check's findings, so callers that already show
+// Check's diagnostics may ignore them.
+func Expand(f *Formula) ([]Instance, []Diagnostic) {
+	if f == nil {
+		return nil, nil
+	}
+	var diags []Diagnostic
+	type dim struct {
+		vars []string
+		cols [][]Value // cols[k][i]: value of vars[k] at step i
+		n    int
+	}
+	var dims []dim
+	for _, q := range f.Quantifiers {
+		if !q.Zipped {
+			for k, v := range q.Vars {
+				if k >= len(q.Values) || len(q.Values[k]) == 0 {
+					diags = append(diags, Diagnostic{Span: v.Span, Severity: Error, Code: CodeMissingValue,
+						Message: fmt.Sprintf("variable %q has no values, so the formula has no instances", v.Name)})
+					return nil, diags
+				}
+				dims = append(dims, dim{vars: []string{v.Name}, cols: [][]Value{q.Values[k]}, n: len(q.Values[k])})
+			}
+			continue
+		}
+		d := dim{}
+		minN, maxN := -1, 0
+		for k, v := range q.Vars {
+			if k >= len(q.Values) {
+				diags = append(diags, Diagnostic{Span: v.Span, Severity: Error, Code: CodeArityMismatch,
+					Message: fmt.Sprintf("variable %q of the sequence has no value tuple; it is left unbound", v.Name)})
+				continue
+			}
+			vals := q.Values[k]
+			d.vars = append(d.vars, v.Name)
+			d.cols = append(d.cols, vals)
+			if minN < 0 || len(vals) < minN {
+				minN = len(vals)
+			}
+			maxN = max(maxN, len(vals))
+		}
+		if minN >= 0 && minN != maxN {
+			diags = append(diags, Diagnostic{Span: q.Span, Severity: Error, Code: CodeArityMismatch,
+				Message: fmt.Sprintf("the value tuples of the sequence differ in length; only the first %d steps are used", minN)})
+		}
+		if len(q.Values) > len(q.Vars) {
+			diags = append(diags, Diagnostic{Span: q.Span, Severity: Error, Code: CodeArityMismatch,
+				Message: fmt.Sprintf("the sequence has %d value tuples for %d variables; the extra tuples are ignored", len(q.Values), len(q.Vars))})
+		}
+		d.n = minN
+		if d.n <= 0 {
+			diags = append(diags, Diagnostic{Span: q.Span, Severity: Error, Code: CodeMissingValue,
+				Message: "the sequence has no values, so the formula has no instances"})
+			return nil, diags
+		}
+		dims = append(dims, d)
+	}
+	total := 1
+	for _, d := range dims {
+		total *= d.n
+		if total > maxInstances {
+			diags = append(diags, Diagnostic{Span: f.Span, Severity: Error, Code: CodeTooManyInstances,
+				Message: fmt.Sprintf("the quantifiers produce more than %d instances; use fewer values", maxInstances)})
+			return nil, diags
+		}
+	}
+	out := make([]Instance, 0, total)
+	idx := make([]int, len(dims)) // odometer, last dimension fastest
+	for {
+		var bs []Binding
+		for di, d := range dims {
+			for k, name := range d.vars {
+				bs = append(bs, Binding{Var: name, Value: d.cols[k][idx[di]]})
+			}
+		}
+		out = append(out, Instance{Formula: f, Bindings: bs, Body: f.Body})
+		i := len(dims) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < dims[i].n {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return out, diags
+		}
+	}
+}
+
+// Lookup returns the value bound to a variable (the first binding when a
+// name is declared twice, which Check reports).
+func (in Instance) Lookup(name string) (Value, bool) {
+	for _, b := range in.Bindings {
+		if b.Var == name {
+			return b.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// ArgValues substitutes the instance's bindings into t's arguments. A
+// variable without a binding is an error (Check reports it as undeclared).
+func (in Instance) ArgValues(t *Term) ([]Value, error) {
+	out := make([]Value, 0, len(t.Args))
+	for _, a := range t.Args {
+		if a.Value != nil {
+			out = append(out, *a.Value)
+			continue
+		}
+		v, ok := in.Lookup(a.Var)
+		if !ok {
+			return nil, fmt.Errorf("argument %q of %s is not a declared variable", a.Var, t.Method)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Multiplier evaluates a lambda product. Identifiers are looked up in the
+// instance's bindings first, then in params (SPL Tools configuration
+// parameters such as CPU); string values and unknown names are errors.
+func (in Instance) Multiplier(fs []Factor, params map[string]float64) (float64, error) {
+	m := 1.0
+	for _, f := range fs {
+		switch {
+		case f.Number != nil:
+			m *= *f.Number
+		default:
+			if v, ok := in.Lookup(f.Ident); ok {
+				if v.Kind == String {
+					return 0, fmt.Errorf("multiplier %q is bound to the string %s", f.Ident, v)
+				}
+				m *= v.Float
+			} else if p, ok := params[f.Ident]; ok {
+				m *= p
+			} else {
+				return 0, fmt.Errorf("multiplier %q is neither a variable nor a known parameter", f.Ident)
+			}
+		}
+	}
+	return m, nil
+}
+
+// Label names the instance for display: "n=1000", "i=1, j=10",
+// `f="big.xml"`; "" when there are no variables.
+func (in Instance) Label() string {
+	parts := make([]string, len(in.Bindings))
+	for i, b := range in.Bindings {
+		parts[i] = b.Var + "=" + b.Value.String()
+	}
+	return strings.Join(parts, ", ")
+}
