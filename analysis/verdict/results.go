@@ -1,0 +1,32 @@
+package verdict
+
+import "time"
+
+// ComparisonResult is one decided comparison of a formula instance, as shown
+// to users and kept in the verdict record.
+type ComparisonResult struct {
+	Text     string   `json:"text"` // rendered with bound values
+	Outcome  Outcome  `json:"outcome"`
+	Evidence Evidence `json:"evidence"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// InstanceResult is the verdict on one formula instance (one binding of the
+// formula's quantified variables).
+type InstanceResult struct {
+	Formula     string             `json:"formula"`
+	Line        int                `json:"line"`               // 1-based line of the formula
+	Instance    string             `json:"instance,omitempty"` // e.g. "n=1000"
+	Outcome     Outcome            `json:"outcome"`
+	Comparisons []ComparisonResult `json:"comparisons"`
+}
+
+// MethodResult holds the verdicts of the formulas on one annotated method.
+type MethodResult struct {
+	File      string           `json:"file"`  // absolute path of the Java source
+	Class     string           `json:"class"` // binary name
+	Method    string           `json:"method"`
+	Params    []string         `json:"params"`
+	CheckedAt time.Time        `json:"checked_at"`
+	Instances []InstanceResult `json:"instances"`
+}
