@@ -1,0 +1,214 @@
+package javasrc
+
+import (
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// collector finds the declarations of a tree. It walks the declaration
+// structure (compilation unit, type bodies, members) directly and does not
+// descend into method bodies, field initializers and the like, where only
+// local and anonymous classes can hide: a member is searched with the
+// declaration query only when its text could declare one (it contains a
+// class/interface/enum/record keyword, or 'new' followed by '{' before the
+// next ';') or it contains a syntax error. Walking a whole tree costs about
+// as much as parsing it; this keeps extraction a small fraction of that.
+type collector struct {
+	b     *builder
+	q     *sitter.Query
+	qc    *sitter.QueryCursor
+	items []item
+}
+
+func (c *collector) close() {
+	if c.qc != nil {
+		c.qc.Close()
+	}
+}
+
+func (c *collector) add(kind itemKind, n, parent *sitter.Node) {
+	c.items = append(c.items, item{kind: kind, n: n, parent: parent, start: c.b.om.orig(int(n.StartByte()))})
+}
+
+var methodDeclKinds = map[string]bool{
+	"method_declaration": true, "constructor_declaration": true,
+	"compact_constructor_declaration": true, "annotation_type_element_declaration": true,
+}
+
+// walk visits the children of a compilation unit or a type body.
+func (c *collector) walk(container *sitter.Node) {
+	count := int(container.ChildCount())
+	for i := 0; i < count; i++ {
+		n := container.Child(i)
+		if n == nil || !n.IsNamed() {
+			continue
+		}
+		k := kind(n)
+		switch {
+		case declKinds[k] != "":
+			c.add(itemType, n, nil)
+			c.typeDecl(n)
+		case k == "class_body" || k == "interface_body" || k == "enum_body" ||
+			k == "enum_body_declarations" || k == "annotation_type_body":
+			c.walk(n)
+		case k == "enum_constant":
+			c.enumConstant(n)
+		case methodDeclKinds[k] || k == "field_declaration" || k == "constant_declaration":
+			if methodDeclKinds[k] {
+				c.add(itemMethod, n, nil)
+			} else {
+				c.add(itemField, n, nil)
+			}
+			c.scanIfNeeded(n)
+		case k == "ERROR":
+			c.scan(n, true)
+		case k == "package_declaration" || k == "import_declaration" || isComment(k):
+		default: // initializer blocks, top-level statements, ...
+			c.scanIfNeeded(n)
+		}
+	}
+}
+
+// typeDecl visits a type declaration's body, and searches header parts
+// that contain errors.
+func (c *collector) typeDecl(n *sitter.Node) {
+	count := int(n.ChildCount())
+	for i := 0; i < count; i++ {
+		ch := n.Child(i)
+		if ch == nil || !ch.IsNamed() {
+			continue
+		}
+		switch k := kind(ch); k {
+		case "class_body", "interface_body", "enum_body", "annotation_type_body":
+			c.walk(ch)
+		case "ERROR":
+			c.scan(ch, true)
+		}
+	}
+}
+
+func (c *collector) enumConstant(n *sitter.Node) {
+	count := int(n.ChildCount())
+	for i := 0; i < count; i++ {
+		ch := n.Child(i)
+		if ch == nil || !ch.IsNamed() {
+			continue
+		}
+		switch kind(ch) {
+		case "class_body":
+			c.add(itemAnon, ch, n)
+			c.walk(ch)
+		case "argument_list", "ERROR":
+			c.scanIfNeeded(ch)
+		}
+	}
+}
+
+func (c *collector) scanIfNeeded(n *sitter.Node) {
+	if n.HasError() || mayDeclareType(c.b.text(n)) {
+		c.scan(n, false)
+	}
+}
+
+// scan runs the declaration query over n's subtree and adds every match;
+// n itself is added only when self is set (its own item was added by the
+// caller otherwise).
+func (c *collector) scan(n *sitter.Node, self bool) {
+	if c.qc == nil {
+		c.qc = sitter.NewQueryCursor()
+	}
+	c.qc.Exec(c.q, n)
+	id := n.ID()
+	for {
+		m, ok := c.qc.NextMatch()
+		if !ok {
+			return
+		}
+		var it item
+		var node, parent *sitter.Node
+		for _, cp := range m.Captures {
+			switch c.q.CaptureNameForId(cp.Index) {
+			case "type":
+				it.kind, node = itemType, cp.Node
+			case "anon":
+				it.kind, node = itemAnon, cp.Node
+			case "anonparent":
+				parent = cp.Node
+			case "method":
+				it.kind, node = itemMethod, cp.Node
+			case "field":
+				it.kind, node = itemField, cp.Node
+			}
+		}
+		if node == nil || (!self && node.ID() == id) {
+			continue
+		}
+		c.add(it.kind, node, parent)
+	}
+}
+
+// mayDeclareType reports whether Java text could contain a local or
+// anonymous class: a class/interface/enum/record keyword, or "new" followed
+// by "{" before the next ";" (strings, characters and comments skipped).
+// It may say yes wrongly (Foo.class, new int[] {...}, lambdas in
+// arguments), never no wrongly.
+func mayDeclareType(s string) bool {
+	afterNew := false
+	for i := 0; i < len(s); {
+		ch := s[i]
+		switch {
+		case ch == '/' && i+1 < len(s) && s[i+1] == '/':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case ch == '/' && i+1 < len(s) && s[i+1] == '*':
+			i += 2
+			for i+1 < len(s) && !(s[i] == '*' && s[i+1] == '/') {
+				i++
+			}
+			i += 2
+		case ch == '"' || ch == '\'':
+			if ch == '"' && i+2 < len(s) && s[i+1] == '"' && s[i+2] == '"' {
+				i += 3
+				for i < len(s) && !(s[i] == '"' && i+2 < len(s) && s[i+1] == '"' && s[i+2] == '"') {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i += 3
+				continue
+			}
+			i++
+			for i < len(s) && s[i] != ch && s[i] != '\n' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case isWordByte(ch):
+			j := i
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+			switch s[i:j] {
+			case "class", "interface", "enum", "record":
+				return true
+			case "new":
+				afterNew = true
+			}
+			i = j
+		case ch == '{':
+			if afterNew {
+				return true
+			}
+			i++
+		case ch == ';':
+			afterNew = false
+			i++
+		default:
+			i++
+		}
+	}
+	return false
+}

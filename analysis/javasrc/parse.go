@@ -1,0 +1,603 @@
+package javasrc
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/perfls/perfls/analysis/textpos"
+)
+
+// Parsers are not safe for concurrent use; each Parse takes one from a
+// small free list (a sync.Pool would drop them at every GC, and creating a
+// parser costs milliseconds). Parsers used with a cancellable context are
+// never reused: the binding's cancellation watcher may set the parser's
+// cancel flag after the parse has finished, which would abort that parser's
+// next parse.
+var freeParsers = make(chan *sitter.Parser, 4)
+
+func newParser() *sitter.Parser {
+	p := sitter.NewParser()
+	p.SetLanguage(language())
+	return p
+}
+
+func getParser() *sitter.Parser {
+	select {
+	case p := <-freeParsers:
+		return p
+	default:
+		return newParser()
+	}
+}
+
+func putParser(p *sitter.Parser) {
+	select {
+	case freeParsers <- p:
+	default:
+		p.Close()
+	}
+}
+
+// declQuery finds every declaration the model needs inside a subtree,
+// wherever it is (inside ERROR nodes, method bodies, lambdas); the
+// collector runs it only on the parts of the tree that need it.
+const declQuery = `
+[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration) (annotation_type_declaration)] @type
+(object_creation_expression (class_body) @anon) @anonparent
+(enum_constant (class_body) @anon) @anonparent
+[(method_declaration) (constructor_declaration) (compact_constructor_declaration) (annotation_type_element_declaration)] @method
+[(field_declaration) (constant_declaration)] @field
+`
+
+var (
+	queryOnce sync.Once
+	query     *sitter.Query // immutable once built; shared by all cursors
+	queryErr  error
+)
+
+func declarationQuery() (*sitter.Query, error) {
+	queryOnce.Do(func() {
+		query, queryErr = sitter.NewQuery([]byte(declQuery), language())
+	})
+	return query, queryErr
+}
+
+// Parse builds the model of one Java file. It is safe to call from many
+// goroutines at once, never panics, and tolerates syntax errors: whatever
+// tree-sitter recovers is extracted and the ERROR/MISSING nodes are listed in
+// File.SyntaxErrors. A non-nil error means the file could not be analysed at
+// all; File is then still non-nil with Path, Src and Mapper set.
+func Parse(path string, src []byte) (*File, error) {
+	return ParseContext(context.Background(), path, src)
+}
+
+// ParseContext is Parse with cancellation of the tree-sitter parse.
+func ParseContext(ctx context.Context, path string, src []byte) (f *File, err error) {
+	text := string(src)
+	base := &File{Path: path, Src: text, Mapper: textpos.NewMapper(text)}
+	defer func() {
+		if r := recover(); r != nil {
+			f = base
+			err = fmt.Errorf("javasrc: internal error analysing %s: %v\n%s", path, r, debug.Stack())
+		}
+	}()
+	q, err := declarationQuery()
+	if err != nil {
+		return base, fmt.Errorf("javasrc: bad declaration query: %w", err)
+	}
+
+	var p *sitter.Parser
+	pooled := ctx.Done() == nil
+	if pooled {
+		p = getParser()
+	} else {
+		p = newParser()
+		defer p.Close()
+	}
+	release := func() {
+		if pooled {
+			putParser(p)
+			pooled = false
+		}
+	}
+	defer release()
+	parse := func(s string) (*sitter.Tree, error) {
+		t, err := p.ParseCtx(ctx, nil, []byte(s))
+		if err == nil && t == nil {
+			err = fmt.Errorf("javasrc: tree-sitter returned no tree")
+		}
+		if err != nil {
+			p.Reset()
+			return nil, err
+		}
+		return t, nil
+	}
+
+	tree, err := parse(text)
+	if err != nil {
+		return base, err
+	}
+	defer func() { tree.Close() }()
+
+	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}}
+	if root := tree.RootNode(); root.HasError() {
+		if plan := planRepair(text); len(plan) > 0 {
+			fixed := applyInsertions(text, plan)
+			if t2, err := parse(fixed); err == nil {
+				if errorCost(t2.RootNode()) < errorCost(root) {
+					tree.Close()
+					tree = t2
+					b.src, b.om, b.repairs = fixed, newOffsetMap(plan), plan
+				} else {
+					t2.Close()
+				}
+			}
+		}
+	}
+	release()
+
+	out := *base
+	b.f = &out
+	b.build(tree.RootNode(), q)
+	return b.f, nil
+}
+
+// builder turns one tree into a File. It lives for one Parse call.
+type builder struct {
+	src     string // the parsed text: the document, or its repaired copy
+	om      *offsetMap
+	repairs []insertion
+	f       *File
+
+	localIdx map[string]int // javac's per (enclosing class, name) counter
+	pend     map[*Type]map[string]*pconst
+	pendList []*pconst
+}
+
+// pconst is a constant field (static final String or primitive) whose
+// initializer is evaluated on demand.
+type pconst struct {
+	name     string
+	declType string // "String", "int", "long", "double", ...
+	owner    *Type
+	value    *sitter.Node
+	state    int // 0 new, 1 evaluating, 2 done, 3 not constant
+	val      cval
+}
+
+type itemKind int
+
+const (
+	itemType itemKind = iota // sorts first at equal start
+	itemAnon
+	itemMethod
+	itemField
+)
+
+type item struct {
+	kind   itemKind
+	n      *sitter.Node
+	parent *sitter.Node // anonymous class: the 'new' expression or enum constant
+	start  int          // document offset
+}
+
+type methodItem struct {
+	n     *sitter.Node
+	owner *Type
+}
+
+func (b *builder) build(root *sitter.Node, q *sitter.Query) {
+	b.header(root)
+
+	// 1. Collect declarations.
+	c := &collector{b: b, q: q}
+	defer c.close()
+	c.walk(root)
+	items := c.items
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].start != items[j].start {
+			return items[i].start < items[j].start
+		}
+		return items[i].kind < items[j].kind
+	})
+
+	// 2. Sweep in source order keeping the chain of enclosing types.
+	var stack []*Type
+	var methods []methodItem
+	for _, it := range items {
+		for len(stack) > 0 && stack[len(stack)-1].Span.End <= it.start {
+			stack = stack[:len(stack)-1]
+		}
+		var owner *Type
+		if len(stack) > 0 {
+			owner = stack[len(stack)-1]
+		}
+		switch it.kind {
+		case itemType, itemAnon:
+			t := b.newType(it, owner)
+			if t == nil {
+				continue
+			}
+			b.f.Types = append(b.f.Types, t)
+			stack = append(stack, t)
+		case itemMethod:
+			methods = append(methods, methodItem{it.n, owner})
+		case itemField:
+			b.field(it.n, owner)
+		}
+	}
+
+	// 3. Constants, now that every type is known.
+	for _, pc := range b.pendList {
+		if pc.declType != "String" {
+			continue
+		}
+		v, err := b.constValue(pc)
+		if err != nil || v.k != vStr {
+			continue
+		}
+		if pc.owner.Constants == nil {
+			pc.owner.Constants = map[string]*StringValue{}
+		}
+		pc.owner.Constants[pc.name] = newStringValue(v.s, b.span(pc.value))
+	}
+
+	// 4. Methods and their annotations.
+	for _, mi := range methods {
+		if m := b.method(mi.n, mi.owner); m != nil {
+			b.f.Methods = append(b.f.Methods, m)
+		}
+	}
+
+	// 5. Syntax errors.
+	b.syntaxErrors(root)
+	for _, in := range b.repairs {
+		b.f.SyntaxErrors = append(b.f.SyntaxErrors, textpos.Span{Start: in.at, End: in.at})
+		b.f.SyntaxMessages = append(b.f.SyntaxMessages, in.msg)
+	}
+	b.sortSyntaxErrors()
+	sort.SliceStable(b.f.Problems, func(i, j int) bool { return b.f.Problems[i].Span.Start < b.f.Problems[j].Span.Start })
+
+	// Drop every reference to tree nodes.
+	for _, pc := range b.pendList {
+		pc.value = nil
+	}
+	b.pend, b.pendList = nil, nil
+}
+
+func (b *builder) problem(sp textpos.Span, format string, args ...any) {
+	b.f.Problems = append(b.f.Problems, Problem{Span: sp, Message: fmt.Sprintf(format, args...)})
+}
+
+// header reads the package and import declarations.
+func (b *builder) header(root *sitter.Node) {
+	for _, c := range namedChildren(root) {
+		switch kind(c) {
+		case "package_declaration":
+			for _, cc := range namedChildren(c) {
+				if k := kind(cc); k == "scoped_identifier" || k == "identifier" {
+					b.f.Package = b.dottedName(cc)
+				}
+			}
+		case "import_declaration":
+			imp := Import{Span: b.span(c)}
+			for _, cc := range children(c) {
+				switch cc.kind {
+				case "static":
+					imp.Static = true
+				case "scoped_identifier", "identifier":
+					imp.Path = b.dottedName(cc.n)
+				case "asterisk":
+					imp.Wildcard = true
+				}
+			}
+			if imp.Path != "" {
+				b.f.Imports = append(b.f.Imports, imp)
+			}
+		}
+	}
+}
+
+var declKinds = map[string]string{
+	"class_declaration":           KindClass,
+	"interface_declaration":       KindInterface,
+	"enum_declaration":            KindEnum,
+	"record_declaration":          KindRecord,
+	"annotation_type_declaration": KindAnnotation,
+}
+
+// newType creates the Type for a declaration or an anonymous class body.
+func (b *builder) newType(it item, outer *Type) *Type {
+	t := &Type{Outer: outer}
+	local := false
+	if it.kind == itemAnon {
+		t.Kind = KindClass
+		t.Anonymous = true
+		t.Span = b.span(it.n)
+		if it.parent != nil {
+			if kind(it.parent) == "enum_constant" {
+				if nn := it.parent.ChildByFieldName("name"); nn != nil {
+					t.NameSpan = b.span(nn)
+				}
+				if outer != nil {
+					t.Super = outer.Name
+				}
+			} else if tn := it.parent.ChildByFieldName("type"); tn != nil {
+				t.NameSpan = b.span(tn)
+				t.Super = b.typeText(tn)
+			}
+		}
+	} else {
+		nameNode := it.n.ChildByFieldName("name")
+		if nameNode == nil || nameNode.IsMissing() {
+			return nil
+		}
+		t.Name = b.text(nameNode)
+		t.NameSpan = b.span(nameNode)
+		t.Kind = declKinds[kind(it.n)]
+		t.Span = b.span(it.n)
+		if p := it.n.Parent(); p != nil {
+			switch kind(p) {
+			case "class_body", "interface_body", "enum_body_declarations", "annotation_type_body", "program", "ERROR":
+			default:
+				local = true
+			}
+		}
+		t.Local = local
+		var env func(string) (string, bool)
+		if outer != nil {
+			env = outer.typeVar
+		}
+		if tp := it.n.ChildByFieldName("type_parameters"); tp != nil {
+			t.typeParams = b.typeParams(tp, env)
+		}
+		if t.Kind == KindRecord {
+			if ps := it.n.ChildByFieldName("parameters"); ps != nil {
+				t.RecordComponents = b.params(ps, t.typeVar, nil)
+			}
+		}
+	}
+
+	switch {
+	case (t.Anonymous || local) && outer != nil:
+		key := outer.BinaryName + "\x00" + t.Name
+		b.localIdx[key]++
+		suffix := strconv.Itoa(b.localIdx[key]) + t.Name
+		t.BinaryName = outer.BinaryName + "$" + suffix
+		t.QualifiedName = outer.QualifiedName + "." + suffix
+	case outer != nil:
+		t.BinaryName = outer.BinaryName + "$" + t.Name
+		t.QualifiedName = outer.QualifiedName + "." + t.Name
+	default: // top level (or, in a broken file, a local class outside any type)
+		name := t.Name
+		if t.Anonymous {
+			b.localIdx["\x00"]++
+			name = strconv.Itoa(b.localIdx["\x00"])
+		}
+		if b.f.Package != "" {
+			name = b.f.Package + "." + name
+		}
+		t.BinaryName, t.QualifiedName = name, name
+	}
+	return t
+}
+
+// typeVar resolves a type variable in scope of t (its own and its enclosing
+// types' type parameters) to its erasure.
+func (t *Type) typeVar(name string) (string, bool) {
+	for ; t != nil; t = t.Outer {
+		for _, p := range t.typeParams {
+			if p.name == name {
+				return p.erasure, true
+			}
+		}
+	}
+	return "", false
+}
+
+// typeParams reads <T extends A & B, U> and erases each variable to the
+// erasure of its first bound.
+func (b *builder) typeParams(n *sitter.Node, outer func(string) (string, bool)) []typeParam {
+	type rawParam struct {
+		name  string
+		bound *sitter.Node
+	}
+	var raws []rawParam
+	for _, c := range namedChildren(n) {
+		if kind(c) != "type_parameter" {
+			continue
+		}
+		var r rawParam
+		for _, cc := range namedChildren(c) {
+			switch kind(cc) {
+			case "type_identifier", "identifier":
+				if r.name == "" {
+					r.name = b.text(cc)
+				}
+			case "type_bound":
+				for _, bt := range namedChildren(cc) {
+					if k := kind(bt); k != "annotation" && k != "marker_annotation" {
+						r.bound = bt
+						break
+					}
+				}
+			}
+		}
+		if r.name != "" {
+			raws = append(raws, r)
+		}
+	}
+	out := make([]typeParam, len(raws))
+	busy := make([]bool, len(raws))
+	var tv func(string) (string, bool)
+	tv = func(name string) (string, bool) {
+		for i, r := range raws {
+			if r.name != name {
+				continue
+			}
+			if out[i].erasure != "" {
+				return out[i].erasure, true
+			}
+			if r.bound == nil || busy[i] {
+				return "Object", true
+			}
+			busy[i] = true
+			e := b.erasure(r.bound, tv)
+			busy[i] = false
+			out[i] = typeParam{name: name, erasure: e}
+			return e, true
+		}
+		if outer != nil {
+			return outer(name)
+		}
+		return "", false
+	}
+	for i, r := range raws {
+		e, _ := tv(r.name)
+		out[i] = typeParam{name: r.name, erasure: e}
+	}
+	return out
+}
+
+// field records the constant candidates of a field declaration.
+func (b *builder) field(n *sitter.Node, owner *Type) {
+	if owner == nil {
+		return
+	}
+	static, final := false, false
+	var typ *sitter.Node
+	var decls []*sitter.Node
+	for _, c := range children(n) {
+		switch {
+		case c.kind == "modifiers":
+			for _, m := range children(c.n) {
+				switch m.kind {
+				case "static":
+					static = true
+				case "final":
+					final = true
+				}
+			}
+		case c.field == "type":
+			typ = c.n
+		case c.field == "declarator":
+			decls = append(decls, c.n)
+		}
+	}
+	implicit := kind(n) == "constant_declaration" || owner.Kind == KindInterface || owner.Kind == KindAnnotation
+	if typ == nil || !(implicit || static && final) {
+		return
+	}
+	declType := b.typeText(typ)
+	switch declType {
+	case "java.lang.String":
+		declType = "String"
+	case "String", "int", "long", "short", "byte", "char", "double", "float", "boolean":
+	default:
+		return
+	}
+	for _, d := range decls {
+		var name, value *sitter.Node
+		dims := false
+		for _, c := range children(d) {
+			switch c.field {
+			case "name":
+				name = c.n
+			case "value":
+				value = c.n
+			case "dimensions":
+				dims = true
+			}
+		}
+		if name == nil || value == nil || dims {
+			continue
+		}
+		pc := &pconst{name: b.text(name), declType: declType, owner: owner, value: value}
+		if b.pend[owner] == nil {
+			b.pend[owner] = map[string]*pconst{}
+		}
+		if _, dup := b.pend[owner][pc.name]; !dup {
+			b.pend[owner][pc.name] = pc
+			b.pendList = append(b.pendList, pc)
+		}
+	}
+}
+
+// syntaxErrors lists ERROR and MISSING nodes, descending only into subtrees
+// that contain errors.
+func (b *builder) syntaxErrors(n *sitter.Node) {
+	if n == nil || !n.HasError() {
+		return
+	}
+	if n.IsMissing() {
+		k := kind(n)
+		s := b.om.orig(int(n.StartByte()))
+		msg := "missing " + k
+		if !n.IsNamed() {
+			msg = "missing " + strconv.Quote(k)
+		}
+		b.f.SyntaxErrors = append(b.f.SyntaxErrors, textpos.Span{Start: s, End: s})
+		b.f.SyntaxMessages = append(b.f.SyntaxMessages, msg)
+		return
+	}
+	if n.IsError() {
+		if isMultiUEscape(b.text(n)) {
+			// Valid Java (\uuu0041) that the grammar does not accept.
+			return
+		}
+		sp := b.span(n)
+		msg := "syntax error"
+		if t := b.text(n); len(t) <= 40 && !containsNewline(t) && t != "" {
+			msg = "syntax error: unexpected " + strconv.Quote(t)
+		}
+		b.f.SyntaxErrors = append(b.f.SyntaxErrors, sp)
+		b.f.SyntaxMessages = append(b.f.SyntaxMessages, msg)
+		return
+	}
+	c := int(n.ChildCount())
+	for i := 0; i < c; i++ {
+		b.syntaxErrors(n.Child(i))
+	}
+}
+
+func (b *builder) sortSyntaxErrors() {
+	idx := make([]int, len(b.f.SyntaxErrors))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return b.f.SyntaxErrors[idx[i]].Start < b.f.SyntaxErrors[idx[j]].Start })
+	spans := make([]textpos.Span, len(idx))
+	msgs := make([]string, len(idx))
+	for i, k := range idx {
+		spans[i], msgs[i] = b.f.SyntaxErrors[k], b.f.SyntaxMessages[k]
+	}
+	b.f.SyntaxErrors, b.f.SyntaxMessages = spans, msgs
+}
+
+// isMultiUEscape reports whether t starts with a Unicode escape written
+// with several u's.
+func isMultiUEscape(t string) bool {
+	if len(t) < 7 || t[0] != '\\' || t[1] != 'u' || t[2] != 'u' {
+		return false
+	}
+	i := 2
+	for i < len(t) && t[i] == 'u' {
+		i++
+	}
+	return i+4 <= len(t) && isHex(t[i]) && isHex(t[i+1]) && isHex(t[i+2]) && isHex(t[i+3])
+}
+
+func containsNewline(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' || s[i] == '\r' {
+			return true
+		}
+	}
+	return false
+}
