@@ -1,0 +1,194 @@
+// Package report renders verdicts for people: CLI lines and hover Markdown.
+// Markdown uses only code fences and plain tables, which render the same in
+// VS Code and Neovim.
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+)
+
+// Duration formats nanoseconds per operation with three significant digits
+// and a unit that keeps the number readable: "18.2 ns", "1.23 µs", "4.50 ms".
+func Duration(ns float64) string {
+	if math.IsNaN(ns) || math.IsInf(ns, 0) {
+		return "n/a"
+	}
+	units := []struct {
+		scale float64
+		name  string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
+	for _, u := range units {
+		if math.Abs(ns) >= u.scale || u.scale == 1 {
+			return sig3(ns/u.scale) + " " + u.name
+		}
+	}
+	return ""
+}
+
+func sig3(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+// Ratio formats a ratio with its interval, e.g. "0.058 [0.055, 0.061]".
+func Ratio(ev verdict.Evidence) string {
+	if math.IsNaN(ev.Ratio) {
+		return "n/a"
+	}
+	if math.IsNaN(ev.RatioLow) {
+		return sigRatio(ev.Ratio)
+	}
+	return fmt.Sprintf("%s [%s, %s]", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh))
+}
+
+func sigRatio(r float64) string { return fmt.Sprintf("%.3g", r) }
+
+// PValue formats a p-value; tiny values print as "<1e-16" rather than 0.
+func PValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "n/a"
+	case p < 1e-16:
+		return "<1e-16"
+	case p < 0.001:
+		return fmt.Sprintf("%.1e", p)
+	default:
+		return fmt.Sprintf("%.3f", p)
+	}
+}
+
+// Evidence is the CLI form of a comparison's evidence:
+// "18.2 ns/op vs 312 ns/op  ratio 0.058 [0.055, 0.061]  p=1.000", followed by
+// the reason when the comparison is undecided.
+func Evidence(c verdict.ComparisonResult) string {
+	ev := c.Evidence
+	if ev.Left.Samples == 0 && ev.Right.Samples == 0 {
+		return c.Reason
+	}
+	s := fmt.Sprintf("%s/op vs %s/op  ratio %s  p=%s",
+		Duration(ev.Left.MeanNs), Duration(ev.Right.MeanNs), Ratio(ev), PValue(ev.P))
+	if c.Reason != "" {
+		s += "  (" + c.Reason + ")"
+	}
+	return s
+}
+
+// MethodHover documents an annotated method: each formula, then the latest
+// verdict of every instance. recordErr, when set, explains missing verdicts.
+func MethodHover(m *javasrc.Method, formulas []*workspace.Formula, results []verdict.MethodResult, recordErr error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**perfls** `%s`\n\n", signature(m))
+	var texts []string
+	for _, f := range formulas {
+		if f.Method == m && f.Value != nil && !contains(texts, f.Value.Text) {
+			texts = append(texts, f.Value.Text)
+		}
+	}
+	if len(texts) > 0 {
+		b.WriteString("```spl\n")
+		for _, t := range texts {
+			b.WriteString(strings.TrimSpace(t) + "\n")
+		}
+		b.WriteString("```\n\n")
+	}
+	res := resultFor(m, results)
+	switch {
+	case recordErr != nil:
+		fmt.Fprintf(&b, "Verdicts unavailable: %v\n", recordErr)
+	case res == nil:
+		b.WriteString("Not measured yet. Run `perfls check` on the project to decide these formulas.\n")
+	default:
+		writeVerdictTable(&b, res)
+	}
+	return b.String()
+}
+
+func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {
+	b.WriteString("| instance | verdict | left | right | ratio | p |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	for _, in := range res.Instances {
+		for i, c := range in.Comparisons {
+			label := in.Instance
+			if label == "" {
+				label = "—"
+			}
+			out := in.Outcome.String()
+			if len(in.Comparisons) > 1 {
+				label = fmt.Sprintf("%s #%d", label, i+1)
+				out = c.Outcome.String()
+			}
+			ev := c.Evidence
+			if ev.Left.Samples == 0 && ev.Right.Samples == 0 {
+				fmt.Fprintf(b, "| %s | %s | | | | |\n", label, out)
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s | %s/op | %s/op | %s | %s |\n", label, out,
+				Duration(ev.Left.MeanNs), Duration(ev.Right.MeanNs), sigRatio(ev.Ratio), PValue(ev.P))
+		}
+	}
+	b.WriteString("\n")
+	var reasons []string
+	for _, in := range res.Instances {
+		for _, c := range in.Comparisons {
+			if c.Reason != "" && !contains(reasons, c.Reason) {
+				reasons = append(reasons, c.Reason)
+			}
+		}
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(b, "- %s\n", r)
+	}
+	if len(reasons) > 0 {
+		b.WriteString("\n")
+	}
+	alpha := 0.05
+	if len(res.Instances) > 0 && len(res.Instances[0].Comparisons) > 0 && res.Instances[0].Comparisons[0].Evidence.Alpha > 0 {
+		alpha = res.Instances[0].Comparisons[0].Evidence.Alpha
+	}
+	fmt.Fprintf(b, "Checked %s. *satisfied* means no significant evidence against the formula (Welch t-test, α = %g), not proof.\n",
+		res.CheckedAt.Local().Format(time.DateTime), alpha)
+}
+
+func resultFor(m *javasrc.Method, results []verdict.MethodResult) *verdict.MethodResult {
+	params := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = p.Erased
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Class == m.Type.BinaryName && r.Method == m.Name && strings.Join(r.Params, ",") == strings.Join(params, ",") {
+			return r
+		}
+	}
+	return nil
+}
+
+func signature(m *javasrc.Method) string {
+	var ps []string
+	for _, p := range m.Params {
+		ps = append(ps, p.Type)
+	}
+	return fmt.Sprintf("%s#%s(%s)", m.Type.QualifiedName, m.Name, strings.Join(ps, ", "))
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,213 @@
+// Package workspace connects the Java source model with the SPL language: it
+// finds the formulas of a file, reports their diagnostics at document
+// positions, indexes the workspace's types and methods, resolves formula
+// references to methods, and plans the measurements a check needs.
+// It is pure logic: callers read files and run JVMs.
+package workspace
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/textpos"
+)
+
+// Severity follows LSP's DiagnosticSeverity names.
+type Severity string
+
+const (
+	Error       Severity = "error"
+	Warning     Severity = "warning"
+	Information Severity = "information"
+	Hint        Severity = "hint"
+)
+
+// Diagnostic is a problem at a document range.
+type Diagnostic struct {
+	Path     string        `json:"file"`
+	Range    textpos.Range `json:"range"`
+	Span     textpos.Span  `json:"-"` // byte span in the document
+	Severity Severity      `json:"severity"`
+	Code     string        `json:"code"`
+	Message  string        `json:"message"`
+}
+
+// Formula is one formula string of a source file and what it parsed to.
+type Formula struct {
+	Path   string
+	File   *javasrc.File        // nil for a standalone .spl file
+	Method *javasrc.Method      // the annotated method; nil in .spl files
+	Value  *javasrc.StringValue // the formula's string; nil in .spl files
+	Parsed *spl.Formula
+	// Aliases visible to this formula: those declared next to it (thesis
+	// `name := entity` in the same string or .spl file) and the original
+	// tool's methods={…} / generators={…} elements of the same annotation.
+	Aliases          []*spl.Alias
+	GeneratorAliases []*spl.Alias
+
+	// Broken is set when the formula's text has errors: its AST is partial,
+	// so it is reported but never measured.
+	Broken bool
+
+	mapper *textpos.Mapper // positions in the formula's document
+}
+
+// Line is the 1-based document line where the formula starts.
+func (f *Formula) Line() int {
+	start := f.Parsed.Span.Start
+	if f.Value != nil {
+		start = f.Value.Span.Start
+	}
+	return f.mapper.Position(start).Line + 1
+}
+
+// JavaFormulas extracts and parses every @SPL formula of a Java file.
+// Diagnostics are sorted by position.
+func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
+	var formulas []*Formula
+	var diags []Diagnostic
+	// report positions ds in the document and tells whether any is an error.
+	report := func(v *javasrc.StringValue, ds []spl.Diagnostic) (broken bool) {
+		at := &Formula{Path: f.Path, Value: v, mapper: f.Mapper}
+		for _, d := range ds {
+			diags = append(diags, at.diagnostic(d.Span, severityOf(d.Severity), d.Code, d.Message))
+			broken = broken || d.Severity == spl.Error
+		}
+		return broken
+	}
+	for _, m := range f.Methods {
+		for _, ann := range m.SPL {
+			var methodAliases, genAliases []*spl.Alias
+			for _, v := range ann.MethodAliases {
+				a, ds := spl.ParseMethodAlias(v.Text)
+				report(v, ds)
+				if a != nil {
+					methodAliases = append(methodAliases, a)
+				}
+			}
+			for _, v := range ann.GeneratorAliases {
+				a, ds := spl.ParseGeneratorAlias(v.Text)
+				report(v, ds)
+				if a != nil {
+					genAliases = append(genAliases, a)
+				}
+			}
+			// Aliases declared in any element of the annotation are visible to
+			// all of its formulas: @SPL({"w := gen", "SELF[w](1) <= …"}).
+			// Each element is parsed and checked on its own, so an alias
+			// used only by a sibling element is not reported as unused.
+			type parsed struct {
+				v     *javasrc.StringValue
+				unit  *spl.Unit
+				diags []spl.Diagnostic
+			}
+			var units []parsed
+			used := map[string]bool{}
+			for _, v := range ann.Formulas {
+				unit, ds := spl.ParseAndCheck(v.Text)
+				if unit == nil {
+					report(v, ds)
+					continue
+				}
+				units = append(units, parsed{v, unit, ds})
+				methodAliases = append(methodAliases, unit.Aliases...)
+				genAliases = append(genAliases, unit.Aliases...)
+				for _, p := range unit.Formulas {
+					for _, t := range spl.Terms(p.Body) {
+						used[t.Method.Name] = true
+						if t.Generator != nil {
+							used[t.Generator.Name] = true
+						}
+					}
+				}
+			}
+			for _, u := range units {
+				var ds []spl.Diagnostic
+				for _, d := range u.diags {
+					if d.Code != spl.CodeUnusedAlias || !used[aliasAt(u.unit, d.Span)] {
+						ds = append(ds, d)
+					}
+				}
+				broken := report(u.v, ds)
+				for _, p := range u.unit.Formulas {
+					formulas = append(formulas, &Formula{
+						Path: f.Path, File: f, Method: m, Value: u.v, Parsed: p, mapper: f.Mapper, Broken: broken,
+						Aliases: methodAliases, GeneratorAliases: genAliases,
+					})
+				}
+			}
+		}
+	}
+	for _, p := range f.Problems {
+		diags = append(diags, Diagnostic{
+			Path: f.Path, Range: f.Mapper.Range(p.Span), Span: p.Span,
+			Severity: Warning, Code: "not-a-constant", Message: p.Message,
+		})
+	}
+	sortDiagnostics(diags)
+	return formulas, diags
+}
+
+// SPLFile parses a standalone .spl file: alias lines and formulas.
+func SPLFile(path, text string) ([]*Formula, []Diagnostic) {
+	at := &Formula{Path: path, mapper: textpos.NewMapper(text)}
+	unit, ds := spl.ParseAndCheck(text)
+	var diags []Diagnostic
+	for _, d := range ds {
+		diags = append(diags, at.diagnostic(d.Span, severityOf(d.Severity), d.Code, d.Message))
+	}
+	var formulas []*Formula
+	if unit != nil {
+		for _, p := range unit.Formulas {
+			// A file's errors cannot be told apart per formula cheaply;
+			// only formulas whose own span holds an error are broken.
+			broken := false
+			for _, d := range ds {
+				broken = broken || (d.Severity == spl.Error && d.Span.Start >= p.Span.Start && d.Span.Start <= p.Span.End)
+			}
+			formulas = append(formulas, &Formula{Path: path, Parsed: p, Aliases: unit.Aliases, GeneratorAliases: unit.Aliases, Broken: broken, mapper: at.mapper})
+		}
+	}
+	sortDiagnostics(diags)
+	return formulas, diags
+}
+
+// aliasAt names the alias of u declared at span, or "".
+func aliasAt(u *spl.Unit, span spl.Span) string {
+	for _, a := range u.Aliases {
+		if a.NameSpan == span || a.Span == span {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+func severityOf(s spl.Severity) Severity {
+	switch s {
+	case spl.Warning:
+		return Warning
+	case spl.Information:
+		return Information
+	case spl.Hint:
+		return Hint
+	default:
+		return Error
+	}
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Path != ds[j].Path {
+			return ds[i].Path < ds[j].Path
+		}
+		return ds[i].Span.Start < ds[j].Span.Start
+	})
+}
+
+// String renders a diagnostic as `file:line:col: severity: message` with a
+// 1-based line and UTF-16 column, the form compilers and editors parse.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Range.Start.Line+1, d.Range.Start.Character+1, d.Severity, d.Message)
+}

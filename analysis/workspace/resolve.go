@@ -1,0 +1,298 @@
+package workspace
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+)
+
+// Index finds the workspace's types by qualified or binary name.
+type Index struct {
+	types map[string]*javasrc.Type // by QualifiedName and BinaryName
+	// methods of each type, in source order
+	methods map[*javasrc.Type][]*javasrc.Method
+	files   map[*javasrc.Type]*javasrc.File
+}
+
+// NewIndex indexes the types and methods of files.
+func NewIndex(files []*javasrc.File) *Index {
+	ix := &Index{
+		types:   map[string]*javasrc.Type{},
+		methods: map[*javasrc.Type][]*javasrc.Method{},
+		files:   map[*javasrc.Type]*javasrc.File{},
+	}
+	for _, f := range files {
+		for _, t := range f.Types {
+			ix.types[t.QualifiedName] = t
+			ix.types[t.BinaryName] = t
+			ix.files[t] = f
+		}
+		for _, m := range f.Methods {
+			ix.methods[m.Type] = append(ix.methods[m.Type], m)
+		}
+	}
+	return ix
+}
+
+// Type returns the type with a qualified (a.B.C) or binary (a.B$C) name.
+func (ix *Index) Type(name string) *javasrc.Type { return ix.types[name] }
+
+// Methods returns the methods of t named name.
+func (ix *Index) Methods(t *javasrc.Type, name string) []*javasrc.Method {
+	var out []*javasrc.Method
+	for _, m := range ix.methods[t] {
+		if m.Name == name && !m.IsConstructor {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Target names a method to measure or a generator to call, as precisely as
+// the source allows; the measurement layer resolves it against the compiled
+// classes (overloads, inherited and JDK methods).
+type Target struct {
+	Class  string   // binary name when the class is in the workspace, else as written
+	Method string   // method name
+	Params []string // parameter types; nil when unknown (the resolver picks the only overload)
+	// Decl is the workspace declaration, when the method is in the workspace.
+	Decl *javasrc.Method
+}
+
+// String renders the target as `pkg.Class#m(int[],int)`.
+func (t Target) String() string {
+	s := t.Class + "#" + t.Method
+	if t.Params != nil {
+		s += "(" + strings.Join(t.Params, ",") + ")"
+	}
+	return s
+}
+
+func targetOf(m *javasrc.Method) Target {
+	params := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = p.Erased
+	}
+	return Target{Class: m.Type.BinaryName, Method: m.Name, Params: params, Decl: m}
+}
+
+// maxAliasDepth bounds alias chains (a := b, b := a) so resolution ends.
+const maxAliasDepth = 16
+
+// ResolveMethod resolves a measured method reference of formula f.
+func (ix *Index) ResolveMethod(f *Formula, ref *spl.MethodRef) (Target, error) {
+	return ix.resolveMethod(f, ref, 0)
+}
+
+func (ix *Index) resolveMethod(f *Formula, ref *spl.MethodRef, depth int) (Target, error) {
+	if depth > maxAliasDepth {
+		return Target{}, fmt.Errorf("alias chain through %q is too long or circular", ref.Name)
+	}
+	if err := unsupportedVersioning(ref.Project, ref.Revision); err != nil {
+		return Target{}, err
+	}
+	if ref.CtorArg != nil {
+		return Target{}, fmt.Errorf("receivers built from a constructor string (%s) are not supported yet; use a static method or pass the receiver as the generator's first argument", ref)
+	}
+	switch {
+	case ref.Self:
+		if f.Method == nil {
+			return Target{}, fmt.Errorf("SELF/THIS only has a meaning in an @SPL annotation on a method")
+		}
+		return targetOf(f.Method), nil
+	case ref.Class == "" && ref.Name != "":
+		if a := findAlias(f.Aliases, ref.Name); a != nil && a.Method != nil {
+			return ix.resolveMethod(f, a.Method, depth+1)
+		}
+		if f.Method == nil {
+			return Target{}, fmt.Errorf("unknown alias %q: declare it with `%s := pkg.Class#method`", ref.Name, ref.Name)
+		}
+		return ix.memberOf(f.Method.Type, ref.Name, ref.Params, "method or alias")
+	}
+	cls := ix.resolveClass(f, ref.Class)
+	if t := ix.Type(cls); t != nil {
+		return ix.memberOf(t, ref.Method, ref.Params, "method")
+	}
+	return Target{Class: cls, Method: ref.Method, Params: ref.Params}, nil
+}
+
+// ResolveGenerator resolves the workload generator of a term: a static
+// method returning Iterable<Object[]>.
+func (ix *Index) ResolveGenerator(f *Formula, ref *spl.GeneratorRef) (Target, error) {
+	if ref == nil {
+		return Target{}, fmt.Errorf("no workload: write the generator in brackets, e.g. SELF[gen](n)")
+	}
+	if err := unsupportedVersioning(ref.Project, ref.Revision); err != nil {
+		return Target{}, err
+	}
+	if ref.CtorArg != nil || ref.MethodArg != nil || (ref.Class != "" && ref.Method == "") {
+		return Target{}, fmt.Errorf("generator objects built from constructor strings are not supported yet; use a static method returning Iterable<Object[]>")
+	}
+	if ref.Class == "" {
+		if a := findAlias(f.GeneratorAliases, ref.Name); a != nil {
+			switch {
+			case a.Generator != nil:
+				return ix.ResolveGenerator(f, a.Generator)
+			case a.Method != nil && !a.Method.Self:
+				// A thesis alias (`w := pkg.Class.gen`) parses as a method
+				// entity; as a generator it names the generator method.
+				if a.Method.Class == "" {
+					return ix.ResolveGenerator(f, &spl.GeneratorRef{Name: a.Method.Name, Span: a.Method.Span})
+				}
+				return ix.ResolveGenerator(f, &spl.GeneratorRef{Class: a.Method.Class, Method: a.Method.Method, Project: a.Method.Project, Revision: a.Method.Revision, Span: a.Method.Span})
+			}
+		}
+		if f.Method == nil {
+			return Target{}, fmt.Errorf("unknown generator alias %q: declare it with `%s := pkg.Class.generator`", ref.Name, ref.Name)
+		}
+		return ix.memberOf(f.Method.Type, ref.Name, nil, "generator method or alias")
+	}
+	cls := ix.resolveClass(f, ref.Class)
+	if t := ix.Type(cls); t != nil {
+		return ix.memberOf(t, ref.Method, nil, "generator method")
+	}
+	return Target{Class: cls, Method: ref.Method}, nil
+}
+
+func unsupportedVersioning(project, revision string) error {
+	if project != "" && project != "THIS" {
+		return fmt.Errorf("project %q: only the current project (THIS) can be measured for now", project)
+	}
+	if revision != "" && revision != "HEAD" {
+		return fmt.Errorf("revision @%s: measuring other revisions is not supported yet; only the working tree (HEAD) is measured", revision)
+	}
+	return nil
+}
+
+func findAlias(as []*spl.Alias, name string) *spl.Alias {
+	for _, a := range as {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// memberOf finds method name in t (or an enclosing type, as Java would).
+func (ix *Index) memberOf(t *javasrc.Type, name string, params []string, what string) (Target, error) {
+	for cur := t; cur != nil; cur = cur.Outer {
+		ms := ix.Methods(cur, name)
+		if len(ms) == 0 {
+			continue
+		}
+		if params != nil {
+			for _, m := range ms {
+				if sameParams(m, params) {
+					return targetOf(m), nil
+				}
+			}
+			return Target{}, fmt.Errorf("%s has no overload %s(%s); candidates: %s", cur.QualifiedName, name, strings.Join(params, ", "), signatures(ms))
+		}
+		if len(ms) == 1 {
+			return targetOf(ms[0]), nil
+		}
+		return Target{}, fmt.Errorf("%s.%s is overloaded; name the parameter types, e.g. %s#%s(%s); candidates: %s",
+			cur.QualifiedName, name, cur.QualifiedName, name, strings.Join(targetOf(ms[0]).Params, ","), signatures(ms))
+	}
+	return Target{}, fmt.Errorf("unknown %s %q in %s", what, name, t.QualifiedName)
+}
+
+func signatures(ms []*javasrc.Method) string {
+	var s []string
+	for _, m := range ms {
+		s = append(s, m.Name+"("+strings.Join(targetOf(m).Params, ", ")+")")
+	}
+	return strings.Join(s, "; ")
+}
+
+// sameParams compares erased parameter types by simple name, so that
+// `java.lang.String` in a formula matches `String` in the source.
+func sameParams(m *javasrc.Method, params []string) bool {
+	if len(m.Params) != len(params) {
+		return false
+	}
+	for i, p := range m.Params {
+		if simpleType(p.Erased) != simpleType(params[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func simpleType(t string) string {
+	t = strings.ReplaceAll(t, " ", "")
+	if i := strings.Index(t, "<"); i >= 0 {
+		if j := strings.LastIndex(t, ">"); j > i {
+			t = t[:i] + t[j+1:]
+		}
+	}
+	t = strings.ReplaceAll(t, "...", "[]")
+	base := strings.TrimRight(t, "[]")
+	dims := t[len(base):]
+	if i := strings.LastIndexAny(base, ".$"); i >= 0 {
+		base = base[i+1:]
+	}
+	return base + dims
+}
+
+// resolveClass turns a class as written in a formula into a workspace name
+// when it denotes a workspace type: qualified, nested in or beside the
+// annotated type, in the same package, or imported. Anything else is
+// returned as written for the JVM-side resolver (e.g. java.util.Arrays).
+func (ix *Index) resolveClass(f *Formula, name string) string {
+	if t := ix.Type(name); t != nil {
+		return t.BinaryName
+	}
+	var candidates []string
+	if f.Method != nil {
+		for cur := f.Method.Type; cur != nil; cur = cur.Outer {
+			candidates = append(candidates, cur.QualifiedName+"."+name)
+		}
+	}
+	if f.File != nil {
+		first, rest, _ := strings.Cut(name, ".")
+		for _, imp := range f.File.Imports {
+			switch {
+			case imp.Static:
+			case imp.Wildcard:
+				candidates = append(candidates, imp.Path+"."+name)
+			case imp.Path == first || strings.HasSuffix(imp.Path, "."+first):
+				if rest != "" {
+					candidates = append(candidates, imp.Path+"."+rest)
+				} else {
+					candidates = append(candidates, imp.Path)
+				}
+			}
+		}
+		if f.File.Package != "" {
+			candidates = append(candidates, f.File.Package+"."+name)
+		}
+	}
+	for _, c := range candidates {
+		if t := ix.Type(c); t != nil {
+			return t.BinaryName
+		}
+	}
+	if f.File != nil && !strings.Contains(name, ".") {
+		for _, imp := range f.File.Imports {
+			if !imp.Static && !imp.Wildcard && strings.HasSuffix(imp.Path, "."+name) {
+				return imp.Path
+			}
+		}
+		if isJavaLang(name) {
+			return "java.lang." + name
+		}
+	}
+	return name
+}
+
+func isJavaLang(name string) bool {
+	switch name {
+	case "Math", "StrictMath", "String", "StringBuilder", "Integer", "Long", "Double", "Float",
+		"Short", "Byte", "Character", "Boolean", "System", "Object", "Thread":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+)
+
+// Version is reported to clients in serverInfo.
+var Version = "0.1.0-dev"
+
+func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	s.mu.Lock()
+	s.initialized = true
+	s.mu.Unlock()
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			// Full sync: protocol v0.12.0 cannot tell a range-less change
+			// from an edit at 0:0 (anchors-lsp.md §1.2 #3).
+			TextDocumentSync: protocol.TextDocumentSyncOptions{
+				OpenClose: true,
+				Change:    protocol.TextDocumentSyncKindFull,
+				Save:      &protocol.SaveOptions{IncludeText: false},
+			},
+			HoverProvider: true,
+		},
+		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: Version},
+	}, nil
+}
+
+func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
+
+func (s *server) Shutdown(context.Context) error {
+	s.mu.Lock()
+	s.shutdown = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Exit closes the connection; Serve's caller sees Done and exits.
+func (s *server) Exit(context.Context) error { return s.conn.Close() }

@@ -1,0 +1,141 @@
+// Package server is perfls's LSP wire layer. It translates protocol values to
+// calls into the analysis packages and back; it holds no parsing or
+// statistics logic of its own. One file per LSP feature.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/perfls/perfls/cache"
+)
+
+// Options configure a server.
+type Options struct {
+	// Verdicts is the record of the latest verdicts shown in hovers; nil
+	// disables them.
+	Verdicts *cache.Verdicts
+	// Logger receives the server's own log lines (never stdout: that is the
+	// protocol stream). nil discards them.
+	Logger *log.Logger
+}
+
+// server implements protocol.Server; nyi answers what perfls does not do.
+type server struct {
+	nyi
+	opts   Options
+	conn   jsonrpc2.Conn
+	client protocol.Client
+	logf   func(format string, args ...any)
+
+	// mu guards the fields below it.
+	mu          sync.Mutex
+	initialized bool
+	shutdown    bool
+	docs        map[protocol.DocumentURI]*document
+}
+
+// Serve runs an LSP session on rwc until the client sends exit or the stream
+// closes. The returned connection's Done channel closes then.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.Conn {
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s := &server{
+		opts:   opts,
+		conn:   conn,
+		client: protocol.ClientDispatcher(conn, zap.NewNop()),
+		docs:   map[protocol.DocumentURI]*document{},
+		logf:   func(string, ...any) {},
+	}
+	if opts.Logger != nil {
+		s.logf = opts.Logger.Printf
+	}
+	h := protocol.ServerHandler(s, nil)
+	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(recoverHandler(h))))))
+	return conn
+}
+
+// gate refuses requests before initialize (-32002) and after shutdown, as
+// the specification requires, and logs errors of notifications, which
+// jsonrpc2 would otherwise drop.
+func (s *server) gate(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		s.mu.Lock()
+		initialized, shutdown := s.initialized, s.shutdown
+		s.mu.Unlock()
+		_, isCall := req.(*jsonrpc2.Call)
+		switch m := req.Method(); {
+		case m == protocol.MethodInitialize || m == protocol.MethodExit:
+		case !initialized:
+			if isCall {
+				return reply(ctx, nil, &jsonrpc2.Error{Code: -32002, Message: "server not initialized"})
+			}
+			return reply(ctx, nil, nil)
+		case shutdown && isCall:
+			return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "server is shutting down"})
+		}
+		if isCall {
+			return h(ctx, reply, req)
+		}
+		return h(ctx, func(ctx context.Context, result any, err error) error {
+			if err != nil {
+				s.logf("%s: %v", req.Method(), err)
+			}
+			return reply(ctx, result, nil)
+		}, req)
+	}
+}
+
+// cancelHandler honours $/cancelRequest for numeric and string ids;
+// protocol.CancelHandler misses numeric ids because JSON numbers decode to
+// float64 (reference anchors-lsp.md §1.2 #1).
+func cancelHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
+	inner, cancel := jsonrpc2.CancelHandler(h)
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() != protocol.MethodCancelRequest {
+			return inner(ctx, reply, req)
+		}
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			var n int32
+			var str string
+			if json.Unmarshal(p.ID, &n) == nil {
+				cancel(jsonrpc2.NewNumberID(n))
+			} else if json.Unmarshal(p.ID, &str) == nil {
+				cancel(jsonrpc2.NewStringID(str))
+			}
+		}
+		return reply(ctx, nil, nil)
+	}
+}
+
+// recoverHandler turns a panic in a handler into an error reply instead of a
+// dead server.
+func recoverHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+		replied := false
+		guarded := func(ctx context.Context, result any, rerr error) error {
+			replied = true
+			return reply(ctx, result, rerr)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				if replied {
+					err = nil
+					return
+				}
+				err = reply(ctx, nil, fmt.Errorf("perfls: internal error in %s: %v", req.Method(), r))
+			}
+		}()
+		return h(ctx, guarded, req)
+	}
+}
