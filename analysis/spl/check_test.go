@@ -76,3 +76,19 @@ func TestCheckAssembledUnit(t *testing.T) {
 		t.Errorf("diags:%s", fmtDiags(ds))
 	}
 }
+
+func TestParseAndCheckDoesNotEchoSyntaxErrors(t *testing.T) {
+	_, diags := ParseAndCheck("for n in {1, 2} SELF[g](n) <=> other[g](n)")
+	for _, d := range diags {
+		if d.Code == CodeUnusedVariable {
+			t.Errorf("unused-variable reported after a syntax error: %+v", diags)
+		}
+	}
+	if len(diags) == 0 {
+		t.Fatal("no syntax error for <=>")
+	}
+	_, diags = ParseAndCheck("for n in {1, 2} SELF[g](1) <= other[g](1)")
+	if len(diags) != 1 || diags[0].Code != CodeUnusedVariable {
+		t.Errorf("clean syntax, unused n: %+v", diags)
+	}
+}

@@ -27,9 +27,22 @@ func Parse(src string) (*Unit, []Diagnostic) {
 
 // ParseAndCheck is Parse followed by Check, with all diagnostics in source
 // order.
+//
+// When the text has syntax errors, the partial AST lacks whatever failed to
+// parse, so "unused variable/alias" findings are left out: they would only
+// echo the syntax error.
 func ParseAndCheck(src string) (*Unit, []Diagnostic) {
 	u, diags := Parse(src)
-	diags = append(diags, Check(u)...)
+	syntaxErrors := false
+	for _, d := range diags {
+		syntaxErrors = syntaxErrors || d.Severity == Error
+	}
+	for _, d := range Check(u) {
+		if syntaxErrors && (d.Code == CodeUnusedVariable || d.Code == CodeUnusedAlias) {
+			continue
+		}
+		diags = append(diags, d)
+	}
 	sortDiags(diags)
 	return u, diags
 }

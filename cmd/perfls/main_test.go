@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/verdict"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestCheckQuickstart runs the README's main command on the bundled example
+// with real javac and forked JVMs, and checks every verdict.
+func TestCheckQuickstart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	code, out, errs := runCLI(t, "check", "--format", "json", "../../examples/quickstart")
+	if code != exitViolated {
+		t.Fatalf("exit code %d, want %d (one formula fails on purpose)\nstdout:\n%s\nstderr:\n%s", code, exitViolated, out, errs)
+	}
+	var methods []verdict.MethodResult
+	if err := json.Unmarshal([]byte(out), &methods); err != nil {
+		t.Fatalf("json output: %v\n%s", err, out)
+	}
+	want := map[string]verdict.Outcome{
+		"binarySearch":    verdict.Satisfied,
+		"linearSearch":    verdict.Violated,
+		"joinWithBuilder": verdict.Satisfied,
+	}
+	seen := map[string]int{}
+	for _, m := range methods {
+		for _, in := range m.Instances {
+			seen[m.Method]++
+			if in.Outcome != want[m.Method] {
+				t.Errorf("%s %s: %s, want %s: %+v", m.Method, in.Instance, in.Outcome, want[m.Method], in.Comparisons)
+			}
+			for _, c := range in.Comparisons {
+				ev := c.Evidence
+				if ev.Left.Forks != 3 || ev.Left.Samples != 90 || ev.Left.MeanNs <= 0 || ev.Right.MeanNs <= 0 {
+					t.Errorf("%s: evidence %+v, want 3 forks × 30 samples per side", c.Text, ev)
+				}
+			}
+		}
+	}
+	for m := range want {
+		if seen[m] != 2 {
+			t.Errorf("%s: %d instances, want 2 (n has two values)", m, seen[m])
+		}
+	}
+}
+
+func TestCheckReportsCompileErrorsWithExit2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs javac")
+	}
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p", "Broken.java")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(src, []byte(`package p;
+import dev.perfls.SPL;
+public class Broken {
+    @SPL("SELF[gen](1) <= p.Broken#other[gen](1)")
+    public static int m(int x) { return y; }
+    public static int other(int x) { return x; }
+    public static Iterable<Object[]> gen(int n) { return null; }
+}
+`), 0o644)
+	code, out, errs := runCLI(t, "check", dir)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitUsage, out, errs)
+	}
+	if !regexp.MustCompile(`p/Broken\.java:5:\d+: error: .*symbol`).MatchString(errs) {
+		t.Errorf("compiler error not reported as file:line: %s", errs)
+	}
+}
+
+func TestLintPositionsAfterNonASCII(t *testing.T) {
+	dir := t.TempDir()
+	line := `    @SPL(/* é😀 */ "for n in {1, 2} SELF[g](n) <=> other[g](n)")`
+	src := "package p;\n\nclass A {\n" + line + "\n    static void m(int[] a) {}\n}\n"
+	path := filepath.Join(dir, "A.java")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "lint", dir)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d: %s", code, exitViolated, out)
+	}
+	// The error is at the stray ">" after "<=": byte index → UTF-16 column.
+	bad := strings.Index(line, "<=>") + 2
+	col := len(utf16.Encode([]rune(line[:bad]))) + 1
+	want := regexp.MustCompile(regexp.QuoteMeta(path) + `:4:` + strconv.Itoa(col) + `: error: `)
+	if !want.MatchString(out) {
+		t.Errorf("want an error at 4:%d, got:\n%s", col, out)
+	}
+
+	code, out, _ = runCLI(t, "lint", "--format", "json", path)
+	if code != exitViolated {
+		t.Fatalf("json: exit %d", code)
+	}
+	var diags []struct {
+		File  string
+		Range struct {
+			Start struct{ Line, Character int }
+		}
+		Severity, Code, Message string
+	}
+	if err := json.Unmarshal([]byte(out), &diags); err != nil || len(diags) == 0 {
+		t.Fatalf("json output %v: %s", err, out)
+	}
+	d := diags[0]
+	if d.File != path || d.Range.Start.Line != 3 || d.Range.Start.Character != col-1 || d.Severity != "error" || d.Code == "" {
+		t.Errorf("json diagnostic %+v, want 0-based 3:%d", d, col-1)
+	}
+
+	clean := filepath.Join(dir, "ok.spl")
+	os.WriteFile(clean, []byte("# aliases\nw := p.A.gen\nfor n in {1, 2}\n  p.A#m[w](n) <= p.A#m[w](n)\n"), 0o644)
+	if code, out, _ := runCLI(t, "lint", "--format", "json", clean); code != exitOK || strings.TrimSpace(out) != "[]" {
+		t.Errorf("clean .spl file: exit %d, output %s", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"frobnicate"}, {"check"}, {"check", "/does/not/exist"}, {"lint"}, {"lint", "--format", "xml", "."}} {
+		if code, _, _ := runCLI(t, args...); code != exitUsage {
+			t.Errorf("perfls %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+// TestServeOverStdio starts the real binary and speaks LSP over its stdin and
+// stdout: initialize → didOpen → publishDiagnostics → hover → shutdown → exit.
+func TestServeOverStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "perfls")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{stdout, stdin}))
+	published := make(chan protocol.PublishDiagnosticsParams, 10)
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
+			var p protocol.PublishDiagnosticsParams
+			json.Unmarshal(req.Params(), &p)
+			published <- p
+		}
+		return reply(ctx, nil, nil)
+	})
+
+	var init protocol.InitializeResult
+	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, &init); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	if init.ServerInfo == nil || init.ServerInfo.Name != "perfls" {
+		t.Errorf("serverInfo %+v", init.ServerInfo)
+	}
+	conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{})
+	u := uri.File(filepath.Join(t.TempDir(), "A.java"))
+	text := "package p;\nclass A {\n    @SPL(\"SELF[g](1) <= p.A#n[g](1) &\")\n    static void m() {}\n}\n"
+	conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text},
+	})
+	select {
+	case p := <-published:
+		if p.URI != u || len(p.Diagnostics) == 0 || p.Diagnostics[0].Range.Start.Line != 2 {
+			t.Errorf("diagnostics %+v, want an error on line 3 (dangling &)", p)
+		}
+	case <-ctx.Done():
+		t.Fatalf("no diagnostics published\n%s", stderr.String())
+	}
+	var hover protocol.Hover
+	if _, err := conn.Call(ctx, protocol.MethodTextDocumentHover, &protocol.HoverParams{
+		TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 17},
+		},
+	}, &hover); err != nil {
+		t.Fatalf("hover: %v", err)
+	}
+	if !strings.Contains(hover.Contents.Value, "p.A#m()") || !strings.Contains(hover.Contents.Value, "Not measured yet") {
+		t.Errorf("hover:\n%s", hover.Contents.Value)
+	}
+	if _, err := conn.Call(ctx, protocol.MethodShutdown, nil, nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	conn.Notify(ctx, protocol.MethodExit, nil)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve exited with %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not exit after exit")
+	}
+}
+
+type pipe struct {
+	r interface{ Read([]byte) (int, error) }
+	w interface {
+		Write([]byte) (int, error)
+		Close() error
+	}
+}
+
+func (p pipe) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipe) Close() error                { return p.w.Close() }

@@ -1,0 +1,432 @@
+package measure
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Build is a compiled project ready to measure.
+type Build struct {
+	// ClassesDir holds the project's compiled classes.
+	ClassesDir string
+	// Classpath is ClassesDir, the compiled perfls library and the
+	// project's extra classpath, in that order.
+	Classpath []string
+	// CacheDir is where generated harnesses are written and compiled;
+	// empty means $PERFLS_CACHE_DIR, else a "perfls" directory in the user
+	// cache directory.
+	CacheDir string
+	// SourceRoots, when set, let errors point at source files.
+	SourceRoots []string
+}
+
+// CompilerMessage is one diagnostic of javac.
+type CompilerMessage struct {
+	File     string // as javac printed it (absolute for sources perfls passes)
+	Line     int    // 1-based; 0 when the message is not about a line
+	Column   int    // 1-based, in characters; 0 when unknown
+	Severity string // "error", "warning" or "note"
+	Message  string // the message, with javac's detail lines joined by "; "
+}
+
+// CompileError is a failed javac run.
+type CompileError struct {
+	Messages []CompilerMessage
+	// Output is javac's raw output (its tail), for when no message parsed.
+	Output string
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	b.WriteString("javac failed")
+	n := 0
+	for _, m := range e.Messages {
+		if m.Severity != "error" {
+			continue
+		}
+		n++
+		b.WriteString("\n")
+		switch {
+		case m.File != "" && m.Line > 0:
+			fmt.Fprintf(&b, "%s:%d: %s", m.File, m.Line, m.Message)
+		case m.File != "":
+			fmt.Fprintf(&b, "%s: %s", m.File, m.Message)
+		default:
+			b.WriteString(m.Message)
+		}
+	}
+	if n == 0 {
+		if out := strings.TrimSpace(e.Output); out != "" {
+			b.WriteString(":\n")
+			b.WriteString(out)
+		}
+	}
+	return b.String()
+}
+
+// keyedMutex serialises work on one directory within this process.
+type keyedMutex struct {
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*sync.Mutex{}
+	}
+	m := k.locks[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		k.locks[key] = m
+	}
+	k.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+var dirLocks keyedMutex
+
+// CompileLibrary compiles perfls's embedded Java library (once per library
+// version and javac version) into cacheDir/javalib/<hash> and returns that
+// class directory.
+func CompileLibrary(ctx context.Context, cacheDir string) (string, error) {
+	j, err := findJDK(ctx)
+	if err != nil {
+		return "", err
+	}
+	return compileLibrary(ctx, j, cacheDir)
+}
+
+func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (string, error) {
+	cacheDir, err := filepath.Abs(cacheDir)
+	if err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	files, err := librarySourceFiles()
+	if err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "perfls-javalib-v1\njavac %s\n", j.version)
+	lib := LibrarySources()
+	for _, f := range files {
+		data, err := fs.ReadFile(lib, f)
+		if err != nil {
+			return "", fmt.Errorf("compile perfls library: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
+		h.Write(data)
+	}
+	dir := filepath.Join(cacheDir, "javalib", hex.EncodeToString(h.Sum(nil))[:16])
+	done := filepath.Join(dir, ".complete")
+	defer dirLocks.lock(dir)()
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "tmp-")
+	if err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var srcs []string
+	for _, f := range files {
+		data, _ := fs.ReadFile(lib, f)
+		p := filepath.Join(tmp, "src", filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("compile perfls library: %w", err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return "", fmt.Errorf("compile perfls library: %w", err)
+		}
+		srcs = append(srcs, p)
+	}
+	classes := filepath.Join(tmp, "classes")
+	// The library must run on any JDK >= 11, whatever JDK compiles it.
+	if err := javac(ctx, j, classes, nil, srcs, true); err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(classes, ".complete"), nil, 0o644); err != nil {
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	if err := os.Rename(classes, dir); err != nil {
+		// Another perfls process may have finished first.
+		if _, serr := os.Stat(done); serr == nil {
+			return dir, nil
+		}
+		return "", fmt.Errorf("compile perfls library: %w", err)
+	}
+	return dir, nil
+}
+
+// javac compiles srcs into out (created; must not exist or be empty) against
+// classpath. release11 asks for --release 11 and falls back to the compiler's
+// default when this javac no longer supports that release. A compiler failure
+// is a *CompileError.
+func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, release11 bool) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	argfile, err := os.CreateTemp(filepath.Dir(out), "javac-*.args")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(argfile.Name())
+	w := bufio.NewWriter(argfile)
+	for _, s := range srcs {
+		w.WriteString(quoteArg(s))
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		argfile.Close()
+		return err
+	}
+	if err := argfile.Close(); err != nil {
+		return err
+	}
+	args := []string{
+		// English messages, so that they parse; UTF-8 output.
+		"-J-Duser.language=en", "-J-Duser.country=US", "-J-Dfile.encoding=UTF-8",
+		"-J-Dsun.stdout.encoding=UTF-8", "-J-Dsun.stderr.encoding=UTF-8", "-J-Dstdout.encoding=UTF-8", "-J-Dstderr.encoding=UTF-8",
+		"-d", out, "-encoding", "UTF-8", "-g", "-implicit:class", "-Xmaxerrs", "500",
+	}
+	if len(classpath) > 0 {
+		args = append(args, "-cp", strings.Join(classpath, string(os.PathListSeparator)))
+	}
+	withRelease := args
+	if release11 {
+		withRelease = append(append([]string{}, args...), "--release", "11")
+	}
+	output, err := runTool(ctx, j.javac, append(withRelease, "@"+argfile.Name()), "", 4<<20)
+	if err != nil && release11 && ctx.Err() == nil && releaseUnsupported(output) {
+		output, err = runTool(ctx, j.javac, append(args, "@"+argfile.Name()), "", 4<<20)
+	}
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var exit interface{ ExitCode() int }
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("run %s: %w", j.javac, err)
+	}
+	return &CompileError{Messages: parseJavacOutput(output), Output: output}
+}
+
+func releaseUnsupported(output string) bool {
+	return strings.Contains(output, "release version 11 not supported") ||
+		strings.Contains(output, "invalid flag: --release") ||
+		strings.Contains(output, "release 11 is no longer supported")
+}
+
+// quoteArg quotes one argument for a javac @argfile.
+func quoteArg(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+var (
+	javacHeaderRE = regexp.MustCompile(`^(.+?\.java):(\d+): (error|warning|note): (.*)$`)
+	javacBareRE   = regexp.MustCompile(`^(error|warning|note): (.*)$`)
+	javacCountRE  = regexp.MustCompile(`^\d+ (errors?|warnings?)$`)
+)
+
+// parseJavacOutput turns javac's human-readable output into messages. Each
+// message is a header "File.java:12: error: text" followed by the source line,
+// a caret line giving the column, and optional detail lines.
+func parseJavacOutput(out string) []CompilerMessage {
+	var msgs []CompilerMessage
+	var cur *CompilerMessage
+	var body []string
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		caret := -1
+		for i, l := range body {
+			if t := strings.TrimLeft(l, " \t"); t == "^" {
+				caret = i
+				cur.Column = len([]rune(l[:len(l)-len(t)])) + 1
+			}
+		}
+		var details []string
+		for i, l := range body {
+			// With a caret, the line before it is the quoted source.
+			if caret >= 0 && i <= caret {
+				continue
+			}
+			if t := strings.TrimSpace(l); t != "" {
+				details = append(details, strings.Join(strings.Fields(t), " "))
+			}
+		}
+		if len(details) > 0 {
+			cur.Message += "; " + strings.Join(details, "; ")
+		}
+		msgs = append(msgs, *cur)
+		cur, body = nil, nil
+	}
+	for _, line := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+		if m := javacHeaderRE.FindStringSubmatch(line); m != nil {
+			flush()
+			n, _ := strconv.Atoi(m[2])
+			cur = &CompilerMessage{File: m[1], Line: n, Severity: m[3], Message: m[4]}
+			continue
+		}
+		if m := javacBareRE.FindStringSubmatch(line); m != nil {
+			flush()
+			cur = &CompilerMessage{Severity: m[1], Message: m[2]}
+			continue
+		}
+		if javacCountRE.MatchString(strings.TrimSpace(line)) || strings.HasPrefix(line, "Note: ") {
+			flush()
+			continue
+		}
+		if cur != nil {
+			body = append(body, line)
+		}
+	}
+	flush()
+	return msgs
+}
+
+// Compile compiles the project's sources into
+// cacheDir/build/<hash of the project dir>/classes, against the compiled
+// perfls library. It does nothing when the sources (paths, sizes,
+// modification times), the classpath and the JDK are unchanged since the last
+// successful compilation. A compiler failure returns a *CompileError.
+//
+// The project is compiled for the running JDK (no --release), so that it may
+// use any language feature that JDK supports; the library is compiled with
+// --release 11.
+func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
+	if p == nil {
+		return nil, errors.New("compile: no project")
+	}
+	cacheDir, err := filepath.Abs(cacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
+	j, err := findJDK(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
+	lib, err := compileLibrary(ctx, j, cacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
+	projDir, err := filepath.Abs(p.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
+	sum := sha256.Sum256([]byte(projDir))
+	bdir := filepath.Join(cacheDir, "build", hex.EncodeToString(sum[:])[:16])
+	classes := filepath.Join(bdir, "classes")
+	b := &Build{
+		ClassesDir:  classes,
+		Classpath:   append([]string{classes, lib}, p.Classpath...),
+		CacheDir:    cacheDir,
+		SourceRoots: append([]string(nil), p.SourceRoots...),
+	}
+	depCP := append([]string{lib}, p.Classpath...)
+
+	defer dirLocks.lock(bdir)()
+	stamp, err := buildStamp(j, projDir, depCP, p.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	stampFile := filepath.Join(bdir, "stamp")
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
+		if st, err := os.Stat(classes); err == nil && st.IsDir() {
+			return b, nil
+		}
+	}
+	if err := os.MkdirAll(bdir, 0o755); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	_ = os.Remove(stampFile)
+	tmp, err := os.MkdirTemp(bdir, "classes.tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	defer os.RemoveAll(tmp)
+	// module-info.java is left out: perfls compiles and runs everything on
+	// the class path, where a named module could not read the library.
+	var srcs []string
+	for _, s := range p.Sources {
+		if filepath.Base(s) != "module-info.java" {
+			srcs = append(srcs, s)
+		}
+	}
+	if len(srcs) > 0 {
+		if err := javac(ctx, j, tmp, depCP, srcs, false); err != nil {
+			var ce *CompileError
+			if errors.As(err, &ce) {
+				return nil, ce
+			}
+			return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		}
+	}
+	if err := os.RemoveAll(classes); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	if err := os.Rename(tmp, classes); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	if err := writeFileAtomic(stampFile, []byte(stamp)); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+	}
+	return b, nil
+}
+
+// buildStamp describes everything a project compilation depends on.
+func buildStamp(j *jdk, projDir string, classpath, sources []string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "perfls-build-v1\nproject %s\njavac %s %s\n", projDir, j.javac, j.version)
+	for _, c := range classpath {
+		fmt.Fprintf(&b, "cp %s\n", c)
+	}
+	for _, s := range sources {
+		st, err := os.Stat(s)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "src %d %d %s\n", st.ModTime().UnixNano(), st.Size(), s)
+	}
+	return b.String(), nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

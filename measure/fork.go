@@ -1,0 +1,456 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The line protocol, version 1. A fork writes these lines to its original
+// standard output; fields are separated by one space and free text is escaped
+// (\\ \s \n \r \t \xHH; \e is the empty string):
+//
+//	perfls-hello <version> <pid>
+//	perfls-env <key> <escaped value>        java.version, java.vendor, java.vm.name, java.vm.version,
+//	                                        os.name, os.arch, cores, jvm.arg (repeated)
+//	perfls-tuples <k>                       calls per pass (generator harnesses)
+//	perfls-warmup <ops> <ns>                operations and wall time spent warming up
+//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs>
+//	                                        one sample; cpuns/allocbytes are -1 when unavailable
+//	perfls-output <total bytes> <escaped tail>
+//	                                        what user code printed (System.out/err), if anything
+//	perfls-error <phase> <escaped stack trace>
+//	perfls-exit <escaped stack>             from a shutdown hook: user code called System.exit
+//	perfls-end                              finished normally
+//
+// Lines not starting with "perfls-" (a thread dump, stray native output) are
+// kept apart, bounded. Unknown perfls- lines are ignored.
+
+const protocolVersion = 1
+
+// unescape reverses the protocol's field escaping.
+func unescape(s string) string {
+	if s == `\e` {
+		return ""
+	}
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 's':
+			b.WriteByte(' ')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'e':
+		case 'x':
+			if i+2 < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 2
+					continue
+				}
+			}
+			b.WriteString(`\x`)
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// sample is one parsed perfls-sample line.
+type sample struct {
+	ns, cpuNs, ops, alloc, gcs int64
+}
+
+// protoState is what a fork reported.
+type protoState struct {
+	version     int
+	pid         int
+	env         map[string]string
+	jvmArgs     []string
+	tuples      int64
+	warmupOps   int64
+	warmupNs    int64
+	samples     []sample
+	outputTotal int64
+	output      string
+	errPhase    string
+	errTrace    string
+	exitStack   string
+	exited      bool
+	ended       bool
+	bad         []string // malformed protocol lines (first few)
+}
+
+// protoWriter receives a fork's standard output, parsing protocol lines as
+// they arrive and keeping other output apart (bounded).
+type protoWriter struct {
+	mu         sync.Mutex
+	st         protoState
+	maxSamples int
+	partial    []byte
+	overlong   bool
+	other      *tailBuffer
+	dumpSeen   chan struct{} // closed when a thread dump has been printed
+	dumpClosed bool
+}
+
+const maxProtocolLine = 1 << 20
+
+func newProtoWriter(maxSamples int) *protoWriter {
+	return &protoWriter{
+		st:         protoState{env: map[string]string{}},
+		maxSamples: maxSamples,
+		other:      &tailBuffer{max: 256 << 10},
+		dumpSeen:   make(chan struct{}),
+	}
+}
+
+func (w *protoWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.appendPartial(p)
+			break
+		}
+		w.appendPartial(p[:i])
+		w.line(string(w.partial), w.overlong)
+		w.partial, w.overlong = w.partial[:0], false
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *protoWriter) appendPartial(p []byte) {
+	if room := maxProtocolLine - len(w.partial); len(p) > room {
+		p = p[:max(room, 0)]
+		w.overlong = true
+	}
+	w.partial = append(w.partial, p...)
+}
+
+func (w *protoWriter) line(l string, truncated bool) {
+	l = strings.TrimSuffix(l, "\r")
+	if !strings.HasPrefix(l, "perfls-") || truncated {
+		w.other.Write([]byte(l + "\n"))
+		if strings.HasPrefix(l, "JNI global refs") && !w.dumpClosed {
+			w.dumpClosed = true
+			close(w.dumpSeen)
+		}
+		return
+	}
+	kind, rest, _ := strings.Cut(l, " ")
+	f := strings.Fields(rest)
+	st := &w.st
+	bad := func() {
+		if len(st.bad) < 5 {
+			st.bad = append(st.bad, l)
+		}
+	}
+	ints := func(n int) ([]int64, bool) {
+		if len(f) < n {
+			return nil, false
+		}
+		out := make([]int64, n)
+		for i := 0; i < n; i++ {
+			v, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			out[i] = v
+		}
+		return out, true
+	}
+	switch kind {
+	case "perfls-hello":
+		if v, ok := ints(2); ok {
+			st.version, st.pid = int(v[0]), int(v[1])
+		} else {
+			bad()
+		}
+	case "perfls-env":
+		if len(f) != 2 {
+			bad()
+			return
+		}
+		if f[0] == "jvm.arg" {
+			st.jvmArgs = append(st.jvmArgs, unescape(f[1]))
+		} else {
+			st.env[f[0]] = unescape(f[1])
+		}
+	case "perfls-tuples":
+		if v, ok := ints(1); ok {
+			st.tuples = v[0]
+		} else {
+			bad()
+		}
+	case "perfls-warmup":
+		if v, ok := ints(2); ok {
+			st.warmupOps, st.warmupNs = v[0], v[1]
+		} else {
+			bad()
+		}
+	case "perfls-sample":
+		v, ok := ints(5)
+		if !ok {
+			bad()
+			return
+		}
+		if len(st.samples) < w.maxSamples {
+			st.samples = append(st.samples, sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4]})
+		}
+	case "perfls-output":
+		if len(f) != 2 {
+			bad()
+			return
+		}
+		st.outputTotal, _ = strconv.ParseInt(f[0], 10, 64)
+		st.output = unescape(f[1])
+	case "perfls-error":
+		if len(f) != 2 {
+			bad()
+			return
+		}
+		st.errPhase, st.errTrace = f[0], unescape(f[1])
+	case "perfls-exit":
+		st.exited = true
+		if len(f) > 0 {
+			st.exitStack = unescape(f[0])
+		}
+	case "perfls-end":
+		st.ended = true
+	}
+}
+
+// env returns one reported environment value.
+func (w *protoWriter) env(key string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.st.env[key]
+}
+
+// state returns what was reported; call it after the fork has exited.
+func (w *protoWriter) state() protoState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.st
+}
+
+// forkRun is the raw outcome of one forked JVM.
+type forkRun struct {
+	proto    protoState
+	other    string // non-protocol standard output (thread dumps)
+	stderr   string
+	exitCode int    // -1 when killed by a signal
+	signal   string // the signal that ended it, if any
+	timedOut bool
+	wall     time.Duration
+	pid      int
+}
+
+// runJVM runs one fork to completion, timeout or cancellation. The JVM leads
+// its own process group, which is killed as a whole on timeout and
+// cancellation and, to remove strays, after the JVM exits. The child is always
+// reaped before runJVM returns. On timeout the JVM is first asked for a thread
+// dump (SIGQUIT), for up to two seconds, to show where it was stuck.
+func runJVM(ctx context.Context, java string, args []string, timeout time.Duration, maxSamples int) (*forkRun, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(java, args...)
+	pw := newProtoWriter(maxSamples)
+	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stdout = pw
+	cmd.Stderr = stderr
+	inOwnProcessGroup(cmd)
+	// Bounds how long Wait waits for output pipes kept open by a stray child.
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", java, err)
+	}
+	run := &forkRun{pid: cmd.Process.Pid}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }() // owned here: always received below
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-ctx.Done():
+		_ = killProcessGroup(run.pid)
+		<-done
+		return nil, ctx.Err()
+	case <-timer.C:
+		run.timedOut = true
+		exited := false
+		// HotSpot prints the dump on standard output; OpenJ9 would write a
+		// javacore file into the working directory instead, so it is not asked.
+		vm := pw.env("java.vm.name")
+		if !strings.Contains(vm, "J9") && requestThreadDump(run.pid) {
+			grace := time.NewTimer(2 * time.Second)
+			select {
+			case <-pw.dumpSeen:
+			case <-grace.C:
+			case werr = <-done:
+				exited = true
+			case <-ctx.Done():
+			}
+			grace.Stop()
+		}
+		_ = killProcessGroup(run.pid)
+		if !exited {
+			werr = <-done
+		}
+	}
+	run.wall = time.Since(start)
+	_ = killProcessGroup(run.pid) // anything the JVM left behind
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	run.proto = pw.state()
+	run.other = pw.other.String()
+	run.stderr = stderr.String()
+	run.exitCode = 0
+	if werr != nil {
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) {
+			if !errors.Is(werr, exec.ErrWaitDelay) {
+				return nil, fmt.Errorf("wait for %s: %w", java, werr)
+			}
+		}
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		run.exitCode = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			run.signal = ws.Signal().String()
+		}
+	}
+	return run, nil
+}
+
+// interpret turns a fork's raw outcome into samples or a *WorkloadError.
+func interpret(run *forkRun, opt Options, roots []string) (Fork, error) {
+	st := run.proto
+	werr := &WorkloadError{
+		ExitCode: run.exitCode,
+		Output:   st.output,
+		Stderr:   run.stderr,
+		PID:      run.pid,
+	}
+	if st.pid != 0 {
+		werr.PID = st.pid
+	}
+	fail := func() (Fork, error) {
+		if werr.Frame != nil {
+			locate(werr.Frame, roots)
+		}
+		return Fork{}, werr
+	}
+	switch {
+	case st.errTrace != "":
+		info := parseStackTrace(st.errTrace)
+		werr.Kind, werr.Phase = KindException, st.errPhase
+		werr.Exception, werr.Message = info.exception, info.message
+		if info.rootException != "" && info.rootException != info.exception {
+			werr.Message = strings.TrimSpace(werr.Message + " (caused by " + info.rootException + ": " + info.rootMessage + ")")
+		}
+		werr.Frame, werr.Stack = info.frame, st.errTrace
+		if info.exception == "java.lang.OutOfMemoryError" || info.rootException == "java.lang.OutOfMemoryError" {
+			werr.Kind, werr.HeapMB = KindOOM, opt.HeapMB
+		}
+		return fail()
+	case st.ended:
+		return buildFork(run), nil
+	case run.timedOut:
+		werr.Kind, werr.Timeout, werr.ExitCode = KindTimeout, opt.ForkTimeout, -1
+		if stack := mainThreadStack(run.other); stack != "" {
+			werr.Stack = stack
+			werr.Frame = firstUserFrame(stack)
+		}
+		return fail()
+	case st.exited:
+		werr.Kind, werr.Stack = KindExit, st.exitStack
+		werr.Frame = firstUserFrame(st.exitStack)
+		return fail()
+	case strings.Contains(run.stderr, "OutOfMemoryError") || strings.Contains(run.other, "OutOfMemoryError"):
+		werr.Kind, werr.HeapMB = KindOOM, opt.HeapMB
+		werr.Exception = "java.lang.OutOfMemoryError"
+		return fail()
+	case st.version == 0 && run.exitCode != 0:
+		werr.Kind = KindCrash
+		werr.Message = fmt.Sprintf("failed to start (exit status %d)", run.exitCode)
+		return fail()
+	case len(st.bad) > 0:
+		werr.Kind = KindProtocol
+		werr.Message = fmt.Sprintf("malformed fork output %q", st.bad[0])
+		return fail()
+	default:
+		werr.Kind = KindCrash
+		if run.signal != "" {
+			werr.ExitCode = -1
+			werr.Message = "was killed by signal " + run.signal + " before finishing"
+		} else {
+			werr.Message = fmt.Sprintf("exited with status %d before finishing (Runtime.halt or a crash)", run.exitCode)
+		}
+		return fail()
+	}
+}
+
+// buildFork converts a successful fork's samples.
+func buildFork(run *forkRun) Fork {
+	st := run.proto
+	f := Fork{
+		WarmupOps: st.warmupOps,
+		Warmup:    time.Duration(st.warmupNs),
+		Calls:     st.tuples,
+		Wall:      run.wall,
+		Output:    st.output,
+		PID:       run.pid,
+	}
+	if st.pid != 0 {
+		f.PID = st.pid
+	}
+	hasCPU, hasAlloc := true, true
+	for _, s := range st.samples {
+		hasCPU = hasCPU && s.cpuNs >= 0
+		hasAlloc = hasAlloc && s.alloc >= 0
+	}
+	for _, s := range st.samples {
+		ops := float64(max(s.ops, 1))
+		f.Ops = s.ops
+		f.NsPerOp = append(f.NsPerOp, float64(s.ns)/ops)
+		if hasCPU {
+			f.CPUNsPerOp = append(f.CPUNsPerOp, float64(s.cpuNs)/ops)
+		}
+		if hasAlloc {
+			f.AllocBytesPerOp = append(f.AllocBytesPerOp, float64(s.alloc)/ops)
+		}
+		f.GCs = append(f.GCs, s.gcs)
+	}
+	return f
+}

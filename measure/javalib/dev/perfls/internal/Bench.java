@@ -1,0 +1,261 @@
+package dev.perfls.internal;
+
+import dev.perfls.SPLController;
+import java.io.ByteArrayInputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UnsupportedEncodingException;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Base class of the generated harnesses ({@code PerflsHarness_<n>}). A generated subclass
+ * overrides either the generator hooks ({@link #generate}, {@link #prepare}, {@link #run}) or the
+ * workload-loop hook ({@link #workload}); {@link #main} drives it and reports on the protocol
+ * stream (see {@link Protocol}).
+ */
+public abstract class Bench {
+    private static final int USER_OUTPUT_KEPT = 64 * 1024;
+    private static final int USER_OUTPUT_REPORTED = 8 * 1024;
+
+    private static volatile boolean finished;
+
+    /** Calls the generator (directly) and returns what it returned. */
+    protected Object generate() throws Throwable {
+        throw new IllegalStateException("this harness has no generator");
+    }
+
+    /** Extracts the typed arguments of every call from the tuples; not timed. */
+    protected void prepare(Object[][] tuples) throws Throwable {
+    }
+
+    /** Makes {@code passes} full passes over the prepared calls; the timed region. */
+    protected void run(long passes, Blackhole bh) throws Throwable {
+    }
+
+    /** True when this harness drives a workload loop instead of a generator. */
+    protected boolean workloadLoop() {
+        return false;
+    }
+
+    /** Calls the workload-loop method once. */
+    protected void workload(SPLController spl) throws Throwable {
+    }
+
+    public static void main(Bench bench, String[] args) {
+        final Protocol out = Protocol.stdout();
+        final TailSink sink = new TailSink(USER_OUTPUT_KEPT);
+        PrintStream user;
+        try {
+            user = new PrintStream(sink, true, "UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            user = new PrintStream(sink, true);
+        }
+        System.setOut(user);
+        System.setErr(user);
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (!finished) {
+                reportOutput(out, sink);
+                out.line("exit", Protocol.escape(exitStack()));
+            }
+        }, "perfls-exit-hook"));
+
+        out.line("hello", Integer.toString(Protocol.VERSION), Long.toString(ProcessHandle.current().pid()));
+        String phase = "harness";
+        try {
+            Options opt = Options.parse(args);
+            environment(out);
+            Meters meters = new Meters();
+            if (bench.workloadLoop()) {
+                phase = "workload";
+                Sampler s = new Sampler(out, meters, opt);
+                bench.workload(new SPLController(s));
+                s.finish();
+            } else {
+                phase = "generator";
+                Object[][] tuples = materialise(bench.generate());
+                int k = tuples.length;
+                out.line("tuples", Integer.toString(k));
+                phase = "arguments";
+                bench.prepare(tuples);
+                tuples = null;
+                phase = "method";
+                measure(bench, out, meters, opt, k);
+            }
+            finished = true;
+            reportOutput(out, sink);
+            out.line("end");
+        } catch (Throwable t) {
+            bench = null; // let the garbage go, so that reporting works after OutOfMemoryError
+            finished = true;
+            String trace;
+            try {
+                StringWriter w = new StringWriter();
+                t.printStackTrace(new PrintWriter(w));
+                trace = w.toString();
+            } catch (Throwable again) {
+                trace = t.getClass().getName();
+            }
+            reportOutput(out, sink);
+            out.line("error", phase, Protocol.escape(trace));
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void reportOutput(Protocol out, TailSink sink) {
+        long total = sink.total();
+        if (total > 0) {
+            out.line("output", Long.toString(total), Protocol.escape(sink.tail(USER_OUTPUT_REPORTED)));
+        }
+    }
+
+    private static void environment(Protocol out) {
+        String[] keys = {"java.version", "java.vendor", "java.vm.name", "java.vm.version", "os.name", "os.arch"};
+        for (String k : keys) {
+            out.line("env", k, Protocol.escape(System.getProperty(k, "")));
+        }
+        out.line("env", "cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        try {
+            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                out.line("env", "jvm.arg", Protocol.escape(a));
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // no management: no JVM arguments
+        }
+    }
+
+    /** Turns what a generator returned into the list of argument tuples. */
+    static Object[][] materialise(Object g) {
+        if (g == null) {
+            throw new IllegalStateException("the generator returned null; it must return an Iterable<Object[]>");
+        }
+        Iterator<?> it;
+        if (g instanceof Iterable) {
+            it = ((Iterable<?>) g).iterator();
+        } else if (g instanceof Iterator) {
+            it = (Iterator<?>) g;
+        } else if (g instanceof Object[]) {
+            it = java.util.Arrays.asList((Object[]) g).iterator();
+        } else if (g instanceof java.util.stream.BaseStream) {
+            it = ((java.util.stream.BaseStream<?, ?>) g).iterator();
+        } else {
+            throw new IllegalStateException("the generator returned a " + g.getClass().getName()
+                    + "; it must return an Iterable<Object[]>");
+        }
+        List<Object[]> list = new ArrayList<>();
+        while (it.hasNext()) {
+            Object e = it.next();
+            if (!(e instanceof Object[])) {
+                throw new IllegalStateException("element " + list.size() + " of the generator's result is "
+                        + (e == null ? "null" : "a " + e.getClass().getName())
+                        + "; each element must be an Object[] holding one call's arguments");
+            }
+            list.add((Object[]) e);
+        }
+        if (list.isEmpty()) {
+            throw new IllegalStateException("the generator produced no argument tuples");
+        }
+        return list.toArray(new Object[0][]);
+    }
+
+    /**
+     * The most operations one sample may hold: no call takes less than 0.1 ns, so a sample of
+     * more than ten operations per nanosecond of the minimum sample time only arises when the
+     * compiler removed the measured code; bounding it keeps a later deoptimisation from turning
+     * one sample into hours.
+     */
+    static long maxOps(Options opt) {
+        return Math.max(1_000L, Math.min(opt.minSampleNs, Long.MAX_VALUE / 40) * 10);
+    }
+
+    /**
+     * The number of passes per sample so that a sample lasts at least {@code minNs}, with a 20 %
+     * margin for passes that run slower than the estimate.
+     */
+    static long batchFor(long minNs, double perPassNs, long max) {
+        double want = Math.ceil(1.2 * minNs / perPassNs);
+        if (!(want >= 1)) {
+            return 1;
+        }
+        return want >= max ? max : (long) want;
+    }
+
+    private static void measure(Bench b, Protocol out, Meters m, Options opt, int k) throws Throwable {
+        Blackhole bh = new Blackhole();
+        long maxBatch = Math.max(1, maxOps(opt) / Math.max(k, 1));
+        long batch = 1;
+        long passes = 0;
+        int iters = 0;
+        // Time per pass of the last three warm-up iterations; the smallest is the estimate (an
+        // underestimate only makes samples longer, never shorter than the minimum).
+        double[] recent = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
+        long start = System.nanoTime();
+        long elapsed;
+        while (true) {
+            long t0 = System.nanoTime();
+            b.run(batch, bh);
+            long dt = System.nanoTime() - t0;
+            passes += batch;
+            recent[iters % recent.length] = Math.max(dt, 1) / (double) batch;
+            iters++;
+            elapsed = System.nanoTime() - start;
+            if (elapsed >= opt.warmupNs && iters >= opt.minWarmup) {
+                break;
+            }
+            if (dt < opt.minSampleNs && batch < maxBatch) {
+                batch = Math.min(batch * 2, maxBatch);
+            }
+        }
+        double perPass = Math.min(recent[0], Math.min(recent[1], recent[2]));
+        batch = batchFor(opt.minSampleNs, perPass, maxBatch);
+        long ops = batch * k;
+        out.line("warmup", Long.toString(passes * k), Long.toString(elapsed));
+        for (int s = 0; s < opt.samples; s++) {
+            long gc0 = m.gcCount();
+            long a0 = m.allocated();
+            long c0 = m.cpu();
+            long t0 = System.nanoTime();
+            b.run(batch, bh);
+            long t1 = System.nanoTime();
+            long c1 = m.cpu();
+            long a1 = m.allocated();
+            long gc1 = m.gcCount();
+            out.line("sample", Long.toString(t1 - t0), Long.toString(c0 < 0 ? -1 : c1 - c0), Long.toString(ops),
+                    Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0));
+        }
+    }
+
+    /** The stack of the thread that called System.exit, from its caller on. */
+    private static String exitStack() {
+        try {
+            for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+                StackTraceElement[] st = e.getValue();
+                int at = -1;
+                for (int i = 0; i < st.length; i++) {
+                    String c = st[i].getClassName();
+                    if ((c.equals("java.lang.System") || c.equals("java.lang.Runtime"))
+                            && st[i].getMethodName().equals("exit")) {
+                        at = i;
+                    }
+                }
+                if (at >= 0) {
+                    StringBuilder sb = new StringBuilder();
+                    sb.append("System.exit called in thread \"").append(e.getKey().getName()).append("\"\n");
+                    for (int i = at + 1; i < st.length; i++) {
+                        sb.append("\tat ").append(st[i]).append('\n');
+                    }
+                    return sb.toString();
+                }
+            }
+        } catch (Throwable t) {
+            // fall through
+        }
+        return "System.exit called\n";
+    }
+}

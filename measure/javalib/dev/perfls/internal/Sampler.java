@@ -1,0 +1,147 @@
+package dev.perfls.internal;
+
+/**
+ * Takes samples for a workload loop driven through {@link dev.perfls.SPLController}. A span is
+ * one {@code start()}..{@code end()} interval, or, when an iteration calls neither, the interval
+ * between two {@code needsMore()} calls. Spans are counted as warm-up until the warm-up time has
+ * passed (and at least a few spans were seen); then consecutive spans are grouped so that one
+ * sample lasts at least the minimum sample time, and each sample is reported with its span
+ * count as the number of operations.
+ */
+public final class Sampler {
+    private static final int WARMUP = 0;
+    private static final int MEASURE = 1;
+    private static final int DONE = 2;
+
+    private final Protocol out;
+    private final Meters meters;
+    private final Options opt;
+
+    private int state = WARMUP;
+    private boolean started;
+    private long warmStart;
+    private long warmSpans;
+    private final long[] recentSpans = new long[63];
+    private long batch = 1;
+
+    private long accNs;
+    private long accCpu;
+    private long accOps;
+    private long gc0;
+    private int emitted;
+
+    private boolean explicit;
+    private boolean open;
+    private long spanWall;
+    private long spanCpu;
+    private long iterWall;
+    private long iterCpu;
+
+    Sampler(Protocol out, Meters meters, Options opt) {
+        this.out = out;
+        this.meters = meters;
+        this.opt = opt;
+    }
+
+    public boolean needsMore() {
+        long now = System.nanoTime();
+        long cpuNow = meters.cpu();
+        if (open) {
+            throw new IllegalStateException("SPLController.start() was not followed by end()");
+        }
+        if (state == DONE) {
+            return false;
+        }
+        if (!started) {
+            begin(now);
+        } else if (!explicit) {
+            record(now - iterWall, cpuNow < 0 ? -1 : cpuNow - iterCpu);
+        }
+        explicit = false;
+        if (state == DONE) {
+            return false;
+        }
+        iterCpu = meters.cpu();
+        iterWall = System.nanoTime();
+        return true;
+    }
+
+    public void start() {
+        if (open) {
+            throw new IllegalStateException("SPLController.start() called twice without end()");
+        }
+        if (!started) {
+            begin(System.nanoTime());
+        }
+        open = true;
+        explicit = true;
+        spanCpu = meters.cpu();
+        spanWall = System.nanoTime();
+    }
+
+    public void end() {
+        long w = System.nanoTime();
+        long c = meters.cpu();
+        if (!open) {
+            throw new IllegalStateException("SPLController.end() called without start()");
+        }
+        open = false;
+        if (state != DONE) {
+            record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu);
+        }
+    }
+
+    /** Fails when the workload returned before enough samples were taken. */
+    void finish() {
+        if (state != DONE) {
+            throw new IllegalStateException("the workload returned after " + emitted + " of "
+                    + opt.samples + " samples; loop with while (spl.needsMore()) { ... } until it returns false");
+        }
+    }
+
+    private void begin(long now) {
+        started = true;
+        warmStart = now;
+    }
+
+    private void record(long ns, long cpu) {
+        if (state == WARMUP) {
+            recentSpans[(int) (warmSpans % recentSpans.length)] = ns;
+            warmSpans++;
+            long elapsed = System.nanoTime() - warmStart;
+            if (elapsed >= opt.warmupNs && warmSpans >= opt.minWarmup) {
+                // The median of the last spans, robust to a garbage collection in one of them.
+                int n = (int) Math.min(warmSpans, recentSpans.length);
+                long[] last = java.util.Arrays.copyOf(recentSpans, n);
+                java.util.Arrays.sort(last);
+                double span = Math.max(last[n / 2], 1);
+                batch = Bench.batchFor(opt.minSampleNs, span, Bench.maxOps(opt));
+                out.line("warmup", Long.toString(warmSpans), Long.toString(elapsed));
+                state = MEASURE;
+                resetSample();
+            }
+            return;
+        }
+        accNs += ns;
+        accCpu = (accCpu < 0 || cpu < 0) ? -1 : accCpu + cpu;
+        accOps++;
+        if (accOps >= batch) {
+            long gc = meters.gcCount();
+            out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), "-1",
+                    Long.toString(gc - gc0));
+            emitted++;
+            if (emitted >= opt.samples) {
+                state = DONE;
+            } else {
+                resetSample();
+            }
+        }
+    }
+
+    private void resetSample() {
+        accNs = 0;
+        accCpu = 0;
+        accOps = 0;
+        gc0 = meters.gcCount();
+    }
+}

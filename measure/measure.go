@@ -1,0 +1,479 @@
+// Package measure builds a Java project, resolves the methods SPL formulas
+// name, and measures them in forked JVMs.
+//
+// A measurement (Measure) generates one small Java harness class per
+// distinct Request, compiles them with one javac call, and runs Options.Forks
+// forks of each, round-robin across requests and never two at once. A fork is
+// a fresh JVM with a fixed heap and the serial collector (no concurrent GC
+// threads adding noise). In the fork the generator runs once, outside the
+// timed region, and its argument tuples are unpacked into typed arrays; the
+// timed loop then makes direct calls (no reflection) whose results go to a
+// blackhole. The fork warms up for Options.Warmup, calibrates how many passes
+// over the tuples make one sample last Options.MinSampleTime, and reports
+// Options.SamplesPerFork samples of wall and thread CPU time on a line
+// protocol (see fork.go). Failures (exceptions, System.exit, timeouts, out of
+// memory, crashes) become *WorkloadError values that point at the user's
+// source line.
+package measure
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Arg is one argument of a generator (or of a workload loop, or of a method
+// measured without a generator): an integer or a string.
+type Arg struct {
+	Int      int64
+	Str      string
+	IsString bool
+}
+
+// IntArg and StringArg build Args.
+func IntArg(v int64) Arg     { return Arg{Int: v} }
+func StringArg(s string) Arg { return Arg{Str: s, IsString: true} }
+
+func (a Arg) String() string {
+	if a.IsString {
+		return strconv.Quote(a.Str)
+	}
+	return strconv.FormatInt(a.Int, 10)
+}
+
+// Request is one thing to measure.
+//
+//   - With a Generator: the generator is a static method returning an
+//     Iterable<Object[]> (or an Iterator, an Object[][] or a Stream of
+//     Object[]); each Object[] holds one call's arguments, with the receiver
+//     first for an instance method. Args are the generator's arguments
+//     (integers for int/long/short/byte/double/float and their wrappers,
+//     strings for String).
+//   - Without a Generator, when the method's first parameter is
+//     dev.perfls.SPLController: a workload loop, called once with the
+//     controller and Args.
+//   - Without a Generator otherwise: a static method called with Args.
+type Request struct {
+	Method    Resolved
+	Generator Resolved
+	Args      []Arg
+}
+
+// Key is a stable identity of the request, e.g.
+// "quickstart.Search#linearSearch(int[],int)[quickstart.Data#sorted(int)](1000)".
+func (r Request) Key() string {
+	var b strings.Builder
+	b.WriteString(r.Method.String())
+	if !r.Generator.IsZero() {
+		b.WriteString("[" + r.Generator.String() + "]")
+	}
+	b.WriteByte('(')
+	for i, a := range r.Args {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(a.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Options control a measurement. Zero values mean the defaults.
+type Options struct {
+	Forks          int           // JVMs per request; default 3
+	SamplesPerFork int           // default 30
+	Warmup         time.Duration // minimum warm-up wall time per fork; default 300ms
+	MinSampleTime  time.Duration // passes are batched so a sample lasts at least this; default 1ms
+	ForkTimeout    time.Duration // per fork, JVM start to exit; default 60s
+	HeapMB         int           // -Xms and -Xmx; default 512
+	JVMArgs        []string      // extra JVM options, after perfls's own
+	Java           string        // java executable; "" = the JDK that compiles
+}
+
+// Defaults returns o with zero fields set to their defaults.
+func (o Options) Defaults() Options {
+	if o.Forks <= 0 {
+		o.Forks = 3
+	}
+	if o.SamplesPerFork <= 0 {
+		o.SamplesPerFork = 30
+	}
+	if o.Warmup <= 0 {
+		o.Warmup = 300 * time.Millisecond
+	}
+	if o.MinSampleTime <= 0 {
+		o.MinSampleTime = time.Millisecond
+	}
+	if o.ForkTimeout <= 0 {
+		o.ForkTimeout = 60 * time.Second
+	}
+	if o.HeapMB <= 0 {
+		o.HeapMB = 512
+	}
+	return o
+}
+
+// Fork holds the samples of one forked JVM.
+type Fork struct {
+	NsPerOp         []float64 // per sample: wall time / operations
+	CPUNsPerOp      []float64 // per sample: thread CPU time / operations; nil when unavailable
+	AllocBytesPerOp []float64 // per sample: bytes allocated by the thread / operations; nil when unavailable
+	GCs             []int64   // per sample: garbage collections during it
+	Ops             int64     // operations (calls, or workload-loop spans) per sample
+	Calls           int64     // argument tuples per pass over the generator's list; 0 for workload loops
+	WarmupOps       int64     // operations run during warm-up
+	Warmup          time.Duration
+	Wall            time.Duration // the fork's wall time, JVM start to exit
+	Output          string        // tail of what user code printed
+	PID             int
+}
+
+// Result is the outcome of one request. Err is set when the request could not
+// be measured (its harness did not compile, or a fork failed; a *WorkloadError
+// then); Forks holds the forks that completed before.
+type Result struct {
+	Request Request
+	Forks   []Fork
+	Env     Environment
+	Err     error
+}
+
+// Event reports progress: a fork about to start (Done false) or finished.
+// Fork is 1-based; Fork 0 with Done reports a request that failed before any
+// fork ran.
+type Event struct {
+	Request Request
+	Fork    int
+	Of      int
+	Done    bool
+	Err     error
+}
+
+// Measure measures the requests: opt.Forks forks each, round-robin across
+// requests (fork 1 of every request, then fork 2, ...), one JVM at a time.
+// Duplicate requests (same Key) are measured once and share the result.
+// Results are in the order of reqs. The error is non-nil only when the
+// measurement as a whole failed or ctx ended (then it is ctx.Err(), and the
+// results hold what was measured so far).
+func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progress func(Event)) ([]Result, error) {
+	opt = opt.Defaults()
+	if progress == nil {
+		progress = func(Event) {}
+	}
+	if b == nil {
+		return nil, errors.New("measure: no build")
+	}
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	j, err := findJDK(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("measure: %w", err)
+	}
+	java := opt.Java
+	if java == "" {
+		java = j.java
+	}
+
+	index := map[string]int{}
+	var dist []Request
+	var of []int
+	for _, r := range reqs {
+		k := r.Key()
+		i, ok := index[k]
+		if !ok {
+			i = len(dist)
+			index[k] = i
+			dist = append(dist, r)
+		}
+		of = append(of, i)
+	}
+	res := make([]Result, len(dist))
+	for i, r := range dist {
+		res[i].Request = r
+	}
+	assemble := func() []Result {
+		out := make([]Result, len(reqs))
+		for i, d := range of {
+			out[i] = res[d]
+			out[i].Request = reqs[i]
+		}
+		return out
+	}
+
+	classpath, err := runtimeClasspath(ctx, j, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			return assemble(), ctx.Err()
+		}
+		return nil, fmt.Errorf("measure: %w", err)
+	}
+	hs, err := prepareHarnesses(ctx, j, b, classpath, dist)
+	if err != nil {
+		if ctx.Err() != nil {
+			return assemble(), ctx.Err()
+		}
+		return nil, fmt.Errorf("measure: %w", err)
+	}
+	defer hs.cleanup()
+	for i, e := range hs.errs {
+		if e != nil {
+			res[i].Err = e
+			progress(Event{Request: dist[i], Of: opt.Forks, Done: true, Err: e})
+		}
+	}
+
+	cp := strings.Join(append([]string{hs.classes}, classpath...), string(os.PathListSeparator))
+	for f := 1; f <= opt.Forks; f++ {
+		for i := range dist {
+			if res[i].Err != nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return assemble(), ctx.Err()
+			}
+			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
+			fork, env, err := measureFork(ctx, java, jvmArgs(opt, cp, hs.mains[i], hs.crashDir), opt, b.SourceRoots)
+			if ctx.Err() != nil {
+				return assemble(), ctx.Err()
+			}
+			if err != nil {
+				res[i].Err = fmt.Errorf("measure %s (fork %d of %d): %w", dist[i].Key(), f, opt.Forks, err)
+			} else {
+				res[i].Forks = append(res[i].Forks, fork)
+				if f == 1 || res[i].Env.JavaVersion == "" {
+					res[i].Env = env
+				}
+			}
+			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks, Done: true, Err: res[i].Err})
+		}
+	}
+	return assemble(), nil
+}
+
+// jvmArgs builds a fork's command line (after the java executable). Crash
+// logs (hs_err) go to crashDir rather than the working directory.
+func jvmArgs(opt Options, cp, main, crashDir string) []string {
+	args := []string{fmt.Sprintf("-Xms%dm", opt.HeapMB), fmt.Sprintf("-Xmx%dm", opt.HeapMB)}
+	if crashDir != "" {
+		args = append(args, "-XX:ErrorFile="+filepath.Join(crashDir, "hs_err_pid%p.log"))
+	}
+	// The serial collector runs no concurrent GC threads, which would add
+	// noise; a user-chosen collector takes precedence.
+	userGC := false
+	for _, a := range opt.JVMArgs {
+		if strings.HasPrefix(a, "-XX:+Use") && strings.HasSuffix(a, "GC") {
+			userGC = true
+		}
+	}
+	if !userGC {
+		args = append(args, "-XX:+UseSerialGC")
+	}
+	args = append(args, opt.JVMArgs...)
+	return append(args, "-cp", cp, main,
+		"warmup="+strconv.FormatInt(int64(opt.Warmup), 10),
+		"samples="+strconv.Itoa(opt.SamplesPerFork),
+		"minsample="+strconv.FormatInt(int64(opt.MinSampleTime), 10))
+}
+
+func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string) (Fork, Environment, error) {
+	run, err := runJVM(ctx, java, args, opt.ForkTimeout, opt.SamplesPerFork)
+	if err != nil {
+		return Fork{}, Environment{}, err
+	}
+	fork, err := interpret(run, opt, roots)
+	if err != nil {
+		return Fork{}, Environment{}, err
+	}
+	if len(fork.NsPerOp) != opt.SamplesPerFork {
+		return Fork{}, Environment{}, &WorkloadError{Kind: KindProtocol, PID: run.pid, Stderr: run.stderr,
+			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
+	}
+	return fork, environmentOf(run.proto), nil
+}
+
+// harnessSet is the compiled harnesses of one Measure call.
+type harnessSet struct {
+	classes  string   // class directory
+	mains    []string // per request: main class ("" when errs[i] != nil)
+	errs     []error  // per request
+	tmp      string   // removed by cleanup
+	crashDir string   // for JVM crash logs
+}
+
+func (h *harnessSet) cleanup() {
+	if h.tmp != "" {
+		os.RemoveAll(h.tmp)
+	}
+}
+
+// cacheRoot is where perfls keeps generated files for b: b.CacheDir, else
+// $PERFLS_CACHE_DIR, else "perfls" in the user cache directory.
+func cacheRoot(b *Build) (string, error) {
+	if b.CacheDir != "" {
+		return filepath.Abs(b.CacheDir)
+	}
+	if d := os.Getenv("PERFLS_CACHE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: %w", err)
+	}
+	return filepath.Join(d, "perfls"), nil
+}
+
+// runtimeClasspath is the classpath of resolver and harness JVMs: perfls's
+// library first (so that no other copy of its internal classes on the
+// project's classpath can shadow it), then the build's classpath.
+func runtimeClasspath(ctx context.Context, j *jdk, b *Build) ([]string, error) {
+	root, err := cacheRoot(b)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := compileLibrary(ctx, j, root)
+	if err != nil {
+		return nil, err
+	}
+	cp := []string{lib}
+	for _, c := range b.Classpath {
+		if c != lib {
+			cp = append(cp, c)
+		}
+	}
+	return cp, nil
+}
+
+// prepareHarnesses generates and compiles the harness of every request with
+// one javac call. A harness that does not compile fails only its request: the
+// others are compiled again without it. Fully compiled sets are cached by
+// content under <cache>/harness/<hash>.
+func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
+	root, err := cacheRoot(b)
+	if err != nil {
+		return nil, err
+	}
+	hs := &harnessSet{mains: make([]string, len(reqs)), errs: make([]error, len(reqs))}
+	if err := os.MkdirAll(filepath.Join(root, "crash"), 0o755); err == nil {
+		hs.crashDir = filepath.Join(root, "crash")
+	}
+	type unit struct {
+		i        int
+		rel, src string
+	}
+	var units []unit
+	h := sha256.New()
+	fmt.Fprintf(h, "perfls-harness-v1\njavac %s\ncp %s\n", j.version, strings.Join(classpath, "\x00"))
+	for i, r := range reqs {
+		pkg := harnessPackage(b, r)
+		name := "PerflsHarness_" + strconv.Itoa(i)
+		src, err := harnessSource(pkg, name, r)
+		if err != nil {
+			hs.errs[i] = fmt.Errorf("measure %s: %w", r.Key(), err)
+			continue
+		}
+		main, rel := name, name+".java"
+		if pkg != "" {
+			main = pkg + "." + name
+			rel = strings.ReplaceAll(pkg, ".", "/") + "/" + rel
+		}
+		hs.mains[i] = main
+		units = append(units, unit{i, rel, src})
+		fmt.Fprintf(h, "%s %d\n%s", rel, len(src), src)
+	}
+	if len(units) == 0 {
+		return hs, nil
+	}
+	dir := filepath.Join(root, "harness", hex.EncodeToString(h.Sum(nil))[:16])
+	hs.classes = filepath.Join(dir, "classes")
+	if _, err := os.Stat(filepath.Join(hs.classes, ".complete")); err == nil {
+		return hs, nil
+	}
+	if err := os.MkdirAll(filepath.Join(root, "harness"), 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(root, "harness"), "tmp-")
+	if err != nil {
+		return nil, err
+	}
+	hs.tmp = tmp
+	files := map[string]int{} // source path → request
+	var srcs []string
+	for _, u := range units {
+		p := filepath.Join(tmp, "src", filepath.FromSlash(u.rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(u.src), 0o644); err != nil {
+			return nil, err
+		}
+		files[p] = u.i
+		srcs = append(srcs, p)
+	}
+	for attempt := 0; ; attempt++ {
+		out := filepath.Join(tmp, "classes"+strconv.Itoa(attempt))
+		err := javac(ctx, j, out, classpath, srcs, false)
+		if err == nil {
+			if attempt == 0 { // everything compiled: keep it (and the sources, to read) for next time
+				if err := os.WriteFile(filepath.Join(out, ".complete"), nil, 0o644); err == nil {
+					if err := os.MkdirAll(dir, 0o755); err == nil {
+						if os.Rename(out, hs.classes) == nil {
+							_ = os.RemoveAll(filepath.Join(dir, "src"))
+							_ = os.Rename(filepath.Join(tmp, "src"), filepath.Join(dir, "src"))
+							return hs, nil
+						}
+						if _, err := os.Stat(filepath.Join(hs.classes, ".complete")); err == nil {
+							return hs, nil
+						}
+					}
+				}
+			}
+			hs.classes = out
+			return hs, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ce *CompileError
+		if !errors.As(err, &ce) {
+			return nil, err
+		}
+		// Attribute the errors to harnesses and drop those.
+		byReq := map[int][]string{}
+		for _, m := range ce.Messages {
+			if i, ok := files[m.File]; ok && m.Severity == "error" {
+				byReq[i] = append(byReq[i], m.Message)
+			}
+		}
+		if len(byReq) == 0 || attempt > 0 {
+			for _, p := range srcs {
+				i := files[p]
+				hs.errs[i] = fmt.Errorf("measure %s: compile the generated harness: %w", reqs[i].Key(), ce)
+				hs.mains[i] = ""
+			}
+			return hs, nil
+		}
+		var keep []string
+		for _, p := range srcs {
+			i := files[p]
+			if msgs, bad := byReq[i]; bad {
+				hs.errs[i] = fmt.Errorf("measure %s: the generated harness does not compile: %s",
+					reqs[i].Key(), strings.Join(msgs, "; "))
+				hs.mains[i] = ""
+				continue
+			}
+			keep = append(keep, p)
+		}
+		if len(keep) == 0 {
+			return hs, nil
+		}
+		srcs = keep
+	}
+}

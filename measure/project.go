@@ -1,0 +1,243 @@
+package measure
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Project is a set of Java sources to compile and measure.
+type Project struct {
+	// Dir is the absolute project directory.
+	Dir string
+	// SourceRoots are the absolute directories the sources' packages start
+	// in, e.g. <Dir>/src/main/java; sorted.
+	SourceRoots []string
+	// Sources are the absolute paths of the .java files; sorted.
+	Sources []string
+	// Classpath holds extra jars or class directories the sources need
+	// (dependencies). FindProject leaves it empty.
+	Classpath []string
+}
+
+// skippedDirs are directory names FindProject does not descend into; hidden
+// directories (".git", ".perfls", ...) are skipped too.
+var skippedDirs = map[string]bool{"target": true, "build": true, "node_modules": true}
+
+// FindProject walks dir for .java files and derives each file's source root
+// from its package declaration.
+func FindProject(dir string) (*Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("find project %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("find project: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("find project: %s is not a directory", abs)
+	}
+	p := &Project{Dir: abs}
+	roots := map[string]bool{}
+	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == abs {
+				return err
+			}
+			return nil // unreadable subtree: skip it
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != abs && (strings.HasPrefix(name, ".") || skippedDirs[name]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".java") || !d.Type().IsRegular() {
+			return nil
+		}
+		pkg, err := readPackage(path)
+		if err != nil {
+			return fmt.Errorf("read package of %s: %w", path, err)
+		}
+		p.Sources = append(p.Sources, path)
+		roots[sourceRoot(filepath.Dir(path), pkg)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find project %s: %w", abs, err)
+	}
+	for r := range roots {
+		p.SourceRoots = append(p.SourceRoots, r)
+	}
+	sort.Strings(p.SourceRoots)
+	sort.Strings(p.Sources)
+	return p, nil
+}
+
+// sourceRoot strips the package's directories from dir; when dir does not end
+// with them (a misplaced file), dir itself is the root.
+func sourceRoot(dir, pkg string) string {
+	if pkg == "" {
+		return dir
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/"))
+	if strings.HasSuffix(dir, string(filepath.Separator)+rel) {
+		return dir[:len(dir)-len(rel)-1]
+	}
+	return dir
+}
+
+// readPackage returns the package a Java file declares, "" for the default
+// package. It reads only the file's head.
+func readPackage(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), 64<<10))
+	if err != nil {
+		return "", err
+	}
+	return scanPackage(string(head)), nil
+}
+
+// scanPackage finds `package a.b;` at the start of Java source text, skipping
+// a byte-order mark, white space, comments and annotations (package-info.java
+// may annotate the package).
+func scanPackage(src string) string {
+	s := &javaScanner{src: strings.TrimPrefix(src, "\uFEFF")}
+	for {
+		s.skipSpace()
+		if s.eof() {
+			return ""
+		}
+		if s.peek() == '@' {
+			s.pos++
+			s.skipSpace()
+			if s.ident() == "interface" { // an annotation type declaration
+				return ""
+			}
+			s.qualified()
+			s.skipSpace()
+			if !s.eof() && s.peek() == '(' {
+				s.skipParens()
+			}
+			continue
+		}
+		if s.ident() != "package" {
+			return ""
+		}
+		s.skipSpace()
+		name := s.qualified()
+		s.skipSpace()
+		if s.eof() || s.peek() != ';' {
+			return ""
+		}
+		return name
+	}
+}
+
+type javaScanner struct {
+	src string
+	pos int
+}
+
+func (s *javaScanner) eof() bool  { return s.pos >= len(s.src) }
+func (s *javaScanner) peek() byte { return s.src[s.pos] }
+
+func (s *javaScanner) skipSpace() {
+	for !s.eof() {
+		c := s.peek()
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			s.pos++
+		case strings.HasPrefix(s.src[s.pos:], "//"):
+			if i := strings.IndexByte(s.src[s.pos:], '\n'); i >= 0 {
+				s.pos += i + 1
+			} else {
+				s.pos = len(s.src)
+			}
+		case strings.HasPrefix(s.src[s.pos:], "/*"):
+			if i := strings.Index(s.src[s.pos+2:], "*/"); i >= 0 {
+				s.pos += i + 4
+			} else {
+				s.pos = len(s.src)
+			}
+		default:
+			return
+		}
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}
+
+func (s *javaScanner) ident() string {
+	start := s.pos
+	for !s.eof() && isIdentByte(s.peek()) {
+		s.pos++
+	}
+	return s.src[start:s.pos]
+}
+
+// qualified reads a dotted name, allowing white space and comments around dots.
+func (s *javaScanner) qualified() string {
+	var parts []string
+	for {
+		id := s.ident()
+		if id == "" {
+			break
+		}
+		parts = append(parts, id)
+		save := s.pos
+		s.skipSpace()
+		if s.eof() || s.peek() != '.' {
+			s.pos = save
+			break
+		}
+		s.pos++
+		s.skipSpace()
+	}
+	return strings.Join(parts, ".")
+}
+
+// skipParens skips a balanced parenthesised annotation argument list,
+// including string and character literals.
+func (s *javaScanner) skipParens() {
+	depth := 0
+	for !s.eof() {
+		s.skipSpace()
+		if s.eof() {
+			return
+		}
+		c := s.peek()
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				s.pos++
+				return
+			}
+		case '"', '\'':
+			s.pos++
+			for !s.eof() && s.peek() != c {
+				if s.peek() == '\\' {
+					s.pos++
+				}
+				s.pos++
+			}
+		}
+		s.pos++
+	}
+}
