@@ -32,6 +32,15 @@ func Duration(ns float64) string {
 	return ""
 }
 
+// perOp shows a side's own mean, and the factor a formula applied to it:
+// "2 × 1.97 µs/op" rather than a scaled figure the method never took.
+func perOp(s verdict.SideEvidence) string {
+	if s.Scale == 0 || s.Scale == 1 {
+		return Duration(s.MeanNs) + "/op"
+	}
+	return fmt.Sprintf("%g × %s/op", s.Scale, Duration(s.MeanNs))
+}
+
 func sig3(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 100:
@@ -78,8 +87,7 @@ func Evidence(c verdict.ComparisonResult) string {
 	if ev.Left.Samples == 0 && ev.Right.Samples == 0 {
 		return c.Reason
 	}
-	s := fmt.Sprintf("%s/op vs %s/op  ratio %s  p=%s",
-		Duration(ev.Left.MeanNs), Duration(ev.Right.MeanNs), Ratio(ev), PValue(ev.P))
+	s := fmt.Sprintf("%s vs %s  ratio %s  p=%s", perOp(ev.Left), perOp(ev.Right), Ratio(ev), PValue(ev.P))
 	if c.Reason != "" {
 		s += "  (" + c.Reason + ")"
 	}
@@ -135,8 +143,8 @@ func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {
 				fmt.Fprintf(b, "| %s | %s | | | | |\n", label, out)
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %s/op | %s/op | %s | %s |\n", label, out,
-				Duration(ev.Left.MeanNs), Duration(ev.Right.MeanNs), sigRatio(ev.Ratio), PValue(ev.P))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", label, out,
+				perOp(ev.Left), perOp(ev.Right), sigRatio(ev.Ratio), PValue(ev.P))
 		}
 	}
 	b.WriteString("\n")

@@ -27,6 +27,10 @@ func TestEvidenceLine(t *testing.T) {
 	if got, want := Evidence(c), "18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	c.Evidence.Left.Scale = 2
+	if got, want := Evidence(c), "2 × 18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
+		t.Errorf("scaled: got %q, want %q", got, want)
+	}
 	u := verdict.ComparisonResult{Reason: "right side: workload threw"}
 	if got := Evidence(u); got != "right side: workload threw" {
 		t.Errorf("undecided: %q", got)

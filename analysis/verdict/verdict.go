@@ -80,7 +80,8 @@ type Side struct {
 	Err     error   // the measurement failed; the comparison is undecided
 }
 
-// SideEvidence summarises one operand as the user should see it.
+// SideEvidence summarises one operand as the user should see it: the
+// method's own figures, and the factor the formula applies to them.
 type SideEvidence struct {
 	MeanNs   float64 `json:"mean_ns_per_op"`
 	MedianNs float64 `json:"median_ns_per_op"`
@@ -117,11 +118,11 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 	if left.Err != nil || right.Err != nil {
 		return Comparison{Reason: joinErrs(left.Err, right.Err)}
 	}
-	l := stats.Summarize(left.Samples).Scale(scaleOf(left))
-	r := stats.Summarize(right.Samples).Scale(scaleOf(right))
+	lraw, rraw := stats.Summarize(left.Samples), stats.Summarize(right.Samples)
+	l, r := lraw.Scale(scaleOf(left)), rraw.Scale(scaleOf(right))
 	ev := Evidence{
-		Left:  sideEvidence(l, left),
-		Right: sideEvidence(r, right),
+		Left:  sideEvidence(lraw, left),
+		Right: sideEvidence(rraw, right),
 		Alpha: opt.Alpha,
 		Test:  "Welch t-test, pooled samples",
 	}

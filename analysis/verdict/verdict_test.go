@@ -58,7 +58,7 @@ func TestCompareEvidenceValues(t *testing.T) {
 	r := Side{Samples: []float64{20, 22, 21, 23}, Forks: 1, Scale: 0.5}
 	got := Compare(spl.LE, l, r, nil, Options{Alpha: 0.01})
 	ev := got.Evidence
-	if ev.Left.MeanNs != 11.5 || ev.Right.MeanNs != 10.75 || ev.Right.Scale != 0.5 {
+	if ev.Left.MeanNs != 11.5 || ev.Right.MeanNs != 21.5 || ev.Right.Scale != 0.5 {
 		t.Errorf("means %+v", ev)
 	}
 	if math.Abs(ev.Ratio-11.5/10.75) > 1e-12 || !(ev.RatioLow < ev.Ratio && ev.Ratio < ev.RatioHigh) {
