@@ -1,0 +1,472 @@
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// applicationID marks a SQLite file as perfls's ("PRFL"), so a foreign
+// database at our path is recognised and set aside instead of altered.
+const applicationID = 0x5052464c
+
+// migrations bring the schema from version i to i+1; the schema version is
+// SQLite's user_version. Append, never edit, a released migration.
+var migrations = []string{
+	`CREATE TABLE measurements (
+		id               INTEGER PRIMARY KEY,
+		key_hash         TEXT NOT NULL,  -- the full key: method, workload, args, code, JVM, harness, machine
+		series_hash      TEXT NOT NULL,  -- the key without the code fingerprint: one run history
+		method           TEXT NOT NULL,
+		workload         TEXT NOT NULL,
+		args             TEXT NOT NULL,
+		code_fingerprint TEXT NOT NULL,
+		jvm              TEXT NOT NULL,
+		harness          TEXT NOT NULL,
+		machine          TEXT NOT NULL,
+		environment      TEXT NOT NULL,  -- JSON
+		preliminary      INTEGER NOT NULL,
+		created_at       INTEGER NOT NULL, -- Unix nanoseconds
+		bytes            INTEGER NOT NULL  -- stored sample bytes, for the size limit
+	);
+	CREATE INDEX measurements_key ON measurements(key_hash, created_at);
+	CREATE INDEX measurements_series ON measurements(series_hash, created_at);
+	CREATE TABLE forks (
+		measurement_id     INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,
+		fork               INTEGER NOT NULL,
+		ns_per_op          BLOB NOT NULL, -- little-endian float64s, one per sample
+		cpu_ns_per_op      BLOB NOT NULL,
+		alloc_bytes_per_op BLOB NOT NULL,
+		gcs                BLOB NOT NULL, -- little-endian int64s
+		warmup_ns          INTEGER NOT NULL,
+		PRIMARY KEY (measurement_id, fork)
+	);`,
+}
+
+// Store is the persistent measurement cache: raw per-fork samples with
+// their environment, keyed as DESIGN §7 says. It is safe for concurrent use
+// by goroutines and by several processes (SQLite in WAL mode).
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// OpenStore opens (creating if needed) the store in dir. A file that is not a
+// perfls database, or is corrupt, is renamed aside and a new store created;
+// the returned notice says so, for the caller to show the user.
+func OpenStore(ctx context.Context, dir string) (s *Store, notice string, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, "", fmt.Errorf("open cache: %w", err)
+	}
+	path := filepath.Join(dir, "perfls.db")
+	s, err = openStore(ctx, path)
+	if err == nil {
+		return s, "", nil
+	}
+	var unusable *unusableError
+	if !errors.As(err, &unusable) {
+		return nil, "", err
+	}
+	aside := fmt.Sprintf("%s.unusable-%s", path, time.Now().UTC().Format("20060102T150405"))
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if rerr := os.Rename(path+suffix, aside+suffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return nil, "", fmt.Errorf("set aside unusable cache %s: %w (cause: %v)", path, rerr, err)
+		}
+	}
+	s, err = openStore(ctx, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, fmt.Sprintf("the cache %s was unusable (%v); it was moved to %s and a new cache started", path, unusable.cause, aside), nil
+}
+
+type unusableError struct{ cause error }
+
+func (e *unusableError) Error() string { return e.cause.Error() }
+
+func openStore(ctx context.Context, path string) (*Store, error) {
+	// busy_timeout lets concurrent writers (other editors, the CLI) wait for
+	// each other; synchronous=FULL makes a committed measurement survive a
+	// crash of the process at any moment.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open cache %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	var appID, version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return classify(err)
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return classify(err)
+	}
+	if appID != applicationID {
+		var tables int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return classify(err)
+		}
+		if appID != 0 || tables > 0 {
+			return &unusableError{fmt.Errorf("not a perfls cache (application id %#x, %d tables)", appID, tables)}
+		}
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("cache %s has schema version %d, newer than this perfls understands (%d): upgrade perfls or set PERFLS_CACHE_DIR", s.path, version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return classify(err)
+		}
+		stmts := migrations[v] + fmt.Sprintf(";\nPRAGMA user_version = %d;\nPRAGMA application_id = %d;", v+1, applicationID)
+		if _, err := tx.ExecContext(ctx, stmts); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate cache to schema %d: %w", v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate cache to schema %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+// classify marks errors that mean the file itself is unusable.
+func classify(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
+		return &unusableError{err}
+	}
+	return err
+}
+
+// Close releases the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Key identifies a measurement (DESIGN §7). Code is the fingerprint of the
+// compiled code it ran; everything else names a series whose history feeds
+// the parametric interpretation and the bounds oracle.
+type Key struct {
+	Method   string // e.g. quickstart.Search#binarySearch(int[],int)
+	Workload string // e.g. quickstart.Search#lookups(int)
+	Args     string // e.g. 10000
+	Code     string // Fingerprint of the reachable classes
+	JVM      string // version, vendor and flags
+	Harness  string // harness version
+	Machine  string // CPU model, cores, OS, architecture
+}
+
+func hash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Hash identifies the exact key.
+func (k Key) Hash() string {
+	return hash(k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine)
+}
+
+// SeriesHash identifies the key's history: the same key with any code.
+func (k Key) SeriesHash() string {
+	return hash(k.Method, k.Workload, k.Args, k.JVM, k.Harness, k.Machine)
+}
+
+// Fork is the raw data of one JVM fork.
+type Fork struct {
+	NsPerOp         []float64
+	CPUNsPerOp      []float64
+	AllocBytesPerOp []float64
+	GCs             []int64
+	WarmupNs        int64
+}
+
+// Measurement is one stored measurement.
+type Measurement struct {
+	ID          int64
+	Key         Key
+	Environment json.RawMessage
+	Preliminary bool
+	CreatedAt   time.Time
+	Forks       []Fork
+}
+
+// Put stores m in one transaction and sets m.ID: after Put returns, the
+// measurement survives a crash; before, none of it is visible.
+func (s *Store) Put(ctx context.Context, m *Measurement) error {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
+	env := m.Environment
+	if len(env) == 0 {
+		env = json.RawMessage("{}")
+	}
+	var size int
+	blobs := make([][4][]byte, len(m.Forks))
+	for i, f := range m.Forks {
+		blobs[i] = [4][]byte{floats(f.NsPerOp), floats(f.CPUNsPerOp), floats(f.AllocBytesPerOp), ints(f.GCs)}
+		for _, b := range blobs[i] {
+			size += len(b)
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store measurement: %w", err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	k := m.Key
+	res, err := tx.ExecContext(ctx, `INSERT INTO measurements
+		(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
+		string(env), m.Preliminary, m.CreatedAt.UnixNano(), size)
+	if err != nil {
+		return fmt.Errorf("store measurement: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("store measurement: %w", err)
+	}
+	for i, f := range m.Forks {
+		b := blobs[i]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs); err != nil {
+			return fmt.Errorf("store fork %d: %w", i, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store measurement: %w", err)
+	}
+	m.ID = id
+	return nil
+}
+
+// Lookup returns the newest complete (not preliminary) measurement for k.
+// When none matches k's code but the series has one for other code, that
+// one is returned with stale = true: the code changed since, so it is shown
+// as stale rather than hidden. It returns nil when the series is empty.
+func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, err error) {
+	m, err = s.newest(ctx, "key_hash = ? AND preliminary = 0", k.Hash())
+	if err != nil || m != nil {
+		return m, false, err
+	}
+	m, err = s.newest(ctx, "series_hash = ? AND preliminary = 0", k.SeriesHash())
+	return m, m != nil, err
+}
+
+// History returns up to limit complete measurements of k's series, newest
+// first, whatever their code.
+func (s *Store) History(ctx context.Context, k Key, limit int) ([]*Measurement, error) {
+	ids, err := s.ids(ctx, "series_hash = ? AND preliminary = 0 ORDER BY created_at DESC, id DESC LIMIT ?", k.SeriesHash(), limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Measurement, 0, len(ids))
+	for _, id := range ids {
+		m, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func (s *Store) newest(ctx context.Context, where string, arg any) (*Measurement, error) {
+	ids, err := s.ids(ctx, where+" ORDER BY created_at DESC, id DESC LIMIT 1", arg)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return s.Get(ctx, ids[0])
+}
+
+func (s *Store) ids(ctx context.Context, where string, args ...any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT id FROM measurements WHERE "+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query cache: %w", classify(err))
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("query cache: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Get loads one measurement with its forks.
+func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
+	m := &Measurement{ID: id}
+	var env string
+	var created int64
+	k := &m.Key
+	err := s.db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at
+		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &m.Preliminary, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("no measurement %d in the cache", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read measurement %d: %w", id, classify(err))
+	}
+	m.Environment = json.RawMessage(env)
+	m.CreatedAt = time.Unix(0, created)
+	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read forks of %d: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ns, cpu, alloc, gcs []byte
+		var f Fork
+		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs); err != nil {
+			return nil, fmt.Errorf("read forks of %d: %w", id, err)
+		}
+		f.NsPerOp, f.CPUNsPerOp, f.AllocBytesPerOp, f.GCs = unfloats(ns), unfloats(cpu), unfloats(alloc), unints(gcs)
+		m.Forks = append(m.Forks, f)
+	}
+	return m, rows.Err()
+}
+
+// Entry is one line of a cache listing.
+type Entry struct {
+	ID          int64
+	Key         Key
+	Preliminary bool
+	CreatedAt   time.Time
+	Forks       int
+	Bytes       int64
+}
+
+// List returns every stored measurement, newest first.
+func (s *Store) List(ctx context.Context) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
+		m.preliminary, m.created_at, m.bytes, (SELECT count(*) FROM forks f WHERE f.measurement_id = m.id)
+		FROM measurements m ORDER BY m.created_at DESC, m.id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list cache: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var created int64
+		k := &e.Key
+		if err := rows.Scan(&e.ID, &k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &e.Preliminary, &created, &e.Bytes, &e.Forks); err != nil {
+			return nil, fmt.Errorf("list cache: %w", err)
+		}
+		e.CreatedAt = time.Unix(0, created)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// GC evicts the oldest measurements until the stored sample bytes fit in
+// maxBytes, keeping the newest measurement of every series so no result
+// disappears entirely. It returns how many it removed.
+func (s *Store) GC(ctx context.Context, maxBytes int64) (int, error) {
+	var total int64
+	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(sum(bytes), 0) FROM measurements").Scan(&total); err != nil {
+		return 0, fmt.Errorf("cache gc: %w", classify(err))
+	}
+	if total <= maxBytes {
+		return 0, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, bytes FROM measurements m
+		WHERE id <> (SELECT id FROM measurements n WHERE n.series_hash = m.series_hash ORDER BY created_at DESC, id DESC LIMIT 1)
+		ORDER BY created_at, id`)
+	if err != nil {
+		return 0, fmt.Errorf("cache gc: %w", err)
+	}
+	var victims []int64
+	for rows.Next() && total > maxBytes {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("cache gc: %w", err)
+		}
+		victims = append(victims, id)
+		total -= n
+	}
+	rows.Close()
+	for _, id := range victims {
+		if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements WHERE id = ?", id); err != nil {
+			return 0, fmt.Errorf("cache gc: %w", err)
+		}
+	}
+	if len(victims) > 0 {
+		// Hand the space back to the file system; a checkpoint first so the
+		// WAL does not hold the deleted pages.
+		s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+		s.db.ExecContext(ctx, "VACUUM")
+	}
+	return len(victims), nil
+}
+
+// Clear removes every measurement.
+func (s *Store) Clear(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements"); err != nil {
+		return fmt.Errorf("clear cache: %w", err)
+	}
+	s.db.ExecContext(ctx, "VACUUM")
+	return nil
+}
+
+func floats(xs []float64) []byte {
+	b := make([]byte, 8*len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return b
+}
+
+func unfloats(b []byte) []float64 {
+	xs := make([]float64, len(b)/8)
+	for i := range xs {
+		xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return xs
+}
+
+func ints(xs []int64) []byte {
+	b := make([]byte, 8*len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return b
+}
+
+func unints(b []byte) []int64 {
+	xs := make([]int64, len(b)/8)
+	for i := range xs {
+		xs[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return xs
+}
