@@ -1,0 +1,210 @@
+//go:build unix
+
+package service
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/measure"
+)
+
+const workJava = `package w;
+
+public class Work {
+    public static long spin(long n) {
+        long x = 0;
+        for (long i = 0; i < n; i++) x += i ^ (x >>> 3);
+        return x;
+    }
+    public static Iterable<Object[]> gen(int n) {
+        return java.util.Collections.singletonList(new Object[] {(long) n});
+    }
+    public static Iterable<Object[]> sleepy(int n) throws Exception {
+        Thread.sleep(60_000);
+        return null;
+    }
+}
+`
+
+func project(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "src", "w", "Work.java")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(workJava), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func quick() measure.Options {
+	return measure.Options{Forks: 2, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}
+}
+
+func startDaemon(t *testing.T, cacheDir string) *Daemon {
+	t.Helper()
+	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("daemon did not stop")
+		}
+	})
+	return d
+}
+
+func TestDaemonSingleInstanceAndStaleSocket(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	socket, _ := SocketPath(cacheDir)
+	// A dead daemon's socket file: nobody listens on it.
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+
+	d := startDaemon(t, cacheDir)
+	if d.Socket() != socket {
+		t.Errorf("socket %s, want %s", d.Socket(), socket)
+	}
+	if st, err := os.Stat(filepath.Dir(socket)); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory mode %v %v, want 0700", st.Mode().Perm(), err)
+	}
+	if _, err := Listen(cacheDir, nil, nil); !errors.Is(err, ErrDaemonRunning) {
+		t.Errorf("second daemon: %v, want ErrDaemonRunning", err)
+	}
+	c, err := Dial(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Status(context.Background())
+	if err != nil || st.PID != os.Getpid() || st.Socket != socket {
+		t.Errorf("status %+v %v", st, err)
+	}
+}
+
+// TestClientsShareMeasurementsThroughDaemon: two clients ask for the same
+// measurement at once and get one result; a later request is answered from
+// the cache, also by an in-process service on the same cache.
+func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	cacheDir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	startDaemon(t, cacheDir)
+	dir := project(t)
+	p := Params{Project: dir, Options: quick(), Priority: Interactive, Items: []Item{{
+		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
+		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
+		Args:      []measure.Arg{measure.IntArg(2000)},
+	}}}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	resps := make([]*Response, 2)
+	for i := range resps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := Dial(ctx, cacheDir)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resps[i], err = c.Measure(ctx, p, nil)
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	a, b := resps[0].Items[0], resps[1].Items[0]
+	if a.Error != "" || len(a.Forks) != 2 || len(a.Forks[0].NsPerOp) != 5 {
+		t.Fatalf("result %+v", a)
+	}
+	if a.CacheID == 0 || a.CacheID != b.CacheID {
+		t.Errorf("concurrent identical requests were measured twice (cache ids %d, %d)", a.CacheID, b.CacheID)
+	}
+	// Asked again, the cache answers; so does an in-process service.
+	c, _ := Dial(ctx, cacheDir)
+	again, err := c.Measure(ctx, p, nil)
+	if err != nil || !again.Items[0].Cached || again.Items[0].CacheID != a.CacheID {
+		t.Errorf("second request not answered from the cache: %+v %v", again.Items[0], err)
+	}
+	local := NewLocal(ctx, cacheDir, 1)
+	defer local.Close()
+	if r, err := local.Measure(ctx, p, nil); err != nil || !r.Items[0].Cached {
+		t.Errorf("in-process service did not see the daemon's result: %+v %v", r, err)
+	}
+	// --fresh measures again.
+	p.Fresh = true
+	if r, err := c.Measure(ctx, p, nil); err != nil || r.Items[0].Cached || r.Items[0].CacheID == a.CacheID {
+		t.Errorf("fresh request answered from the cache: %+v %v", r.Items[0], err)
+	}
+}
+
+func TestDisconnectCancelsTheWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	cacheDir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	d := startDaemon(t, cacheDir)
+	dir := project(t)
+	p := Params{Project: dir, Options: quick(), Items: []Item{{
+		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
+		Generator: measure.MethodSpec{Class: "w.Work", Name: "sleepy"},
+		Args:      []measure.Arg{measure.IntArg(1)},
+	}}}
+	c, err := Dial(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Measure(ctx, p, nil)
+		errc <- err
+	}()
+	// Wait until the fork runs, then give up on the request.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if st, _ := d.svc.Status(context.Background()); len(st.Jobs) > 0 && st.Jobs[0].Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never started")
+		}
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("client error %v", err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if st, _ := d.svc.Status(context.Background()); len(st.Jobs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon kept working for a client that left")
+		}
+	}
+}

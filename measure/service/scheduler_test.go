@@ -1,0 +1,217 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// blocker is a job that runs until released, recording that it started.
+type blocker struct {
+	started chan string
+	release chan struct{}
+}
+
+func newBlocker() *blocker {
+	return &blocker{started: make(chan string, 10), release: make(chan struct{})}
+}
+
+func (b *blocker) job(name string) JobFunc {
+	return func(ctx context.Context, emit func(Progress)) (any, error) {
+		b.started <- name
+		emit(Progress{Message: name + " started"})
+		select {
+		case <-b.release:
+			return name, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func waitStarted(t *testing.T, b *blocker) string {
+	t.Helper()
+	select {
+	case n := <-b.started:
+		return n
+	case <-time.After(10 * time.Second):
+		t.Fatal("no job started")
+		return ""
+	}
+}
+
+func TestPriorityOrderAndMerging(t *testing.T) {
+	s := NewScheduler(1)
+	defer s.Close()
+	b := newBlocker()
+	ctx := context.Background()
+	results := make(chan string, 10)
+	submit := func(key string, p Priority) {
+		go func() {
+			r, err := s.Do(ctx, key, key, p, 0, b.job(key), nil)
+			if err != nil {
+				results <- key + ": " + err.Error()
+				return
+			}
+			results <- r.(string)
+		}()
+	}
+	submit("first", Background)
+	if got := waitStarted(t, b); got != "first" {
+		t.Fatalf("started %s", got)
+	}
+	// While "first" runs, queue a background, a batch and an interactive job,
+	// and a second request identical to the batch one.
+	queued := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if jobs, _ := s.Status(); len(jobs) == n {
+				return
+			}
+		}
+		t.Fatalf("queue never reached %d jobs", n)
+	}
+	submit("bg", Background)
+	queued(2)
+	submit("ci", Batch)
+	queued(3)
+	submit("click", Interactive)
+	queued(4)
+	var progress atomic.Int32
+	go func() {
+		r, _ := s.Do(ctx, "ci", "ci", Batch, 0, func(context.Context, func(Progress)) (any, error) {
+			t.Error("an identical request ran twice")
+			return nil, nil
+		}, func(Progress) { progress.Add(1) })
+		results <- "merged " + r.(string)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if jobs, _ := s.Status(); len(jobs) == 4 && jobs[2].Waiters == 2 {
+			break
+		}
+	}
+	if jobs, _ := s.Status(); len(jobs) != 4 || !jobs[0].Running || jobs[1].Label != "click" || jobs[2].Label != "ci" || jobs[2].Waiters != 2 {
+		t.Errorf("status %+v", jobs)
+	}
+	var order []string
+	for i := 0; i < 4; i++ {
+		b.release <- struct{}{}
+		if i < 3 {
+			order = append(order, waitStarted(t, b))
+		}
+	}
+	if strings.Join(order, ",") != "click,ci,bg" {
+		t.Errorf("run order %v, want click,ci,bg", order)
+	}
+	got := map[string]bool{}
+	for i := 0; i < 5; i++ {
+		got[<-results] = true
+	}
+	if !got["merged ci"] || !got["ci"] || !got["first"] {
+		t.Errorf("results %v", got)
+	}
+	if progress.Load() == 0 {
+		t.Errorf("the merged waiter saw no progress")
+	}
+}
+
+func TestJobCancelledWhenNobodyWaits(t *testing.T) {
+	s := NewScheduler(1)
+	defer s.Close()
+	var cancelled atomic.Bool
+	started := make(chan struct{})
+	fn := func(ctx context.Context, _ func(Progress)) (any, error) {
+		close(started)
+		<-ctx.Done()
+		cancelled.Store(true)
+		return nil, ctx.Err()
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, c := range []context.Context{ctx1, ctx2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Do(c, "k", "k", Batch, 0, fn, nil)
+		}()
+	}
+	<-started
+	cancel1()
+	time.Sleep(50 * time.Millisecond)
+	if cancelled.Load() {
+		t.Fatal("cancelled while a second caller still waits")
+	}
+	cancel2()
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cancelled.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !cancelled.Load() {
+		t.Error("job not cancelled after its last waiter left")
+	}
+}
+
+func TestQueuedJobDroppedWhenItsWaiterLeaves(t *testing.T) {
+	s := NewScheduler(1)
+	defer s.Close()
+	b := newBlocker()
+	go s.Do(context.Background(), "busy", "busy", Batch, 0, b.job("busy"), nil)
+	waitStarted(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := s.Do(ctx, "later", "later", Batch, 0, func(context.Context, func(Progress)) (any, error) {
+			t.Error("a job nobody waits for ran")
+			return nil, nil
+		}, nil)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v", err)
+	}
+	if jobs, _ := s.Status(); len(jobs) != 1 {
+		t.Errorf("queue after cancel: %+v", jobs)
+	}
+	b.release <- struct{}{}
+}
+
+func TestBudgetAndPanicAndClose(t *testing.T) {
+	s := NewScheduler(1)
+	_, err := s.Do(context.Background(), "slow", "slow job", Batch, 50*time.Millisecond, func(ctx context.Context, _ func(Progress)) (any, error) {
+		<-ctx.Done()
+		return nil, nil
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "time budget") {
+		t.Errorf("budget: %v", err)
+	}
+	_, err = s.Do(context.Background(), "bad", "bad job", Batch, 0, func(context.Context, func(Progress)) (any, error) {
+		panic("boom")
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "panicked: boom") {
+		t.Errorf("panic: %v", err)
+	}
+	b := newBlocker()
+	go s.Do(context.Background(), "running", "running", Batch, 0, b.job("running"), nil)
+	waitStarted(t, b)
+	queued := make(chan error)
+	go func() {
+		_, err := s.Do(context.Background(), "queued", "queued", Batch, 0, b.job("queued"), nil)
+		queued <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	s.Close() // cancels the running job and fails the queued one
+	if err := <-queued; !errors.Is(err, ErrClosed) {
+		t.Errorf("queued job after Close: %v", err)
+	}
+	if _, err := s.Do(context.Background(), "x", "x", Batch, 0, b.job("x"), nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Do after Close: %v", err)
+	}
+}

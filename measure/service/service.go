@@ -1,0 +1,314 @@
+// Package service is perfls's measurement server: it answers measurement
+// requests from the cache when a fresh result exists, and otherwise compiles
+// the project, measures in forked JVMs through one scheduler, and stores the
+// result. The same Local service runs inside a per-user daemon (shared by
+// every editor and the CLI) or in-process when no daemon runs.
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+)
+
+// Item is one measurement wanted: a method run on a generator's inputs.
+type Item struct {
+	Method    measure.MethodSpec `json:"method"`
+	Generator measure.MethodSpec `json:"generator"`
+	Args      []measure.Arg      `json:"args"`
+}
+
+// Params is a measurement request for one project.
+type Params struct {
+	Project  string          `json:"project"` // absolute project directory
+	Items    []Item          `json:"items"`
+	Options  measure.Options `json:"options"`
+	Priority Priority        `json:"priority"`
+	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
+	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
+}
+
+// ItemResult is the outcome of one Item, in the same order as Params.Items.
+type ItemResult struct {
+	Method     string              `json:"method"`   // resolved, e.g. p.C#m(int[])
+	Workload   string              `json:"workload"` // resolved generator
+	Args       []measure.Arg       `json:"args"`
+	Forks      []measure.Fork      `json:"forks"`
+	Env        measure.Environment `json:"environment"`
+	Error      string              `json:"error,omitempty"` // the measurement failed
+	Cached     bool                `json:"cached"`          // answered from the cache
+	Stale      bool                `json:"stale"`           // from the cache, but the code changed since
+	MeasuredAt time.Time           `json:"measured_at"`
+	CacheID    int64               `json:"cache_id,omitempty"`
+}
+
+// Response answers Params.
+type Response struct {
+	Items         []ItemResult              `json:"items"`
+	CompileErrors []measure.CompilerMessage `json:"compile_errors,omitempty"` // the project did not compile
+	Notices       []string                  `json:"notices,omitempty"`        // e.g. a corrupt cache was set aside
+}
+
+// Status describes what a measurement server is doing.
+type Status struct {
+	PID      int         `json:"pid"`
+	Socket   string      `json:"socket,omitempty"`
+	Cache    string      `json:"cache"`
+	Started  time.Time   `json:"started"`
+	Jobs     []JobStatus `json:"jobs"`
+	Finished int         `json:"finished"`
+}
+
+// Service measures. Local implements it in this process; Client through the
+// daemon.
+type Service interface {
+	Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error)
+	Status(ctx context.Context) (*Status, error)
+	Close() error
+}
+
+// Local is the in-process service.
+type Local struct {
+	cacheDir string
+	store    *cache.Store // nil when the cache cannot be opened
+	notice   string
+	sched    *Scheduler
+	started  time.Time
+
+	buildMu sync.Mutex
+	builds  map[string]*sync.Mutex // per project: one compile at a time
+}
+
+// NewLocal opens the cache in cacheDir and starts a scheduler running
+// concurrency measurements at once (1 unless the user asks otherwise).
+func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
+	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(), builds: map[string]*sync.Mutex{}}
+	store, notice, err := cache.OpenStore(ctx, cacheDir)
+	if err != nil {
+		l.notice = fmt.Sprintf("measuring without a cache: %v", err)
+	} else {
+		l.store, l.notice = store, notice
+	}
+	return l
+}
+
+// Close stops the scheduler (cancelling running forks) and the cache.
+func (l *Local) Close() error {
+	l.sched.Close()
+	if l.store != nil {
+		return l.store.Close()
+	}
+	return nil
+}
+
+// Status reports the scheduler's jobs.
+func (l *Local) Status(context.Context) (*Status, error) {
+	jobs, finished := l.sched.Status()
+	st := &Status{Started: l.started, Jobs: jobs, Finished: finished, Cache: l.cacheDir}
+	if l.store != nil {
+		st.Cache = l.store.Path()
+	}
+	return st, nil
+}
+
+// Measure answers p: from the cache where a fresh result exists, else by
+// measuring. Per-item failures are reported in the items; the error is for
+// failures of the whole request (no JDK, unreadable project, cancelled).
+func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error) {
+	resp := &Response{Items: make([]ItemResult, len(p.Items))}
+	if l.notice != "" {
+		resp.Notices = append(resp.Notices, l.notice)
+	}
+	proj, err := measure.FindProject(p.Project)
+	if err != nil {
+		return nil, err
+	}
+	build, err := l.compile(ctx, proj)
+	var ce *measure.CompileError
+	if errors.As(err, &ce) {
+		resp.CompileErrors = ce.Messages
+		return resp, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	// Resolve every distinct method and generator once.
+	var specs []measure.MethodSpec
+	index := map[string]int{}
+	for _, it := range p.Items {
+		for _, s := range []measure.MethodSpec{it.Method, it.Generator} {
+			if _, ok := index[s.String()]; !ok {
+				index[s.String()] = len(specs)
+				specs = append(specs, s)
+			}
+		}
+	}
+	resolved, errs := measure.Resolve(ctx, build, specs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opt := p.Options.Defaults()
+	jvm, err := measure.JVMIdentity(opt)
+	if err != nil {
+		return nil, err
+	}
+
+	var wg sync.WaitGroup
+	for i, it := range p.Items {
+		mi, gi := index[it.Method.String()], index[it.Generator.String()]
+		out := &resp.Items[i]
+		out.Args = it.Args
+		if err := errors.Join(errs[mi], errs[gi]); err != nil {
+			out.Error = err.Error()
+			continue
+		}
+		req := measure.Request{Method: resolved[mi], Generator: resolved[gi], Args: it.Args}
+		out.Method, out.Workload = req.Method.String(), req.Generator.String()
+		key, err := l.key(build, req, opt, jvm)
+		if err != nil {
+			out.Error = err.Error()
+			continue
+		}
+		if !p.Fresh && l.answerFromCache(ctx, key, opt, out) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.measureItem(ctx, p, build, req, key, opt, out, progress)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// key builds the cache key of req (DESIGN §7).
+func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, jvm string) (cache.Key, error) {
+	code, _, err := cache.Fingerprint(b.ClassesDir, []string{req.Method.Class, req.Generator.Class})
+	if err != nil {
+		return cache.Key{}, err
+	}
+	args := make([]string, len(req.Args))
+	for i, a := range req.Args {
+		args[i] = a.String()
+	}
+	return cache.Key{
+		Method:   req.Method.String(),
+		Workload: req.Generator.String(),
+		Args:     strings.Join(args, ","),
+		Code:     code,
+		JVM:      jvm,
+		// Sample length shapes per-op figures (batching), so it is part of
+		// how the harness measured.
+		Harness: fmt.Sprintf("%s sample≥%s", measure.HarnessVersion(), opt.MinSampleTime),
+		Machine: measure.MachineIdentity(),
+	}, nil
+}
+
+// answerFromCache fills out from a fresh cached result with at least the
+// requested forks and samples, and reports whether it did.
+func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.Options, out *ItemResult) bool {
+	if l.store == nil {
+		return false
+	}
+	m, stale, err := l.store.Lookup(ctx, key)
+	if err != nil || m == nil || stale || len(m.Forks) < opt.Forks {
+		return false
+	}
+	for _, f := range m.Forks {
+		if len(f.NsPerOp) < opt.SamplesPerFork {
+			return false
+		}
+	}
+	fillFromCache(out, m)
+	return true
+}
+
+func fillFromCache(out *ItemResult, m *cache.Measurement) {
+	out.Cached, out.CacheID, out.MeasuredAt = true, m.ID, m.CreatedAt
+	json.Unmarshal(m.Environment, &out.Env)
+	out.Forks = nil
+	for _, f := range m.Forks {
+		out.Forks = append(out.Forks, measure.Fork{
+			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
+			Warmup: time.Duration(f.WarmupNs),
+		})
+	}
+}
+
+func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
+	run := func(ctx context.Context, emit func(Progress)) (any, error) {
+		results, err := measure.Measure(ctx, build, []measure.Request{req}, opt, func(e measure.Event) {
+			msg := fmt.Sprintf("fork %d/%d of %s", e.Fork, e.Of, req.Key())
+			if e.Done {
+				msg += " done"
+			}
+			emit(Progress{Message: msg, Fork: e.Fork, Of: e.Of})
+		})
+		if err != nil {
+			return nil, err
+		}
+		res := results[0]
+		if res.Err == nil && l.store != nil {
+			m := toCache(key, res)
+			if err := l.store.Put(ctx, m); err == nil {
+				return storedResult{res, m.ID, m.CreatedAt}, nil
+			}
+		}
+		return storedResult{res, 0, time.Now()}, nil
+	}
+	label := req.Key()
+	v, err := l.sched.Do(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, run, progress)
+	if err != nil {
+		out.Error = err.Error()
+		return
+	}
+	sr := v.(storedResult)
+	out.Forks, out.Env, out.CacheID, out.MeasuredAt = sr.Forks, sr.Env, sr.id, sr.at
+	if sr.Err != nil {
+		out.Error = sr.Err.Error()
+	}
+}
+
+type storedResult struct {
+	measure.Result
+	id int64
+	at time.Time
+}
+
+func toCache(key cache.Key, res measure.Result) *cache.Measurement {
+	env, _ := json.Marshal(res.Env)
+	m := &cache.Measurement{Key: key, Environment: env}
+	for _, f := range res.Forks {
+		m.Forks = append(m.Forks, cache.Fork{
+			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
+			WarmupNs: int64(f.Warmup),
+		})
+	}
+	return m
+}
+
+// compile builds a project, one compile per project at a time.
+func (l *Local) compile(ctx context.Context, p *measure.Project) (*measure.Build, error) {
+	l.buildMu.Lock()
+	mu := l.builds[p.Dir]
+	if mu == nil {
+		mu = &sync.Mutex{}
+		l.builds[p.Dir] = mu
+	}
+	l.buildMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	return measure.Compile(ctx, p, l.cacheDir)
+}
