@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -20,22 +19,80 @@ type Summary struct {
 	Min, Max float64
 }
 
-// Summarize computes a Summary; it does not modify xs.
+// Summarize computes a Summary; it does not modify xs. It is O(n): the
+// median is selected through a histogram of the range, not a sort. Median is
+// the lower middle value for even n (gonum's stat.Empirical quantile).
 func Summarize(xs []float64) Summary {
 	s := Summary{N: len(xs)}
 	if s.N == 0 {
 		return s
 	}
-	sorted := append([]float64(nil), xs...)
-	sort.Float64s(sorted)
-	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
-	s.Median = stat.Quantile(0.5, stat.Empirical, sorted, nil)
+	s.Min, s.Max = xs[0], xs[0]
+	var sum float64
+	for _, x := range xs {
+		sum += x
+		if x < s.Min {
+			s.Min = x
+		}
+		if x > s.Max {
+			s.Max = x
+		}
+	}
 	if s.N < 2 {
-		s.Mean = sorted[0]
+		s.Mean, s.Median = xs[0], xs[0]
 		return s
 	}
-	s.Mean, s.Variance = stat.MeanVariance(xs, nil)
+	s.Mean = sum / float64(s.N)
+	var ss, c float64
+	for _, x := range xs {
+		d := x - s.Mean
+		ss += d * d
+		c += d
+	}
+	n := float64(s.N)
+	s.Variance = (ss - c*c/n) / (n - 1)
+	s.Median = orderStat(xs, (s.N+1)/2-1, s.Min, s.Max)
 	return s
+}
+
+// orderStat returns the k-th smallest value (0-based) of xs, whose minimum
+// and maximum are lo and hi: it counts values into buckets of the range,
+// then sorts only the bucket that holds rank k.
+func orderStat(xs []float64, k int, lo, hi float64) float64 {
+	if lo == hi || math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(hi-lo, 0) {
+		return lo
+	}
+	const nb = 4096
+	scale := nb / (hi - lo)
+	bucket := func(x float64) int {
+		b := int((x - lo) * scale)
+		if b >= nb {
+			b = nb - 1
+		}
+		if b < 0 {
+			b = 0
+		}
+		return b
+	}
+	var counts [nb]int
+	for _, x := range xs {
+		counts[bucket(x)]++
+	}
+	target, below := 0, 0
+	for target = 0; target < nb; target++ {
+		if below+counts[target] > k {
+			break
+		}
+		below += counts[target]
+	}
+	in := make([]float64, 0, counts[target])
+	for _, x := range xs {
+		if bucket(x) == target {
+			in = append(in, x)
+		}
+	}
+	sort.Float64s(in)
+	return in[k-below]
 }
 
 // Scale applies the linear transformation x → c·x to every observation:
@@ -123,4 +180,23 @@ func MeanCI(s Summary, level float64) (low, high float64) {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(s.N - 1)}
 	h := t.Quantile(0.5+level/2) * math.Sqrt(s.StdErr2())
 	return s.Mean - h, s.Mean + h
+}
+
+// RatioCISE is the delta-method interval of mx/my on the log scale from the
+// squared standard errors of the two means; NaNs when a mean is not positive
+// or a standard error is unknown.
+func RatioCISE(mx, se2x, my, se2y, level float64) (ratio, low, high float64) {
+	if !(mx > 0) || !(my > 0) || math.IsNaN(se2x) || math.IsNaN(se2y) {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	ratio = mx / my
+	se := math.Sqrt(se2x/(mx*mx) + se2y/(my*my))
+	z := distuv.UnitNormal.Quantile(0.5 + level/2)
+	return ratio, ratio * math.Exp(-z*se), ratio * math.Exp(z*se)
+}
+
+// Var is the unbiased variance of xs (0 for fewer than 2 values).
+func Var(xs []float64) float64 {
+	_, v := meanVar(xs)
+	return v
 }

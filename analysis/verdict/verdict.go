@@ -2,19 +2,21 @@
 // samples. Every decision is three-valued and carries its evidence, so a
 // user can see why a formula holds, fails, or cannot be decided yet.
 //
-// This is the quick mean-value interpretation of seed 004 (Def. 8): samples
-// of all forks are pooled and compared with Welch's t-test; `<=` fails when
+// The interpretations of seed 004 (quick, parametric, non-parametric) and a
+// rank test are in analysis/stats; see docs/statistics.md. `<=` fails when
 // the one-sided test rejects mean(L) ≤ mean(R) at α, `==` when the two-sided
 // test rejects equality at 2α. A formula that holds means "no significant
 // evidence against", never "proven".
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Outcome is the three-valued result of a comparison or formula.
@@ -59,6 +61,16 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 type Options struct {
 	Alpha float64 // significance level; default 0.05
 	Delta float64 // relative interval for `=` without an explicit (δ); default 0.05
+	// Interpretation selects the test; Auto follows the data: at least
+	// stats.MinParametricForks (5) forks on both sides, or a run history →
+	// parametric; fewer → quick with tolerance.
+	Interpretation stats.Interpretation
+	// Tolerance τ of the quick interpretation: `L <= R` is tested as
+	// L ≤p(x, (1+τ)x) R. 0 means the default: 0.05 when Auto picked quick,
+	// none when quick was chosen explicitly; negative means none.
+	Tolerance float64
+	// Bootstrap fixes the non-parametric interpretation (seed, resamples).
+	Bootstrap stats.BootstrapConfig
 }
 
 func (o Options) withDefaults() Options {
@@ -71,23 +83,66 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Side is one operand of a comparison: the per-operation times of all its
-// samples (nanoseconds), pooled over forks, and the transformation factor.
+// DefaultTolerance is the quick interpretation's tolerance when Auto picks
+// it (the paper's 5 %, Sect. 5.1).
+const DefaultTolerance = 0.05
+
+// Side is one operand of a comparison: the per-operation times (ns) of each
+// fork (run), and the transformation factor.
 type Side struct {
-	Samples []float64
-	Forks   int
-	Scale   float64 // multiplier from `c * term` or a lambda; 0 means 1
-	Err     error   // the measurement failed; the comparison is undecided
+	Runs    [][]float64 // Runs[i]: the samples of fork i
+	Scale   float64     // multiplier from `c * term` or a lambda; 0 means 1
+	History [][]float64 // optional earlier runs of the same measurement (between-run variance)
+	Err     error       // the measurement failed; the comparison is undecided
+
+	desc *stats.Described // set by Prepare
+}
+
+// Prepare reads the samples once (moments, median, run means) and keeps the
+// result in the returned Side, so that the comparisons that share a
+// measurement do not read its samples again. Runs must not change afterwards.
+func (s Side) Prepare() Side {
+	d := stats.Describe(s.Runs)
+	s.desc = &d
+	return s
+}
+
+func (s Side) describe() stats.Described {
+	if s.desc != nil {
+		return *s.desc
+	}
+	return stats.Describe(s.Runs)
+}
+
+// Forks is the number of non-empty runs.
+func (s Side) Forks() int {
+	n := 0
+	for _, r := range s.Runs {
+		if len(r) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (s Side) pooled() []float64 {
+	var out []float64
+	for _, r := range s.Runs {
+		out = append(out, r...)
+	}
+	return out
 }
 
 // SideEvidence summarises one operand as the user should see it: the
 // method's own figures, and the factor the formula applies to them.
 type SideEvidence struct {
-	MeanNs   float64 `json:"mean_ns_per_op"`
-	MedianNs float64 `json:"median_ns_per_op"`
-	Scale    float64 `json:"scale"`
-	Forks    int     `json:"forks"`
-	Samples  int     `json:"samples"`
+	MeanNs         float64 `json:"mean_ns_per_op"`
+	MedianNs       float64 `json:"median_ns_per_op"`
+	Scale          float64 `json:"scale"`
+	Forks          int     `json:"forks"`
+	Samples        int     `json:"samples"`                    // all samples of all forks
+	SamplesPerFork int     `json:"samples_per_fork,omitempty"` // the fewest in one fork
+	HistoryRuns    int     `json:"history_runs,omitempty"`
 }
 
 // Evidence is what a comparison's verdict rests on.
@@ -97,11 +152,21 @@ type Evidence struct {
 	Ratio     float64      `json:"ratio"` // scaled mean(L) / scaled mean(R)
 	RatioLow  float64      `json:"ratio_ci_low"`
 	RatioHigh float64      `json:"ratio_ci_high"`
-	Test      string       `json:"test"`
-	T         float64      `json:"t"`
-	DF        float64      `json:"df"`
-	P         float64      `json:"p"`
-	Alpha     float64      `json:"alpha"` // the level P was compared with
+	// Interpretation is quick, parametric, nonparametric or rank.
+	Interpretation string  `json:"interpretation,omitempty"`
+	Tolerance      float64 `json:"tolerance,omitempty"` // quick tolerance τ applied
+	Test           string  `json:"test"`
+	StatName       string  `json:"statistic_name,omitempty"` // t, U or d (bootstrap: difference of means)
+	T              float64 `json:"t"`                        // the statistic (named by StatName)
+	DF             float64 `json:"df"`                       // 0 when the test has none
+	P              float64 `json:"p"`
+	Alpha          float64 `json:"alpha"` // the level P was compared with
+	Seed           *uint64 `json:"seed,omitempty"`
+	Resamples      int     `json:"resamples,omitempty"`
+	// MoreForks estimates, for an undecided comparison, how many more forks
+	// per side would decide it if the observed effect and noise persist;
+	// 0 when not estimated.
+	MoreForks int `json:"more_forks,omitempty"`
 }
 
 // Comparison is the verdict on one comparison.
@@ -111,6 +176,9 @@ type Comparison struct {
 	Reason   string // why undecided or what failed; empty when decided cleanly
 }
 
+// tester runs the chosen interpretation on the scaled sides cl·L, cr·R.
+type tester func(cl, cr float64) (stats.Test, error)
+
 // Compare decides `left op right`. delta is the explicit interval of `=(δ)`,
 // or nil for the default.
 func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
@@ -118,35 +186,125 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 	if left.Err != nil || right.Err != nil {
 		return Comparison{Reason: joinErrs(left.Err, right.Err)}
 	}
-	lraw, rraw := stats.Summarize(left.Samples), stats.Summarize(right.Samples)
-	l, r := lraw.Scale(scaleOf(left)), rraw.Scale(scaleOf(right))
+	ld, rd := left.describe(), right.describe()
+	lraw, rraw := ld.Pooled, rd.Pooled
+	cl, cr := scaleOf(left), scaleOf(right)
 	ev := Evidence{
 		Left:  sideEvidence(lraw, left),
 		Right: sideEvidence(rraw, right),
 		Alpha: opt.Alpha,
-		Test:  "Welch t-test, pooled samples",
 	}
-	ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCI(l, r, 0.95)
-	if l.N < 2 || r.N < 2 {
-		return Comparison{Evidence: ev, Reason: fmt.Sprintf("too few samples to test (%d and %d; need at least 2 each)", l.N, r.N)}
+	interp := opt.Interpretation
+	tol := 0.0
+	if interp == stats.Auto {
+		interp = stats.Select(left.Forks(), right.Forks(), len(left.History) >= 2 && len(right.History) >= 2)
+		if interp == stats.Quick {
+			tol = DefaultTolerance
+		}
 	}
-	w, _ := stats.Welch(l, r) // both N ≥ 2
-	ev.T, ev.DF = w.T, w.DF
+	if interp == stats.Quick && opt.Tolerance != 0 {
+		tol = math.Max(0, opt.Tolerance)
+	}
+	ev.Interpretation = string(interp)
+	ev.Tolerance = tol
+	ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
 
+	minForks := min(left.Forks(), right.Forks())
+	undecided := func(reason string) Comparison {
+		if ev.Test == "" {
+			ev.Test = string(interp)
+		}
+		return Comparison{Evidence: ev, Reason: reason}
+	}
+	if lraw.N < 2 || rraw.N < 2 {
+		return undecided(fmt.Sprintf("too few samples to test (%d and %d; need at least 2 each)", lraw.N, rraw.N))
+	}
+
+	var test tester
+	switch interp {
+	case stats.Quick:
+		test = func(a, b float64) (stats.Test, error) { return stats.QuickTest(lraw, rraw, a, b) }
+	case stats.Parametric:
+		ls, err1 := ld.Runs(left.Runs, left.History)
+		rs, err2 := rd.Runs(right.Runs, right.History)
+		if err := errors.Join(err1, err2); err != nil {
+			return undecided(err.Error())
+		}
+		if math.IsNaN(ls.R2) || math.IsNaN(rs.R2) {
+			ev.Test = "parametric mean-value test"
+			ev.MoreForks = 2 - minForks
+			return undecided(fmt.Sprintf("parametric needs ≥ 2 forks per side or a run history (have %d and %d forks): the between-fork variance is unknown", ls.R, rs.R))
+		}
+		ev.Left.SamplesPerFork, ev.Right.SamplesPerFork = ls.O, rs.O
+		se2l := cl * cl * (ls.R2/float64(ls.R) + ls.S2/float64(ls.R*ls.O))
+		se2r := cr * cr * (rs.R2/float64(rs.R) + rs.S2/float64(rs.R*rs.O))
+		ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCISE(cl*ls.Mean, se2l, cr*rs.Mean, se2r, 0.95)
+		test = func(a, b float64) (stats.Test, error) { return stats.ParametricTest(ls, rs, a, b) }
+	case stats.NonParametric:
+		cfg := opt.Bootstrap
+		lb, err1 := stats.Bootstrap(left.Runs, left.History, cfg, 1)
+		rb, err2 := stats.Bootstrap(right.Runs, right.History, cfg, 2)
+		if err := errors.Join(err1, err2); err != nil {
+			return undecided(err.Error())
+		}
+		seed := lb.Config.Seed
+		ev.Seed, ev.Resamples = &seed, lb.Config.Resamples
+		ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCISE(cl*lb.Mean, cl*cl*stats.Var(lb.Dev), cr*rb.Mean, cr*cr*stats.Var(rb.Dev), 0.95)
+		test = func(a, b float64) (stats.Test, error) { return stats.BootstrapTest(lb, rb, a, b) }
+	case stats.Rank:
+		lp, rp := left.pooled(), right.pooled()
+		test = func(a, b float64) (stats.Test, error) { return stats.RankTest(lp, rp, a, b) }
+	default:
+		return undecided(fmt.Sprintf("unknown interpretation %q", interp))
+	}
+
+	record := func(t stats.Test) {
+		ev.Test, ev.StatName, ev.T, ev.DF = t.Name, t.StatName, t.Statistic, t.DF
+		if math.IsNaN(ev.DF) {
+			ev.DF = 0
+		}
+	}
+	run := func(a, b float64) (stats.Test, bool) {
+		t, err := test(a, b)
+		if err != nil {
+			return t, false
+		}
+		return t, true
+	}
+	fail := func() Comparison {
+		_, err := test(cl, cr)
+		return undecided(fmt.Sprintf("cannot test: %v", err))
+	}
+	up := 1 + tol
 	var out Outcome
 	switch op {
-	case spl.LE:
+	case spl.LE: // holds unless E[cl·L] > E[(1+τ)·cr·R] is shown
+		t, ok := run(cl, cr*up)
+		if !ok {
+			return fail()
+		}
+		record(t)
 		ev.Test += ", one-sided"
-		ev.P = w.PGreater
+		ev.P = t.PGreater
 		out = decideHolds(ev.P, opt.Alpha)
 	case spl.GE:
+		t, ok := run(cl*up, cr)
+		if !ok {
+			return fail()
+		}
+		record(t)
 		ev.Test += ", one-sided"
-		ev.P = w.PLess
+		ev.P = t.PLess
 		out = decideHolds(ev.P, opt.Alpha)
 	case spl.LT, spl.GT:
 		// Strict comparisons need positive evidence of the difference.
+		t, ok := run(cl, cr)
+		if !ok {
+			return fail()
+		}
+		record(t)
 		ev.Test += ", one-sided"
-		pFor, pAgainst := w.PLess, w.PGreater
+		pFor, pAgainst := t.PLess, t.PGreater
 		if op == spl.GT {
 			pFor, pAgainst = pAgainst, pFor
 		}
@@ -157,29 +315,74 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 		case pAgainst < opt.Alpha:
 			out = Violated
 		default:
-			return Comparison{Evidence: ev, Reason: fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, opt.Alpha)}
+			ev.MoreForks = moreForks(t.Z, opt.Alpha, minForks)
+			msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, opt.Alpha)
+			if ev.MoreForks > 0 {
+				msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", ev.MoreForks)
+			} else if t.Z == 0 {
+				msg += "; no observed difference, so more forks are unlikely to decide it"
+			}
+			return Comparison{Evidence: ev, Reason: msg}
 		}
 	case spl.EQ:
-		// Two-sided at 2α (seed 004 Def. 8), so its false-alarm rate is 2α.
+		// Two-sided at 2α (seed 004 Def. 8), so its false-alarm rate is 2α;
+		// with a tolerance: L ≤p(x,(1+τ)x) R and R ≤p(x,(1+τ)x) L.
+		tg, ok1 := run(cl, cr*up)
+		tl, ok2 := run(cl*up, cr)
+		if !ok1 || !ok2 {
+			return fail()
+		}
+		t := tg
+		if tl.PLess < tg.PGreater {
+			t = tl
+		}
+		record(t)
 		ev.Test += ", two-sided"
 		ev.Alpha = 2 * opt.Alpha
-		ev.P = w.PTwoSided
+		ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
 		out = decideHolds(ev.P, ev.Alpha)
 	case spl.EQI:
 		d := opt.Delta
 		if delta != nil {
 			d = *delta
 		}
-		// L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ): two one-sided tests.
-		lo, _ := stats.Welch(l.Scale(1-d), r.Scale(1+d))
-		hi, _ := stats.Welch(l.Scale(1+d), r.Scale(1-d))
+		// L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ): two one-sided tests
+		// (SPL Tools' interval equality, anchors-perf §1.6).
+		lo, ok1 := run(cl*(1-d), cr*(1+d))
+		hi, ok2 := run(cl*(1+d), cr*(1-d))
+		if !ok1 || !ok2 {
+			return fail()
+		}
+		t := lo
+		if hi.PLess < lo.PGreater {
+			t = hi
+		}
+		record(t)
 		ev.Test += fmt.Sprintf(", equality within ±%g%%", 100*d)
 		ev.P = math.Min(lo.PGreater, hi.PLess)
 		out = decideHolds(ev.P, opt.Alpha)
 	default:
-		return Comparison{Evidence: ev, Reason: fmt.Sprintf("comparison %v is not supported", op)}
+		return undecided(fmt.Sprintf("comparison %v is not supported", op))
+	}
+	if tol > 0 {
+		ev.Test += fmt.Sprintf(", tolerance %g%%", 100*tol)
 	}
 	return Comparison{Outcome: out, Evidence: ev}
+}
+
+// moreForks estimates the additional forks per side after which a test
+// statistic z (which grows like √forks at a fixed effect and noise) reaches
+// the one-sided critical value z_{1−α}. 0 when z is 0 or not finite.
+func moreForks(z, alpha float64, forks int) int {
+	if z == 0 || math.IsNaN(z) || math.IsInf(z, 0) || forks < 1 {
+		return 0
+	}
+	crit := distuv.UnitNormal.Quantile(1 - alpha)
+	need := math.Ceil(float64(forks) * (crit / z) * (crit / z))
+	if need > 1e6 {
+		need = 1e6
+	}
+	return max(1, int(need)-forks)
 }
 
 // decideHolds: the relation holds unless the data reject it.
@@ -198,7 +401,13 @@ func scaleOf(s Side) float64 {
 }
 
 func sideEvidence(s stats.Summary, side Side) SideEvidence {
-	return SideEvidence{MeanNs: s.Mean, MedianNs: s.Median, Scale: scaleOf(side), Forks: side.Forks, Samples: s.N}
+	e := SideEvidence{MeanNs: s.Mean, MedianNs: s.Median, Scale: scaleOf(side), Forks: side.Forks(), Samples: s.N, HistoryRuns: len(side.History)}
+	for _, r := range side.Runs {
+		if len(r) > 0 && (e.SamplesPerFork == 0 || len(r) < e.SamplesPerFork) {
+			e.SamplesPerFork = len(r)
+		}
+	}
+	return e
 }
 
 func joinErrs(a, b error) string {

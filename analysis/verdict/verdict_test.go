@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
 )
 
 func samples(rng *rand.Rand, mean float64, n int) []float64 {
@@ -20,8 +22,10 @@ func samples(rng *rand.Rand, mean float64, n int) []float64 {
 
 func TestCompareDecidesLargeEffects(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	fast := Side{Samples: samples(rng, 10, 60), Forks: 3}
-	slow := Side{Samples: samples(rng, 100, 60), Forks: 3}
+	fastS := samples(rng, 10, 60)
+	fast := Side{Runs: [][]float64{fastS}}
+	slowS := samples(rng, 100, 60)
+	slow := Side{Runs: [][]float64{slowS}}
 	cases := []struct {
 		op          spl.CmpOp
 		left, right Side
@@ -37,13 +41,13 @@ func TestCompareDecidesLargeEffects(t *testing.T) {
 		{spl.EQ, fast, slow, Violated},
 		{spl.EQI, fast, slow, Violated},
 		// Scaling the fast side by 10 makes the sides equal within ±5 %.
-		{spl.EQI, Side{Samples: fast.Samples, Scale: 10}, slow, Satisfied},
+		{spl.EQI, Side{Runs: [][]float64{fastS}, Scale: 10}, slow, Satisfied},
 		// 20 × fast ≤ slow fails; 0.5 × slow ≤ fast fails; 0.05 × slow ≤ fast holds.
-		{spl.LE, Side{Samples: fast.Samples, Scale: 20}, slow, Violated},
-		{spl.LE, Side{Samples: slow.Samples, Scale: 0.05}, fast, Satisfied},
+		{spl.LE, Side{Runs: [][]float64{fastS}, Scale: 20}, slow, Violated},
+		{spl.LE, Side{Runs: [][]float64{slowS}, Scale: 0.05}, fast, Satisfied},
 	}
 	for _, c := range cases {
-		got := Compare(c.op, c.left, c.right, nil, Options{})
+		got := Compare(c.op, c.left, c.right, nil, Options{Interpretation: stats.Quick})
 		if got.Outcome != c.want {
 			t.Errorf("%v (scales %g, %g): %v, want %v; evidence %+v", c.op, c.left.Scale, c.right.Scale, got.Outcome, c.want, got.Evidence)
 		}
@@ -54,9 +58,9 @@ func TestCompareDecidesLargeEffects(t *testing.T) {
 }
 
 func TestCompareEvidenceValues(t *testing.T) {
-	l := Side{Samples: []float64{10, 12, 11, 13}, Forks: 1}
-	r := Side{Samples: []float64{20, 22, 21, 23}, Forks: 1, Scale: 0.5}
-	got := Compare(spl.LE, l, r, nil, Options{Alpha: 0.01})
+	l := Side{Runs: [][]float64{{10, 12, 11, 13}}}
+	r := Side{Runs: [][]float64{{20, 22, 21, 23}}, Scale: 0.5}
+	got := Compare(spl.LE, l, r, nil, Options{Alpha: 0.01, Interpretation: stats.Quick})
 	ev := got.Evidence
 	if ev.Left.MeanNs != 11.5 || ev.Right.MeanNs != 21.5 || ev.Right.Scale != 0.5 {
 		t.Errorf("means %+v", ev)
@@ -70,16 +74,16 @@ func TestCompareEvidenceValues(t *testing.T) {
 }
 
 func TestCompareUndecided(t *testing.T) {
-	ok := Side{Samples: []float64{1, 2, 3}}
-	if c := Compare(spl.LE, Side{Err: errors.New("workload threw")}, ok, nil, Options{}); c.Outcome != Undecided || !strings.Contains(c.Reason, "workload threw") {
+	ok := Side{Runs: [][]float64{{1, 2, 3}}}
+	if c := Compare(spl.LE, Side{Err: errors.New("workload threw")}, ok, nil, Options{Interpretation: stats.Quick}); c.Outcome != Undecided || !strings.Contains(c.Reason, "workload threw") {
 		t.Errorf("failed side: %+v", c)
 	}
-	if c := Compare(spl.LE, Side{Samples: []float64{1}}, ok, nil, Options{}); c.Outcome != Undecided || !strings.Contains(c.Reason, "too few samples") {
+	if c := Compare(spl.LE, Side{Runs: [][]float64{{1}}}, ok, nil, Options{Interpretation: stats.Quick}); c.Outcome != Undecided || !strings.Contains(c.Reason, "too few samples") {
 		t.Errorf("one sample: %+v", c)
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	same := samples(rng, 50, 40)
-	if c := Compare(spl.LT, Side{Samples: same}, Side{Samples: same}, nil, Options{}); c.Outcome != Undecided {
+	if c := Compare(spl.LT, Side{Runs: [][]float64{same}}, Side{Runs: [][]float64{same}}, nil, Options{Interpretation: stats.Quick}); c.Outcome != Undecided {
 		t.Errorf("strict comparison of equal samples: %+v", c)
 	}
 }
@@ -91,10 +95,10 @@ func TestFalseAlarmRates(t *testing.T) {
 	const runs = 3000
 	fails := map[spl.CmpOp]int{}
 	for i := 0; i < runs; i++ {
-		l := Side{Samples: samples(rng, 100, 30)}
-		r := Side{Samples: samples(rng, 100, 30)}
+		l := Side{Runs: [][]float64{samples(rng, 100, 30)}}
+		r := Side{Runs: [][]float64{samples(rng, 100, 30)}}
 		for _, op := range []spl.CmpOp{spl.LE, spl.EQ} {
-			if Compare(op, l, r, nil, Options{Alpha: 0.05}).Outcome == Violated {
+			if Compare(op, l, r, nil, Options{Alpha: 0.05, Interpretation: stats.Quick}).Outcome == Violated {
 				fails[op]++
 			}
 		}
@@ -133,5 +137,129 @@ func TestCombineIsKleeneLogic(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%v %v %v = %v, want %v", c.x, c.op, c.y, got, c.want)
 		}
+	}
+}
+
+func forkRuns(rng *rand.Rand, mean float64, forks, n int) [][]float64 {
+	out := make([][]float64, forks)
+	for i := range out {
+		b := mean * (1 + 0.01*rng.NormFloat64())
+		out[i] = samples(rng, b, n)
+	}
+	return out
+}
+
+// TestDefaultSelection: one fork → quick with 5 % tolerance; five or more →
+// parametric; the choice and the tolerance are in the evidence.
+func TestDefaultSelection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 61))
+	one := Side{Runs: forkRuns(rng, 100, 1, 50)}
+	// 3 % slower: within the 5 % tolerance of quick, so `<=` holds.
+	slower := Side{Runs: forkRuns(rng, 103, 1, 50)}
+	c := Compare(spl.LE, slower, one, nil, Options{})
+	if c.Evidence.Interpretation != "quick" || c.Evidence.Tolerance != DefaultTolerance || !strings.Contains(c.Evidence.Test, "tolerance 5%") {
+		t.Errorf("one fork: %+v", c.Evidence)
+	}
+	if c.Outcome != Satisfied {
+		t.Errorf("3%% slower within 5%% tolerance: %v (p = %g)", c.Outcome, c.Evidence.P)
+	}
+	// Explicit quick has no tolerance.
+	if c := Compare(spl.LE, Side{Runs: forkRuns(rng, 110, 1, 200)}, one, nil, Options{Interpretation: stats.Quick}); c.Evidence.Tolerance != 0 || c.Outcome != Violated {
+		t.Errorf("explicit quick, 10%% slower: %v %+v", c.Outcome, c.Evidence)
+	}
+	many := Side{Runs: forkRuns(rng, 100, 5, 50)}
+	c = Compare(spl.LE, many, Side{Runs: forkRuns(rng, 100, 5, 50)}, nil, Options{})
+	if c.Evidence.Interpretation != "parametric" || c.Evidence.StatName != "t" || c.Evidence.Left.Forks != 5 || c.Evidence.Left.SamplesPerFork != 50 {
+		t.Errorf("five forks: %+v", c.Evidence)
+	}
+}
+
+// TestEveryInterpretationDecides: a 30 % slowdown over 5 forks is found by
+// all four interpretations, with their evidence.
+func TestEveryInterpretationDecides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(62, 63))
+	slow := Side{Runs: forkRuns(rng, 130, 5, 40)}
+	fast := Side{Runs: forkRuns(rng, 100, 5, 40)}
+	for _, in := range []stats.Interpretation{stats.Quick, stats.Parametric, stats.NonParametric, stats.Rank} {
+		opt := Options{Interpretation: in, Bootstrap: stats.BootstrapConfig{Seed: 7, Resamples: 2000}}
+		for _, c := range []struct {
+			op          spl.CmpOp
+			left, right Side
+			want        Outcome
+		}{
+			{spl.LE, slow, fast, Violated}, {spl.LE, fast, slow, Satisfied},
+			{spl.GT, slow, fast, Satisfied}, {spl.EQ, slow, fast, Violated},
+			{spl.EQI, Side{Runs: slow.Runs, Scale: 1 / 1.3}, fast, Satisfied},
+		} {
+			got := Compare(c.op, c.left, c.right, nil, opt)
+			if got.Outcome != c.want {
+				t.Errorf("%s %v: %v, want %v (%s)", in, c.op, got.Outcome, c.want, got.Reason)
+			}
+			ev := got.Evidence
+			if ev.Interpretation != string(in) || ev.Test == "" || ev.StatName == "" || !(ev.RatioLow <= ev.Ratio && ev.Ratio <= ev.RatioHigh) {
+				t.Errorf("%s %v: evidence %+v", in, c.op, ev)
+			}
+			if in == stats.NonParametric && (ev.Seed == nil || *ev.Seed != 7 || ev.Resamples != 2000) {
+				t.Errorf("bootstrap evidence does not record seed and resamples: %+v", ev)
+			}
+		}
+	}
+}
+
+func TestUndecidedEstimatesMoreForks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 65))
+	l := Side{Runs: forkRuns(rng, 100, 3, 30)}
+	// R is L slowed by 0.3 %: far below the 1 % between-fork noise.
+	r := Side{Runs: make([][]float64, 3)}
+	for i, run := range l.Runs {
+		for _, x := range run {
+			r.Runs[i] = append(r.Runs[i], 1.003*x)
+		}
+	}
+	c := Compare(spl.LT, l, r, nil, Options{Interpretation: stats.Parametric})
+	if c.Outcome != Undecided {
+		t.Fatalf("0.3 %% difference with 1 %% fork noise decided: %v (p = %g)", c.Outcome, c.Evidence.P)
+	}
+	if c.Evidence.MoreForks < 1 || !strings.Contains(c.Reason, "more forks") {
+		t.Errorf("undecided without an estimate: %q %+v", c.Reason, c.Evidence)
+	}
+	// Parametric with one fork: undecided, needs one more fork.
+	c = Compare(spl.LE, Side{Runs: forkRuns(rng, 100, 1, 30)}, r, nil, Options{Interpretation: stats.Parametric})
+	if c.Outcome != Undecided || c.Evidence.MoreForks != 1 || !strings.Contains(c.Reason, "between-fork variance") {
+		t.Errorf("parametric with one fork: %v %q %+v", c.Outcome, c.Reason, c.Evidence)
+	}
+	if got := moreForks(1, 0.05, 4); got != 7 { // need 4·(1.645/1)² = 10.8 → 11
+		t.Errorf("moreForks(z=1, 4 forks) = %d, want 7", got)
+	}
+}
+
+// TestEvidenceJSONKeepsUndefinedNumbers: NaN and ±Inf encode as null and
+// read back as NaN, instead of failing the whole record.
+func TestEvidenceJSONKeepsUndefinedNumbers(t *testing.T) {
+	ev := Evidence{Ratio: math.NaN(), RatioLow: math.NaN(), RatioHigh: math.NaN(), T: math.Inf(1), DF: 4, P: 0.5, Test: "x"}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"ratio":null`) || !strings.Contains(string(b), `"df":4`) || !strings.Contains(string(b), `"test":"x"`) {
+		t.Errorf("encoded %s", b)
+	}
+	var back Evidence
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(back.Ratio) || !math.IsNaN(back.T) || back.DF != 4 || back.P != 0.5 || back.Test != "x" {
+		t.Errorf("decoded %+v", back)
+	}
+}
+
+func TestPrepareGivesTheSameVerdict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(66, 67))
+	l := Side{Runs: forkRuns(rng, 100, 4, 100)}
+	r := Side{Runs: forkRuns(rng, 101, 4, 100)}
+	a := Compare(spl.LE, l, r, nil, Options{})
+	b := Compare(spl.LE, l.Prepare(), r.Prepare(), nil, Options{})
+	if a.Outcome != b.Outcome || a.Evidence.P != b.Evidence.P || a.Evidence.Left != b.Evidence.Left {
+		t.Errorf("prepared %+v, plain %+v", b.Evidence, a.Evidence)
 	}
 }

@@ -39,7 +39,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.DurationVar(&cf.opts.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
 	fl.BoolVar(&cf.verbose, "v", false, "report each fork on stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance with a one-sided Welch t-test.\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
+		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -272,9 +272,9 @@ func side(o workspace.Operand, results map[string]measure.Result) verdict.Side {
 	if res.Err != nil {
 		return verdict.Side{Err: res.Err}
 	}
-	s := verdict.Side{Scale: o.Scale, Forks: len(res.Forks)}
+	s := verdict.Side{Scale: o.Scale}
 	for _, f := range res.Forks {
-		s.Samples = append(s.Samples, f.NsPerOp...)
+		s.Runs = append(s.Runs, f.NsPerOp)
 	}
 	return s
 }

@@ -31,6 +31,7 @@ const usage = `perfls — Java performance formulas, measured and shown where co
 Usage:
   perfls check [flags] DIR      measure and decide every @SPL formula under DIR
   perfls lint [flags] PATH...   report SPL syntax errors in .java and .spl files
+  perfls evaluate [flags]       decide a formula against recorded JMH or perfls results
   perfls serve                  run the language server on stdin/stdout
   perfls version                print the version
 
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runCheck(ctx, rest, stdout, stderr)
 	case "lint":
 		code, err = runLint(rest, stdout, stderr)
+	case "evaluate":
+		code, err = runEvaluate(rest, stdout, stderr)
 	case "serve":
 		code, err = runServe(ctx, rest, stdin, stdout, stderr)
 	case "version", "--version":

@@ -45,7 +45,7 @@ func project(t *testing.T) string {
 }
 
 func quick() measure.Options {
-	return measure.Options{Forks: 2, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}
+	return measure.Options{Forks: 2, SamplesPerFork: 5, Warmup: 50 * time.Millisecond}
 }
 
 func startDaemon(t *testing.T, cacheDir string) *Daemon {
