@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/textpos"
-	"github.com/perfls/perfls/analysis/verdict"
 )
 
 // Hover documents an @SPL-annotated method: its formulas and the latest
@@ -22,15 +21,8 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if m == nil || len(m.SPL) == 0 {
 		return nil, nil
 	}
-	var records []verdict.MethodResult
-	var recordErr error
-	if s.opts.Verdicts != nil {
-		records, recordErr = s.opts.Verdicts.ForFile(doc.path)
-		if recordErr != nil {
-			s.logf("hover: %v", recordErr)
-		}
-	}
-	md := report.MethodHover(m, doc.formulas, records, recordErr)
+	s.syncResults()
+	md := report.MethodHover(m, doc.formulas, s.resultsOf(doc.path), nil)
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{
 		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},

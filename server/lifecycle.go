@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // Version is reported to clients in serverInfo.
@@ -12,7 +13,15 @@ var Version = "0.1.0-dev"
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	s.mu.Lock()
 	s.initialized = true
+	s.clientCaps = params.Capabilities
+	switch {
+	case len(params.WorkspaceFolders) > 0:
+		s.rootDir = uri.URI(params.WorkspaceFolders[0].URI).Filename()
+	case params.RootURI != "":
+		s.rootDir = params.RootURI.Filename()
+	}
 	s.mu.Unlock()
+	s.noteClient(params) // start indexing the workspace folders
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			// Full sync: protocol v0.12.0 cannot tell a range-less change
@@ -22,7 +31,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Change:    protocol.TextDocumentSyncKindFull,
 				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
-			HoverProvider: true,
+			HoverProvider:          true,
+			CodeLensProvider:       &protocol.CodeLensOptions{},
+			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: allCommands},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: Version},
 	}, nil
@@ -30,10 +41,14 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 
 func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
 
+// Shutdown cancels background checks (their forked JVMs are killed) and
+// waits for them to finish.
 func (s *server) Shutdown(context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
+	s.cancelJobs()
+	s.jobs.Wait()
 	return nil
 }
 

@@ -10,11 +10,13 @@ import (
 	"io"
 	"log"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 )
 
@@ -26,6 +28,9 @@ type Options struct {
 	// Logger receives the server's own log lines (never stdout: that is the
 	// protocol stream). nil discards them.
 	Logger *log.Logger
+	// Checker measures and decides formulas for the "Check" code lens; nil
+	// disables measuring (the server then only reads and reports).
+	Checker Checker
 }
 
 // server implements protocol.Server; nyi answers what perfls does not do.
@@ -36,11 +41,24 @@ type server struct {
 	client protocol.Client
 	logf   func(format string, args ...any)
 
+	index *wsIndex // the workspace index, built in the background
+
+	// Background jobs (checks) run under jobsCtx; Shutdown cancels them and
+	// waits for them.
+	jobsCtx    context.Context
+	cancelJobs context.CancelFunc
+	jobs       sync.WaitGroup
+
 	// mu guards the fields below it.
 	mu          sync.Mutex
 	initialized bool
 	shutdown    bool
+	clientCaps  protocol.ClientCapabilities
+	rootDir     string
 	docs        map[protocol.DocumentURI]*document
+	results     map[string][]verdict.MethodResult // latest verdicts by file path
+	recordTime  time.Time                         // modification time of the record results came from
+	cancels     map[string]func()                 // progress token → cancel of its job
 }
 
 // Serve runs an LSP session on rwc until the client sends exit or the stream
@@ -48,12 +66,16 @@ type server struct {
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.Conn {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
 	s := &server{
-		opts:   opts,
-		conn:   conn,
-		client: protocol.ClientDispatcher(conn, zap.NewNop()),
-		docs:   map[protocol.DocumentURI]*document{},
-		logf:   func(string, ...any) {},
+		opts:    opts,
+		conn:    conn,
+		client:  protocol.ClientDispatcher(conn, zap.NewNop()),
+		docs:    map[protocol.DocumentURI]*document{},
+		results: map[string][]verdict.MethodResult{},
+		cancels: map[string]func(){},
+		logf:    func(string, ...any) {},
 	}
+	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
+	s.index = newWorkspaceIndex(s)
 	if opts.Logger != nil {
 		s.logf = opts.Logger.Printf
 	}

@@ -27,7 +27,14 @@ type fakeClient struct {
 
 	mu    sync.Mutex
 	diags map[protocol.DocumentURI][]*protocol.PublishDiagnosticsParams
+	calls []recorded    // every request and notification from the server
 	ch    chan struct{} // signalled on every notification
+}
+
+// recorded is one message from the server to the client.
+type recorded struct {
+	method string
+	params json.RawMessage
 }
 
 func startSession(t *testing.T, opts server.Options) *fakeClient {
@@ -41,6 +48,9 @@ func startSession(t *testing.T, opts server.Options) *fakeClient {
 		ch:    make(chan struct{}, 100),
 	}
 	fc.conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		fc.mu.Lock()
+		fc.calls = append(fc.calls, recorded{req.Method(), append(json.RawMessage(nil), req.Params()...)})
+		fc.mu.Unlock()
 		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
 			var p protocol.PublishDiagnosticsParams
 			if err := json.Unmarshal(req.Params(), &p); err != nil {
@@ -119,10 +129,13 @@ public class Demo {
     public static int fast(int[] a) { return a.length; }
 
     public static int slow(int[] a) { return a.length; }
+
+    public static Iterable<Object[]> gen(int n) { return null; }
 }
 `
 
 func TestSessionDiagnosticsHoverShutdown(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the persisted index goes there
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Demo.java")
 	verdicts := cache.OpenVerdicts(dir)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -18,8 +19,11 @@ type document struct {
 	path        string
 	version     int32
 	java        *javasrc.File          // nil for .spl files or when parsing failed
+	tree        *javasrc.Doc           // the tree kept for incremental reparse, shared by a URI's versions
 	formulas    []*workspace.Formula   // formulas found in the text
-	diagnostics []workspace.Diagnostic // syntax and semantic diagnostics
+	syntax      []workspace.Diagnostic // SPL syntax and semantic diagnostics of the text alone
+	checked     []workspace.Diagnostic // references resolved against the workspace
+	diagnostics []workspace.Diagnostic // syntax and checked, in document order
 }
 
 func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
@@ -35,10 +39,22 @@ func (s *server) DidChange(ctx context.Context, p *protocol.DidChangeTextDocumen
 	return s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, text)
 }
 
-func (s *server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
+// DidSave re-reads the saved file into the workspace index, so that other
+// documents' references see what was saved.
+func (s *server) DidSave(ctx context.Context, p *protocol.DidSaveTextDocumentParams) error {
+	path := uri.URI(p.TextDocument.URI).Filename()
+	if strings.HasSuffix(path, ".java") {
+		s.workspaceIndex().refresh(path)
+		s.recheckOpen(ctx)
+	}
+	return nil
+}
 
 func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.mu.Lock()
+	if d := s.docs[p.TextDocument.URI]; d != nil && d.tree != nil {
+		d.tree.Close()
+	}
 	delete(s.docs, p.TextDocument.URI)
 	s.mu.Unlock()
 	// Clear what this file showed: clients keep diagnostics until replaced.
@@ -49,7 +65,18 @@ func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 
 // update parses a new version of a document and publishes its diagnostics.
 func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int32, text string) error {
-	doc := analyze(u, version, text)
+	s.mu.Lock()
+	var tree *javasrc.Doc
+	if old := s.docs[u]; old != nil {
+		tree = old.tree
+	}
+	s.mu.Unlock()
+	doc := analyze(u, version, text, tree)
+	w := s.workspaceIndex()
+	w.ensure(doc.path)
+	gen := w.generation()
+	doc.checked = s.checkDiagnostics(doc, s.openJava(doc))
+	doc.diagnostics = merge(doc.syntax, doc.checked)
 	s.mu.Lock()
 	if old := s.docs[u]; old != nil && old.version > version {
 		s.mu.Unlock()
@@ -57,23 +84,56 @@ func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int
 	}
 	s.docs[u] = doc
 	s.mu.Unlock()
-	return s.publishDiagnostics(ctx, doc)
+	if err := s.publishDiagnostics(ctx, doc); err != nil {
+		return err
+	}
+	if w.generation() != gen {
+		// The index changed while this document was checked, and its
+		// own recheck may have missed the document: check again.
+		s.recheckOpen(ctx)
+	}
+	return nil
 }
 
-func analyze(u protocol.DocumentURI, version int32, text string) *document {
+// analyze parses a version of a document; tree, when not nil, holds the
+// previous version's tree for an incremental reparse.
+func analyze(u protocol.DocumentURI, version int32, text string, tree *javasrc.Doc) *document {
 	path := uri.URI(u).Filename()
 	doc := &document{uri: u, path: path, version: version}
 	if strings.HasSuffix(path, ".spl") {
-		doc.formulas, doc.diagnostics = workspace.SPLFile(path, text)
+		doc.formulas, doc.syntax = workspace.SPLFile(path, text)
+		doc.diagnostics = doc.syntax
 		return doc
 	}
-	f, err := javasrc.Parse(path, []byte(text))
+	if tree == nil {
+		tree = javasrc.NewDoc(path)
+	}
+	f, err := tree.Update([]byte(text))
 	if err != nil {
-		return doc
+		// The tree may have been closed by a racing didClose, or be in a
+		// bad state: start over from scratch once.
+		tree = javasrc.NewDoc(path)
+		if f, err = tree.Update([]byte(text)); err != nil {
+			tree.Close()
+			return doc
+		}
 	}
+	doc.tree = tree
 	doc.java = f
-	doc.formulas, doc.diagnostics = workspace.JavaFormulas(f)
+	doc.formulas, doc.syntax = workspace.JavaFormulas(f)
+	doc.diagnostics = doc.syntax
 	return doc
+}
+
+// merge returns a and b in document order.
+func merge(a, b []workspace.Diagnostic) []workspace.Diagnostic {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]workspace.Diagnostic, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
 }
 
 func (s *server) snapshot(u protocol.DocumentURI) *document {

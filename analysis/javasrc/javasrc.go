@@ -125,6 +125,11 @@ type Type struct {
 	// RecordComponents are a record's header components.
 	RecordComponents []Param
 
+	// Supers are the erased names of the direct supertypes as written in
+	// extends/implements clauses ("AbstractList", "java.io.Serializable");
+	// for an anonymous class, Super. Not resolved to qualified names.
+	Supers []string
+
 	// Constants holds the static final String fields (including the
 	// implicitly static final fields of interfaces) whose initializer is a
 	// compile-time constant this package can evaluate.
@@ -148,7 +153,10 @@ type Method struct {
 	// record components.
 	IsCompact bool
 	Static    bool
-	Params    []Param
+	// Abstract is set for a method without a body that is not native: an
+	// abstract method or an interface method without default.
+	Abstract bool
+	Params   []Param
 	// ReturnType as written ("" for constructors), with array dimensions
 	// written after the parameter list appended.
 	ReturnType string

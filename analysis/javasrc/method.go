@@ -23,6 +23,7 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 		modifiers, retType, params, typeParams *sitter.Node
 		nameNode                               *sitter.Node
 		retDims                                int
+		hasBody, native                        bool
 	)
 	for _, c := range children(n) {
 		switch {
@@ -38,6 +39,8 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 			params = c.n
 		case c.field == "dimensions":
 			retDims += b.countDims(c.n)
+		case c.field == "body":
+			hasBody = true
 		}
 	}
 	if nameNode == nil || nameNode.IsMissing() {
@@ -87,11 +90,15 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 			switch c.kind {
 			case "static":
 				m.Static = true
+			case "native":
+				native = true
 			case "annotation", "marker_annotation":
 				b.methodAnnotation(m, c.n, ctx)
 			}
 		}
 	}
+
+	m.Abstract = k == "method_declaration" && !hasBody && !native
 
 	// Generator parameter documentation.
 	documented := false

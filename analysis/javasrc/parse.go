@@ -124,28 +124,38 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 		return base, err
 	}
 	defer func() { tree.Close() }()
+	f = extract(base, tree, parse, q)
+	release()
+	return f, nil
+}
 
+// extract builds the model of base.Src from its tree. When the tree has
+// errors that a repaired copy of the text parses with fewer, the copy's
+// tree (from parse) is used instead; tree stays the caller's to close.
+func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), q *sitter.Query) *File {
+	text := base.Src
 	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}}
+	use := tree
 	if root := tree.RootNode(); root.HasError() {
 		if plan := planRepair(text); len(plan) > 0 {
 			fixed := applyInsertions(text, plan)
 			if t2, err := parse(fixed); err == nil {
 				if errorCost(t2.RootNode()) < errorCost(root) {
-					tree.Close()
-					tree = t2
+					use = t2
 					b.src, b.om, b.repairs = fixed, newOffsetMap(plan), plan
-				} else {
+				}
+				if use != t2 {
 					t2.Close()
+				} else {
+					defer t2.Close()
 				}
 			}
 		}
 	}
-	release()
-
 	out := *base
 	b.f = &out
-	b.build(tree.RootNode(), q)
-	return b.f, nil
+	b.build(use.RootNode(), q)
+	return b.f
 }
 
 // builder turns one tree into a File. It lives for one Parse call.
@@ -362,6 +372,10 @@ func (b *builder) newType(it item, outer *Type) *Type {
 				t.RecordComponents = b.params(ps, t.typeVar, nil)
 			}
 		}
+		t.Supers = b.supers(it.n)
+	}
+	if t.Anonymous && t.Super != "" {
+		t.Supers = []string{eraseType(t.Super, nil)}
 	}
 
 	switch {
@@ -600,4 +614,28 @@ func containsNewline(s string) bool {
 		}
 	}
 	return false
+}
+
+// supers returns the erased supertypes named in a declaration's extends
+// and implements clauses.
+func (b *builder) supers(n *sitter.Node) []string {
+	var out []string
+	for _, c := range children(n) {
+		switch c.kind {
+		case "superclass", "super_interfaces", "extends_interfaces":
+			var walk func(*sitter.Node)
+			walk = func(x *sitter.Node) {
+				for _, cc := range namedChildren(x) {
+					switch kind(cc) {
+					case "type_list":
+						walk(cc)
+					case "type_identifier", "scoped_type_identifier", "generic_type":
+						out = append(out, eraseType(b.typeText(cc), nil))
+					}
+				}
+			}
+			walk(c.n)
+		}
+	}
+	return out
 }

@@ -14,7 +14,7 @@ import (
 //     by a formula of the unit (hint, only when the unit has formulas);
 //   - scale factors and lambda multipliers that are not positive (error),
 //     equality intervals outside (0, 1) (warning);
-//   - "k * A <= B" with k > 1 (hint): it demands A be k times faster, which
+//   - "k * A <= B" with k > 1 (warning): it demands A be k times faster, which
 //     is often meant as "A <= k * B" (thesis Listing 5).
 //
 // Parse does not call Check; ParseAndCheck does both. For the SPL Tools
@@ -242,7 +242,7 @@ func checkScalePlacement(c *Comparison) []Diagnostic {
 	if c.Op == GE || c.Op == GT {
 		fix = k + " * " + b + " " + c.signString() + " " + a
 	}
-	return []Diagnostic{{Span: scaled.ScaleSpan, Severity: Hint, Code: CodeScalePlacement,
+	return []Diagnostic{{Span: scaled.ScaleSpan, Severity: Warning, Code: CodeScalePlacement,
 		Message: fmt.Sprintf("this requires %s to be at least %s times faster than %s; if it may be up to %s times slower, write %s",
 			a, k, b, k, fix)}}
 }

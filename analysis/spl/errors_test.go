@@ -128,8 +128,8 @@ func TestWarnings(t *testing.T) {
 		{`SELF[g] =(1.5) x[g]`, CodeInvalidInterval, `should lie between 0 and 1`, "=", 0, Warning},
 		{"w := gen\nq := other\nSELF[w] <= x[w]", CodeUnusedAlias, `alias "q" is not used by any formula`, "q", 0, Hint},
 		{`10 * current[w] <= copy[w]`, CodeScalePlacement,
-			`this requires current[w] to be at least 10 times faster than copy[w]; if it may be up to 10 times slower, write current[w] <= 10 * copy[w]`, "10 *", 0, Hint},
-		{`copy[w] >= current[w] * 10`, CodeScalePlacement, `write 10 * copy[w] >= current[w]`, "* 10", 0, Hint},
+			`this requires current[w] to be at least 10 times faster than copy[w]; if it may be up to 10 times slower, write current[w] <= 10 * copy[w]`, "10 *", 0, Warning},
+		{`copy[w] >= current[w] * 10`, CodeScalePlacement, `write 10 * copy[w] >= current[w]`, "* 10", 0, Warning},
 	}
 	for _, tc := range cases {
 		_, ds := ParseAndCheck(tc.src)

@@ -31,7 +31,14 @@ func Parse(src string) (*Unit, []Diagnostic) {
 // When the text has syntax errors, the partial AST lacks whatever failed to
 // parse, so "unused variable/alias" findings are left out: they would only
 // echo the syntax error.
+//
+// Text in the evaluation-engine dialect ("bench:last < ver2 && ver2 < 1.5")
+// yields one CodeEvaluationDialect error over the whole text, which says
+// how to write it, and a unit without formulas.
 func ParseAndCheck(src string) (*Unit, []Diagnostic) {
+	if sp, ok := evaluationDialect(src); ok {
+		return &Unit{}, []Diagnostic{{Span: sp, Severity: Error, Code: CodeEvaluationDialect, Message: EvaluationDialectMessage}}
+	}
 	u, diags := Parse(src)
 	syntaxErrors := false
 	for _, d := range diags {

@@ -14,16 +14,62 @@ type Index struct {
 	// methods of each type, in source order
 	methods map[*javasrc.Type][]*javasrc.Method
 	files   map[*javasrc.Type]*javasrc.File
+	// packages holds every package that declares a workspace type.
+	packages map[string]bool
+
+	// base, when set, holds the files this index does not replace: an
+	// overlay (With) answers from its own files first, then from base,
+	// skipping base's types of the paths in hidden.
+	base   *Index
+	hidden map[string]bool
+}
+
+// With returns an index of ix's files and files, where files replace those
+// of ix with the same Path (open editor buffers over the files on disk).
+// ix is not modified; building the overlay costs only files.
+func (ix *Index) With(files []*javasrc.File) *Index {
+	o := NewIndex(files)
+	o.base = ix
+	o.hidden = map[string]bool{}
+	for _, f := range files {
+		o.hidden[f.Path] = true
+	}
+	return o
+}
+
+// fileOf returns the file that declares t.
+func (ix *Index) fileOf(t *javasrc.Type) *javasrc.File {
+	if f := ix.files[t]; f != nil || ix.base == nil {
+		return f
+	}
+	return ix.base.fileOf(t)
+}
+
+// methodsOf returns every method of t in source order.
+func (ix *Index) methodsOf(t *javasrc.Type) []*javasrc.Method {
+	if _, own := ix.files[t]; own || ix.base == nil {
+		return ix.methods[t]
+	}
+	return ix.base.methodsOf(t)
+}
+
+// hasPackage tells whether a workspace type is declared in package p.
+func (ix *Index) hasPackage(p string) bool {
+	return ix.packages[p] || (ix.base != nil && ix.base.hasPackage(p))
 }
 
 // NewIndex indexes the types and methods of files.
 func NewIndex(files []*javasrc.File) *Index {
 	ix := &Index{
-		types:   map[string]*javasrc.Type{},
-		methods: map[*javasrc.Type][]*javasrc.Method{},
-		files:   map[*javasrc.Type]*javasrc.File{},
+		types:    map[string]*javasrc.Type{},
+		methods:  map[*javasrc.Type][]*javasrc.Method{},
+		files:    map[*javasrc.Type]*javasrc.File{},
+		packages: map[string]bool{},
 	}
 	for _, f := range files {
+		if len(f.Types) > 0 {
+			ix.packages[f.Package] = true
+		}
 		for _, t := range f.Types {
 			ix.types[t.QualifiedName] = t
 			ix.types[t.BinaryName] = t
@@ -37,12 +83,21 @@ func NewIndex(files []*javasrc.File) *Index {
 }
 
 // Type returns the type with a qualified (a.B.C) or binary (a.B$C) name.
-func (ix *Index) Type(name string) *javasrc.Type { return ix.types[name] }
+func (ix *Index) Type(name string) *javasrc.Type {
+	if t := ix.types[name]; t != nil || ix.base == nil {
+		return t
+	}
+	t := ix.base.Type(name)
+	if t != nil && ix.hidden[ix.base.fileOf(t).Path] {
+		return nil
+	}
+	return t
+}
 
 // Methods returns the methods of t named name.
 func (ix *Index) Methods(t *javasrc.Type, name string) []*javasrc.Method {
 	var out []*javasrc.Method
-	for _, m := range ix.methods[t] {
+	for _, m := range ix.methodsOf(t) {
 		if m.Name == name && !m.IsConstructor {
 			out = append(out, m)
 		}
@@ -242,15 +297,24 @@ func simpleType(t string) string {
 // annotated type, in the same package, or imported. Anything else is
 // returned as written for the JVM-side resolver (e.g. java.util.Arrays).
 func (ix *Index) resolveClass(f *Formula, name string) string {
+	var scope *javasrc.Type
+	if f.Method != nil {
+		scope = f.Method.Type
+	}
+	return ix.resolveClassIn(f.File, scope, name)
+}
+
+// resolveClassIn resolves a class name as written in file (may be nil)
+// inside type scope (may be nil).
+func (ix *Index) resolveClassIn(file *javasrc.File, scope *javasrc.Type, name string) string {
 	if t := ix.Type(name); t != nil {
 		return t.BinaryName
 	}
 	var candidates []string
-	if f.Method != nil {
-		for cur := f.Method.Type; cur != nil; cur = cur.Outer {
-			candidates = append(candidates, cur.QualifiedName+"."+name)
-		}
+	for cur := scope; cur != nil; cur = cur.Outer {
+		candidates = append(candidates, cur.QualifiedName+"."+name)
 	}
+	f := struct{ File *javasrc.File }{file}
 	if f.File != nil {
 		first, rest, _ := strings.Cut(name, ".")
 		for _, imp := range f.File.Imports {

@@ -8,16 +8,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/workspace/jdk"
 )
 
 func runLint(args []string, stdout, stderr io.Writer) (int, error) {
 	fl := flag.NewFlagSet("lint", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	format := fl.String("format", "text", "output format: text or json")
+	jdkSrc := fl.String("jdk-src", "", "`src.zip` of the JDK to check java.*/javax.* references against (default: $JAVA_HOME/lib/src.zip or the javac on PATH; \"none\" to skip)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: perfls lint [--format text|json] PATH...\n\nReports SPL syntax and semantic errors in .java and .spl files (directories are searched).\nExit status: 0 clean, 1 errors found, 2 usage or I/O error.")
 		fl.PrintDefaults()
@@ -36,13 +39,16 @@ func runLint(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	diags := []workspace.Diagnostic{}
+	var javaFiles []*javasrc.File
+	var formulas []*workspace.Formula
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			return exitUsage, fmt.Errorf("lint: %w", err)
 		}
 		if strings.HasSuffix(p, ".spl") {
-			_, ds := workspace.SPLFile(p, string(src))
+			fs, ds := workspace.SPLFile(p, string(src))
+			formulas = append(formulas, fs...)
 			diags = append(diags, ds...)
 			continue
 		}
@@ -50,9 +56,37 @@ func runLint(args []string, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return exitUsage, fmt.Errorf("lint %s: %w", p, err)
 		}
-		_, ds := workspace.JavaFormulas(f)
+		fs, ds := workspace.JavaFormulas(f)
+		javaFiles = append(javaFiles, f)
+		formulas = append(formulas, fs...)
 		diags = append(diags, ds...)
 	}
+	// One index over every file given, so references resolve across them.
+	opt := workspace.CheckOptions{}
+	if *jdkSrc != "none" {
+		path := *jdkSrc
+		if path == "" {
+			path, _ = jdk.Find() // no JDK sources: JDK references stay unchecked
+		}
+		if path != "" {
+			z, err := jdk.Open(path)
+			if err != nil {
+				if *jdkSrc != "" {
+					return exitUsage, fmt.Errorf("lint: %w", err)
+				}
+			} else {
+				defer z.Close()
+				opt.External = z
+			}
+		}
+	}
+	diags = append(diags, workspace.NewIndex(javaFiles).Check(formulas, opt)...)
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].Path != diags[j].Path {
+			return diags[i].Path < diags[j].Path
+		}
+		return diags[i].Span.Start < diags[j].Span.Start
+	})
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -33,6 +33,8 @@ Usage:
   perfls lint [flags] PATH...   report SPL syntax errors in .java and .spl files
   perfls evaluate [flags]       decide a formula against recorded JMH or perfls results
   perfls serve                  run the language server on stdin/stdout
+  perfls cache ls|show|gc|clear inspect and trim the measurement cache
+  perfls daemon run|start|status|stop  the per-user measurement server
   perfls version                print the version
 
 Run 'perfls COMMAND -h' for the flags of a command.
@@ -62,6 +64,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runLint(rest, stdout, stderr)
 	case "evaluate":
 		code, err = runEvaluate(rest, stdout, stderr)
+	case "daemon":
+		code, err = runDaemon(ctx, rest, stdout, stderr)
+	case "cache":
+		code, err = runCache(ctx, rest, stdout, stderr)
 	case "serve":
 		code, err = runServe(ctx, rest, stdin, stdout, stderr)
 	case "version", "--version":

@@ -158,7 +158,7 @@ func TestServeOverStdio(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer

@@ -9,7 +9,13 @@ import (
 	"log"
 	"os"
 
+	"path/filepath"
+	"sync"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure/service"
 	"github.com/perfls/perfls/server"
 )
 
@@ -32,8 +38,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
 	if dir, err := cache.Dir(); err == nil {
 		opts.Verdicts = cache.OpenVerdicts(dir)
+		lc := &lspChecker{cacheDir: dir, logf: opts.Logger.Printf}
+		defer lc.close()
+		opts.Checker = lc
 	} else {
-		opts.Logger.Printf("no verdict record: %v", err)
+		opts.Logger.Printf("no cache directory, so no verdicts and no measuring: %v", err)
 	}
 	// stdout belongs to the protocol from here on.
 	conn := server.Serve(ctx, stdio{in: stdin, out: stdout}, opts)
@@ -66,4 +75,72 @@ func (s stdio) Close() error {
 		errs = append(errs, c.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// lspChecker runs the "Check" code lens through the per-user daemon,
+// starting it when none answers — so a daemon that died is replaced on the
+// next request — and through an in-process service when no daemon can run.
+type lspChecker struct {
+	cacheDir string
+	logf     func(string, ...any)
+
+	mu    sync.Mutex
+	local service.Service // fallback, created on first need
+}
+
+func (c *lspChecker) service(ctx context.Context) service.Service {
+	if exe, err := os.Executable(); err == nil {
+		if client, err := service.EnsureDaemon(ctx, c.cacheDir, exe); err == nil {
+			return client
+		} else {
+			c.logf("measuring in-process: %v", err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.local == nil {
+		c.local = service.NewLocal(ctx, c.cacheDir, 1)
+	}
+	return c.local
+}
+
+func (c *lspChecker) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.local != nil {
+		c.local.Close()
+	}
+}
+
+// Check measures and decides the formulas of one method, as an explicit user
+// action (the code lens), ahead of batch and background work.
+func (c *lspChecker) Check(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
+	dir := req.Root
+	if dir == "" {
+		dir = filepath.Dir(req.File)
+	}
+	keep := func(f *workspace.Formula) bool {
+		m := f.Method
+		if m == nil || m.Type == nil || f.Path != req.File || m.Type.BinaryName != req.Class || m.Name != req.Method || len(m.Params) != len(req.Params) {
+			return false
+		}
+		for i, p := range m.Params {
+			if p.Erased != req.Params[i] {
+				return false
+			}
+		}
+		return true
+	}
+	out, err := runCheckJob(ctx, c.service(ctx), checkJob{
+		dir: dir, keep: keep, priority: service.Interactive,
+		progress: func(p service.Progress) { report(p.Message) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.compileErrors) > 0 {
+		m := out.compileErrors[0]
+		return nil, fmt.Errorf("the project does not compile: %s:%d: %s (and %d more)", m.File, m.Line, m.Message, len(out.compileErrors)-1)
+	}
+	return out.methods, nil
 }

@@ -1,0 +1,159 @@
+package javasrc
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/perfls/perfls/analysis/textpos"
+)
+
+// Doc is an open document whose tree-sitter tree is kept between versions,
+// so that a new version is parsed incrementally from the old tree. The
+// tree never leaves the Doc and is only touched under its lock (trees are
+// not safe even for concurrent reads); the Files Update returns are the
+// usual immutable models. A Doc is safe for concurrent use; Close it when
+// the document is closed.
+type Doc struct {
+	path string
+
+	mu     sync.Mutex
+	parser *sitter.Parser
+	src    []byte       // the text tree was parsed from
+	tree   *sitter.Tree // nil before the first Update and after a failure
+	file   *File        // the model of src
+	moved  int          // updates that moved the old model instead of extracting (for tests)
+	closed bool
+}
+
+// NewDoc returns an empty document for path.
+func NewDoc(path string) *Doc { return &Doc{path: path} }
+
+// Update parses a new version of the document and returns its model. The
+// edit from the previous version is taken to be one replacement: the text
+// between their common prefix and common suffix.
+func (d *Doc) Update(src []byte) (f *File, err error) {
+	src = append([]byte(nil), src...) // the caller may reuse its buffer
+	text := string(src)
+	base := &File{Path: d.path, Src: text, Mapper: textpos.NewMapper(text)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			d.drop()
+			f = base
+			err = fmt.Errorf("javasrc: internal error analysing %s: %v\n%s", d.path, r, debug.Stack())
+		}
+	}()
+	if d.closed {
+		return base, fmt.Errorf("javasrc: %s: document closed", d.path)
+	}
+	q, err := declarationQuery()
+	if err != nil {
+		return base, fmt.Errorf("javasrc: bad declaration query: %w", err)
+	}
+	if d.parser == nil {
+		d.parser = newParser()
+	}
+	var old *sitter.Tree
+	var edit sitter.EditInput
+	if d.tree != nil {
+		edit = editBetween(d.src, src)
+		d.tree.Edit(edit)
+		old = d.tree
+	}
+	prevSrc, prevFile := d.src, d.file
+	parse := func(s []byte, old *sitter.Tree) (*sitter.Tree, error) {
+		t, err := d.parser.ParseCtx(context.Background(), old, s)
+		if err == nil && t == nil {
+			err = fmt.Errorf("javasrc: tree-sitter returned no tree for %s", d.path)
+		}
+		if err != nil {
+			d.parser.Reset()
+			return nil, err
+		}
+		return t, nil
+	}
+	tree, err := parse(src, old)
+	if err == nil && old != nil && tree.RootNode().HasError() {
+		// Error recovery may differ when old subtrees are reused; a broken
+		// text is parsed afresh so its model is exactly Parse's.
+		tree.Close()
+		tree, err = parse(src, nil)
+	}
+	d.drop()
+	if err != nil {
+		return base, err
+	}
+	d.tree, d.src = tree, src
+	if old != nil && prevFile != nil && len(prevFile.SyntaxErrors) == 0 && bodyEdit(prevSrc, src, edit, tree) {
+		// Only one method body changed: the declarations stay, moved.
+		d.file = prevFile.shifted(text, base.Mapper, int(edit.OldEndIndex), int(edit.NewEndIndex)-int(edit.OldEndIndex))
+		d.moved++
+		return d.file, nil
+	}
+	d.file = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, q)
+	return d.file, nil
+}
+
+// drop forgets the tree; the next Update parses from scratch.
+func (d *Doc) drop() {
+	if d.tree != nil {
+		d.tree.Close()
+		d.tree, d.src = nil, nil
+	}
+	d.file = nil
+}
+
+// Close releases the tree and the parser. Update fails afterwards.
+func (d *Doc) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.drop()
+	if d.parser != nil {
+		d.parser.Close()
+		d.parser = nil
+	}
+	d.closed = true
+}
+
+// editBetween describes the change from old to new as one replacement of
+// the text between their common prefix and common suffix. Points are
+// (row, byte column), as tree-sitter wants them.
+func editBetween(old, new []byte) sitter.EditInput {
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	s := 0
+	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	oldEnd, newEnd := len(old)-s, len(new)-s
+	start := pointAt(old, 0, sitter.Point{}, p)
+	return sitter.EditInput{
+		StartIndex:  uint32(p),
+		OldEndIndex: uint32(oldEnd),
+		NewEndIndex: uint32(newEnd),
+		StartPoint:  start,
+		OldEndPoint: pointAt(old, p, start, oldEnd),
+		NewEndPoint: pointAt(new, p, start, newEnd),
+	}
+}
+
+// pointAt returns the point of offset to, counting from offset from at
+// point at.
+func pointAt(src []byte, from int, at sitter.Point, to int) sitter.Point {
+	for i := from; i < to; i++ {
+		if src[i] == '\n' {
+			at.Row++
+			at.Column = 0
+		} else {
+			at.Column++
+		}
+	}
+	return at
+}

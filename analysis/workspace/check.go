@@ -1,0 +1,766 @@
+package workspace
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+)
+
+// Diagnostic codes of the reference checker (Index.Check).
+const (
+	CodeUnknownAlias      = "unknown-alias"       // bare name that is neither an alias nor a method of the class
+	CodeUnknownClass      = "unknown-class"       // class not in the workspace (or the JDK)
+	CodeUnknownMethod     = "unknown-method"      // class has no method of that name
+	CodeNoOverload        = "no-overload"         // no overload with the written parameter types
+	CodeAmbiguousOverload = "ambiguous-overload"  // overloaded and no parameter types written
+	CodeGeneratorArity    = "generator-arity"     // argument count differs from the declaration
+	CodeGeneratorArgType  = "generator-arg-type"  // argument kind does not fit the parameter type
+	CodeGeneratorShape    = "generator-signature" // not static, or does not return a sequence
+	CodeWorkloadLoop      = "workload-loop"       // SPLController workload loop used wrongly
+	CodeSelfAbstract      = "self-abstract"       // SELF names an abstract method
+	CodeSelfOutside       = "self-outside-method" // SELF in a .spl file
+	CodeUnsupported       = "unsupported"         // valid SPL perfls cannot measure yet
+)
+
+// ExternalMethod is a method of a class outside the workspace.
+type ExternalMethod struct {
+	Name     string
+	Params   []string // erased parameter types as written in the declaration
+	Static   bool
+	Abstract bool
+}
+
+// ExternalClass is a class outside the workspace with its declared
+// methods (constructors excluded).
+type ExternalClass struct {
+	Name    string // binary name
+	Methods []ExternalMethod
+	// Supers are the binary names of the direct supertypes; Complete is
+	// false when some could not be resolved, so a method missing here may
+	// still be inherited.
+	Supers   []string
+	Complete bool
+}
+
+// External looks up classes outside the workspace, such as the JDK's. The
+// caller supplies it; implementations may read files and must be safe for
+// concurrent use.
+type External interface {
+	// Covers reports whether the lookup knows every class of the package
+	// that class (a binary or canonical name) would be in, so that a miss
+	// is an error, e.g. true for java.* and javax.* for a JDK lookup.
+	Covers(class string) bool
+	// Class returns the class with a binary (a.B$C) or canonical (a.B.C)
+	// name, or nil when there is none.
+	Class(name string) (*ExternalClass, error)
+}
+
+// CheckOptions configure Index.Check.
+type CheckOptions struct {
+	// External resolves java.* / javax.* references; nil leaves them
+	// unchecked.
+	External External
+	// Partial tells that the index does not hold every file of the
+	// workspace yet (an editor before its index is built): classes missing
+	// from it are then not reported.
+	Partial bool
+}
+
+// Check resolves the method and generator references of formulas against
+// the index (and opt.External) and reports what would keep them from being
+// measured: unknown aliases, classes and methods, ambiguous overloads,
+// generator arguments that do not fit the generator's declaration, misused
+// workload loops, SELF on an abstract method, and formulas written in the
+// spl-evaluation-java dialect. Formulas with syntax errors are skipped.
+// Diagnostics are sorted by position; ranges
+// cover the reference's text in the formula.
+func (ix *Index) Check(formulas []*Formula, opt CheckOptions) []Diagnostic {
+	var diags []Diagnostic
+	for _, f := range formulas {
+		if f == nil || f.Broken || f.Parsed == nil || f.Parsed.Body == nil {
+			continue // its syntax errors come first; a partial AST would only add noise
+		}
+		c := &checker{ix: ix, opt: opt, f: f}
+		c.formula()
+		diags = append(diags, c.diags...)
+	}
+	sortDiagnostics(diags)
+	return diags
+}
+
+type checker struct {
+	ix    *Index
+	opt   CheckOptions
+	f     *Formula
+	diags []Diagnostic
+	// selfDone: SELF was resolved once; its problems are reported once
+	// per formula.
+	selfDone bool
+	selfOK   bool
+	// via is the alias being resolved, named in messages.
+	via string
+}
+
+func (c *checker) add(sp spl.Span, sev Severity, code, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if c.via != "" {
+		msg = fmt.Sprintf("alias %q: %s", c.via, msg)
+	}
+	c.diags = append(c.diags, c.f.diagnostic(sp, sev, code, msg))
+}
+
+func (c *checker) formula() {
+	if c.evaluationDialect() {
+		return
+	}
+	for _, t := range spl.Terms(c.f.Parsed.Body) {
+		c.term(t)
+	}
+}
+
+// evaluationDialect recognises spl-evaluation-java formulas such as
+// "last < ver2 && ver2 < ver3": every operand a bare name that is neither
+// an alias nor a method of the annotated class, without workload or
+// arguments.
+func (c *checker) evaluationDialect() bool {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range spl.Terms(c.f.Parsed.Body) {
+		m := t.Method
+		if m.Self || m.Name == "" || t.Generator != nil || t.ArgsGiven || t.Scale != nil ||
+			findAlias(c.f.Aliases, m.Name) != nil || c.classHasMethod(m.Name) {
+			return false
+		}
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			names = append(names, m.Name)
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	c.add(c.f.Parsed.Body.ExprSpan(), Error, spl.CodeEvaluationDialect,
+		"this is the spl-evaluation-java dialect, where operands (%s) name data sources or revisions; perfls SPL compares measured methods on a workload: write e.g. SELF[gen](n) < pkg.Class#method[gen](n), with & | ==> (or and, or, implies) instead of && || =>",
+		strings.Join(names, ", "))
+	return true
+}
+
+func (c *checker) classHasMethod(name string) bool {
+	if c.f.Method == nil {
+		return false
+	}
+	for cur := c.f.Method.Type; cur != nil; cur = cur.Outer {
+		if len(c.ix.Methods(cur, name)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate is one method declaration a reference may denote.
+type candidate struct {
+	owner    string // qualified name of the declaring class
+	name     string
+	params   []string
+	static   bool
+	abstract bool
+	decl     *javasrc.Method // nil outside the workspace
+}
+
+func (k candidate) signature() string {
+	ps := make([]string, len(k.params))
+	for i, p := range k.params {
+		ps[i] = simpleType(p)
+	}
+	return k.name + "(" + strings.Join(ps, ", ") + ")"
+}
+
+func (c *checker) term(t *spl.Term) {
+	gen := t.Generator
+	var genSite spl.Span
+	if gen != nil {
+		genSite = gen.Span
+	} else if t.Method.Class == "" && !t.Method.Self {
+		// "a := ArrayList.contains[gen]" binds a workload to the alias; its
+		// text may be in another string, so report at the term.
+		if a := findAlias(c.f.Aliases, t.Method.Name); a != nil && a.BoundGenerator != nil {
+			gen, genSite = a.BoundGenerator, t.Method.Span
+		}
+	}
+	m, ok := c.method(t.Method, t.Method.Span, "", 0)
+	c.via = ""
+	var g *candidate
+	genOK := false
+	if gen != nil {
+		g, genOK = c.generator(gen, genSite, len(t.Args), 0)
+		c.via = ""
+	}
+	if ok && m != nil && m.decl != nil && isLoop(m.decl) {
+		if gen != nil {
+			c.add(genSite, Error, CodeWorkloadLoop,
+				"%s is a workload loop (its first parameter is SPLController): it runs its own workload, so remove [%s] and pass its arguments directly, e.g. %s(…)",
+				m.signature(), gen, t.Method)
+			return
+		}
+		c.arguments(t, m, m.decl.Params[1:], "workload loop")
+		return
+	}
+	if gen == nil {
+		if ok && m != nil && m.decl != nil && t.ArgsGiven {
+			c.arguments(t, m, m.decl.Params, "method")
+		}
+		return
+	}
+	if genOK && g != nil && g.decl != nil {
+		c.generatorShape(genSite, g)
+		c.arguments(t, g, g.decl.Params, "generator")
+	}
+}
+
+// isLoop tells a workload loop: void w(SPLController spl, …).
+func isLoop(m *javasrc.Method) bool {
+	return len(m.Params) > 0 && simpleType(m.Params[0].Erased) == "SPLController"
+}
+
+// method resolves a method reference; ok is false when a diagnostic was
+// reported. A nil candidate with ok means "cannot be checked here".
+//
+// Problems are reported at site, the reference in the formula: an alias
+// may be declared in another string of the annotation, whose positions
+// this formula cannot map. via names the alias followed, if any.
+func (c *checker) method(ref *spl.MethodRef, site spl.Span, via string, depth int) (*candidate, bool) {
+	c.via = via
+	if depth > maxAliasDepth {
+		c.add(site, Error, CodeUnknownAlias, "alias chain through %q is too long or circular", ref.Name)
+		return nil, false
+	}
+	if !c.versioning(site, ref.Project, ref.Revision) {
+		return nil, false
+	}
+	switch {
+	case ref.Self:
+		if c.f.Method == nil {
+			c.add(site, Error, CodeSelfOutside, "%s only has a meaning in an @SPL annotation on a method; in a .spl file name the method, e.g. pkg.Class#method", ref.Name)
+			return nil, false
+		}
+		m := c.f.Method
+		if c.selfDone && !c.selfOK {
+			return nil, false
+		}
+		c.selfDone = true
+		if m.Abstract {
+			c.add(site, Error, CodeSelfAbstract,
+				"%s is the abstract method %s.%s, which has no body to measure: put the formula on an implementation, or name one instead, e.g. pkg.Impl#%s",
+				ref.Name, m.Type.QualifiedName, m.Signature(), m.Name)
+			return nil, false
+		}
+		c.selfOK = true
+		return workspaceCandidate(m), true
+	case ref.Class == "" && ref.Name != "":
+		if a := findAlias(c.f.Aliases, ref.Name); a != nil && a.Method != nil {
+			return c.method(a.Method, site, a.Name, depth+1)
+		}
+		if c.f.Method == nil || c.f.Method.Type == nil {
+			c.add(site, Error, CodeUnknownAlias, "unknown alias %q: declare it with `%s := pkg.Class#method`", ref.Name, ref.Name)
+			return nil, false
+		}
+		for cur := c.f.Method.Type; cur != nil; cur = cur.Outer {
+			if ms, _ := c.members(cur.BinaryName, ref.Name); len(ms) > 0 {
+				return c.pick(site, cur.QualifiedName, ref.Name, ms, ref.Params, true, "method")
+			}
+		}
+		c.add(site, Error, CodeUnknownAlias,
+			"unknown alias or method %q: no alias has this name and %s has no method %q; declare it with `%s := pkg.Class#method` or write pkg.Class#%s",
+			ref.Name, c.f.Method.Type.QualifiedName, ref.Name, ref.Name, ref.Name)
+		return nil, false
+	}
+	if ref.CtorArg != nil {
+		c.add(site, Warning, CodeUnsupported, "receivers built from a constructor string (%s) are not supported yet; use a static method or pass the receiver as the generator's first argument", ref)
+		return nil, false
+	}
+	return c.classMember(site, ref.Class, ref.Method, ref.Params, "method")
+}
+
+func workspaceCandidate(m *javasrc.Method) *candidate {
+	params := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = p.Erased
+	}
+	owner := ""
+	if m.Type != nil {
+		owner = m.Type.QualifiedName
+	}
+	return &candidate{owner: owner, name: m.Name, params: params, static: m.Static, abstract: m.Abstract, decl: m}
+}
+
+// classMember resolves class#name written in the formula.
+func (c *checker) classMember(sp spl.Span, class, name string, params []string, what string) (*candidate, bool) {
+	cls := c.ix.resolveClass(c.f, class)
+	ms, complete, known, err := c.lookup(cls, name)
+	if err != nil {
+		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", class, err)
+		return nil, true
+	}
+	if !known {
+		c.unknownClass(sp, class, cls)
+		return nil, false
+	}
+	if len(ms) == 0 {
+		if !complete {
+			return nil, true // maybe inherited from a class we cannot see
+		}
+		c.add(sp, Error, CodeUnknownMethod, "%s has no %s %q%s", displayName(cls), what, name, c.suggest(cls, name))
+		return nil, false
+	}
+	return c.pick(sp, displayName(cls), name, ms, params, complete, what)
+}
+
+func displayName(binary string) string { return strings.ReplaceAll(binary, "$", ".") }
+
+// unknownClass reports a class that resolves nowhere, when that is certain.
+func (c *checker) unknownClass(sp spl.Span, written, resolved string) {
+	ext := c.opt.External
+	switch {
+	case ext != nil && ext.Covers(resolved):
+		c.add(sp, Error, CodeUnknownClass, "unknown class %s: the JDK has no such class", written)
+	case c.opt.Partial:
+	case !strings.Contains(resolved, "."):
+		c.add(sp, Error, CodeUnknownClass,
+			"unknown class %s: it is not in this package nor imported; write its qualified name, e.g. pkg.%s#method, or import it", written, written)
+	case c.ix.hasPackage(packageOf(resolved)):
+		c.add(sp, Error, CodeUnknownClass, "unknown class %s: package %s of the workspace has no such class", written, packageOf(resolved))
+	}
+}
+
+func packageOf(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+// lookup collects the methods named name of class cls (a binary name or a
+// name as written) and its supertypes. known is false when cls is found
+// nowhere; complete is false when a supertype could not be seen.
+func (c *checker) lookup(cls, name string) (ms []candidate, complete, known bool, err error) {
+	complete = true
+	seen := map[string]bool{}
+	queue := []string{cls}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if seen[cur] {
+			continue
+		}
+		seen[cur] = true
+		if t := c.ix.Type(cur); t != nil {
+			known = true
+			for _, m := range c.ix.Methods(t, name) {
+				ms = append(ms, *workspaceCandidate(m))
+			}
+			file := c.ix.fileOf(t)
+			for _, s := range t.Supers {
+				queue = append(queue, c.ix.resolveClassIn(file, t, s))
+			}
+			if len(t.Supers) == 0 && t.Kind == javasrc.KindClass {
+				queue = append(queue, "java.lang.Object")
+			}
+			continue
+		}
+		ext := c.opt.External
+		if cur == "java.lang.Object" && (ext == nil || !ext.Covers(cur)) {
+			known = known || cur == cls
+			for _, m := range objectMethods {
+				if m.Name == name {
+					ms = append(ms, candidate{owner: "java.lang.Object", name: m.Name, params: m.Params})
+				}
+			}
+			continue
+		}
+		if ext == nil || !ext.Covers(cur) {
+			if cur != cls {
+				complete = false
+			}
+			continue
+		}
+		ec, e := ext.Class(cur)
+		if e != nil {
+			return nil, false, known, e
+		}
+		if ec == nil {
+			if cur != cls {
+				complete = false
+			}
+			continue
+		}
+		known = true
+		for _, m := range ec.Methods {
+			if m.Name == name {
+				ms = append(ms, candidate{owner: displayName(ec.Name), name: m.Name, params: m.Params, static: m.Static, abstract: m.Abstract})
+			}
+		}
+		complete = complete && ec.Complete
+		queue = append(queue, ec.Supers...)
+	}
+	return ms, complete, known, nil
+}
+
+// objectMethods are java.lang.Object's, which every class inherits, for
+// when no External knows them.
+var objectMethods = []ExternalMethod{
+	{Name: "equals", Params: []string{"Object"}}, {Name: "hashCode", Params: []string{}},
+	{Name: "toString", Params: []string{}}, {Name: "getClass", Params: []string{}},
+	{Name: "clone", Params: []string{}}, {Name: "finalize", Params: []string{}},
+	{Name: "notify", Params: []string{}}, {Name: "notifyAll", Params: []string{}},
+	{Name: "wait", Params: []string{}}, {Name: "wait", Params: []string{"long"}},
+	{Name: "wait", Params: []string{"long", "int"}},
+}
+
+// members returns the workspace methods of one type named name.
+func (c *checker) members(binary, name string) ([]candidate, bool) {
+	t := c.ix.Type(binary)
+	if t == nil {
+		return nil, false
+	}
+	var out []candidate
+	for _, m := range c.ix.Methods(t, name) {
+		out = append(out, *workspaceCandidate(m))
+	}
+	return out, true
+}
+
+// pick chooses the overload params (nil: not written) denotes.
+func (c *checker) pick(sp spl.Span, owner, name string, ms []candidate, params []string, complete bool, what string) (*candidate, bool) {
+	// An override and the method it overrides are one choice.
+	var uniq []candidate
+	sigs := map[string]bool{}
+	for _, m := range ms {
+		if !sigs[m.signature()] {
+			sigs[m.signature()] = true
+			uniq = append(uniq, m)
+		}
+	}
+	if params != nil {
+		for i := range uniq {
+			if sameParamList(uniq[i].params, params) {
+				return &uniq[i], true
+			}
+		}
+		if !complete {
+			return nil, true
+		}
+		c.add(sp, Error, CodeNoOverload, "%s has no overload %s(%s); candidates: %s", owner, name, strings.Join(params, ", "), candidateList(uniq))
+		return nil, false
+	}
+	if len(uniq) == 1 {
+		return &uniq[0], true
+	}
+	c.add(sp, Error, CodeAmbiguousOverload, "%s %s.%s is overloaded; name the parameter types, e.g. %s#%s; candidates: %s",
+		what, owner, name, owner, uniq[0].signature(), candidateList(uniq))
+	return nil, false
+}
+
+func candidateList(ms []candidate) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = m.signature()
+	}
+	sort.Strings(s)
+	return strings.Join(s, "; ")
+}
+
+func sameParamList(have, want []string) bool {
+	if len(have) != len(want) {
+		return false
+	}
+	for i := range have {
+		if simpleType(have[i]) != simpleType(want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// suggest offers the closest method names of cls, for typos.
+func (c *checker) suggest(cls, name string) string {
+	var names []string
+	add := func(n string) {
+		if n != "<init>" && len(name) >= 3 && editDistance(strings.ToLower(n), strings.ToLower(name)) <= max(1, (len(name)+2)/3) {
+			names = append(names, n)
+		}
+	}
+	if t := c.ix.Type(cls); t != nil {
+		for _, m := range c.ix.methodsOf(t) {
+			add(m.Name)
+		}
+	} else if ext := c.opt.External; ext != nil && ext.Covers(cls) {
+		if ec, err := ext.Class(cls); err == nil && ec != nil {
+			for _, m := range ec.Methods {
+				add(m.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	names = compactStrings(names)
+	return "; did you mean " + strings.Join(names, " or ") + "?"
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (c *checker) versioning(sp spl.Span, project, revision string) bool {
+	if err := unsupportedVersioning(project, revision); err != nil {
+		c.add(sp, Warning, CodeUnsupported, "%v", err)
+		return false
+	}
+	return true
+}
+
+// generator resolves a generator reference (following aliases); nargs
+// picks among overloads. sp is the use site.
+func (c *checker) generator(ref *spl.GeneratorRef, sp spl.Span, nargs, depth int) (*candidate, bool) {
+	if depth == 0 {
+		c.via = ""
+	}
+	if depth > maxAliasDepth {
+		c.add(sp, Error, CodeUnknownAlias, "alias chain through %q is too long or circular", ref.Name)
+		return nil, false
+	}
+	if !c.versioning(sp, ref.Project, ref.Revision) {
+		return nil, false
+	}
+	if ref.Class == "" {
+		if a := findAlias(c.f.GeneratorAliases, ref.Name); a != nil {
+			c.via = a.Name
+			switch {
+			case a.Generator != nil:
+				return c.generator(a.Generator, sp, nargs, depth+1)
+			case a.Method != nil && !a.Method.Self:
+				if a.Method.Class == "" {
+					return c.generator(&spl.GeneratorRef{Name: a.Method.Name}, sp, nargs, depth+1)
+				}
+				return c.generator(&spl.GeneratorRef{Class: a.Method.Class, Method: a.Method.Method, Project: a.Method.Project, Revision: a.Method.Revision}, sp, nargs, depth+1)
+			}
+		}
+		if c.f.Method == nil || c.f.Method.Type == nil {
+			c.add(sp, Error, CodeUnknownAlias, "unknown generator alias %q: declare it with `%s := pkg.Class.generator`", ref.Name, ref.Name)
+			return nil, false
+		}
+		for cur := c.f.Method.Type; cur != nil; cur = cur.Outer {
+			if ms, _ := c.members(cur.BinaryName, ref.Name); len(ms) > 0 {
+				return c.pickGenerator(sp, cur.QualifiedName, ref.Name, ms, nargs)
+			}
+		}
+		c.add(sp, Error, CodeUnknownAlias,
+			"unknown generator %q: no alias has this name and %s has no method %q; declare it with `%s := pkg.Class.generator` or write pkg.Class#%s",
+			ref.Name, c.f.Method.Type.QualifiedName, ref.Name, ref.Name, ref.Name)
+		return nil, false
+	}
+	if ref.CtorArg != nil || ref.MethodArg != nil || ref.CtorGiven || ref.Method == "" {
+		c.add(sp, Warning, CodeUnsupported, "generator objects built from constructor strings are not supported yet; use a static method returning Iterable<Object[]>")
+		return nil, false
+	}
+	if ref.MaybeClass {
+		// "a.b.C": method C of class a.b, or (SPL Tools) the class a.b.C.
+		if c.ix.Type(c.ix.resolveClass(c.f, ref.Class)) == nil && c.ix.Type(c.ix.resolveClass(c.f, ref.Class+"."+ref.Method)) != nil {
+			c.add(sp, Warning, CodeUnsupported, "generator objects (the class %s.%s as an Iterable) are not supported yet; use a static method returning Iterable<Object[]>", ref.Class, ref.Method)
+			return nil, false
+		}
+	}
+	cls := c.ix.resolveClass(c.f, ref.Class)
+	ms, complete, known, err := c.lookup(cls, ref.Method)
+	if err != nil {
+		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", ref.Class, err)
+		return nil, true
+	}
+	if !known {
+		c.unknownClass(sp, ref.Class, cls)
+		return nil, false
+	}
+	if len(ms) == 0 {
+		if !complete {
+			return nil, true
+		}
+		c.add(sp, Error, CodeUnknownMethod, "%s has no generator method %q%s", displayName(cls), ref.Method, c.suggest(cls, ref.Method))
+		return nil, false
+	}
+	return c.pickGenerator(sp, displayName(cls), ref.Method, ms, nargs)
+}
+
+// pickGenerator chooses among generator overloads by argument count.
+func (c *checker) pickGenerator(sp spl.Span, owner, name string, ms []candidate, nargs int) (*candidate, bool) {
+	if len(ms) == 1 {
+		return &ms[0], true
+	}
+	var fit []candidate
+	for _, m := range ms {
+		if len(m.params) == nargs {
+			fit = append(fit, m)
+		}
+	}
+	if len(fit) == 1 {
+		return &fit[0], true
+	}
+	c.add(sp, Error, CodeAmbiguousOverload, "generator %s.%s is overloaded and %d argument(s) do not tell which is meant; candidates: %s; give the overloads distinct names",
+		owner, name, nargs, candidateList(ms))
+	return nil, false
+}
+
+// generatorShape checks a workspace generator's declaration.
+func (c *checker) generatorShape(site spl.Span, g *candidate) {
+	d := g.decl
+	switch {
+	case isLoop(d):
+		c.add(site, Error, CodeWorkloadLoop,
+			"%s is a workload loop (its first parameter is SPLController), not a generator: name it as the measured method, without brackets, e.g. %s#%s(…)",
+			g.signature(), g.owner, g.name)
+	case !d.Static:
+		c.add(site, Error, CodeGeneratorShape, "generator %s.%s is not static: make it `static Iterable<Object[]> %s`", g.owner, g.signature(), g.signature())
+	case isPrimitiveOrVoid(d.ReturnType):
+		c.add(site, Error, CodeGeneratorShape, "generator %s.%s returns %s: a generator returns Iterable<Object[]>, one Object[] of arguments per call", g.owner, g.signature(), d.ReturnType)
+	}
+}
+
+func isPrimitiveOrVoid(t string) bool {
+	switch t {
+	case "void", "int", "long", "short", "byte", "char", "boolean", "double", "float", "String", "java.lang.String":
+		return true
+	}
+	return false
+}
+
+// arguments checks the term's arguments against params, the parameters
+// of the generator, of the workload loop (after SPLController) or of the
+// method called directly.
+func (c *checker) arguments(t *spl.Term, k *candidate, params []javasrc.Param, what string) {
+	if len(params) > 0 && params[0].Erased != "" && isLoop(k.decl) && what != "workload loop" {
+		return // reported as a misused workload loop
+	}
+	n := len(params)
+	varargs := n > 0 && params[n-1].Varargs
+	argsSpan := t.Span
+	if len(t.Args) > 0 {
+		argsSpan = spl.Span{Start: t.Args[0].Span.Start, End: t.Args[len(t.Args)-1].Span.End}
+	}
+	if len(t.Args) != n && !(varargs && len(t.Args) >= n-1) {
+		want := fmt.Sprintf("%d", n)
+		if varargs {
+			want = fmt.Sprintf("at least %d", n-1)
+		}
+		c.add(argsSpan, Error, CodeGeneratorArity, "%s %s.%s takes %s argument(s) but %d given", what, k.owner, k.signature(), want, len(t.Args))
+		return
+	}
+	for i, a := range t.Args {
+		p := params[min(i, n-1)]
+		typ := p.Erased
+		if varargs && i >= n-1 {
+			typ = strings.TrimSuffix(typ, "[]")
+		}
+		kind, ok := c.argKind(a)
+		if !ok {
+			continue
+		}
+		if !fits(kind, typ) {
+			c.add(a.Span, Error, CodeGeneratorArgType, "argument %s is %s but parameter %q of %s %s.%s is %s", argText(a), kindName(kind), p.Name, what, k.owner, k.signature(), typ)
+		}
+	}
+}
+
+func argText(a spl.Arg) string {
+	if a.Value != nil {
+		return a.Value.String()
+	}
+	return a.Var
+}
+
+func kindName(k spl.ValueKind) string {
+	switch k {
+	case spl.Int:
+		return "an integer"
+	case spl.Float:
+		return "a decimal number"
+	}
+	return "a string"
+}
+
+// argKind is the kind of a literal, or of all the values of a variable.
+func (c *checker) argKind(a spl.Arg) (spl.ValueKind, bool) {
+	if a.Value != nil {
+		return a.Value.Kind, true
+	}
+	for _, q := range c.f.Parsed.Quantifiers {
+		for k, v := range q.Vars {
+			if v.Name != a.Var {
+				continue
+			}
+			var vals []spl.Value
+			if k < len(q.Values) {
+				vals = q.Values[k] // for a zipped sequence too: one tuple per variable
+			}
+			if len(vals) == 0 {
+				return 0, false
+			}
+			kind := vals[0].Kind
+			for _, v := range vals[1:] {
+				switch {
+				case v.Kind == kind:
+				case v.Kind != spl.String && kind != spl.String:
+					kind = spl.Float
+				default:
+					return 0, false // mixed; reported by spl.Check
+				}
+			}
+			return kind, true
+		}
+	}
+	return 0, false
+}
+
+// fits tells whether a value of kind can be passed to a parameter of the
+// erased type typ (the harness converts numbers to the parameter type).
+func fits(kind spl.ValueKind, typ string) bool {
+	switch simpleType(typ) {
+	case "Object", "Serializable", "Comparable":
+		return true
+	case "int", "long", "short", "byte", "Integer", "Long", "Short", "Byte", "BigInteger":
+		return kind == spl.Int
+	case "double", "float", "Double", "Float", "Number", "BigDecimal":
+		return kind != spl.String
+	case "String", "CharSequence":
+		return kind == spl.String
+	}
+	return true // a type the harness may know how to build; not checked
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// checkJob is one run of the check pipeline: `perfls check` over a whole
+// project, or the language server's "Check" lens over one method. Both go
+// through the measurement service, so results are shared with every other
+// editor and CLI through the cache (and the daemon, when one runs).
+type checkJob struct {
+	dir      string
+	keep     func(*workspace.Formula) bool // which formulas; nil = all
+	opts     measure.Options
+	verdict  verdict.Options
+	priority service.Priority
+	fresh    bool
+	progress func(service.Progress)
+}
+
+// checkOutcome is what a check found.
+type checkOutcome struct {
+	methods       []verdict.MethodResult
+	diags         []workspace.Diagnostic    // formula problems (errors are not measured)
+	compileErrors []measure.CompilerMessage // the project does not compile
+	notices       []string                  // e.g. the cache was set aside
+	requests      int                       // distinct measurements needed
+	cached        int                       // of which the cache answered
+}
+
+// runCheckJob parses the project, plans the measurements of the formulas
+// job.keep selects, measures through svc, decides every instance and records
+// the verdicts for editors.
+func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*checkOutcome, error) {
+	proj, err := measure.FindProject(job.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := &checkOutcome{}
+	var files []*javasrc.File
+	var formulas []*workspace.Formula
+	for _, path := range proj.Sources {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		f, err := javasrc.Parse(path, src)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		files = append(files, f)
+		fs, ds := workspace.JavaFormulas(f)
+		for _, fm := range fs {
+			if job.keep == nil || job.keep(fm) {
+				formulas = append(formulas, fm)
+			}
+		}
+		out.diags = append(out.diags, ds...)
+	}
+	plan := workspace.PlanCheck(workspace.NewIndex(files), formulas)
+	out.diags = append(out.diags, plan.Diagnostics...)
+	out.requests = len(plan.Requests)
+	if len(plan.Instances) == 0 {
+		return out, nil
+	}
+
+	params := service.Params{Project: job.dir, Options: job.opts, Priority: job.priority, Fresh: job.fresh}
+	for _, r := range plan.Requests {
+		item := service.Item{Method: toSpec(r.Method), Generator: toSpec(r.Generator)}
+		for _, a := range r.Args {
+			item.Args = append(item.Args, toMeasureArg(a))
+		}
+		params.Items = append(params.Items, item)
+	}
+	resp, err := svc.Measure(ctx, params, job.progress)
+	if err != nil {
+		return nil, err
+	}
+	out.notices = resp.Notices
+	if len(resp.CompileErrors) > 0 {
+		out.compileErrors = resp.CompileErrors
+		return out, nil
+	}
+	results := map[string]service.ItemResult{}
+	for i, r := range plan.Requests {
+		results[r.Key()] = resp.Items[i]
+		if resp.Items[i].Cached {
+			out.cached++
+		}
+	}
+	out.methods = decide(plan, results, job.verdict)
+	if dir, err := cache.Dir(); err == nil {
+		if err := cache.OpenVerdicts(dir).Replace(out.methods); err != nil {
+			out.notices = append(out.notices, fmt.Sprintf("could not record verdicts for editors: %v", err))
+		}
+	}
+	return out, nil
+}
+
+func toSpec(t workspace.Target) measure.MethodSpec {
+	return measure.MethodSpec{Class: t.Class, Name: t.Method, Params: t.Params}
+}
+
+func toMeasureArg(v spl.Value) measure.Arg {
+	switch v.Kind {
+	case spl.String:
+		return measure.Arg{Str: v.Str, IsString: true}
+	case spl.Float:
+		return measure.Arg{Int: int64(v.Float)}
+	default:
+		return measure.Arg{Int: v.Int}
+	}
+}
+
+// decide turns measurements into verdicts, grouped by annotated method.
+func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options) []verdict.MethodResult {
+	var methods []verdict.MethodResult
+	byMethod := map[string]int{}
+	now := time.Now().UTC()
+	for _, in := range plan.Instances {
+		f := in.Formula
+		outcomes := map[*spl.Comparison]verdict.Outcome{}
+		ir := verdict.InstanceResult{Line: f.Line(), Instance: in.Label()}
+		if f.Value != nil {
+			ir.Formula = f.Value.Text
+		}
+		for _, c := range in.Comparisons {
+			cv := verdict.Compare(c.Node.Op, side(c.Left, results), side(c.Right, results), c.Node.Interval, opt)
+			outcomes[c.Node] = cv.Outcome
+			ir.Comparisons = append(ir.Comparisons, verdict.ComparisonResult{
+				Text: c.Text, Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason,
+			})
+		}
+		ir.Outcome = verdict.Combine(in.Inst.Body, func(c *spl.Comparison) verdict.Outcome { return outcomes[c] })
+
+		mr := verdict.MethodResult{File: f.Path, CheckedAt: now}
+		if f.Method != nil {
+			mr.Class, mr.Method = f.Method.Type.BinaryName, f.Method.Name
+			for _, p := range f.Method.Params {
+				mr.Params = append(mr.Params, p.Erased)
+			}
+		}
+		key := fmt.Sprint(mr.File, mr.Class, mr.Method, mr.Params)
+		i, ok := byMethod[key]
+		if !ok {
+			i = len(methods)
+			byMethod[key] = i
+			methods = append(methods, mr)
+		}
+		methods[i].Instances = append(methods[i].Instances, ir)
+	}
+	return methods
+}
+
+func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Side {
+	if o.Err != nil {
+		return verdict.Side{Err: o.Err}
+	}
+	res, ok := results[o.Request.Key()]
+	switch {
+	case !ok:
+		return verdict.Side{Err: errors.New("not measured")}
+	case res.Error != "":
+		return verdict.Side{Err: errors.New(res.Error)}
+	}
+	s := verdict.Side{Scale: o.Scale}
+	for _, f := range res.Forks {
+		s.Runs = append(s.Runs, f.NsPerOp)
+	}
+	return s
+}

@@ -1,0 +1,246 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/server"
+)
+
+// fakeChecker stands in for the measurement service: this test is about the
+// wire layer (lenses, commands, progress, diagnostics), not about JVMs.
+type fakeChecker struct {
+	mu       sync.Mutex
+	requests []server.CheckRequest
+	result   []verdict.MethodResult
+	err      error
+	release  chan struct{} // when set, Check waits for it (or cancellation)
+}
+
+func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	f.mu.Unlock()
+	report("fork 1/3 of demo.Demo#fast")
+	if f.release != nil {
+		select {
+		case <-f.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return f.result, f.err
+}
+
+const lensSource = `package demo;
+
+public class Demo {
+    @SPL("for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)")
+    public static int fast(int[] a) { return a.length; }
+
+    public static int slow(int[] a) { return a.length; }
+
+    public static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+
+func (fc *fakeClient) await(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !ok() {
+		select {
+		case <-fc.ch:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func (fc *fakeClient) methods() []string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var ms []string
+	for _, c := range fc.calls {
+		ms = append(ms, c.method)
+	}
+	return ms
+}
+
+// progressKinds lists "kind:message" of the $/progress messages whose token
+// began with a title containing title.
+func (fc *fakeClient) progressKinds(title string) []string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var kinds []string
+	var token string
+	for _, c := range fc.calls {
+		if c.method != protocol.MethodProgress {
+			continue
+		}
+		var p struct {
+			Token json.RawMessage
+			Value struct{ Kind, Message, Title string }
+		}
+		json.Unmarshal(c.params, &p)
+		if p.Value.Kind == "begin" && strings.Contains(p.Value.Title, title) {
+			token = string(p.Token)
+		}
+		if token != "" && string(p.Token) == token {
+			kinds = append(kinds, p.Value.Kind+":"+p.Value.Message)
+		}
+	}
+	return kinds
+}
+
+func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Demo.java")
+	checker := &fakeChecker{release: make(chan struct{})}
+	checker.result = []verdict.MethodResult{{
+		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, CheckedAt: time.Now(),
+		Instances: []verdict.InstanceResult{
+			{Formula: "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)", Instance: "n=10", Outcome: verdict.Satisfied},
+			{Formula: "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)", Instance: "n=20", Outcome: verdict.Violated,
+				Comparisons: []verdict.ComparisonResult{{Text: "SELF[gen](20) <= demo.Demo#slow[gen](20)", Outcome: verdict.Violated,
+					Evidence: verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 900, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 300, Samples: 90}, Ratio: 3, P: 1e-9}}}},
+		},
+	}}
+	fc := startSession(t, server.Options{Checker: checker})
+	var init protocol.InitializeResult
+	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{
+		RootURI: uri.File(dir),
+		Capabilities: protocol.ClientCapabilities{
+			Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+			Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}},
+		},
+	}, &init)
+	if init.Capabilities.ExecuteCommandProvider == nil || len(init.Capabilities.ExecuteCommandProvider.Commands) == 0 || init.Capabilities.CodeLensProvider == nil {
+		t.Fatalf("lenses and commands not advertised: %+v", init.Capabilities)
+	}
+	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	u := uri.File(path)
+	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: lensSource},
+	})
+	fc.awaitDiagnostics(t, u, 1)
+
+	var lenses []protocol.CodeLens
+	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+	if len(lenses) != 1 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandCheck || lenses[0].Range.Start.Line != 4 {
+		t.Fatalf("lenses %+v, want one Check lens on line 5", lenses)
+	}
+	if !strings.Contains(lenses[0].Command.Title, "Check 1 formula") {
+		t.Errorf("title %q", lenses[0].Command.Title)
+	}
+
+	// Running the lens's command replies at once; the work goes on in the background.
+	var reply any
+	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments,
+	}, &reply)
+	if reply != "started" {
+		t.Errorf("reply %v", reply)
+	}
+	fc.await(t, "progress begin and report", func() bool { return len(fc.progressKinds("checking demo.Demo#fast")) >= 2 })
+	// Other requests are answered while the check runs.
+	var hover *protocol.Hover
+	fc.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 4, Character: 23}}}, &hover)
+	if hover == nil {
+		t.Error("no hover while a check runs")
+	}
+	close(checker.release)
+
+	fc.await(t, "a verdict diagnostic", func() bool {
+		fc.mu.Lock()
+		defer fc.mu.Unlock()
+		ps := fc.diags[u]
+		return len(ps) > 0 && len(ps[len(ps)-1].Diagnostics) > 0
+	})
+	fc.mu.Lock()
+	ps := fc.diags[u]
+	d := ps[len(ps)-1].Diagnostics[0]
+	fc.mu.Unlock()
+	if d.Severity != protocol.DiagnosticSeverityWarning || d.Range.Start.Line != 3 || !strings.Contains(d.Message, "violated for n=20") || !strings.Contains(d.Message, "900 ns/op vs 300 ns/op") {
+		t.Errorf("verdict diagnostic %+v", d)
+	}
+	fc.await(t, "codeLens/refresh", func() bool {
+		for _, m := range fc.methods() {
+			if m == protocol.MethodCodeLensRefresh {
+				return true
+			}
+		}
+		return false
+	})
+	kinds := fc.progressKinds("checking demo.Demo#fast")
+	if kinds[0] != "begin:" || !strings.HasPrefix(kinds[1], "report:fork 1/3") || kinds[len(kinds)-1] != "end:1 satisfied, 1 violated, 0 undecided" {
+		t.Errorf("progress %v", kinds)
+	}
+	checker.mu.Lock()
+	req := checker.requests[0]
+	checker.mu.Unlock()
+	if req.Class != "demo.Demo" || req.Method != "fast" || req.File != path || req.Root != dir || len(req.Params) != 1 || req.Params[0] != "int[]" {
+		t.Errorf("check request %+v", req)
+	}
+	// The lens title now shows the verdicts.
+	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+	if !strings.Contains(lenses[0].Command.Title, "1 satisfied, 1 violated") {
+		t.Errorf("title after the check %q", lenses[0].Command.Title)
+	}
+}
+
+func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	checker := &fakeChecker{err: errors.New("the project does not compile: Demo.java:3: ';' expected")}
+	fc := startSession(t, server.Options{Checker: checker})
+	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
+	u := uri.File(filepath.Join(dir, "Demo.java"))
+	args := server.MethodArgs{URI: u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
+	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
+	fc.await(t, "an error message", func() bool {
+		for _, m := range fc.methods() {
+			if m == protocol.MethodWindowShowMessage {
+				return true
+			}
+		}
+		return false
+	})
+
+	// A check still running at shutdown is cancelled, and shutdown waits for it.
+	blocked := &fakeChecker{release: make(chan struct{})}
+	fc2 := startSession(t, server.Options{Checker: blocked})
+	fc2.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
+	fc2.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		blocked.mu.Lock()
+		n := len(blocked.requests)
+		blocked.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("check never started")
+		}
+	}
+	fc2.call(t, protocol.MethodShutdown, nil, nil) // returns only once the job ended
+
+	var bad any
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := fc.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "perfls.nope"}, &bad); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("unknown command: %v", err)
+	}
+}

@@ -1,0 +1,407 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/workspace/jdk"
+)
+
+// wsIndex is the index of the Java files on disk under the projects of the
+// open documents. It is built in the background the first time a document
+// of a project is opened; until then formulas are checked against the open
+// documents only, with unknown classes left unreported (Partial).
+//
+// Its goroutines belong to the connection: they stop when it closes.
+type wsIndex struct {
+	done <-chan struct{} // the connection's Done
+
+	mu       sync.Mutex
+	roots    map[string]bool          // project roots being or already indexed
+	building int                      // roots still being built
+	files    map[string]*javasrc.File // by path
+	ix       *workspace.Index         // of files; rebuilt when they change
+	gen      int                      // counts rebuilds of ix
+	ext      workspace.External       // the JDK's classes; nil when not found
+	extDone  bool
+	onReady  func() // called (without mu) after a root has been indexed
+	logf     func(format string, args ...any)
+
+	// client receives $/progress while a root is indexed, when progress
+	// is set: the client said window.workDoneProgress in initialize.
+	client     protocol.Client
+	progress   bool
+	progressOK func() bool // reads the client's capabilities; may be nil
+	tokens     int         // progress tokens created
+}
+
+// noteClient records from initialize what the index needs: whether the
+// client shows work-done progress (also read from s.clientCaps), and the
+// workspace roots, whose index then starts building at once. Initialize
+// (lifecycle.go) should call it; until it does, indexing starts with the
+// project of the first opened document.
+func (s *server) noteClient(p *protocol.InitializeParams) {
+	w := s.workspaceIndex()
+	w.mu.Lock()
+	w.progress = p.Capabilities.Window != nil && p.Capabilities.Window.WorkDoneProgress
+	w.mu.Unlock()
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		roots = append(roots, uri.URI(f.URI).Filename())
+	}
+	if len(roots) == 0 && p.RootURI != "" {
+		roots = append(roots, uri.URI(p.RootURI).Filename())
+	}
+	for _, r := range roots {
+		w.ensureRoot(r)
+	}
+}
+
+// newWorkspaceIndex makes the server's index; it stops with the connection.
+func newWorkspaceIndex(s *server) *wsIndex {
+	w := &wsIndex{done: s.conn.Done(), roots: map[string]bool{}, files: map[string]*javasrc.File{}, logf: s.logf, client: s.client,
+		progressOK: func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.clientCaps.Window != nil && s.clientCaps.Window.WorkDoneProgress
+		}}
+	w.onReady = func() { s.recheckOpen(context.Background()) }
+	return w
+}
+
+func (s *server) workspaceIndex() *wsIndex { return s.index }
+
+// external returns the JDK lookup, opening the JDK's src.zip once.
+func (w *wsIndex) external() workspace.External {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.extDone {
+		w.extDone = true
+		if p, err := jdk.Find(); err == nil {
+			if z, err := jdk.Open(p); err == nil {
+				w.ext = z
+				go func() {
+					<-w.done
+					z.Close()
+				}()
+			}
+		}
+	}
+	return w.ext
+}
+
+// snapshot returns the disk index and whether it covers every project of
+// the open documents.
+func (w *wsIndex) snapshot() (*workspace.Index, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ix == nil {
+		w.ix = workspace.NewIndex(nil)
+	}
+	return w.ix, w.building == 0 && len(w.roots) > 0
+}
+
+// ensure starts indexing the project that holds path, once per project.
+func (w *wsIndex) ensure(path string) {
+	w.ensureRoot(projectRoot(filepath.Dir(path)))
+}
+
+// ensureRoot starts indexing root unless it is (being) indexed, or lies
+// inside a root that is.
+func (w *wsIndex) ensureRoot(root string) {
+	w.mu.Lock()
+	for r := range w.roots {
+		if root == r || strings.HasPrefix(root, r+string(filepath.Separator)) {
+			w.mu.Unlock()
+			return
+		}
+	}
+	if w.roots[root] {
+		w.mu.Unlock()
+		return
+	}
+	w.roots[root] = true
+	w.building++
+	w.mu.Unlock()
+	go w.build(root)
+}
+
+// build parses every Java file under root with one worker per CPU.
+func (w *wsIndex) build(root string) {
+	cache, err := indexCachePath(root)
+	if err != nil {
+		w.logf("%v", err)
+	}
+	report := w.beginProgress(root)
+	files, stats, err := IndexRoot(root, cache, w.done, report.update)
+	report.end(stats)
+	if err != nil {
+		w.logf("%v", err)
+	}
+	w.logf("indexed %s: %d Java files (%d parsed, %d from the cache) in %v", root, stats.Files, stats.Parsed, stats.Reused, stats.Elapsed)
+	w.mu.Lock()
+	for _, f := range files {
+		w.files[f.Path] = f
+	}
+	w.building--
+	w.rebuildLocked()
+	w.mu.Unlock()
+	select {
+	case <-w.done:
+	default:
+		w.onReady()
+	}
+}
+
+func (w *wsIndex) rebuildLocked() {
+	all := make([]*javasrc.File, 0, len(w.files))
+	for _, f := range w.files {
+		all = append(all, f)
+	}
+	w.ix = workspace.NewIndex(all)
+	w.gen++
+}
+
+// generation counts the index's rebuilds, so a check can tell that it
+// raced with one.
+func (w *wsIndex) generation() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen
+}
+
+// refresh re-reads one file from disk (saved or changed on disk); a file
+// that no longer exists leaves the index.
+func (w *wsIndex) refresh(path string) {
+	if !strings.HasSuffix(path, ".java") {
+		return
+	}
+	var f *javasrc.File
+	if src, err := os.ReadFile(path); err == nil {
+		f, _ = javasrc.Parse(path, src)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f == nil {
+		delete(w.files, path)
+	} else {
+		w.files[path] = f
+	}
+	w.rebuildLocked()
+}
+
+// ParseFiles parses Java files in parallel, one worker per CPU, in the
+// order given; files that cannot be read or parsed are left out. It stops
+// early when done closes (nil: never).
+//
+// progress, when not nil, is called from the workers after each file with
+// the number of files handled so far; it must be safe for concurrent use.
+func ParseFiles(paths []string, done <-chan struct{}, progress func(parsed, total int)) []*javasrc.File {
+	out := make([]*javasrc.File, len(paths))
+	var handled atomic.Int64
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if src, err := os.ReadFile(paths[i]); err == nil && len(src) <= maxIndexedFile {
+					if f, err := javasrc.Parse(paths[i], src); err == nil {
+						out[i] = f
+					}
+				}
+				if progress != nil {
+					progress(int(handled.Add(1)), len(paths))
+				}
+			}
+		}()
+	}
+feed:
+	for i := range paths {
+		select {
+		case next <- i:
+		case <-done:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	files := out[:0]
+	for _, f := range out {
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// maxIndexedFile skips generated giants that declare nothing to measure.
+const maxIndexedFile = 4 << 20
+
+func skipIndexDir(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "target" || name == "build" || name == "node_modules" || name == "out"
+}
+
+// projectRoot is the nearest directory at or above dir with a build file
+// or a .git, else dir itself.
+func projectRoot(dir string) string {
+	for cur := dir; ; {
+		for _, marker := range []string{"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".git"} {
+			if _, err := os.Stat(filepath.Join(cur, marker)); err == nil {
+				return cur
+			}
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return dir
+		}
+		cur = parent
+	}
+}
+
+// checkDiagnostics resolves the references of a document's formulas
+// against the workspace index overlaid with the open documents.
+func (s *server) checkDiagnostics(doc *document, open []*javasrc.File) []workspace.Diagnostic {
+	if len(doc.formulas) == 0 {
+		return nil
+	}
+	w := s.workspaceIndex()
+	base, complete := w.snapshot()
+	ix := base.With(open)
+	return ix.Check(doc.formulas, workspace.CheckOptions{External: w.external(), Partial: !complete})
+}
+
+// openJava returns the Java models of the open documents, with doc's
+// replacing its older version.
+func (s *server) openJava(doc *document) []*javasrc.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*javasrc.File
+	for u, d := range s.docs {
+		if u == doc.uri {
+			continue
+		}
+		if d.java != nil {
+			out = append(out, d.java)
+		}
+	}
+	if doc.java != nil {
+		out = append(out, doc.java)
+	}
+	return out
+}
+
+// recheckOpen re-checks and republishes every open document, after the
+// workspace index changed.
+func (s *server) recheckOpen(ctx context.Context) {
+	s.mu.Lock()
+	docs := make([]*document, 0, len(s.docs))
+	for _, d := range s.docs {
+		docs = append(docs, d)
+	}
+	s.mu.Unlock()
+	for _, d := range docs {
+		nd := *d
+		nd.checked = s.checkDiagnostics(d, s.openJava(d))
+		nd.diagnostics = merge(d.syntax, nd.checked)
+		s.mu.Lock()
+		if s.docs[d.uri] != d { // edited meanwhile: its own update publishes
+			s.mu.Unlock()
+			continue
+		}
+		s.docs[d.uri] = &nd
+		s.mu.Unlock()
+		if err := s.publishDiagnostics(ctx, &nd); err != nil {
+			s.logf("publish diagnostics for %s: %v", d.path, err)
+		}
+	}
+}
+
+// DidChangeWatchedFiles keeps the index current when files change on disk.
+func (s *server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChangeWatchedFilesParams) error {
+	w := s.workspaceIndex()
+	changed := false
+	for _, c := range p.Changes {
+		path := uri.URI(c.URI).Filename()
+		if strings.HasSuffix(path, ".java") {
+			w.refresh(path)
+			changed = true
+		}
+	}
+	if changed {
+		s.recheckOpen(ctx)
+	}
+	return nil
+}
+
+// progressReport sends $/progress for one indexing run; a nil report
+// sends nothing.
+type progressReport struct {
+	w       *wsIndex
+	token   protocol.ProgressToken
+	mu      sync.Mutex
+	lastPct uint32
+}
+
+// beginProgress creates a progress token and sends begin, when the client
+// handles progress; otherwise it returns nil.
+func (w *wsIndex) beginProgress(root string) *progressReport {
+	supported := w.progressOK != nil && w.progressOK()
+	w.mu.Lock()
+	if !(w.progress || supported) || w.client == nil {
+		w.mu.Unlock()
+		return nil
+	}
+	w.tokens++
+	token := *protocol.NewProgressToken(fmt.Sprintf("perfls/index/%d", w.tokens))
+	w.mu.Unlock()
+	ctx := context.Background()
+	if err := w.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+		w.logf("progress for indexing %s: %v", root, err)
+		return nil
+	}
+	r := &progressReport{w: w, token: token}
+	r.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: "perfls: indexing Java files", Message: root})
+	return r
+}
+
+func (r *progressReport) send(v any) {
+	if err := r.w.client.Progress(context.Background(), &protocol.ProgressParams{Token: r.token, Value: v}); err != nil {
+		r.w.logf("progress: %v", err)
+	}
+}
+
+// update reports parsed of total files, at most once per 5 %.
+func (r *progressReport) update(parsed, total int) {
+	if r == nil || total == 0 {
+		return
+	}
+	pct := uint32(parsed * 100 / total)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pct < r.lastPct+5 && parsed != total {
+		return
+	}
+	r.lastPct = pct
+	r.send(&protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: fmt.Sprintf("%d/%d files", parsed, total), Percentage: pct})
+}
+
+func (r *progressReport) end(st IndexStats) {
+	if r == nil {
+		return
+	}
+	r.send(&protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd,
+		Message: fmt.Sprintf("%d Java files (%d parsed, %d from the cache)", st.Files, st.Parsed, st.Reused)})
+}
