@@ -17,14 +17,14 @@ import (
 
 // Fingerprint hashes the compiled code a measurement depends on: the class
 // files of the given root classes and, transitively, of every project class
-// their constant pools refer to. Classes outside classesDir (the JDK, jars)
+// their constant pools refer to. Classes outside classDirs (the JDK, jars)
 // are not followed: the JVM's version and the classpath's jars are part of
 // the cache key separately.
 //
 // The granularity is the class: editing any method of a reachable class
 // changes the fingerprint, while edits to classes the measured code cannot
 // reach keep it. It returns the hex digest and the binary names it covered.
-func Fingerprint(classesDir string, roots []string) (string, []string, error) {
+func Fingerprint(classDirs []string, roots []string) (string, []string, error) {
 	seen := map[string]bool{}
 	queue := append([]string(nil), roots...)
 	var covered []string
@@ -36,13 +36,22 @@ func Fingerprint(classesDir string, roots []string) (string, []string, error) {
 			continue
 		}
 		seen[name] = true
-		path := filepath.Join(classesDir, filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))+".class")
-		b, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // not a project class
+		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/")) + ".class"
+		var b []byte
+		var path string
+		for _, dir := range classDirs {
+			path = filepath.Join(dir, rel)
+			var err error
+			b, err = os.ReadFile(path)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return "", nil, fmt.Errorf("fingerprint %s: %w", name, err)
+			}
 		}
-		if err != nil {
-			return "", nil, fmt.Errorf("fingerprint %s: %w", name, err)
+		if b == nil {
+			continue // not a project class
 		}
 		refs, err := classReferences(b)
 		if err != nil {

@@ -40,7 +40,7 @@ func TestFingerprintFollowsReachableClassesOnly(t *testing.T) {
 		"p/Unrelated.java": "package p; public class Unrelated { public static int x() { return 1; } }",
 	}
 	compile(t, src, classes, files)
-	fp, covered, err := Fingerprint(classes, []string{"p.A", "p.Gen"})
+	fp, covered, err := Fingerprint([]string{classes}, []string{"p.A", "p.Gen"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,18 +55,18 @@ func TestFingerprintFollowsReachableClassesOnly(t *testing.T) {
 
 	// Editing unrelated code keeps the fingerprint.
 	compile(t, src, classes, map[string]string{"p/Unrelated.java": "package p; public class Unrelated { public static int x() { return 2; } }"})
-	if fp2, _, _ := Fingerprint(classes, []string{"p.A", "p.Gen"}); fp2 != fp {
+	if fp2, _, _ := Fingerprint([]string{classes}, []string{"p.A", "p.Gen"}); fp2 != fp {
 		t.Errorf("an edit of unrelated code changed the fingerprint")
 	}
 	// Editing a callee changes it.
 	compile(t, src, classes, map[string]string{"p/Helper.java": "package p; public class Helper { public static int sum(int[] a) { int s = 1; for (int x : a) s += x; return s; } }"})
-	fp3, _, _ := Fingerprint(classes, []string{"p.A", "p.Gen"})
+	fp3, _, _ := Fingerprint([]string{classes}, []string{"p.A", "p.Gen"})
 	if fp3 == fp {
 		t.Errorf("an edit of a callee kept the fingerprint")
 	}
 	// Editing a class reached only through a descriptor changes it too.
 	compile(t, src, classes, map[string]string{"p/Config.java": "package p; public class Config { int size = 4; }"})
-	if fp4, _, _ := Fingerprint(classes, []string{"p.A", "p.Gen"}); fp4 == fp3 {
+	if fp4, _, _ := Fingerprint([]string{classes}, []string{"p.A", "p.Gen"}); fp4 == fp3 {
 		t.Errorf("an edit of a parameter type kept the fingerprint")
 	}
 }

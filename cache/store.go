@@ -54,6 +54,9 @@ var migrations = []string{
 		warmup_ns          INTEGER NOT NULL,
 		PRIMARY KEY (measurement_id, fork)
 	);`,
+	// 2: how each fork's warm-up ended and how many operations a sample held.
+	`ALTER TABLE forks ADD COLUMN warmup_settled INTEGER NOT NULL DEFAULT -1;
+	ALTER TABLE forks ADD COLUMN ops_per_sample INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // Store is the persistent measurement cache: raw per-fork samples with
@@ -204,6 +207,8 @@ type Fork struct {
 	AllocBytesPerOp []float64
 	GCs             []int64
 	WarmupNs        int64
+	WarmupSettled   int   // 1 settled, 0 hit the cap, -1 unknown
+	OpsPerSample    int64 // operations timed in one sample
 }
 
 // Measurement is one stored measurement.
@@ -254,8 +259,8 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 	}
 	for i, f := range m.Forks {
 		b := blobs[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample); err != nil {
 			return fmt.Errorf("store fork %d: %w", i, err)
 		}
 	}
@@ -338,7 +343,8 @@ func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
 	}
 	m.Environment = json.RawMessage(env)
 	m.CreatedAt = time.Unix(0, created)
-	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample
+		FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read forks of %d: %w", id, err)
 	}
@@ -346,7 +352,7 @@ func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
 	for rows.Next() {
 		var ns, cpu, alloc, gcs []byte
 		var f Fork
-		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs); err != nil {
+		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample); err != nil {
 			return nil, fmt.Errorf("read forks of %d: %w", id, err)
 		}
 		f.NsPerOp, f.CPUNsPerOp, f.AllocBytesPerOp, f.GCs = unfloats(ns), unfloats(cpu), unfloats(alloc), unints(gcs)

@@ -304,3 +304,30 @@ func writer(dir string) {
 		fmt.Printf("committed %d\n", m.ID)
 	}
 }
+
+// TestMigratesOlderSchema opens a cache written by schema version 1 and
+// reads its measurements after the migration.
+func TestMigratesOlderSchema(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "perfls.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(migrations[0] + fmt.Sprintf(";PRAGMA user_version = 1; PRAGMA application_id = %d;", applicationID) +
+		`INSERT INTO measurements VALUES (1, 'k', 's', 'm', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 5, 16);
+		 INSERT INTO forks VALUES (1, 0, x'0000000000005940', x'', x'', x'', 7);`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	var version int
+	s.db.QueryRow("PRAGMA user_version").Scan(&version)
+	if version != len(migrations) {
+		t.Errorf("schema version %d, want %d", version, len(migrations))
+	}
+	m, err := s.Get(context.Background(), 1)
+	if err != nil || len(m.Forks) != 1 || m.Forks[0].NsPerOp[0] != 100 || m.Forks[0].WarmupNs != 7 || m.Forks[0].WarmupSettled != -1 {
+		t.Errorf("migrated measurement %+v %v", m, err)
+	}
+}

@@ -20,6 +20,13 @@ import (
 type Build struct {
 	// ClassesDir holds the project's compiled classes.
 	ClassesDir string
+	// ClassDirs are further directories of the project's own classes, when
+	// its build tool's output is used (Maven's target/test-classes next to
+	// target/classes, say).
+	ClassDirs []string
+	// Prebuilt is true when the classes are the build tool's fresh output
+	// rather than perfls's own compilation.
+	Prebuilt bool
 	// Classpath is ClassesDir, the compiled perfls library and the
 	// project's extra classpath, in that order.
 	Classpath []string
@@ -304,7 +311,8 @@ func parseJavacOutput(out string) []CompilerMessage {
 	return msgs
 }
 
-// Compile compiles the project's sources into
+// Compile uses the build tool's output when it is present and fresh (see
+// freshOutputs); otherwise it compiles the project's sources into
 // cacheDir/build/<hash of the project dir>/classes, against the compiled
 // perfls library. It does nothing when the sources (paths, sizes,
 // modification times), the classpath and the JDK are unchanged since the last
@@ -332,6 +340,16 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	projDir, err := filepath.Abs(p.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
+	if dirs, ok := freshOutputs(p); ok {
+		return &Build{
+			ClassesDir:  dirs[0],
+			ClassDirs:   dirs[1:],
+			Classpath:   append(append(append([]string{}, dirs...), lib), p.Classpath...),
+			CacheDir:    cacheDir,
+			SourceRoots: append([]string(nil), p.SourceRoots...),
+			Prebuilt:    true,
+		}, nil
 	}
 	sum := sha256.Sum256([]byte(projDir))
 	bdir := filepath.Join(cacheDir, "build", hex.EncodeToString(sum[:])[:16])

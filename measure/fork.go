@@ -21,7 +21,10 @@ import (
 //	perfls-env <key> <escaped value>        java.version, java.vendor, java.vm.name, java.vm.version,
 //	                                        os.name, os.arch, cores, jvm.arg (repeated)
 //	perfls-tuples <k>                       calls per pass (generator harnesses)
-//	perfls-warmup <ops> <ns>                operations and wall time spent warming up
+//	perfls-warmup <ops> <ns> <settled> <compilems>
+//	                                        operations and wall time spent warming up; settled is
+//	                                        1 (JIT settled), 0 (cap reached), -1 (unknown);
+//	                                        JIT compilation ms during warm-up or -1
 //	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs>
 //	                                        one sample; cpuns/allocbytes are -1 when unavailable
 //	perfls-output <total bytes> <escaped tail>
@@ -84,22 +87,26 @@ type sample struct {
 
 // protoState is what a fork reported.
 type protoState struct {
-	version     int
-	pid         int
-	env         map[string]string
-	jvmArgs     []string
-	tuples      int64
-	warmupOps   int64
-	warmupNs    int64
-	samples     []sample
-	outputTotal int64
-	output      string
-	errPhase    string
-	errTrace    string
-	exitStack   string
-	exited      bool
-	ended       bool
-	bad         []string // malformed protocol lines (first few)
+	version   int
+	pid       int
+	env       map[string]string
+	jvmArgs   []string
+	tuples    int64
+	warmupOps int64
+	warmupNs  int64
+	// warmupSettled and warmupCompileMs: see Fork.WarmupSettled and
+	// Fork.WarmupCompileMs.
+	warmupSettled   int
+	warmupCompileMs int64
+	samples         []sample
+	outputTotal     int64
+	output          string
+	errPhase        string
+	errTrace        string
+	exitStack       string
+	exited          bool
+	ended           bool
+	bad             []string // malformed protocol lines (first few)
 }
 
 // protoWriter receives a fork's standard output, parsing protocol lines as
@@ -210,6 +217,10 @@ func (w *protoWriter) line(l string, truncated bool) {
 	case "perfls-warmup":
 		if v, ok := ints(2); ok {
 			st.warmupOps, st.warmupNs = v[0], v[1]
+			st.warmupSettled, st.warmupCompileMs = -1, -1
+			if v, ok := ints(4); ok {
+				st.warmupSettled, st.warmupCompileMs = int(v[2]), v[3]
+			}
 		} else {
 			bad()
 		}
@@ -425,12 +436,14 @@ func interpret(run *forkRun, opt Options, roots []string) (Fork, error) {
 func buildFork(run *forkRun) Fork {
 	st := run.proto
 	f := Fork{
-		WarmupOps: st.warmupOps,
-		Warmup:    time.Duration(st.warmupNs),
-		Calls:     st.tuples,
-		Wall:      run.wall,
-		Output:    st.output,
-		PID:       run.pid,
+		WarmupOps:       st.warmupOps,
+		Warmup:          time.Duration(st.warmupNs),
+		WarmupSettled:   st.warmupSettled,
+		WarmupCompileMs: st.warmupCompileMs,
+		Calls:           st.tuples,
+		Wall:            run.wall,
+		Output:          st.output,
+		PID:             run.pid,
 	}
 	if st.pid != 0 {
 		f.PID = st.pid

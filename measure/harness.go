@@ -43,7 +43,7 @@ func packageOf(binary string) string {
 // package. A generator in the default package forces the default package.
 func harnessPackage(b *Build, req Request) string {
 	pkg := packageOf(req.Method.Class)
-	if pkg == "" || b == nil || b.ClassesDir == "" {
+	if pkg == "" || b == nil || (b.ClassesDir == "" && len(b.ClassDirs) == 0) {
 		return ""
 	}
 	if !req.Generator.IsZero() && packageOf(req.Generator.Class) == "" {
@@ -53,11 +53,16 @@ func harnessPackage(b *Build, req Request) string {
 	if i := strings.IndexByte(top[len(pkg)+1:], '$'); i >= 0 {
 		top = top[:len(pkg)+1+i]
 	}
-	class := filepath.Join(b.ClassesDir, filepath.FromSlash(strings.ReplaceAll(top, ".", "/"))+".class")
-	if _, err := os.Stat(class); err != nil {
-		return ""
+	rel := filepath.FromSlash(strings.ReplaceAll(top, ".", "/")) + ".class"
+	for _, d := range append([]string{b.ClassesDir}, b.ClassDirs...) {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, rel)); err == nil {
+			return pkg
+		}
 	}
-	return pkg
+	return ""
 }
 
 // typeParts splits "int[][]" into "int" and 2.

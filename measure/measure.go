@@ -8,12 +8,23 @@
 // threads adding noise). In the fork the generator runs once, outside the
 // timed region, and its argument tuples are unpacked into typed arrays; the
 // timed loop then makes direct calls (no reflection) whose results go to a
-// blackhole. The fork warms up for Options.Warmup, calibrates how many passes
-// over the tuples make one sample last Options.MinSampleTime, and reports
-// Options.SamplesPerFork samples of wall and thread CPU time on a line
-// protocol (see fork.go). Failures (exceptions, System.exit, timeouts, out of
-// memory, crashes) become *WorkloadError values that point at the user's
-// source line.
+// blackhole. The fork warms up for at least Options.Warmup and then until JIT
+// compilation has settled (the JVM's total compilation time unchanged over
+// Options.WarmupQuiet and 5 iterations), at most Options.MaxWarmup; it
+// calibrates how many passes over the tuples make one sample last
+// Options.MinSampleTime, and reports Options.SamplesPerFork samples of wall
+// and thread CPU time, allocation and GC count on a line protocol (see
+// fork.go). Failures (exceptions, System.exit, timeouts, out of memory,
+// crashes) become *WorkloadError values that point at the user's source line.
+//
+// Build inputs (Compile): a perfls.json in the project root may name the
+// classpath and source roots (see ConfigFile); Maven's and Gradle's class
+// directories are used as they are when fresh, else perfls compiles with javac
+// into its cache, incrementally.
+//
+// The quick phase (Worker) runs a request in an already-running JVM, in a
+// fresh class loader, for a preliminary figure; Summarize condenses forks
+// into per-operation figures with a confidence interval over fork means.
 package measure
 
 import (
@@ -90,11 +101,17 @@ type Options struct {
 	Forks          int           // JVMs per request; default 3
 	SamplesPerFork int           // default 30
 	Warmup         time.Duration // minimum warm-up wall time per fork; default 300ms
-	MinSampleTime  time.Duration // passes are batched so a sample lasts at least this; default 1ms
-	ForkTimeout    time.Duration // per fork, JVM start to exit; default 60s
-	HeapMB         int           // -Xms and -Xmx; default 512
-	JVMArgs        []string      // extra JVM options, after perfls's own
-	Java           string        // java executable; "" = the JDK that compiles
+	// MaxWarmup caps warm-up; default 5s. Between Warmup and MaxWarmup,
+	// warm-up ends once JIT compilation has settled: the JVM's total
+	// compilation time unchanged over the last WarmupQuiet and the last 5
+	// warm-up iterations (see JitWatch.java).
+	MaxWarmup     time.Duration
+	WarmupQuiet   time.Duration // default 100ms
+	MinSampleTime time.Duration // passes are batched so a sample lasts at least this; default 1ms
+	ForkTimeout   time.Duration // per fork, JVM start to exit; default 60s
+	HeapMB        int           // -Xms and -Xmx; default 512
+	JVMArgs       []string      // extra JVM options, after perfls's own
+	Java          string        // java executable; "" = the JDK that compiles
 }
 
 // Defaults returns o with zero fields set to their defaults.
@@ -107,6 +124,15 @@ func (o Options) Defaults() Options {
 	}
 	if o.Warmup <= 0 {
 		o.Warmup = 300 * time.Millisecond
+	}
+	if o.MaxWarmup <= 0 {
+		o.MaxWarmup = 5 * time.Second
+	}
+	if o.MaxWarmup < o.Warmup {
+		o.MaxWarmup = o.Warmup
+	}
+	if o.WarmupQuiet <= 0 {
+		o.WarmupQuiet = 100 * time.Millisecond
 	}
 	if o.MinSampleTime <= 0 {
 		o.MinSampleTime = time.Millisecond
@@ -130,6 +156,13 @@ type Fork struct {
 	Calls           int64     // argument tuples per pass over the generator's list; 0 for workload loops
 	WarmupOps       int64     // operations run during warm-up
 	Warmup          time.Duration
+	// WarmupSettled is 1 when warm-up ended because JIT compilation settled,
+	// 0 when MaxWarmup cut it short, -1 when the JVM does not report
+	// compilation time (warm-up then lasted Warmup).
+	WarmupSettled int
+	// WarmupCompileMs is the JIT compilation time (all compiler threads)
+	// during warm-up; -1 when unknown.
+	WarmupCompileMs int64
 	Wall            time.Duration // the fork's wall time, JVM start to exit
 	Output          string        // tail of what user code printed
 	PID             int
@@ -143,6 +176,9 @@ type Result struct {
 	Forks   []Fork
 	Env     Environment
 	Err     error
+	// Preliminary marks a quick-phase result (Worker.Measure): one warm JVM,
+	// short warm-up, few samples.
+	Preliminary bool
 }
 
 // Event reports progress: a fork about to start (Done false) or finished.
@@ -277,10 +313,19 @@ func jvmArgs(opt Options, cp, main, crashDir string) []string {
 		args = append(args, "-XX:+UseSerialGC")
 	}
 	args = append(args, opt.JVMArgs...)
-	return append(args, "-cp", cp, main,
-		"warmup="+strconv.FormatInt(int64(opt.Warmup), 10),
-		"samples="+strconv.Itoa(opt.SamplesPerFork),
-		"minsample="+strconv.FormatInt(int64(opt.MinSampleTime), 10))
+	args = append(args, "-cp", cp, main)
+	return append(args, harnessOptions(opt)...)
+}
+
+// harnessOptions are the harness's program arguments (see Options.java).
+func harnessOptions(opt Options) []string {
+	return []string{
+		"warmup=" + strconv.FormatInt(int64(opt.Warmup), 10),
+		"maxwarmup=" + strconv.FormatInt(int64(opt.MaxWarmup), 10),
+		"quiet=" + strconv.FormatInt(int64(opt.WarmupQuiet), 10),
+		"samples=" + strconv.Itoa(opt.SamplesPerFork),
+		"minsample=" + strconv.FormatInt(int64(opt.MinSampleTime), 10),
+	}
 }
 
 func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string) (Fork, Environment, error) {

@@ -2,6 +2,9 @@ package measure
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,8 +24,108 @@ type Project struct {
 	// Sources are the absolute paths of the .java files; sorted.
 	Sources []string
 	// Classpath holds extra jars or class directories the sources need
-	// (dependencies). FindProject leaves it empty.
+	// (dependencies): perfls.json's "classpath", else empty.
 	Classpath []string
+	// Outputs are the build tool's class directories that exist: Maven's
+	// target/classes and target/test-classes, Gradle's
+	// build/classes/java/main and build/classes/java/test. Compile uses them
+	// instead of compiling when they are fresh.
+	Outputs []string
+	// Config is the path of the perfls.json read, "" when there is none.
+	Config string
+}
+
+// ConfigFile is the name of the optional project configuration in the
+// project root:
+//
+//	{"classpath": ["lib/dep.jar", "lib/*.jar", "../other/classes"],
+//	 "sourceRoots": ["src/main/java", "src/test/java"]}
+//
+// Paths are relative to the root (absolute paths are kept); classpath
+// entries may be globs. With sourceRoots, only those directories are searched
+// for sources.
+const ConfigFile = "perfls.json"
+
+// projectConfig is the content of perfls.json.
+type projectConfig struct {
+	Classpath   []string `json:"classpath"`
+	SourceRoots []string `json:"sourceRoots"`
+}
+
+// buildOutputs are the build tools' class directories, relative to the root.
+var buildOutputs = []string{"target/classes", "target/test-classes", "build/classes/java/main", "build/classes/java/test"}
+
+// readConfig reads dir/perfls.json; nil when there is none.
+func readConfig(dir string) (*projectConfig, string, error) {
+	path := filepath.Join(dir, ConfigFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	var c projectConfig
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"sourceRoots\": [...]})", path, err)
+	}
+	return &c, path, nil
+}
+
+func absIn(dir, p string) string {
+	p = filepath.FromSlash(p)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// freshOutputs returns p.Outputs when they are fresh: every source (but
+// module-info and package-info) has its top-level class file,
+// <package dirs>/<Name>.class, in one of them, and the oldest of those class
+// files is newer than the newest source. Then nothing was edited since the
+// build tool last compiled.
+func freshOutputs(p *Project) ([]string, bool) {
+	if len(p.Outputs) == 0 || len(p.Sources) == 0 {
+		return nil, false
+	}
+	var newestSrc, oldestClass int64 = 0, 1<<63 - 1
+	for _, src := range p.Sources {
+		base := filepath.Base(src)
+		if base == "module-info.java" || base == "package-info.java" {
+			continue
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, false
+		}
+		newestSrc = max(newestSrc, st.ModTime().UnixNano())
+		pkg, err := readPackage(src)
+		if err != nil {
+			return nil, false
+		}
+		rel := strings.TrimSuffix(base, ".java") + ".class"
+		if pkg != "" {
+			rel = filepath.Join(filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/")), rel)
+		}
+		found := false
+		for _, out := range p.Outputs {
+			if cst, err := os.Stat(filepath.Join(out, rel)); err == nil {
+				oldestClass = min(oldestClass, cst.ModTime().UnixNano())
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	if oldestClass < newestSrc {
+		return nil, false
+	}
+	return append([]string(nil), p.Outputs...), true
 }
 
 // skippedDirs are directory names FindProject does not descend into; hidden
@@ -44,8 +147,68 @@ func FindProject(dir string) (*Project, error) {
 		return nil, fmt.Errorf("find project: %s is not a directory", abs)
 	}
 	p := &Project{Dir: abs}
+	cfg, cfgPath, err := readConfig(abs)
+	if err != nil {
+		return nil, fmt.Errorf("find project: %w", err)
+	}
+	walkRoots := []string{abs}
+	if cfg != nil {
+		p.Config = cfgPath
+		for _, c := range cfg.Classpath {
+			e := absIn(abs, c)
+			if strings.ContainsAny(c, "*?[") {
+				m, err := filepath.Glob(e)
+				if err != nil {
+					return nil, fmt.Errorf("find project: %s: classpath entry %q: %w", cfgPath, c, err)
+				}
+				p.Classpath = append(p.Classpath, m...)
+				continue
+			}
+			if _, err := os.Stat(e); err != nil {
+				return nil, fmt.Errorf("find project: %s: classpath entry %q: %w", cfgPath, c, err)
+			}
+			p.Classpath = append(p.Classpath, e)
+		}
+		if len(cfg.SourceRoots) > 0 {
+			walkRoots = nil
+			for _, r := range cfg.SourceRoots {
+				e := absIn(abs, r)
+				if st, err := os.Stat(e); err != nil || !st.IsDir() {
+					return nil, fmt.Errorf("find project: %s: source root %q is not a directory", cfgPath, r)
+				}
+				walkRoots = append(walkRoots, e)
+			}
+		}
+	}
+	for _, o := range buildOutputs {
+		d := filepath.Join(abs, filepath.FromSlash(o))
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			p.Outputs = append(p.Outputs, d)
+		}
+	}
 	roots := map[string]bool{}
-	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+	for _, walkRoot := range walkRoots {
+		if err := p.walk(walkRoot, roots); err != nil {
+			return nil, err
+		}
+	}
+	for r := range roots {
+		p.SourceRoots = append(p.SourceRoots, r)
+	}
+	sort.Strings(p.SourceRoots)
+	sort.Strings(p.Sources)
+	return p, nil
+}
+
+// walk adds the .java files under top to p.Sources and their source roots
+// to roots.
+func (p *Project) walk(top string, roots map[string]bool) error {
+	abs := top
+	seen := map[string]bool{}
+	for _, s := range p.Sources {
+		seen[s] = true
+	}
+	err := filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == abs {
 				return err
@@ -57,6 +220,9 @@ func FindProject(dir string) (*Project, error) {
 			if path != abs && (strings.HasPrefix(name, ".") || skippedDirs[name]) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if seen[path] {
 			return nil
 		}
 		if !strings.HasSuffix(name, ".java") || !d.Type().IsRegular() {
@@ -71,14 +237,9 @@ func FindProject(dir string) (*Project, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("find project %s: %w", abs, err)
+		return fmt.Errorf("find project %s: %w", abs, err)
 	}
-	for r := range roots {
-		p.SourceRoots = append(p.SourceRoots, r)
-	}
-	sort.Strings(p.SourceRoots)
-	sort.Strings(p.Sources)
-	return p, nil
+	return nil
 }
 
 // sourceRoot strips the package's directories from dir; when dir does not end

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -46,16 +47,32 @@ func Parse(data []byte) ([]Measurement, error) {
 	if len(data) == 0 {
 		return nil, errors.New("empty input")
 	}
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
-		return nil, fmt.Errorf("not a JSON object or array: %w", err)
-	}
+	// One JSON value (an object or an array of objects), or a stream of
+	// them one after another, as `perfls measure --phase both` and JSON
+	// Lines files write.
 	var items []json.RawMessage
-	if data[0] == '{' {
-		items = []json.RawMessage{data}
-	} else if err := json.Unmarshal(data, &items); err != nil {
-		return nil, fmt.Errorf("not a JSON object or array: %w", err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc json.RawMessage
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not a JSON object or array (or a stream of them): %w", err)
+		}
+		switch doc[0] {
+		case '{':
+			items = append(items, doc)
+		case '[':
+			var arr []json.RawMessage
+			if err := json.Unmarshal(doc, &arr); err != nil {
+				return nil, fmt.Errorf("not a JSON array of objects: %w", err)
+			}
+			items = append(items, arr...)
+		default:
+			return nil, fmt.Errorf("not a JSON object or array: starts with %q", doc[0])
+		}
 	}
 	var out []Measurement
 	for i, it := range items {

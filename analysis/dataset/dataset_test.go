@@ -143,3 +143,17 @@ func TestFind(t *testing.T) {
 		t.Error("wrong workload matched")
 	}
 }
+
+func TestParseAcceptsAStreamOfDocuments(t *testing.T) {
+	doc := `{"method":"p.C#m()","workload":"","args":[],"preliminary":true,"summary":{},"forks":[{"ns_per_op":[1,2,3]}]}`
+	ms, err := Parse([]byte(doc + "\n" + strings.Replace(doc, "true", "false", 1) + "\n"))
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("two documents, one per line: %d measurements, %v", len(ms), err)
+	}
+	if _, err := Parse([]byte(doc + "\n{broken")); err == nil {
+		t.Error("a broken second document was accepted")
+	}
+	if _, err := Parse([]byte(`42`)); err == nil {
+		t.Error("a number was accepted")
+	}
+}

@@ -30,8 +30,9 @@ const usage = `perfls — Java performance formulas, measured and shown where co
 
 Usage:
   perfls check [flags] DIR      measure and decide every @SPL formula under DIR
-  perfls lint [flags] PATH...   report SPL syntax errors in .java and .spl files
   perfls evaluate [flags]       decide a formula against recorded JMH or perfls results
+  perfls lint [flags] PATH...   report SPL syntax errors in .java and .spl files
+  perfls measure [flags]        measure one method on one workload (--method, --workload, --args)
   perfls serve                  run the language server on stdin/stdout
   perfls cache ls|show|gc|clear inspect and trim the measurement cache
   perfls daemon run|start|status|stop  the per-user measurement server
@@ -60,10 +61,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "check":
 		code, err = runCheck(ctx, rest, stdout, stderr)
-	case "lint":
-		code, err = runLint(rest, stdout, stderr)
 	case "evaluate":
 		code, err = runEvaluate(rest, stdout, stderr)
+	case "lint":
+		code, err = runLint(rest, stdout, stderr)
+	case "measure":
+		code, err = runMeasure(ctx, rest, stdout, stderr)
 	case "daemon":
 		code, err = runDaemon(ctx, rest, stdout, stderr)
 	case "cache":

@@ -242,7 +242,7 @@ func (s *Scheduler) runJob(j *job) {
 		}()
 		return j.run(ctx, emit)
 	}()
-	if err == nil && ctx.Err() != nil && j.budget > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err == nil && result == nil && ctx.Err() != nil && j.budget > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("%s: time budget of %s exceeded", j.label, j.budget)
 	}
 	s.mu.Lock()

@@ -37,16 +37,17 @@ type Params struct {
 
 // ItemResult is the outcome of one Item, in the same order as Params.Items.
 type ItemResult struct {
-	Method     string              `json:"method"`   // resolved, e.g. p.C#m(int[])
-	Workload   string              `json:"workload"` // resolved generator
-	Args       []measure.Arg       `json:"args"`
-	Forks      []measure.Fork      `json:"forks"`
-	Env        measure.Environment `json:"environment"`
-	Error      string              `json:"error,omitempty"` // the measurement failed
-	Cached     bool                `json:"cached"`          // answered from the cache
-	Stale      bool                `json:"stale"`           // from the cache, but the code changed since
-	MeasuredAt time.Time           `json:"measured_at"`
-	CacheID    int64               `json:"cache_id,omitempty"`
+	Method     string                 `json:"method"`   // resolved, e.g. p.C#m(int[])
+	Workload   string                 `json:"workload"` // resolved generator
+	Args       []measure.Arg          `json:"args"`
+	Forks      []measure.Fork         `json:"forks"`
+	Env        measure.Environment    `json:"environment"`
+	Error      string                 `json:"error,omitempty"`   // the measurement failed
+	Failure    *measure.WorkloadError `json:"failure,omitempty"` // where and how, when the workload failed
+	Cached     bool                   `json:"cached"`            // answered from the cache
+	Stale      bool                   `json:"stale"`             // from the cache, but the code changed since
+	MeasuredAt time.Time              `json:"measured_at"`
+	CacheID    int64                  `json:"cache_id,omitempty"`
 }
 
 // Response answers Params.
@@ -84,12 +85,18 @@ type Local struct {
 
 	buildMu sync.Mutex
 	builds  map[string]*sync.Mutex // per project: one compile at a time
+
+	// resolved memoizes resolution by spec, JVM and the fingerprint of the
+	// spec's class, so a request the cache answers starts no JVM.
+	resolvedMu sync.Mutex
+	resolved   map[string]measure.Resolved
 }
 
 // NewLocal opens the cache in cacheDir and starts a scheduler running
 // concurrency measurements at once (1 unless the user asks otherwise).
 func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
-	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(), builds: map[string]*sync.Mutex{}}
+	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(),
+		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{}}
 	store, notice, err := cache.OpenStore(ctx, cacheDir)
 	if err != nil {
 		l.notice = fmt.Sprintf("measuring without a cache: %v", err)
@@ -145,33 +152,45 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	index := map[string]int{}
 	for _, it := range p.Items {
 		for _, s := range []measure.MethodSpec{it.Method, it.Generator} {
+			if s.Class == "" {
+				continue // no generator: the method takes the literal arguments
+			}
 			if _, ok := index[s.String()]; !ok {
 				index[s.String()] = len(specs)
 				specs = append(specs, s)
 			}
 		}
 	}
-	resolved, errs := measure.Resolve(ctx, build, specs)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	opt := p.Options.Defaults()
 	jvm, err := measure.JVMIdentity(opt)
+	if err != nil {
+		return nil, err
+	}
+	resolved, errs, err := l.resolve(ctx, build, specs, jvm)
 	if err != nil {
 		return nil, err
 	}
 
 	var wg sync.WaitGroup
 	for i, it := range p.Items {
-		mi, gi := index[it.Method.String()], index[it.Generator.String()]
 		out := &resp.Items[i]
 		out.Args = it.Args
-		if err := errors.Join(errs[mi], errs[gi]); err != nil {
+		mi := index[it.Method.String()]
+		req := measure.Request{Method: resolved[mi], Args: it.Args}
+		err := errs[mi]
+		if it.Generator.Class != "" {
+			gi := index[it.Generator.String()]
+			req.Generator = resolved[gi]
+			err = errors.Join(err, errs[gi])
+		}
+		if err != nil {
 			out.Error = err.Error()
 			continue
 		}
-		req := measure.Request{Method: resolved[mi], Generator: resolved[gi], Args: it.Args}
-		out.Method, out.Workload = req.Method.String(), req.Generator.String()
+		out.Method = req.Method.String()
+		if !req.Generator.IsZero() {
+			out.Workload = req.Generator.String()
+		}
 		key, err := l.key(build, req, opt, jvm)
 		if err != nil {
 			out.Error = err.Error()
@@ -195,7 +214,11 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 
 // key builds the cache key of req (DESIGN §7).
 func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, jvm string) (cache.Key, error) {
-	code, _, err := cache.Fingerprint(b.ClassesDir, []string{req.Method.Class, req.Generator.Class})
+	roots := []string{req.Method.Class}
+	if !req.Generator.IsZero() {
+		roots = append(roots, req.Generator.Class)
+	}
+	code, _, err := cache.Fingerprint(classDirs(b), roots)
 	if err != nil {
 		return cache.Key{}, err
 	}
@@ -203,9 +226,13 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 	for i, a := range req.Args {
 		args[i] = a.String()
 	}
+	workload := ""
+	if !req.Generator.IsZero() {
+		workload = req.Generator.String()
+	}
 	return cache.Key{
 		Method:   req.Method.String(),
-		Workload: req.Generator.String(),
+		Workload: workload,
 		Args:     strings.Join(args, ","),
 		Code:     code,
 		JVM:      jvm,
@@ -242,7 +269,7 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 	for _, f := range m.Forks {
 		out.Forks = append(out.Forks, measure.Fork{
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
-			Warmup: time.Duration(f.WarmupNs),
+			Warmup: time.Duration(f.WarmupNs), WarmupSettled: f.WarmupSettled, Ops: f.OpsPerSample,
 		})
 	}
 }
@@ -257,7 +284,11 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			emit(Progress{Message: msg, Fork: e.Fork, Of: e.Of})
 		})
 		if err != nil {
-			return nil, err
+			// A budget that ran out mid-way still yields the forks that
+			// finished; anything else is a failure of the whole job.
+			if !errors.Is(err, context.DeadlineExceeded) || len(results) == 0 || len(results[0].Forks) == 0 {
+				return nil, err
+			}
 		}
 		res := results[0]
 		if res.Err == nil && l.store != nil {
@@ -278,6 +309,10 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 	out.Forks, out.Env, out.CacheID, out.MeasuredAt = sr.Forks, sr.Env, sr.id, sr.at
 	if sr.Err != nil {
 		out.Error = sr.Err.Error()
+		var we *measure.WorkloadError
+		if errors.As(sr.Err, &we) {
+			out.Failure = we
+		}
 	}
 }
 
@@ -293,7 +328,7 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 	for _, f := range res.Forks {
 		m.Forks = append(m.Forks, cache.Fork{
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
-			WarmupNs: int64(f.Warmup),
+			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops,
 		})
 	}
 	return m
@@ -311,4 +346,50 @@ func (l *Local) compile(ctx context.Context, p *measure.Project) (*measure.Build
 	mu.Lock()
 	defer mu.Unlock()
 	return measure.Compile(ctx, p, l.cacheDir)
+}
+
+func classDirs(b *measure.Build) []string {
+	return append([]string{b.ClassesDir}, b.ClassDirs...)
+}
+
+// resolve resolves specs, starting the resolver JVM only for those not
+// resolved before against the same class file and JVM.
+func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []measure.MethodSpec, jvm string) ([]measure.Resolved, []error, error) {
+	out := make([]measure.Resolved, len(specs))
+	errs := make([]error, len(specs))
+	keys := make([]string, len(specs))
+	var missing []measure.MethodSpec
+	var missingAt []int
+	for i, s := range specs {
+		fp, _, err := cache.Fingerprint(classDirs(b), []string{s.Class})
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[i] = s.String() + "\x00" + fp + "\x00" + jvm
+		l.resolvedMu.Lock()
+		r, ok := l.resolved[keys[i]]
+		l.resolvedMu.Unlock()
+		if ok {
+			out[i] = r
+			continue
+		}
+		missing = append(missing, s)
+		missingAt = append(missingAt, i)
+	}
+	if len(missing) == 0 {
+		return out, errs, nil
+	}
+	rs, rerrs := measure.Resolve(ctx, b, missing)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	l.resolvedMu.Lock()
+	defer l.resolvedMu.Unlock()
+	for j, i := range missingAt {
+		out[i], errs[i] = rs[j], rerrs[j]
+		if rerrs[j] == nil {
+			l.resolved[keys[i]] = rs[j]
+		}
+	}
+	return out, errs, nil
 }

@@ -67,6 +67,22 @@ public abstract class Bench {
         }, "perfls-exit-hook"));
 
         out.line("hello", Integer.toString(Protocol.VERSION), Long.toString(ProcessHandle.current().pid()));
+        Bench[] holder = {bench};
+        bench = null;
+        execute(holder, args, out, sink);
+        finished = true;
+        Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * Runs one measurement and reports it ("env", "tuples", "warmup", "sample" lines, then
+     * "output" and "end" or "error"). {@code holder[0]} is the harness; it is cleared so that
+     * the harness (and the workload's data) can be collected after an OutOfMemoryError. Used by
+     * {@link #main} in a fork and by {@link Worker} for each request.
+     */
+    static void execute(Bench[] holder, String[] args, Protocol out, TailSink sink) {
+        Bench bench = holder[0];
+        holder[0] = null;
         String phase = "harness";
         try {
             Options opt = Options.parse(args);
@@ -88,12 +104,11 @@ public abstract class Bench {
                 phase = "method";
                 measure(bench, out, meters, opt, k);
             }
-            finished = true;
+            bench = null;
             reportOutput(out, sink);
             out.line("end");
         } catch (Throwable t) {
             bench = null; // let the garbage go, so that reporting works after OutOfMemoryError
-            finished = true;
             String trace;
             try {
                 StringWriter w = new StringWriter();
@@ -105,10 +120,9 @@ public abstract class Bench {
             reportOutput(out, sink);
             out.line("error", phase, Protocol.escape(trace));
         }
-        Runtime.getRuntime().halt(0);
     }
 
-    private static void reportOutput(Protocol out, TailSink sink) {
+    static void reportOutput(Protocol out, TailSink sink) {
         long total = sink.total();
         if (total > 0) {
             out.line("output", Long.toString(total), Protocol.escape(sink.tail(USER_OUTPUT_REPORTED)));
@@ -196,16 +210,18 @@ public abstract class Bench {
         // underestimate only makes samples longer, never shorter than the minimum).
         double[] recent = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
         long start = System.nanoTime();
+        JitWatch jit = new JitWatch(opt, start);
         long elapsed;
         while (true) {
             long t0 = System.nanoTime();
             b.run(batch, bh);
-            long dt = System.nanoTime() - t0;
+            long t1 = System.nanoTime();
+            long dt = t1 - t0;
             passes += batch;
             recent[iters % recent.length] = Math.max(dt, 1) / (double) batch;
             iters++;
-            elapsed = System.nanoTime() - start;
-            if (elapsed >= opt.warmupNs && iters >= opt.minWarmup) {
+            elapsed = t1 - start;
+            if (jit.done(t1)) {
                 break;
             }
             if (dt < opt.minSampleNs && batch < maxBatch) {
@@ -215,7 +231,8 @@ public abstract class Bench {
         double perPass = Math.min(recent[0], Math.min(recent[1], recent[2]));
         batch = batchFor(opt.minSampleNs, perPass, maxBatch);
         long ops = batch * k;
-        out.line("warmup", Long.toString(passes * k), Long.toString(elapsed));
+        out.line("warmup", Long.toString(passes * k), Long.toString(elapsed), Integer.toString(jit.settled()),
+                Long.toString(jit.compileMs()));
         for (int s = 0; s < opt.samples; s++) {
             long gc0 = m.gcCount();
             long a0 = m.allocated();
@@ -232,7 +249,7 @@ public abstract class Bench {
     }
 
     /** The stack of the thread that called System.exit, from its caller on. */
-    private static String exitStack() {
+    static String exitStack() {
         try {
             for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
                 StackTraceElement[] st = e.getValue();

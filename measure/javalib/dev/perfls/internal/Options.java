@@ -6,6 +6,8 @@ final class Options {
     int samples = 30;
     long minSampleNs = 1_000_000L;
     int minWarmup = 5;
+    long maxWarmupNs = 5_000_000_000L;
+    long quietNs = 100_000_000L;
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -25,6 +27,12 @@ final class Options {
                     break;
                 case "minsample":
                     o.minSampleNs = Math.max(0, v);
+                    break;
+                case "maxwarmup":
+                    o.maxWarmupNs = Math.max(0, v);
+                    break;
+                case "quiet":
+                    o.quietNs = Math.max(0, v);
                     break;
                 case "minwarmup":
                     o.minWarmup = (int) Math.max(1, Math.min(v, 1000));

@@ -23,6 +23,7 @@ public final class Sampler {
     private long warmSpans;
     private final long[] recentSpans = new long[63];
     private long batch = 1;
+    private JitWatch jit;
 
     private long accNs;
     private long accCpu;
@@ -102,21 +103,24 @@ public final class Sampler {
     private void begin(long now) {
         started = true;
         warmStart = now;
+        jit = new JitWatch(opt, now);
     }
 
     private void record(long ns, long cpu) {
         if (state == WARMUP) {
             recentSpans[(int) (warmSpans % recentSpans.length)] = ns;
             warmSpans++;
-            long elapsed = System.nanoTime() - warmStart;
-            if (elapsed >= opt.warmupNs && warmSpans >= opt.minWarmup) {
+            long now = System.nanoTime();
+            long elapsed = now - warmStart;
+            if (jit.done(now)) {
                 // The median of the last spans, robust to a garbage collection in one of them.
                 int n = (int) Math.min(warmSpans, recentSpans.length);
                 long[] last = java.util.Arrays.copyOf(recentSpans, n);
                 java.util.Arrays.sort(last);
                 double span = Math.max(last[n / 2], 1);
                 batch = Bench.batchFor(opt.minSampleNs, span, Bench.maxOps(opt));
-                out.line("warmup", Long.toString(warmSpans), Long.toString(elapsed));
+                out.line("warmup", Long.toString(warmSpans), Long.toString(elapsed), Integer.toString(jit.settled()),
+                        Long.toString(jit.compileMs()));
                 state = MEASURE;
                 resetSample();
             }

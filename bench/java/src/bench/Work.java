@@ -1,0 +1,34 @@
+package bench;
+
+/** Methods measured by perfls's benchmarks (bench/). */
+public final class Work {
+    private Work() {
+    }
+
+    /** The harness floor: a call that does nothing. */
+    public static void empty() {
+    }
+
+    /** The harness floor with a result: the blackhole must keep the addition. */
+    public static int inc(int x) {
+        return x + 1;
+    }
+
+    /**
+     * A dependent arithmetic chain of n steps (a 64-bit linear congruential generator): every step
+     * needs the previous one, so the cost is n times the latency of one multiply-add, with no
+     * closed form the JIT could substitute.
+     */
+    public static long chain(long seed, int n) {
+        long x = seed;
+        for (int i = 0; i < n; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
+
+    /** One call of chain per tuple: (seed, n). */
+    public static Iterable<Object[]> chainArgs(int n) {
+        return java.util.Collections.singletonList(new Object[] {12345L, n});
+    }
+}

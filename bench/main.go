@@ -1,0 +1,450 @@
+// Command bench prints the measurement figures of issue 4 for perfls's
+// harness: the harness floor, accuracy against a hand-written
+// System.nanoTime loop, speed (time to a preliminary figure and to a ±2 %
+// confidence interval) and stability (pairs of independent measurements).
+//
+// Run it from the repository root:
+//
+//	go run ./bench floor
+//	go run ./bench accuracy
+//	go run ./bench speed
+//	go run ./bench stability [-pairs 20]
+//	go run ./bench all
+//
+// Each part takes a few minutes at most on two cores. It only prints
+// figures; nothing is asserted (the machine may be shared and noisy).
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+)
+
+// oneMicro is the chain length that takes about 1 µs (about 1.4 ns per
+// step on the machine the README's figures come from).
+const oneMicro = 800
+
+type env struct {
+	build *measure.Build
+	dir   string
+	// jvmRun is the wall time of a fork that does almost nothing: JVM start,
+	// harness, exit.
+	jvmRun time.Duration
+}
+
+func main() {
+	fl := flag.NewFlagSet("bench", flag.ExitOnError)
+	project := fl.String("project", "bench/java", "the benchmark's Java project")
+	pairs := fl.Int("pairs", 20, "stability: pairs of measurements")
+	forks := fl.Int("forks", 3, "forks per measurement (perfls's default)")
+	samples := fl.Int("samples", 30, "samples per fork (perfls's default)")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all [flags]")
+		os.Exit(2)
+	}
+	what := os.Args[1]
+	if err := fl.Parse(os.Args[2:]); err != nil {
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := setup(ctx, *project)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples}
+	parts := map[string]func(context.Context, *env, measure.Options) error{
+		"floor":    floor,
+		"accuracy": accuracy,
+		"speed":    speed,
+		"stability": func(ctx context.Context, e *env, opt measure.Options) error {
+			return stability(ctx, e, opt, *pairs)
+		},
+	}
+	order := []string{"floor", "accuracy", "speed", "stability"}
+	if what != "all" {
+		if parts[what] == nil {
+			fmt.Fprintf(os.Stderr, "bench: unknown part %q\n", what)
+			os.Exit(2)
+		}
+		order = []string{what}
+	}
+	printEnvironment(ctx, e)
+	for _, p := range order {
+		start := time.Now()
+		if err := parts[p](ctx, e, opt); err != nil {
+			fmt.Fprintf(os.Stderr, "bench %s: %v\n", p, err)
+			os.Exit(1)
+		}
+		fmt.Printf("(%s took %.0f s)\n\n", p, time.Since(start).Seconds())
+	}
+}
+
+func setup(ctx context.Context, dir string) (*env, error) {
+	p, err := measure.FindProject(dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cache.Dir()
+	if err != nil {
+		return nil, err
+	}
+	b, err := measure.Compile(ctx, p, c)
+	if err != nil {
+		return nil, err
+	}
+	return &env{build: b, dir: p.Dir}, nil
+}
+
+func printEnvironment(ctx context.Context, e *env) {
+	r, err := e.measure(ctx, measure.Options{Forks: 1, SamplesPerFork: 2, Warmup: time.Millisecond, MaxWarmup: time.Millisecond}, "bench.Work#empty", "")
+	if err != nil {
+		return
+	}
+	e.jvmRun = r.Forks[0].Wall
+	v := r.Env
+	fmt.Printf("environment: %s %s (%s), %s/%s, %s, %d cores\n\n", v.VMName, v.JavaVersion, v.JavaVendor, v.OS, v.Arch, v.CPUModel, v.Cores)
+}
+
+// request resolves method (and the generator, if any) into a request with args.
+func (e *env) request(ctx context.Context, method, gen string, args ...int64) (measure.Request, error) {
+	specs := []measure.MethodSpec{spec(method)}
+	if gen != "" {
+		specs = append(specs, spec(gen))
+	}
+	rs, errs := measure.Resolve(ctx, e.build, specs)
+	if err := errors.Join(errs...); err != nil {
+		return measure.Request{}, err
+	}
+	r := measure.Request{Method: rs[0]}
+	if gen != "" {
+		r.Generator = rs[1]
+	}
+	for _, a := range args {
+		r.Args = append(r.Args, measure.IntArg(a))
+	}
+	return r, nil
+}
+
+func (e *env) measure(ctx context.Context, opt measure.Options, method, gen string, args ...int64) (measure.Result, error) {
+	req, err := e.request(ctx, method, gen, args...)
+	if err != nil {
+		return measure.Result{}, err
+	}
+	return e.measureReqs(ctx, opt, req)
+}
+
+func (e *env) measureReqs(ctx context.Context, opt measure.Options, req measure.Request) (measure.Result, error) {
+	res, err := measure.Measure(ctx, e.build, []measure.Request{req}, opt, nil)
+	if err != nil {
+		return measure.Result{}, err
+	}
+	if res[0].Err != nil {
+		return measure.Result{}, res[0].Err
+	}
+	return res[0], nil
+}
+
+func spec(s string) measure.MethodSpec {
+	cls, name, _ := strings.Cut(s, "#")
+	return measure.MethodSpec{Class: cls, Name: name}
+}
+
+func floor(ctx context.Context, e *env, opt measure.Options) error {
+	fmt.Printf("== harness floor (%d forks × %d samples; targets: empty ≤ 2 ns/op, x + 1 ≤ 3 ns/op)\n", opt.Forks, opt.SamplesPerFork)
+	for _, c := range []struct {
+		label, method string
+		args          []int64
+	}{{"empty method", "bench.Work#empty", nil}, {"return x + 1", "bench.Work#inc", []int64{5}}} {
+		r, err := e.measure(ctx, opt, c.method, "", c.args...)
+		if err != nil {
+			return err
+		}
+		s := measure.Summarize(r.Forks)
+		fmt.Printf("%-14s mean %6.3f ns/op  95%% CI [%.3f, %.3f]  median %6.3f ns/op  cpu %6.3f ns/op\n",
+			c.label, s.MeanNsPerOp, s.CI95[0], s.CI95[1], s.MedianNsPerOp, s.MeanCPUNsPerOp)
+	}
+	return nil
+}
+
+// chainLengths give about 10 ns to about 10 ms per operation.
+var chainLengths = []int64{8, 80, 800, 8000, 80000, 800000, 8000000}
+
+func accuracy(ctx context.Context, e *env, opt measure.Options) error {
+	fmt.Printf("== accuracy: dependent multiply-add chain of n steps (%d forks × %d samples) vs a hand-written System.nanoTime loop\n", opt.Forks, opt.SamplesPerFork)
+	var reqs []measure.Request
+	for _, n := range chainLengths {
+		r, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", n)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+	}
+	res, err := measure.Measure(ctx, e.build, reqs, opt, nil)
+	if err != nil {
+		return err
+	}
+	nano, err := nanoLoop(ctx, e)
+	if err != nil {
+		return err
+	}
+	var ns, perfls, perflsMed, perflsCPU, base []float64
+	var walls, warmups []time.Duration
+	for i, r := range res {
+		if r.Err != nil {
+			return r.Err
+		}
+		s := measure.Summarize(r.Forks)
+		ns = append(ns, float64(chainLengths[i]))
+		perfls = append(perfls, s.MeanNsPerOp)
+		perflsMed = append(perflsMed, s.MedianNsPerOp)
+		perflsCPU = append(perflsCPU, s.MeanCPUNsPerOp)
+		base = append(base, nano[chainLengths[i]])
+		var wall, wu time.Duration
+		for _, f := range r.Forks {
+			wall += f.Wall
+			wu += f.Warmup
+		}
+		walls = append(walls, wall/time.Duration(len(r.Forks)))
+		warmups = append(warmups, wu/time.Duration(len(r.Forks)))
+	}
+	last := len(ns) - 1
+	fmt.Printf("%9s  %11s %11s %11s %9s %10s  %11s %9s %10s  %9s  %s\n", "n", "perfls mean", "median", "cpu mean", "ns/step",
+		"vs longest", "nanoTime", "ns/step", "vs longest", "med/nano", "fork wall (warm-up)")
+	for i := range ns {
+		fmt.Printf("%9.0f  %11s %11s %11s %9.4f %+9.2f%%  %11s %9.4f %+9.2f%%  %9.3f  %.1f s (%.2f s)\n", ns[i],
+			fmtNs(perfls[i]), fmtNs(perflsMed[i]), fmtNs(perflsCPU[i]),
+			perflsMed[i]/ns[i], 100*((perflsMed[i]/ns[i])/(perflsMed[last]/ns[last])-1),
+			fmtNs(base[i]), base[i]/ns[i], 100*((base[i]/ns[i])/(base[last]/ns[last])-1),
+			perflsMed[i]/base[i], walls[i].Seconds(), warmups[i].Seconds())
+	}
+	a, b := fitLine(ns[2:], perflsMed[2:])
+	na, nb := fitLine(ns[2:], base[2:])
+	fmt.Printf("fit t = a + b·n over n ≥ %.0f (relative least squares): perfls medians a = %.2f ns, b = %.4f ns/step; nanoTime loop a = %.2f ns, b = %.4f ns/step\n",
+		ns[2], a, b, na, nb)
+	fmt.Printf("largest deviation from the fit, n ≥ %.0f: perfls %.2f%%, nanoTime loop %.2f%%\n", ns[2], maxDev(ns[2:], perflsMed[2:], a, b), maxDev(ns[2:], base[2:], na, nb))
+	return nil
+}
+
+// nanoLoop runs bench.NanoLoop (the hand-written baseline) and returns ns/op per n.
+func nanoLoop(ctx context.Context, e *env) (map[int64]float64, error) {
+	java := "java"
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		java = filepath.Join(h, "bin", "java")
+	}
+	args := []string{"-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", strings.Join(e.build.Classpath, string(os.PathListSeparator)), "bench.NanoLoop"}
+	for _, n := range chainLengths {
+		args = append(args, strconv.FormatInt(n, 10))
+	}
+	cmd := exec.CommandContext(ctx, java, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("run the nanoTime loop: %w", err)
+	}
+	res := map[int64]float64{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		v, _ := strconv.ParseFloat(f[1], 64)
+		res[n] = v
+	}
+	return res, nil
+}
+
+// maxDev is the largest |y − (a + b·x)| / y, in percent.
+func maxDev(x, y []float64, a, b float64) float64 {
+	m := 0.0
+	for i := range x {
+		m = math.Max(m, math.Abs(y[i]-(a+b*x[i]))/y[i])
+	}
+	return 100 * m
+}
+
+// fitLine fits y = a + b·x by least squares weighted by 1/y² (relative errors).
+func fitLine(x, y []float64) (a, b float64) {
+	var sw, sx, sy, sxx, sxy float64
+	for i := range x {
+		w := 1 / (y[i] * y[i])
+		sw += w
+		sx += w * x[i]
+		sy += w * y[i]
+		sxx += w * x[i] * x[i]
+		sxy += w * x[i] * y[i]
+	}
+	b = (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
+	a = (sy - b*sx) / sw
+	return a, b
+}
+
+func speed(ctx context.Context, e *env, opt measure.Options) error {
+	fmt.Printf("== speed: a ~1 µs method (chain of %d steps)\n", oneMicro)
+	req, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", oneMicro)
+	if err != nil {
+		return err
+	}
+	// Preliminary figure: a new worker (JVM start included), then reuse.
+	w := measure.NewWorker(ctx)
+	defer w.Close()
+	for i := 0; i < 4; i++ {
+		start := time.Now()
+		r, err := w.Measure(ctx, e.build, req, opt)
+		if err != nil {
+			return err
+		}
+		if r.Err != nil {
+			return r.Err
+		}
+		s := measure.Summarize(r.Forks)
+		what := "warm worker"
+		if i == 0 {
+			what = "new worker (JVM start included)"
+		}
+		fmt.Printf("preliminary figure after %5.0f ms (%s): %s/op ± %.1f%%\n", ms(time.Since(start)), what, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+	}
+	start := time.Now()
+	if _, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", oneMicro); err != nil {
+		return err
+	}
+	fmt.Printf("(resolving the method, one short JVM, takes %.0f ms when the request is new)\n", ms(time.Since(start)))
+
+	// Forks one at a time until the t-interval over fork means is within ±2 %.
+	for _, target := range []float64{0.02} {
+		start := time.Now()
+		var forks []measure.Fork
+		var s measure.Summary
+		cpuAt, cpuForks := time.Duration(0), 0
+		for len(forks) < 30 {
+			r, err := e.measureReqs(ctx, measure.Options{Forks: 1, SamplesPerFork: opt.SamplesPerFork}, req)
+			if err != nil {
+				return err
+			}
+			forks = append(forks, r.Forks...)
+			s = measure.Summarize(forks)
+			if c := cpuSummary(forks); cpuAt == 0 && len(forks) >= 3 && c.RelativeHalfWidth() <= target {
+				cpuAt, cpuForks = time.Since(start), len(forks)
+			}
+			if len(forks) >= 3 && s.RelativeHalfWidth() <= target {
+				break
+			}
+		}
+		fmt.Printf("±%.0f%% CI of the wall-time mean (over fork means): %.1f s wall, %d forks × %d samples, mean %s/op ± %.2f%%\n",
+			100*target, time.Since(start).Seconds(), len(forks), opt.SamplesPerFork, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+		if cpuAt > 0 {
+			fmt.Printf("±%.0f%% CI of the thread-CPU-time mean (immune to preemption): reached after %.1f s, %d forks\n", 100*target, cpuAt.Seconds(), cpuForks)
+		} else {
+			fmt.Printf("±%.0f%% CI of the thread-CPU-time mean: not reached in %d forks (± %.2f%%)\n", 100*target, len(forks), 100*cpuSummary(forks).RelativeHalfWidth())
+		}
+	}
+	start = time.Now()
+	r, err := e.measureReqs(ctx, opt, req)
+	if err != nil {
+		return err
+	}
+	s := measure.Summarize(r.Forks)
+	perfls := time.Since(start)
+	fmt.Printf("perfls defaults (%d forks × %d samples, warm-up ≥ 300 ms until JIT settles): %.1f s wall, mean %s/op ± %.2f%%\n",
+		opt.Forks, opt.SamplesPerFork, perfls.Seconds(), fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+	fmt.Printf("JMH defaults (5 forks × (5 × 10 s warm-up + 5 × 10 s measurement)): ≥ %.0f s wall (%.0f× perfls's defaults)\n",
+		500.0, 500/perfls.Seconds())
+	fmt.Printf("SPL tool defaults (one JVM; warm-up 1,000 cycles or 5 s, measurement 2,000 cycles or 10 s, whichever first):\n"+
+		"  a 1 µs cycle stops at 1,000 + 2,000 cycles = 3 ms plus one JVM run (~%.0f ms here for a trivial fork), but 1,000 calls are below\n"+
+		"  HotSpot's C2 compile threshold (~10,000 invocations), so it measures interpreted/C1 code; with the 5 s + 10 s bounds\n"+
+		"  it would take 15 s in one JVM, with no run-to-run variance.\n", ms(e.jvmRun))
+	return nil
+}
+
+func stability(ctx context.Context, e *env, opt measure.Options, pairs int) error {
+	fmt.Printf("== stability: %d pairs of independent measurements of the ~1 µs method (%d forks × %d samples each)\n", pairs, opt.Forks, opt.SamplesPerFork)
+	req, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", oneMicro)
+	if err != nil {
+		return err
+	}
+	var dMean, dMed, dCPU []float64
+	rel := func(a, b float64) float64 { return math.Abs(a-b) / ((a + b) / 2) }
+	for i := 0; i < pairs; i++ {
+		var s, c [2]measure.Summary
+		for j := range s {
+			r, err := e.measureReqs(ctx, opt, req)
+			if err != nil {
+				return err
+			}
+			s[j] = measure.Summarize(r.Forks)
+			c[j] = cpuSummary(r.Forks)
+		}
+		dm := rel(s[0].MeanNsPerOp, s[1].MeanNsPerOp)
+		dd := rel(s[0].MedianNsPerOp, s[1].MedianNsPerOp)
+		dMean, dMed, dCPU = append(dMean, dm), append(dMed, dd), append(dCPU, rel(c[0].MedianNsPerOp, c[1].MedianNsPerOp))
+		fmt.Printf("pair %2d: means %s / %s (Δ %.2f%%), medians %s / %s (Δ %.2f%%)\n", i+1,
+			fmtNs(s[0].MeanNsPerOp), fmtNs(s[1].MeanNsPerOp), 100*dm, fmtNs(s[0].MedianNsPerOp), fmtNs(s[1].MedianNsPerOp), 100*dd)
+	}
+	for _, c := range []struct {
+		label string
+		d     []float64
+	}{{"means", dMean}, {"medians", dMed}, {"CPU-time medians", dCPU}} {
+		q := quantiles(c.d)
+		fmt.Printf("relative difference of %-16s over %d pairs: median %.2f%%, quartiles %.2f%% – %.2f%%, max %.2f%%\n",
+			c.label, len(c.d), 100*q[1], 100*q[0], 100*q[2], 100*q[3])
+	}
+	return nil
+}
+
+// cpuSummary summarises the forks' thread CPU time per operation instead of
+// their wall time.
+func cpuSummary(forks []measure.Fork) measure.Summary {
+	var cf []measure.Fork
+	for _, f := range forks {
+		cf = append(cf, measure.Fork{NsPerOp: f.CPUNsPerOp})
+	}
+	return measure.Summarize(cf)
+}
+
+// quantiles returns the 25th, 50th and 75th percentiles and the maximum.
+func quantiles(xs []float64) [4]float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	at := func(p float64) float64 {
+		pos := p * float64(len(s)-1)
+		i := int(pos)
+		if i+1 >= len(s) {
+			return s[len(s)-1]
+		}
+		return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+	}
+	return [4]float64{at(0.25), at(0.5), at(0.75), s[len(s)-1]}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func fmtNs(ns float64) string {
+	switch {
+	case math.IsNaN(ns):
+		return "n/a"
+	case ns >= 1e6:
+		return fmt.Sprintf("%.4g ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.4g µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.4g ns", ns)
+	}
+}
