@@ -302,6 +302,26 @@ func (s *Store) History(ctx context.Context, k Key, limit int) ([]*Measurement, 
 	return out, nil
 }
 
+// Previous returns up to limit complete measurements with exactly key k
+// (same code, JVM and machine), newest first, leaving out the measurement
+// with ID except. Their forks are earlier runs of the same thing: the run
+// history whose spread of run means the parametric interpretation needs.
+func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) ([]*Measurement, error) {
+	ids, err := s.ids(ctx, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Measurement, 0, len(ids))
+	for _, id := range ids {
+		m, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
 func (s *Store) newest(ctx context.Context, where string, arg any) (*Measurement, error) {
 	ids, err := s.ids(ctx, where+" ORDER BY created_at DESC, id DESC LIMIT 1", arg)
 	if err != nil || len(ids) == 0 {
@@ -396,8 +416,10 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 
 // GC evicts the oldest measurements until the stored sample bytes fit in
 // maxBytes, keeping the newest measurement of every series so no result
-// disappears entirely. It returns how many it removed.
-func (s *Store) GC(ctx context.Context, maxBytes int64) (int, error) {
+// disappears entirely. It returns how many it removed. With compact, the
+// file is also shrunk (VACUUM rewrites it: seconds for a large cache, so
+// only on request); otherwise SQLite reuses the freed pages.
+func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (int, error) {
 	var total int64
 	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(sum(bytes), 0) FROM measurements").Scan(&total); err != nil {
 		return 0, fmt.Errorf("cache gc: %w", classify(err))
@@ -427,7 +449,7 @@ func (s *Store) GC(ctx context.Context, maxBytes int64) (int, error) {
 			return 0, fmt.Errorf("cache gc: %w", err)
 		}
 	}
-	if len(victims) > 0 {
+	if len(victims) > 0 && compact {
 		// Hand the space back to the file system; a checkpoint first so the
 		// WAL does not hold the deleted pages.
 		s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")

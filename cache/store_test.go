@@ -158,7 +158,7 @@ func TestGCKeepsNewestOfEverySeries(t *testing.T) {
 			}
 		}
 	}
-	removed, err := s.GC(ctx, 1) // far below what is stored
+	removed, err := s.GC(ctx, 1, true) // far below what is stored
 	if err != nil || removed != 9 {
 		t.Fatalf("gc removed %d, err %v; want the 9 older measurements", removed, err)
 	}

@@ -79,7 +79,7 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		if err := fl.Parse(rest); err != nil {
 			return exitUsage, nil
 		}
-		n, err := store.GC(ctx, *maxMB<<20)
+		n, err := store.GC(ctx, *maxMB<<20, true)
 		if err != nil {
 			return exitUsage, err
 		}

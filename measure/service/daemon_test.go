@@ -36,12 +36,16 @@ public class Work {
 func project(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeProject(t, dir)
+	return dir
+}
+
+func writeProject(t testing.TB, dir string) {
 	p := filepath.Join(dir, "src", "w", "Work.java")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := os.WriteFile(p, []byte(workJava), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 func quick() measure.Options {
@@ -156,10 +160,15 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 	if r, err := local.Measure(ctx, p, nil); err != nil || !r.Items[0].Cached {
 		t.Errorf("in-process service did not see the daemon's result: %+v %v", r, err)
 	}
-	// --fresh measures again.
+	// --fresh measures again, and the earlier measurement of the same code
+	// becomes run history: one mean per earlier fork.
 	p.Fresh = true
-	if r, err := c.Measure(ctx, p, nil); err != nil || r.Items[0].Cached || r.Items[0].CacheID == a.CacheID {
+	r, err := c.Measure(ctx, p, nil)
+	if err != nil || r.Items[0].Cached || r.Items[0].CacheID == a.CacheID {
 		t.Errorf("fresh request answered from the cache: %+v %v", r.Items[0], err)
+	}
+	if r != nil && len(r.Items[0].History) != 2 {
+		t.Errorf("history %v, want the 2 fork means of the first measurement", r.Items[0].History)
 	}
 }
 

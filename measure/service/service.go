@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,17 +39,20 @@ type Params struct {
 
 // ItemResult is the outcome of one Item, in the same order as Params.Items.
 type ItemResult struct {
-	Method     string                 `json:"method"`   // resolved, e.g. p.C#m(int[])
-	Workload   string                 `json:"workload"` // resolved generator
-	Args       []measure.Arg          `json:"args"`
-	Forks      []measure.Fork         `json:"forks"`
-	Env        measure.Environment    `json:"environment"`
-	Error      string                 `json:"error,omitempty"`   // the measurement failed
-	Failure    *measure.WorkloadError `json:"failure,omitempty"` // where and how, when the workload failed
-	Cached     bool                   `json:"cached"`            // answered from the cache
-	Stale      bool                   `json:"stale"`             // from the cache, but the code changed since
-	MeasuredAt time.Time              `json:"measured_at"`
-	CacheID    int64                  `json:"cache_id,omitempty"`
+	Method   string                 `json:"method"`   // resolved, e.g. p.C#m(int[])
+	Workload string                 `json:"workload"` // resolved generator
+	Args     []measure.Arg          `json:"args"`
+	Forks    []measure.Fork         `json:"forks"`
+	Env      measure.Environment    `json:"environment"`
+	Error    string                 `json:"error,omitempty"`   // the measurement failed
+	Failure  *measure.WorkloadError `json:"failure,omitempty"` // where and how, when the workload failed
+	// History holds the fork means of earlier measurements with the same
+	// key (same code, JVM and machine): the run history that lets the
+	// parametric interpretation estimate between-run variance.
+	History    []float64 `json:"history,omitempty"`
+	Cached     bool      `json:"cached"` // answered from the cache
+	MeasuredAt time.Time `json:"measured_at"`
+	CacheID    int64     `json:"cache_id,omitempty"`
 }
 
 // Response answers Params.
@@ -79,6 +84,7 @@ type Service interface {
 type Local struct {
 	cacheDir string
 	store    *cache.Store // nil when the cache cannot be opened
+	maxBytes int64        // size limit of stored samples; older measurements are evicted
 	notice   string
 	sched    *Scheduler
 	started  time.Time
@@ -95,7 +101,7 @@ type Local struct {
 // NewLocal opens the cache in cacheDir and starts a scheduler running
 // concurrency measurements at once (1 unless the user asks otherwise).
 func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
-	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(),
+	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(), maxBytes: cacheLimit(),
 		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{}}
 	store, notice, err := cache.OpenStore(ctx, cacheDir)
 	if err != nil {
@@ -104,6 +110,18 @@ func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
 		l.store, l.notice = store, notice
 	}
 	return l
+}
+
+// DefaultCacheMB is the default size limit of the stored samples, in MiB;
+// PERFLS_CACHE_MAX_MB overrides it.
+const DefaultCacheMB = 1024
+
+func cacheLimit() int64 {
+	mb := int64(DefaultCacheMB)
+	if v, err := strconv.ParseInt(os.Getenv("PERFLS_CACHE_MAX_MB"), 10, 64); err == nil && v > 0 {
+		mb = v
+	}
+	return mb << 20
 }
 
 // Close stops the scheduler (cancelling running forks) and the cache.
@@ -197,12 +215,14 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		if !p.Fresh && l.answerFromCache(ctx, key, opt, out) {
+			l.addHistory(ctx, key, out)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l.measureItem(ctx, p, build, req, key, opt, out, progress)
+			l.addHistory(ctx, key, out)
 		}()
 	}
 	wg.Wait()
@@ -294,6 +314,9 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		if res.Err == nil && l.store != nil {
 			m := toCache(key, res)
 			if err := l.store.Put(ctx, m); err == nil {
+				if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
+					emit(Progress{Message: fmt.Sprintf("cache size limit: %v", err)})
+				}
 				return storedResult{res, m.ID, m.CreatedAt}, nil
 			}
 		}
@@ -312,6 +335,31 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		var we *measure.WorkloadError
 		if errors.As(sr.Err, &we) {
 			out.Failure = we
+		}
+	}
+}
+
+// historyLimit bounds how many earlier measurements feed one history.
+const historyLimit = 10
+
+// addHistory attaches the fork means of earlier measurements of key.
+func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult) {
+	if l.store == nil || out.Error != "" {
+		return
+	}
+	prev, err := l.store.Previous(ctx, key, out.CacheID, historyLimit)
+	if err != nil {
+		return
+	}
+	for _, m := range prev {
+		for _, f := range m.Forks {
+			if len(f.NsPerOp) > 0 {
+				var sum float64
+				for _, x := range f.NsPerOp {
+					sum += x
+				}
+				out.History = append(out.History, sum/float64(len(f.NsPerOp)))
+			}
 		}
 	}
 }
