@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/server"
 )
@@ -109,7 +110,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 	path := filepath.Join(dir, "Demo.java")
 	checker := &fakeChecker{release: make(chan struct{})}
 	checker.result = []verdict.MethodResult{{
-		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, CheckedAt: time.Now(),
+		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, CheckedAt: time.Now(), Source: sourceHash(t, path, "fast"),
 		Instances: []verdict.InstanceResult{
 			{Formula: "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)", Instance: "n=10", Outcome: verdict.Satisfied},
 			{Formula: "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)", Instance: "n=20", Outcome: verdict.Violated,
@@ -194,6 +195,16 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 	if req.Class != "demo.Demo" || req.Method != "fast" || req.File != path || req.Root != dir || len(req.Params) != 1 || req.Params[0] != "int[]" {
 		t.Errorf("check request %+v", req)
 	}
+	// Editing the method makes the verdicts stale: a hint replaces the warning.
+	fc.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: strings.Replace(lensSource, "return a.length; }\n\n    public static int slow", "return a.length + 1; }\n\n    public static int slow", 1)}},
+	})
+	stale := fc.awaitDiagnostics(t, u, 2)
+	if len(stale) != 1 || stale[0].Severity != protocol.DiagnosticSeverityHint || !strings.Contains(stale[0].Message, "changed since") {
+		t.Errorf("after editing the method: %+v", stale)
+	}
+
 	// The lens title now shows the verdicts.
 	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
 	if !strings.Contains(lenses[0].Command.Title, "1 satisfied, 1 violated") {
@@ -243,4 +254,19 @@ func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
 	if _, err := fc.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "perfls.nope"}, &bad); err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Errorf("unknown command: %v", err)
 	}
+}
+
+// sourceHash is the hash a check of method name in lensSource records.
+func sourceHash(t *testing.T, path, name string) string {
+	f, err := javasrc.Parse(path, []byte(lensSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range f.Methods {
+		if m.Name == name {
+			return m.SourceHash(f)
+		}
+	}
+	t.Fatalf("no method %s", name)
+	return ""
 }

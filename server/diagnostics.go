@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -46,6 +47,18 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 	}
 	var out []protocol.Diagnostic
 	for _, r := range s.resultsOf(doc.path) {
+		if m := methodOf(doc, r); m != nil && r.Source != "" && r.Source != m.SourceHash(doc.java) {
+			// The method changed since its check: say so once, rather
+			// than show verdicts that may no longer hold.
+			out = append(out, protocol.Diagnostic{
+				Range:    toProtocolRange(doc.java.Mapper.Range(m.NameSpan)),
+				Severity: protocol.DiagnosticSeverityHint,
+				Code:     "stale-verdict",
+				Source:   "perfls",
+				Message:  fmt.Sprintf("%s changed since its formulas were checked (%s): run Check again", m.Name, r.CheckedAt.Local().Format("2006-01-02 15:04")),
+			})
+			continue
+		}
 		for _, in := range r.Instances {
 			if in.Outcome == verdict.Satisfied {
 				continue
@@ -68,6 +81,16 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 		}
 	}
 	return out
+}
+
+// methodOf finds the declaration a result belongs to.
+func methodOf(doc *document, r verdict.MethodResult) *javasrc.Method {
+	for _, m := range doc.java.Methods {
+		if m.Type != nil && m.Type.BinaryName == r.Class && m.Name == r.Method && strings.Join(erased(m), ",") == strings.Join(r.Params, ",") {
+			return m
+		}
+	}
+	return nil
 }
 
 func formulaOf(doc *document, r verdict.MethodResult, text string) *workspace.Formula {

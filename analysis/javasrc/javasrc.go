@@ -37,7 +37,10 @@
 package javasrc
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sort"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/textpos"
 )
@@ -362,4 +365,15 @@ func (m *Method) Signature() string {
 	}
 	b = append(b, ')')
 	return string(b)
+}
+
+// SourceHash identifies the method's text (annotations, signature and body)
+// in f, so a result recorded for it can tell when the method changed since.
+// Whitespace runs are folded, so reindenting keeps the hash.
+func (m *Method) SourceHash(f *File) string {
+	if m.Span.Start < 0 || m.Span.End > len(f.Src) || m.Span.Start > m.Span.End {
+		return ""
+	}
+	h := sha256.Sum256([]byte(strings.Join(strings.Fields(f.Src[m.Span.Start:m.Span.End]), " ")))
+	return hex.EncodeToString(h[:8])
 }

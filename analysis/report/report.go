@@ -94,9 +94,10 @@ func Evidence(c verdict.ComparisonResult) string {
 	return s
 }
 
-// MethodHover documents an annotated method: each formula, then the latest
-// verdict of every instance. recordErr, when set, explains missing verdicts.
-func MethodHover(m *javasrc.Method, formulas []*workspace.Formula, results []verdict.MethodResult, recordErr error) string {
+// MethodHover documents an annotated method of file: each formula, then the
+// latest verdict of every instance, marked stale when the method changed
+// since. recordErr, when set, explains missing verdicts.
+func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Formula, results []verdict.MethodResult, recordErr error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**perfls** `%s`\n\n", signature(m))
 	var texts []string
@@ -119,6 +120,9 @@ func MethodHover(m *javasrc.Method, formulas []*workspace.Formula, results []ver
 	case res == nil:
 		b.WriteString("Not measured yet. Run `perfls check` on the project to decide these formulas.\n")
 	default:
+		if res.Source != "" && res.Source != m.SourceHash(file) {
+			b.WriteString("**Stale**: the method changed since this check; run *Check* again for current verdicts.\n\n")
+		}
 		writeVerdictTable(&b, res)
 	}
 	return b.String()

@@ -23,10 +23,13 @@ type InstanceResult struct {
 
 // MethodResult holds the verdicts of the formulas on one annotated method.
 type MethodResult struct {
-	File      string           `json:"file"`  // absolute path of the Java source
-	Class     string           `json:"class"` // binary name
-	Method    string           `json:"method"`
-	Params    []string         `json:"params"`
+	File   string   `json:"file"`  // absolute path of the Java source
+	Class  string   `json:"class"` // binary name
+	Method string   `json:"method"`
+	Params []string `json:"params"`
+	// Source is a hash of the annotated method's source text when it was
+	// checked; a different hash now means the verdicts are stale.
+	Source    string           `json:"source,omitempty"`
 	CheckedAt time.Time        `json:"checked_at"`
 	Instances []InstanceResult `json:"instances"`
 }

@@ -148,6 +148,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		mr := verdict.MethodResult{File: f.Path, CheckedAt: now}
 		if f.Method != nil {
 			mr.Class, mr.Method = f.Method.Type.BinaryName, f.Method.Name
+			mr.Source = f.Method.SourceHash(f.File)
 			for _, p := range f.Method.Params {
 				mr.Params = append(mr.Params, p.Erased)
 			}
