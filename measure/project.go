@@ -33,13 +33,19 @@ type Project struct {
 	Outputs []string
 	// Config is the path of the perfls.json read, "" when there is none.
 	Config string
+	// Interpretation and Alpha are the project's defaults for deciding
+	// formulas (perfls.json "interpretation", "alpha"); empty and 0 when
+	// not set.
+	Interpretation string
+	Alpha          float64
 }
 
 // ConfigFile is the name of the optional project configuration in the
 // project root:
 //
 //	{"classpath": ["lib/dep.jar", "lib/*.jar", "../other/classes"],
-//	 "sourceRoots": ["src/main/java", "src/test/java"]}
+//	 "sourceRoots": ["src/main/java", "src/test/java"],
+//	 "interpretation": "parametric", "alpha": 0.01}
 //
 // Paths are relative to the root (absolute paths are kept); classpath
 // entries may be globs. With sourceRoots, only those directories are searched
@@ -48,8 +54,10 @@ const ConfigFile = "perfls.json"
 
 // projectConfig is the content of perfls.json.
 type projectConfig struct {
-	Classpath   []string `json:"classpath"`
-	SourceRoots []string `json:"sourceRoots"`
+	Classpath      []string `json:"classpath"`
+	SourceRoots    []string `json:"sourceRoots"`
+	Interpretation string   `json:"interpretation"`
+	Alpha          float64  `json:"alpha"`
 }
 
 // buildOutputs are the build tools' class directories, relative to the root.
@@ -69,7 +77,7 @@ func readConfig(dir string) (*projectConfig, string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"sourceRoots\": [...]})", path, err)
+		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05})", path, err)
 	}
 	return &c, path, nil
 }
@@ -154,6 +162,7 @@ func FindProject(dir string) (*Project, error) {
 	walkRoots := []string{abs}
 	if cfg != nil {
 		p.Config = cfgPath
+		p.Interpretation, p.Alpha = cfg.Interpretation, cfg.Alpha
 		for _, c := range cfg.Classpath {
 			e := absIn(abs, c)
 			if strings.ContainsAny(c, "*?[") {

@@ -198,6 +198,7 @@ type SPLAnnotation struct {
 	Formulas         []*StringValue // value=, formula= or formulas=
 	MethodAliases    []*StringValue // methods=, "alias=entity"
 	GeneratorAliases []*StringValue // generators=, "alias=entity"
+	Interpretation   *StringValue   // interpretation=, nil when not given
 }
 
 // GeneratorDoc documents a workload generator.

@@ -338,11 +338,18 @@ func (b *builder) spl(n *sitter.Node, args []annArg, ctx *Type) *SPLAnnotation {
 			dst, what = &a.MethodAliases, "@SPL method alias"
 		case "generators", "generator":
 			dst, what = &a.GeneratorAliases, "@SPL generator alias"
+		case "interpretation":
+			for _, e := range elements(arg.value) {
+				if sv := b.stringValue(e, ctx, "@SPL interpretation", arg.quiet); sv != nil {
+					a.Interpretation = sv
+				}
+			}
+			continue
 		default:
 			if arg.quiet {
 				continue
 			}
-			b.problem(arg.span, "unknown @SPL element %q (expected formula, methods or generators)", arg.key)
+			b.problem(arg.span, "unknown @SPL element %q (expected formula, methods, generators or interpretation)", arg.key)
 			continue
 		}
 		for _, e := range elements(arg.value) {

@@ -47,6 +47,10 @@ type Formula struct {
 	Aliases          []*spl.Alias
 	GeneratorAliases []*spl.Alias
 
+	// Interpretation is the annotation's interpretation= element: how this
+	// formula is decided ("" = the project's or the automatic choice).
+	Interpretation string
+
 	// Broken is set when the formula's text has errors: its AST is partial,
 	// so it is reported but never measured.
 	Broken bool
@@ -123,6 +127,18 @@ func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 					}
 				}
 			}
+			interp := ""
+			if v := ann.Interpretation; v != nil {
+				switch v.Text {
+				case "quick", "parametric", "nonparametric", "rank":
+					interp = v.Text
+				default:
+					diags = append(diags, Diagnostic{
+						Path: f.Path, Range: f.Mapper.Range(v.Span), Span: v.Span, Severity: Error, Code: "unknown-interpretation",
+						Message: fmt.Sprintf("unknown interpretation %q: use quick, parametric, nonparametric or rank", v.Text),
+					})
+				}
+			}
 			for _, u := range units {
 				var ds []spl.Diagnostic
 				for _, d := range u.diags {
@@ -134,7 +150,7 @@ func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 				for _, p := range u.unit.Formulas {
 					formulas = append(formulas, &Formula{
 						Path: f.Path, File: f, Method: m, Value: u.v, Parsed: p, mapper: f.Mapper, Broken: broken,
-						Aliases: methodAliases, GeneratorAliases: genAliases,
+						Aliases: methodAliases, GeneratorAliases: genAliases, Interpretation: interp,
 					})
 				}
 			}

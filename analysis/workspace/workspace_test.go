@@ -157,3 +157,14 @@ func TestSemanticDiagnosticsReachTheDocument(t *testing.T) {
 		t.Errorf("a formula with an undeclared variable must not be measured: %+v", formulas)
 	}
 }
+
+func TestInterpretationElement(t *testing.T) {
+	src := "package p;\nclass A {\n    @SPL(value = \"SELF[g](1) <= other[g](1)\", interpretation = \"rnak\")\n    static void m() {}\n    @SPL(value = \"SELF[g](1) <= other[g](1)\", interpretation = \"rank\")\n    static void n() {}\n}\n"
+	formulas, diags := JavaFormulas(parse(t, "/p/A.java", src))
+	if len(diags) != 1 || diags[0].Code != "unknown-interpretation" || diags[0].Range.Start.Line != 2 || !strings.Contains(diags[0].Message, "quick, parametric, nonparametric or rank") {
+		t.Errorf("diagnostics %v", diags)
+	}
+	if len(formulas) != 2 || formulas[0].Interpretation != "" || formulas[1].Interpretation != "rank" {
+		t.Errorf("interpretations %q, %q", formulas[0].Interpretation, formulas[1].Interpretation)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
@@ -24,6 +25,9 @@ type checkFlags struct {
 	opts    measure.Options
 	verbose bool
 	fresh   bool
+	interp  string
+	// alphaSet is true when --alpha was given, so it wins over perfls.json.
+	alphaSet bool
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -38,6 +42,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.DurationVar(&cf.opts.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
 	fl.BoolVar(&cf.verbose, "v", false, "report each fork on stderr")
 	fl.BoolVar(&cf.fresh, "fresh", false, "measure again even when the cache has fresh results")
+	fl.StringVar(&cf.interp, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
 		fl.PrintDefaults()
@@ -51,6 +56,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if cf.format != "text" && cf.format != "json" {
 		return exitUsage, usageError{fmt.Sprintf("unknown --format %q (want text or json)", cf.format)}
 	}
+	if cf.interp != "" {
+		if _, err := stats.ParseInterpretation(cf.interp); err != nil {
+			return exitUsage, usageError{"--interpretation: " + err.Error()}
+		}
+	}
+	fl.Visit(func(f *flag.Flag) { cf.alphaSet = cf.alphaSet || f.Name == "alpha" })
 	if cf.opts.Forks < 1 || cf.opts.SamplesPerFork < 2 {
 		return exitUsage, usageError{"--forks must be ≥ 1 and --samples ≥ 2"}
 	}
@@ -80,6 +91,7 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 	}
 	job := checkJob{
 		dir: dir, opts: cf.opts, verdict: verdict.Options{Alpha: cf.alpha},
+		interpretation: cf.interp, alphaSet: cf.alphaSet,
 		priority: service.Batch, fresh: cf.fresh,
 		progress: func(p service.Progress) {
 			if cf.verbose {
@@ -131,7 +143,7 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 		printText(stdout, dir, out.methods)
 		fmt.Fprintf(stdout, "\n%d satisfied, %d violated, %d undecided (α = %g; %.1fs)\n",
 			counts[verdict.Satisfied], counts[verdict.Violated], counts[verdict.Undecided],
-			cf.alpha, time.Since(start).Seconds())
+			out.alpha, time.Since(start).Seconds())
 	}
 	if code == exitOK && counts[verdict.Violated] > 0 {
 		code = exitViolated

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
@@ -21,13 +22,17 @@ import (
 // through the measurement service, so results are shared with every other
 // editor and CLI through the cache (and the daemon, when one runs).
 type checkJob struct {
-	dir      string
-	keep     func(*workspace.Formula) bool // which formulas; nil = all
-	opts     measure.Options
-	verdict  verdict.Options
-	priority service.Priority
-	fresh    bool
-	progress func(service.Progress)
+	dir     string
+	keep    func(*workspace.Formula) bool // which formulas; nil = all
+	opts    measure.Options
+	verdict verdict.Options
+	// interpretation overrides the project's choice (perfls.json) for
+	// every formula without its own interpretation= element; "" = none.
+	interpretation string
+	alphaSet       bool // verdict.Alpha was given explicitly, over perfls.json's
+	priority       service.Priority
+	fresh          bool
+	progress       func(service.Progress)
 }
 
 // checkOutcome is what a check found.
@@ -36,6 +41,7 @@ type checkOutcome struct {
 	diags         []workspace.Diagnostic    // formula problems (errors are not measured)
 	compileErrors []measure.CompilerMessage // the project does not compile
 	notices       []string                  // e.g. the cache was set aside
+	alpha         float64                   // the significance level used
 	requests      int                       // distinct measurements needed
 	cached        int                       // of which the cache answered
 }
@@ -100,7 +106,25 @@ func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*check
 			out.cached++
 		}
 	}
-	out.methods = decide(plan, results, job.verdict)
+	opt := job.verdict
+	if !job.alphaSet && proj.Alpha > 0 {
+		opt.Alpha = proj.Alpha
+	}
+	out.alpha = opt.Alpha
+	// The most specific choice wins: the formula's annotation, then the
+	// command line, then the project's perfls.json, then the data.
+	interpretation := func(f *workspace.Formula) (stats.Interpretation, error) {
+		for _, name := range []string{f.Interpretation, job.interpretation, proj.Interpretation} {
+			if name != "" {
+				return stats.ParseInterpretation(name)
+			}
+		}
+		return stats.Auto, nil
+	}
+	out.methods, err = decide(plan, results, opt, interpretation)
+	if err != nil {
+		return nil, err
+	}
 	if dir, err := cache.Dir(); err == nil {
 		if err := cache.OpenVerdicts(dir).Replace(out.methods); err != nil {
 			out.notices = append(out.notices, fmt.Sprintf("could not record verdicts for editors: %v", err))
@@ -124,13 +148,20 @@ func toMeasureArg(v spl.Value) measure.Arg {
 	}
 }
 
-// decide turns measurements into verdicts, grouped by annotated method.
-func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options) []verdict.MethodResult {
+// decide turns measurements into verdicts, grouped by annotated method;
+// interpretation says how each formula is decided.
+func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error)) ([]verdict.MethodResult, error) {
 	var methods []verdict.MethodResult
 	byMethod := map[string]int{}
 	now := time.Now().UTC()
 	for _, in := range plan.Instances {
 		f := in.Formula
+		interp, err := interpretation(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", f.Path, f.Line(), err)
+		}
+		opt := opt
+		opt.Interpretation = interp
 		outcomes := map[*spl.Comparison]verdict.Outcome{}
 		ir := verdict.InstanceResult{Line: f.Line(), Instance: in.Label()}
 		if f.Value != nil {
@@ -162,7 +193,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		}
 		methods[i].Instances = append(methods[i].Instances, ir)
 	}
-	return methods
+	return methods, nil
 }
 
 func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Side {

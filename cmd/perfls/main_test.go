@@ -245,3 +245,52 @@ type pipe struct {
 func (p pipe) Read(b []byte) (int, error)  { return p.r.Read(b) }
 func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p pipe) Close() error                { return p.w.Close() }
+
+// TestInterpretationPrecedence: a formula's interpretation= beats the
+// command line, which beats perfls.json, which beats the automatic choice;
+// perfls.json's alpha applies unless --alpha is given.
+func TestInterpretationPrecedence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p", "A.java")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(src, []byte(`package p;
+import dev.perfls.SPL;
+public class A {
+    @SPL(value = "SELF[gen](100) <= p.A#slow[gen](100)", interpretation = "quick")
+    public static long fast(int n) { return n; }
+    @SPL("SELF[gen](100) <= p.A#slow[gen](100)")
+    public static long other(int n) { return n + 1; }
+    public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "perfls.json"), []byte(`{"interpretation": "rank", "alpha": 0.01}`), 0o644)
+	interps := func(args ...string) map[string]verdict.Evidence {
+		t.Helper()
+		code, out, errs := runCLI(t, append([]string{"check", "--format", "json", "--forks", "2", "--samples", "10", "--warmup", "50ms"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		var methods []verdict.MethodResult
+		if err := json.Unmarshal([]byte(out), &methods); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]verdict.Evidence{}
+		for _, m := range methods {
+			got[m.Method] = m.Instances[0].Comparisons[0].Evidence
+		}
+		return got
+	}
+	got := interps(dir)
+	if got["fast"].Interpretation != "quick" || got["other"].Interpretation != "rank" || got["other"].Alpha != 0.01 {
+		t.Errorf("annotation/perfls.json: fast %q, other %q α=%g", got["fast"].Interpretation, got["other"].Interpretation, got["other"].Alpha)
+	}
+	got = interps("--interpretation", "nonparametric", "--alpha", "0.05", dir)
+	if got["fast"].Interpretation != "quick" || got["other"].Interpretation != "nonparametric" || got["other"].Alpha != 0.05 {
+		t.Errorf("flag: fast %q, other %q α=%g", got["fast"].Interpretation, got["other"].Interpretation, got["other"].Alpha)
+	}
+}

@@ -30,4 +30,11 @@ public @interface SPL {
 
     /** Generator aliases, {@code "alias=pkg.Class#generator"}. */
     String[] generators() default {};
+
+    /**
+     * How these formulas are decided: {@code "quick"}, {@code "parametric"},
+     * {@code "nonparametric"} or {@code "rank"}; empty follows the project's
+     * choice, else the data (parametric with 5 or more forks per side).
+     */
+    String interpretation() default "";
 }
