@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -14,7 +15,7 @@ import (
 )
 
 const daemonUsage = `Usage:
-  perfls daemon run      run the measurement server in the foreground
+  perfls daemon run [--jobs N]  run the measurement server in the foreground
   perfls daemon start    start it in the background unless one runs
   perfls daemon status   print its socket and what it is doing
   perfls daemon stop     ask it to stop
@@ -24,9 +25,16 @@ socket in a directory only its owner can open ($XDG_RUNTIME_DIR/perfls, else
 run/ in the perfls cache directory).`
 
 func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	if len(args) != 1 {
+	if len(args) == 0 {
 		return exitUsage, usageError{"daemon needs one of: run, start, status, stop\n\n" + daemonUsage}
 	}
+	fl := flag.NewFlagSet("daemon", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	jobs := fl.Int("jobs", 1, "measurements at once (run): more than 1 lets measurements disturb each other")
+	if err := fl.Parse(args[1:]); err != nil {
+		return exitUsage, nil
+	}
+	args = args[:1]
 	cacheDir, err := cache.Dir()
 	if err != nil {
 		return exitUsage, err
@@ -34,7 +42,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	switch args[0] {
 	case "run":
 		logger := log.New(stderr, "perfls daemon: ", log.LstdFlags)
-		svc := service.NewLocal(ctx, cacheDir, 1)
+		svc := service.NewLocal(ctx, cacheDir, *jobs)
 		d, err := service.Listen(cacheDir, svc, logger)
 		if err != nil {
 			svc.Close()
