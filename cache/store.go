@@ -287,19 +287,7 @@ func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, 
 // History returns up to limit complete measurements of k's series, newest
 // first, whatever their code.
 func (s *Store) History(ctx context.Context, k Key, limit int) ([]*Measurement, error) {
-	ids, err := s.ids(ctx, "series_hash = ? AND preliminary = 0 ORDER BY created_at DESC, id DESC LIMIT ?", k.SeriesHash(), limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Measurement, 0, len(ids))
-	for _, id := range ids {
-		m, err := s.Get(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
+	return s.load(ctx, "series_hash = ? AND preliminary = 0 ORDER BY created_at DESC, id DESC LIMIT ?", k.SeriesHash(), limit)
 }
 
 // Previous returns up to limit complete measurements with exactly key k
@@ -307,7 +295,12 @@ func (s *Store) History(ctx context.Context, k Key, limit int) ([]*Measurement, 
 // with ID except. Their forks are earlier runs of the same thing: the run
 // history whose spread of run means the parametric interpretation needs.
 func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) ([]*Measurement, error) {
-	ids, err := s.ids(ctx, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
+	return s.load(ctx, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
+}
+
+// load reads every measurement a WHERE clause selects, in its order.
+func (s *Store) load(ctx context.Context, where string, args ...any) ([]*Measurement, error) {
+	ids, err := s.ids(ctx, where, args...)
 	if err != nil {
 		return nil, err
 	}
