@@ -154,6 +154,21 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 	var methods []verdict.MethodResult
 	byMethod := map[string]int{}
 	now := time.Now().UTC()
+	// Comparisons share measurements (the same method at the same argument
+	// in several formulas): summarize each measurement once.
+	prepared := map[string]verdict.Side{}
+	sideOf := func(o workspace.Operand) verdict.Side {
+		if o.Err != nil {
+			return verdict.Side{Err: o.Err}
+		}
+		key := fmt.Sprint(o.Request.Key(), "×", o.Scale)
+		sd, ok := prepared[key]
+		if !ok {
+			sd = side(o, results).Prepare()
+			prepared[key] = sd
+		}
+		return sd
+	}
 	for _, in := range plan.Instances {
 		f := in.Formula
 		interp, err := interpretation(f)
@@ -168,7 +183,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 			ir.Formula = f.Value.Text
 		}
 		for _, c := range in.Comparisons {
-			cv := verdict.Compare(c.Node.Op, side(c.Left, results), side(c.Right, results), c.Node.Interval, opt)
+			cv := verdict.Compare(c.Node.Op, sideOf(c.Left), sideOf(c.Right), c.Node.Interval, opt)
 			outcomes[c.Node] = cv.Outcome
 			ir.Comparisons = append(ir.Comparisons, verdict.ComparisonResult{
 				Text: c.Text, Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason,
