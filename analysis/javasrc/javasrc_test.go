@@ -427,7 +427,7 @@ func TestAnnotations(t *testing.T) {
 	}
 	wantMsgs := []string{
 		"compute() => @SPL formula must be a compile-time string constant: method invocation is not a constant expression",
-		`bogus = "x" => unknown @SPL element "bogus" (expected formula, methods or generators)`,
+		`bogus = "x" => unknown @SPL element "bogus" (expected formula, methods, generators or interpretation)`,
 		"42 => @Workload value must be a compile-time string constant: the value is not a string",
 	}
 	if !reflect.DeepEqual(msgs, wantMsgs) {
