@@ -190,6 +190,9 @@ type Event struct {
 	Of      int
 	Done    bool
 	Err     error
+	// Result is the finished fork's data when Done and the fork succeeded:
+	// the partial result a waiter can show before the others finish.
+	Result *Fork
 }
 
 // Measure measures the requests: opt.Forks forks each, round-robin across
@@ -288,7 +291,11 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 					res[i].Env = env
 				}
 			}
-			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks, Done: true, Err: res[i].Err})
+			ev := Event{Request: dist[i], Fork: f, Of: opt.Forks, Done: true, Err: res[i].Err}
+			if err == nil {
+				ev.Result = &res[i].Forks[len(res[i].Forks)-1]
+			}
+			progress(ev)
 		}
 	}
 	return assemble(), nil

@@ -123,6 +123,8 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	resps := make([]*Response, 2)
+	var mu sync.Mutex
+	partial := make([]int, 2) // partial results each client saw
 	for i := range resps {
 		wg.Add(1)
 		go func() {
@@ -132,7 +134,13 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			resps[i], err = c.Measure(ctx, p, nil)
+			resps[i], err = c.Measure(ctx, p, func(pr Progress) {
+				if pr.NsPerOp > 0 {
+					mu.Lock()
+					partial[i]++
+					mu.Unlock()
+				}
+			})
 			if err != nil {
 				t.Error(err)
 			}
@@ -141,6 +149,11 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 	wg.Wait()
 	if t.Failed() {
 		return
+	}
+	// Every waiter, also the one whose request was merged into the other's,
+	// got the finished forks' figures before the result.
+	if partial[0] == 0 || partial[1] == 0 {
+		t.Errorf("partial results seen by the two clients: %v", partial)
 	}
 	a, b := resps[0].Items[0], resps[1].Items[0]
 	if a.Error != "" || len(a.Forks) != 2 || len(a.Forks[0].NsPerOp) != 5 {

@@ -38,6 +38,8 @@ type Progress struct {
 	Message string `json:"message"`
 	Fork    int    `json:"fork,omitempty"`
 	Of      int    `json:"of,omitempty"`
+	// NsPerOp is the mean of a fork that just finished: a partial result.
+	NsPerOp float64 `json:"ns_per_op,omitempty"`
 }
 
 // JobFunc does a job's work, reporting progress through emit. It must
@@ -62,7 +64,11 @@ type job struct {
 	waiters   int
 	listeners map[int]func(Progress)
 	started   time.Time
+	history   []Progress // progress so far, replayed to waiters who join late
 }
+
+// maxReplay bounds the progress kept for late joiners.
+const maxReplay = 256
 
 // Scheduler runs jobs a few at a time (one by default: two measurements on
 // the same cores disturb each other), highest priority first; identical
@@ -130,10 +136,15 @@ func (s *Scheduler) Do(ctx context.Context, key, label string, prio Priority, bu
 	j.waiters++
 	id := s.nextID
 	s.nextID++
+	var replay []Progress
 	if progress != nil {
 		j.listeners[id] = progress
+		replay = append(replay, j.history...)
 	}
 	s.mu.Unlock()
+	for _, p := range replay { // what a merged job reported before we joined
+		progress(p)
+	}
 
 	select {
 	case <-j.done:
@@ -225,6 +236,9 @@ func (s *Scheduler) runJob(j *job) {
 	emit := func(p Progress) {
 		p.Key = j.key
 		s.mu.Lock()
+		if len(j.history) < maxReplay {
+			j.history = append(j.history, p)
+		}
 		ls := make([]func(Progress), 0, len(j.listeners))
 		for _, l := range j.listeners {
 			ls = append(ls, l)

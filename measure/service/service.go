@@ -297,11 +297,18 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
 	run := func(ctx context.Context, emit func(Progress)) (any, error) {
 		results, err := measure.Measure(ctx, build, []measure.Request{req}, opt, func(e measure.Event) {
-			msg := fmt.Sprintf("fork %d/%d of %s", e.Fork, e.Of, req.Key())
-			if e.Done {
-				msg += " done"
+			p := Progress{Message: fmt.Sprintf("fork %d/%d of %s", e.Fork, e.Of, req.Key()), Fork: e.Fork, Of: e.Of}
+			if e.Done && e.Result != nil && len(e.Result.NsPerOp) > 0 {
+				var sum float64
+				for _, x := range e.Result.NsPerOp {
+					sum += x
+				}
+				p.NsPerOp = sum / float64(len(e.Result.NsPerOp))
+				p.Message += fmt.Sprintf(": %.4g ns/op", p.NsPerOp)
+			} else if e.Done {
+				p.Message += " done"
 			}
-			emit(Progress{Message: msg, Fork: e.Fork, Of: e.Of})
+			emit(p)
 		})
 		if err != nil {
 			// A budget that ran out mid-way still yields the forks that
