@@ -57,6 +57,19 @@ var migrations = []string{
 	// 2: how each fork's warm-up ended and how many operations a sample held.
 	`ALTER TABLE forks ADD COLUMN warmup_settled INTEGER NOT NULL DEFAULT -1;
 	ALTER TABLE forks ADD COLUMN ops_per_sample INTEGER NOT NULL DEFAULT 0;`,
+	// 3: the latest verdicts, one row per annotated method (a JSON
+	// verdict.MethodResult), and a revision readers poll for changes.
+	`CREATE TABLE verdicts (
+		file       TEXT NOT NULL,
+		class      TEXT NOT NULL,
+		method     TEXT NOT NULL,
+		params     TEXT NOT NULL,
+		checked_at INTEGER NOT NULL,
+		result     TEXT NOT NULL,
+		PRIMARY KEY (file, class, method, params)
+	);
+	CREATE TABLE verdict_revision (rev INTEGER NOT NULL);
+	INSERT INTO verdict_revision VALUES (0);`,
 }
 
 // Store is the persistent measurement cache: raw per-fork samples with
@@ -451,9 +464,9 @@ func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (int, erro
 	return len(victims), nil
 }
 
-// Clear removes every measurement.
+// Clear removes every measurement and every recorded verdict.
 func (s *Store) Clear(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements"); err != nil {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements; DELETE FROM verdicts; UPDATE verdict_revision SET rev = rev + 1"); err != nil {
 		return fmt.Errorf("clear cache: %w", err)
 	}
 	s.db.ExecContext(ctx, "VACUUM")

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -92,26 +91,28 @@ func sameMethod(a, b verdict.MethodResult) bool {
 	return a.Class == b.Class && a.Method == b.Method && strings.Join(a.Params, ",") == strings.Join(b.Params, ",")
 }
 
-// syncResults reloads the recorded verdicts when the record changed on disk
-// (a CLI check or another editor wrote it), so every window shows the latest.
-// A stat per call keeps it cheap enough for every publish and hover.
+// syncResults reloads the recorded verdicts when any process recorded new
+// ones (a CLI check, another editor), so every window shows the latest. One
+// small query per call keeps it cheap enough for every publish and hover.
 func (s *server) syncResults() {
 	if s.opts.Verdicts == nil {
 		return
 	}
-	info, err := os.Stat(s.opts.Verdicts.Path())
+	ctx := context.Background()
+	rev, err := s.opts.Verdicts.VerdictsRevision(ctx)
 	if err != nil {
-		return // no record yet
+		s.logf("verdicts: %v", err)
+		return
 	}
 	s.mu.Lock()
-	same := info.ModTime().Equal(s.recordTime)
+	same := rev == s.recordRev
 	s.mu.Unlock()
 	if same {
 		return
 	}
-	recs, err := s.opts.Verdicts.Load()
+	recs, err := s.opts.Verdicts.Verdicts(ctx)
 	if err != nil {
-		s.logf("verdict record: %v", err)
+		s.logf("verdicts: %v", err)
 		return
 	}
 	byFile := map[string][]verdict.MethodResult{}
@@ -119,7 +120,7 @@ func (s *server) syncResults() {
 		byFile[r.File] = append(byFile[r.File], r)
 	}
 	s.mu.Lock()
-	s.results, s.recordTime = byFile, info.ModTime()
+	s.results, s.recordRev = byFile, rev
 	s.mu.Unlock()
 }
 

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log"
 	"sync"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -22,9 +21,9 @@ import (
 
 // Options configure a server.
 type Options struct {
-	// Verdicts is the record of the latest verdicts shown in hovers; nil
-	// disables them.
-	Verdicts *cache.Verdicts
+	// Verdicts is the cache holding the latest verdicts, shown in hovers,
+	// lenses and diagnostics; nil disables them.
+	Verdicts *cache.Store
 	// Logger receives the server's own log lines (never stdout: that is the
 	// protocol stream). nil discards them.
 	Logger *log.Logger
@@ -57,7 +56,7 @@ type server struct {
 	rootDir     string
 	docs        map[protocol.DocumentURI]*document
 	results     map[string][]verdict.MethodResult // latest verdicts by file path
-	recordTime  time.Time                         // modification time of the record results came from
+	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read
 	cancels     map[string]func()                 // progress token → cancel of its job
 }
 
@@ -74,6 +73,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		cancels: map[string]func(){},
 		logf:    func(string, ...any) {},
 	}
+	s.recordRev = -1
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
 	if opts.Logger != nil {

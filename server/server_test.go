@@ -138,8 +138,12 @@ func TestSessionDiagnosticsHoverShutdown(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the persisted index goes there
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Demo.java")
-	verdicts := cache.OpenVerdicts(dir)
-	err := verdicts.Replace([]verdict.MethodResult{{
+	verdicts, _, err := cache.OpenStore(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer verdicts.Close()
+	err = verdicts.ReplaceVerdicts(context.Background(), []verdict.MethodResult{{
 		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"},
 		CheckedAt: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC),
 		Instances: []verdict.InstanceResult{{

@@ -125,10 +125,8 @@ func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*check
 	if err != nil {
 		return nil, err
 	}
-	if dir, err := cache.Dir(); err == nil {
-		if err := cache.OpenVerdicts(dir).Replace(out.methods); err != nil {
-			out.notices = append(out.notices, fmt.Sprintf("could not record verdicts for editors: %v", err))
-		}
+	if err := recordVerdicts(ctx, out.methods); err != nil {
+		out.notices = append(out.notices, fmt.Sprintf("could not record verdicts for editors: %v", err))
 	}
 	return out, nil
 }
@@ -232,4 +230,19 @@ func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Si
 		s.History = append(s.History, []float64{m})
 	}
 	return s
+}
+
+// recordVerdicts stores the verdicts in the cache, where every editor reads
+// them.
+func recordVerdicts(ctx context.Context, results []verdict.MethodResult) error {
+	dir, err := cache.Dir()
+	if err != nil {
+		return err
+	}
+	store, _, err := cache.OpenStore(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return store.ReplaceVerdicts(ctx, results)
 }

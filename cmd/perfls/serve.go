@@ -37,7 +37,15 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
 	if dir, err := cache.Dir(); err == nil {
-		opts.Verdicts = cache.OpenVerdicts(dir)
+		if store, notice, err := cache.OpenStore(ctx, dir); err == nil {
+			defer store.Close()
+			opts.Verdicts = store
+			if notice != "" {
+				opts.Logger.Print(notice)
+			}
+		} else {
+			opts.Logger.Printf("no recorded verdicts: %v", err)
+		}
 		lc := &lspChecker{cacheDir: dir, logf: opts.Logger.Printf}
 		defer lc.close()
 		opts.Checker = lc
