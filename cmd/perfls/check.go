@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
@@ -141,6 +142,7 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 		}
 	} else {
 		printText(stdout, dir, out.methods)
+		printCosts(stdout, out.costs)
 		fmt.Fprintf(stdout, "\n%d satisfied, %d violated, %d undecided (α = %g; %.1fs)\n",
 			counts[verdict.Satisfied], counts[verdict.Violated], counts[verdict.Undecided],
 			out.alpha, time.Since(start).Seconds())
@@ -182,4 +184,31 @@ func rel(dir, path string) string {
 func relDiag(dir string, d workspace.Diagnostic) string {
 	d.Path = rel(dir, d.Path)
 	return d.String()
+}
+
+// printCosts shows the fitted cost models, and says when the measured
+// arguments cannot tell the candidates apart.
+func printCosts(w io.Writer, costs []costModel) {
+	if len(costs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncost models (time per operation against the workload argument):")
+	for _, c := range costs {
+		f := c.Fit
+		if f.Best == "" {
+			fmt.Fprintf(w, "  %s: no model fits\n", c.Subject)
+			continue
+		}
+		line := fmt.Sprintf("  %s: %s fits best", c.Subject, f.Best)
+		for _, fit := range f.Fits {
+			if fit.Model == f.Best {
+				line += fmt.Sprintf(" (%s ns/op)", fit)
+			}
+		}
+		if len(f.Indistinct) > 1 {
+			line += fmt.Sprintf(", but %d values of the argument over %.1f decades cannot tell it from %s: measure more values, over a wider range",
+				c.Points, c.Decades, strings.Join(f.Indistinct[1:], ", "))
+		}
+		fmt.Fprintln(w, line)
+	}
 }

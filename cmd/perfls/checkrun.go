@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -42,6 +43,7 @@ type checkOutcome struct {
 	compileErrors []measure.CompilerMessage // the project does not compile
 	notices       []string                  // e.g. the cache was set aside
 	alpha         float64                   // the significance level used
+	costs         []costModel               // time per operation against the workload argument
 	requests      int                       // distinct measurements needed
 	cached        int                       // of which the cache answered
 }
@@ -106,6 +108,7 @@ func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*check
 			out.cached++
 		}
 	}
+	out.costs = fitCosts(plan.Requests, results)
 	opt := job.verdict
 	if !job.alphaSet && proj.Alpha > 0 {
 		opt.Alpha = proj.Alpha
@@ -245,4 +248,69 @@ func recordVerdicts(ctx context.Context, results []verdict.MethodResult) error {
 	}
 	defer store.Close()
 	return store.ReplaceVerdicts(ctx, results)
+}
+
+// costModel is the fitted cost of one method on one workload.
+type costModel struct {
+	Subject string // method[workload]
+	Points  int    // distinct argument values
+	Decades float64
+	Fit     stats.CostModels
+}
+
+// fitCosts fits time per operation against the workload argument for every
+// (method, workload) measured at two or more values of a single integer
+// argument, one point per fork mean.
+func fitCosts(reqs []workspace.Request, results map[string]service.ItemResult) []costModel {
+	type series struct {
+		subject string
+		pts     []stats.CostPoint
+		ns      map[int64]bool
+	}
+	var order []string
+	bySubject := map[string]*series{}
+	for _, r := range reqs {
+		if len(r.Args) != 1 || r.Args[0].Kind != spl.Int {
+			continue
+		}
+		res, ok := results[r.Key()]
+		if !ok || res.Error != "" {
+			continue
+		}
+		subject := fmt.Sprintf("%s#%s[%s]", r.Method.Class, r.Method.Method, r.Generator.Method)
+		sr := bySubject[subject]
+		if sr == nil {
+			sr = &series{subject: subject, ns: map[int64]bool{}}
+			bySubject[subject] = sr
+			order = append(order, subject)
+		}
+		sr.ns[r.Args[0].Int] = true
+		for _, f := range res.Forks {
+			if len(f.NsPerOp) == 0 {
+				continue
+			}
+			var sum float64
+			for _, x := range f.NsPerOp {
+				sum += x
+			}
+			sr.pts = append(sr.pts, stats.CostPoint{N: float64(r.Args[0].Int), Y: sum / float64(len(f.NsPerOp))})
+		}
+	}
+	var out []costModel
+	for _, subject := range order {
+		sr := bySubject[subject]
+		if len(sr.ns) < 2 {
+			continue
+		}
+		fit, err := stats.FitCostModels(sr.pts)
+		if err != nil {
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for n := range sr.ns {
+			lo, hi = math.Min(lo, float64(n)), math.Max(hi, float64(n))
+		}
+		out = append(out, costModel{Subject: subject, Points: len(sr.ns), Decades: math.Log10(hi / lo), Fit: fit})
+	}
+	return out
 }
