@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 )
@@ -123,9 +124,90 @@ func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Fo
 		if res.Source != "" && res.Source != m.SourceHash(file) {
 			b.WriteString("**Stale**: the method changed since this check; run *Check* again for current verdicts.\n\n")
 		}
+		writeMeasurements(&b, res.Measurements)
 		writeVerdictTable(&b, res)
 	}
 	return b.String()
+}
+
+// writeMeasurements documents the method's own performance: per workload
+// argument the time per operation with its 95 % interval, allocation,
+// forks × samples and when it was measured; a text chart; the cost model.
+func writeMeasurements(b *strings.Builder, ms []verdict.Measurement) {
+	if len(ms) == 0 {
+		return
+	}
+	b.WriteString("| workload | time/op (95% CI) | median | alloc/op | forks × samples | measured |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|\n")
+	for _, m := range ms {
+		ci := ""
+		if m.CIHighNs > 0 {
+			ci = fmt.Sprintf(" (%s … %s)", Duration(m.CILowNs), Duration(m.CIHighNs))
+		}
+		alloc := "n/a"
+		if m.AllocBytes >= 0 {
+			alloc = fmt.Sprintf("%.0f B", m.AllocBytes)
+		}
+		fmt.Fprintf(b, "| %s(%s) | %s%s | %s | %s | %d × %d | %s |\n", m.Workload, m.Args, Duration(m.MeanNs), ci,
+			Duration(m.MedianNs), alloc, m.Forks, m.Samples, m.MeasuredAt.Local().Format("2006-01-02 15:04"))
+	}
+	b.WriteString("\n")
+	if len(ms) > 1 {
+		b.WriteString("```text\n" + Chart(ms) + "```\n\n")
+	}
+	if line := costLine(ms); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+}
+
+// Chart draws time per operation as bars on a log scale (timings across
+// arguments often span orders of magnitude), one line per measurement.
+func Chart(ms []verdict.Measurement) string {
+	const width = 24
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range ms {
+		if m.MeanNs > 0 {
+			lo, hi = math.Min(lo, m.MeanNs), math.Max(hi, m.MeanNs)
+		}
+	}
+	labelW := 0
+	for _, m := range ms {
+		labelW = max(labelW, len(m.Args))
+	}
+	var b strings.Builder
+	for _, m := range ms {
+		n := 1
+		if m.MeanNs > 0 && hi > lo {
+			n = 1 + int(math.Round(float64(width-1)*math.Log(m.MeanNs/lo)/math.Log(hi/lo)))
+		}
+		fmt.Fprintf(&b, "%*s %s %s\n", labelW, m.Args, strings.Repeat("█", n), Duration(m.MeanNs))
+	}
+	return b.String()
+}
+
+// costLine fits time per operation against a single integer argument and
+// says when the measured values cannot tell the models apart.
+func costLine(ms []verdict.Measurement) string {
+	var pts []stats.CostPoint
+	distinct := map[float64]bool{}
+	for _, m := range ms {
+		if m.N > 0 && m.MeanNs > 0 {
+			pts = append(pts, stats.CostPoint{N: m.N, Y: m.MeanNs})
+			distinct[m.N] = true
+		}
+	}
+	if len(distinct) < 2 {
+		return ""
+	}
+	fit, err := stats.FitCostModels(pts)
+	if err != nil || fit.Best == "" {
+		return ""
+	}
+	line := "Cost model: **" + fit.Best + "** fits best"
+	if len(fit.Indistinct) > 1 {
+		line += fmt.Sprintf(", but %d argument values cannot tell it from %s", len(distinct), strings.Join(fit.Indistinct[1:], ", "))
+	}
+	return line + "."
 }
 
 func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {

@@ -2,8 +2,11 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
@@ -37,5 +40,40 @@ func TestEvidenceLine(t *testing.T) {
 	}
 	if got := PValue(3e-20); got != "<1e-16" {
 		t.Errorf("PValue: %q", got)
+	}
+}
+
+func TestHoverDocumentsMeasurements(t *testing.T) {
+	src := "package p;\nclass A {\n    @SPL(\"for n in {10, 100, 1000} SELF[gen](n) <= p.A#b[gen](n)\")\n    static int a(int[] x) { return 0; }\n}\n"
+	f, err := javasrc.Parse("/p/A.java", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Methods[0]
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	res := verdict.MethodResult{File: "/p/A.java", Class: "p.A", Method: "a", Params: []string{"int[]"}, CheckedAt: at, Source: m.SourceHash(f),
+		Measurements: []verdict.Measurement{
+			{Workload: "gen", Args: "10", N: 10, MeanNs: 20, CILowNs: 19, CIHighNs: 21, MedianNs: 20, AllocBytes: 0, Forks: 3, Samples: 30, MeasuredAt: at},
+			{Workload: "gen", Args: "100", N: 100, MeanNs: 200, CILowNs: 190, CIHighNs: 210, MedianNs: 199, AllocBytes: 16, Forks: 3, Samples: 30, MeasuredAt: at},
+			{Workload: "gen", Args: "1000", N: 1000, MeanNs: 2000, MedianNs: 2000, AllocBytes: -1, Forks: 3, Samples: 30, MeasuredAt: at},
+		}}
+	md := MethodHover(f, m, nil, []verdict.MethodResult{res}, nil)
+	for _, want := range []string{
+		"| gen(10) | 20.0 ns (19.0 ns … 21.0 ns) | 20.0 ns | 0 B | 3 × 30 |",
+		"| gen(1000) | 2.00 µs | 2.00 µs | n/a | 3 × 30 |",
+		"```text\n  10 █ 20.0 ns\n 100 " + strings.Repeat("█", 13) + " 200 ns\n1000 " + strings.Repeat("█", 24) + " 2.00 µs\n```",
+		"Cost model: **",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("hover lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Stale") {
+		t.Errorf("fresh result shown as stale:\n%s", md)
+	}
+	// An edited method makes the same record stale.
+	edited, _ := javasrc.Parse("/p/A.java", []byte(strings.Replace(src, "return 0;", "return 1;", 1)))
+	if md := MethodHover(edited, edited.Methods[0], nil, []verdict.MethodResult{res}, nil); !strings.Contains(md, "**Stale**") {
+		t.Errorf("edited method not marked stale:\n%s", md)
 	}
 }

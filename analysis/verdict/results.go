@@ -32,4 +32,23 @@ type MethodResult struct {
 	Source    string           `json:"source,omitempty"`
 	CheckedAt time.Time        `json:"checked_at"`
 	Instances []InstanceResult `json:"instances"`
+	// Measurements summarize the method's own measurements, one per
+	// workload and arguments, for its performance documentation.
+	Measurements []Measurement `json:"measurements,omitempty"`
+}
+
+// Measurement summarizes one measurement of an annotated method. Figures
+// that could not be computed are 0 (never NaN, which JSON cannot carry).
+type Measurement struct {
+	Workload   string    `json:"workload"`    // the generator method
+	Args       string    `json:"args"`        // e.g. "10000"
+	N          float64   `json:"n,omitempty"` // the argument when it is a single integer (cost models)
+	MeanNs     float64   `json:"mean_ns_per_op"`
+	CILowNs    float64   `json:"ci95_low_ns"` // 95 % interval of the mean, over fork means
+	CIHighNs   float64   `json:"ci95_high_ns"`
+	MedianNs   float64   `json:"median_ns_per_op"`
+	AllocBytes float64   `json:"alloc_bytes_per_op"` // -1 when not measured
+	Forks      int       `json:"forks"`
+	Samples    int       `json:"samples_per_fork"`
+	MeasuredAt time.Time `json:"measured_at"`
 }

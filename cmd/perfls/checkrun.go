@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
@@ -208,6 +209,13 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 			methods = append(methods, mr)
 		}
 		methods[i].Instances = append(methods[i].Instances, ir)
+		for _, c := range in.Comparisons {
+			for _, o := range []workspace.Operand{c.Left, c.Right} {
+				if o.Err == nil && f.Method != nil && o.Request.Method.Decl == f.Method {
+					methods[i].Measurements = addMeasurement(methods[i].Measurements, o.Request, results[o.Request.Key()])
+				}
+			}
+		}
 	}
 	return methods, nil
 }
@@ -313,4 +321,40 @@ func fitCosts(reqs []workspace.Request, results map[string]service.ItemResult) [
 		out = append(out, costModel{Subject: subject, Points: len(sr.ns), Decades: math.Log10(hi / lo), Fit: fit})
 	}
 	return out
+}
+
+// addMeasurement adds the summary of one of the annotated method's own
+// measurements, once per workload and arguments.
+func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.ItemResult) []verdict.Measurement {
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = a.String()
+	}
+	m := verdict.Measurement{Workload: r.Generator.Method, Args: strings.Join(args, ", "), MeasuredAt: res.MeasuredAt}
+	for _, have := range ms {
+		if have.Workload == m.Workload && have.Args == m.Args {
+			return ms
+		}
+	}
+	if res.Error != "" || len(res.Forks) == 0 {
+		return ms
+	}
+	if len(r.Args) == 1 && r.Args[0].Kind == spl.Int {
+		m.N = float64(r.Args[0].Int)
+	}
+	s := measure.Summarize(res.Forks)
+	finite := func(x float64) float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0
+		}
+		return x
+	}
+	m.MeanNs, m.MedianNs = finite(s.MeanNsPerOp), finite(s.MedianNsPerOp)
+	m.CILowNs, m.CIHighNs = finite(s.CI95[0]), finite(s.CI95[1])
+	m.AllocBytes = -1
+	if !math.IsNaN(s.MeanAllocBytesPerOp) {
+		m.AllocBytes = s.MeanAllocBytesPerOp
+	}
+	m.Forks, m.Samples = s.Forks, s.SamplesPerFork
+	return append(ms, m)
 }
