@@ -1,0 +1,109 @@
+// Package nvim_test drives the Neovim plugin in a real, headless Neovim
+// against the real perfls binary. It is skipped where nvim is not installed.
+package nvim_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const javaSource = `package p;
+
+public class A {
+    @SPL("for n in {1, 2} SELF[gen](n) <= p.A#b[gen](n")
+    public static int a(int[] x) { return 0; }
+
+    public static int b(int[] x) { return 1; }
+
+    public static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+
+// The script opens the file, waits for perfls's diagnostics and code lens,
+// and writes what it saw as JSON.
+const script = `
+vim.opt.runtimepath:prepend(vim.env.PERFLS_PLUGIN)
+vim.cmd('filetype on')
+require('perfls').setup({ cmd = { vim.env.PERFLS_BIN, 'serve' } })
+vim.cmd('edit ' .. vim.env.PERFLS_FILE)
+local out = { diagnostics = {}, lenses = {}, root = require('perfls').find_root(0) }
+vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(out.diagnostics, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity })
+end
+local buf = vim.api.nvim_get_current_buf()
+vim.wait(30000, function() return #vim.lsp.codelens.get(buf) > 0 end, 50)
+for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+  table.insert(out.lenses, { lnum = l.range.start.line, title = l.command and l.command.title or '' })
+end
+local f = io.open(vim.env.PERFLS_OUT, 'w')
+f:write(vim.fn.json_encode(out))
+f:close()
+vim.cmd('qa!')
+`
+
+func TestPluginInHeadlessNeovim(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Skip("nvim not installed")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "perfls")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/perfls").CombinedOutput(); err != nil {
+		t.Fatalf("build perfls: %v\n%s", err, out)
+	}
+	proj := filepath.Join(tmp, "proj")
+	src := filepath.Join(proj, "src", "p", "A.java")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(filepath.Join(proj, "pom.xml"), []byte("<project/>"), 0o644)
+	os.WriteFile(src, []byte(javaSource), 0o644)
+	initLua := filepath.Join(tmp, "init.lua")
+	os.WriteFile(initLua, []byte(script), 0o644)
+	plugin, _ := filepath.Abs(".")
+	outFile := filepath.Join(tmp, "out.json")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-i", "NONE", "-u", initLua)
+	cmd.Env = append(os.Environ(),
+		"PERFLS_PLUGIN="+plugin, "PERFLS_BIN="+bin, "PERFLS_FILE="+src, "PERFLS_OUT="+outFile,
+		"PERFLS_CACHE_DIR="+filepath.Join(tmp, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_DATA_HOME="+filepath.Join(tmp, "data"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CACHE_HOME="+filepath.Join(tmp, "xdgcache"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatalf("the script wrote no result: %v", err)
+	}
+	var got struct {
+		Root        string
+		Diagnostics []struct {
+			Lnum, Col, Severity int
+			Message             string
+		}
+		Lenses []struct {
+			Lnum  int
+			Title string
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if got.Root != proj {
+		t.Errorf("root %q, want the directory with pom.xml %q", got.Root, proj)
+	}
+	if len(got.Diagnostics) == 0 || got.Diagnostics[0].Lnum != 3 || got.Diagnostics[0].Severity != 1 || !strings.Contains(got.Diagnostics[0].Message, ")") {
+		t.Errorf("diagnostics %+v, want an error about the missing \")\" on line 4", got.Diagnostics)
+	}
+	if len(got.Lenses) != 1 || got.Lenses[0].Lnum != 4 || !strings.Contains(got.Lenses[0].Title, "Check 1 formula") {
+		t.Errorf("code lenses %+v, want \"Check 1 formula\" on line 5", got.Lenses)
+	}
+}
