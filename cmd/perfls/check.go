@@ -27,6 +27,7 @@ type checkFlags struct {
 	verbose bool
 	fresh   bool
 	interp  string
+	junit   string
 	// alphaSet is true when --alpha was given, so it wins over perfls.json.
 	alphaSet bool
 }
@@ -43,6 +44,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.DurationVar(&cf.opts.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
 	fl.BoolVar(&cf.verbose, "v", false, "report each fork on stderr")
 	fl.BoolVar(&cf.fresh, "fresh", false, "measure again even when the cache has fresh results")
+	fl.StringVar(&cf.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
 	fl.StringVar(&cf.interp, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
@@ -128,6 +130,11 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "perfls: %d of %d measurements answered from the cache (--fresh measures again)\n", out.cached, out.requests)
 	}
 
+	if cf.junit != "" {
+		if err := writeJUnit(cf.junit, dir, out.methods, time.Since(start)); err != nil {
+			return exitUsage, err
+		}
+	}
 	counts := map[verdict.Outcome]int{}
 	for _, m := range out.methods {
 		for _, in := range m.Instances {

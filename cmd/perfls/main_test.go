@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,8 @@ func TestCheckQuickstart(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
-	code, out, errs := runCLI(t, "check", "--format", "json", "../../examples/quickstart")
+	junit := filepath.Join(t.TempDir(), "perfls.xml")
+	code, out, errs := runCLI(t, "check", "--format", "json", "--junit", junit, "../../examples/quickstart")
 	if code != exitViolated {
 		t.Fatalf("exit code %d, want %d (one formula fails on purpose)\nstdout:\n%s\nstderr:\n%s", code, exitViolated, out, errs)
 	}
@@ -66,6 +68,45 @@ func TestCheckQuickstart(t *testing.T) {
 	for m := range want {
 		if seen[m] != 2 {
 			t.Errorf("%s: %d instances, want 2 (n has two values)", m, seen[m])
+		}
+	}
+
+	// The JUnit report: one case per instance, the violated ones failing
+	// with their evidence.
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				File    string `xml:"file,attr"`
+				Line    int    `xml:"line,attr"`
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &report); err != nil {
+		t.Fatalf("junit XML: %v\n%s", err, b)
+	}
+	if report.Tests != 6 || report.Failures != 2 || len(report.Suites) != 3 {
+		t.Errorf("junit: %d tests, %d failures, %d suites; want 6, 2, 3", report.Tests, report.Failures, len(report.Suites))
+	}
+	for _, s := range report.Suites {
+		for _, c := range s.Cases {
+			failed := c.Failure != nil
+			if failed != strings.Contains(s.Name, "linearSearch") || c.File == "" || c.Line == 0 {
+				t.Errorf("junit case %s in %s: failed=%v file=%q line=%d", c.Name, s.Name, failed, c.File, c.Line)
+			}
+			if failed && !strings.Contains(c.Failure.Text, "ns/op") {
+				t.Errorf("failure without evidence: %q", c.Failure.Text)
+			}
 		}
 	}
 }
