@@ -297,12 +297,6 @@ func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, 
 	return m, m != nil, err
 }
 
-// History returns up to limit complete measurements of k's series, newest
-// first, whatever their code.
-func (s *Store) History(ctx context.Context, k Key, limit int) ([]*Measurement, error) {
-	return s.load(ctx, "series_hash = ? AND preliminary = 0 ORDER BY created_at DESC, id DESC LIMIT ?", k.SeriesHash(), limit)
-}
-
 // Previous returns up to limit complete measurements with exactly key k
 // (same code, JVM and machine), newest first, leaving out the measurement
 // with ID except. Their forks are earlier runs of the same thing: the run

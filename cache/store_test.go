@@ -89,9 +89,14 @@ func TestPutLookupStaleAndHistory(t *testing.T) {
 	if got, _, _ = s.Lookup(ctx, edited); got.ID != second.ID {
 		t.Errorf("a preliminary figure answered a lookup")
 	}
-	hist, err := s.History(ctx, baseKey, 10)
-	if err != nil || len(hist) != 2 || hist[0].ID != second.ID || hist[1].ID != first.ID {
-		t.Errorf("history: %v %v", hist, err)
+	// Previous measurements of the same key (same code) are its run history;
+	// measurements of other code are not.
+	third := sampleMeasurement(edited, 2, 10)
+	third.CreatedAt = time.Unix(300, 0)
+	s.Put(ctx, third)
+	prev, err := s.Previous(ctx, edited, third.ID, 10)
+	if err != nil || len(prev) != 1 || prev[0].ID != second.ID {
+		t.Errorf("previous of the edited code: %v %v", prev, err)
 	}
 	// Another machine is another series.
 	other := baseKey
