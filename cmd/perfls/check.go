@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
@@ -96,13 +97,12 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 		dir: dir, opts: cf.opts, verdict: verdict.Options{Alpha: cf.alpha},
 		interpretation: cf.interp, alphaSet: cf.alphaSet,
 		priority: service.Batch, fresh: cf.fresh,
-		progress: func(p service.Progress) {
-			if cf.verbose {
-				fmt.Fprintf(stderr, "  %s\n", p.Message)
-			}
-		},
+		progress: progressPrinter(stderr, cf.verbose),
 	}
 	out, err := runCheckJob(ctx, svc, job)
+	if isTerminal(stderr) && !cf.verbose {
+		fmt.Fprint(stderr, "\r\033[K") // clear the progress line
+	}
 	if err != nil {
 		return exitUsage, err
 	}
@@ -218,4 +218,41 @@ func printCosts(w io.Writer, costs []costModel) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// progressPrinter reports measuring progress on stderr: every message with
+// -v; otherwise, on a terminal only, one line rewritten in place with the
+// number of forks done and the latest figure, so a long first check is not
+// silent and logs stay clean.
+func progressPrinter(stderr io.Writer, verbose bool) func(service.Progress) {
+	if verbose {
+		return func(p service.Progress) { fmt.Fprintf(stderr, "  %s\n", p.Message) }
+	}
+	if !isTerminal(stderr) {
+		return nil
+	}
+	var mu sync.Mutex
+	done := 0
+	return func(p service.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.NsPerOp > 0 {
+			done++
+		}
+		line := fmt.Sprintf("perfls: measuring, %d forks done; %s", done, p.Message)
+		if len(line) > 110 {
+			line = line[:107] + "..."
+		}
+		fmt.Fprintf(stderr, "\r\033[K%s", line)
+	}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
