@@ -136,9 +136,17 @@ func freshOutputs(p *Project) ([]string, bool) {
 	return append([]string(nil), p.Outputs...), true
 }
 
-// skippedDirs are directory names FindProject does not descend into; hidden
-// directories (".git", ".perfls", ...) are skipped too.
-var skippedDirs = map[string]bool{"target": true, "build": true, "node_modules": true}
+// SkipDir reports whether a directory of this name holds no project
+// sources: hidden directories (".git", ".idea", …) and build outputs
+// (Maven's target, Gradle's build, IntelliJ's out, node_modules). Every
+// walk over a project (FindProject, lint, the editor's index) uses it.
+func SkipDir(name string) bool {
+	switch name {
+	case "target", "build", "out", "node_modules":
+		return true
+	}
+	return strings.HasPrefix(name, ".")
+}
 
 // FindProject walks dir for .java files and derives each file's source root
 // from its package declaration.
@@ -226,7 +234,7 @@ func (p *Project) walk(top string, roots map[string]bool) error {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != abs && (strings.HasPrefix(name, ".") || skippedDirs[name]) {
+			if path != abs && SkipDir(name) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -250,10 +250,6 @@ feed:
 // maxIndexedFile skips generated giants that declare nothing to measure.
 const maxIndexedFile = 4 << 20
 
-func skipIndexDir(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "target" || name == "build" || name == "node_modules" || name == "out"
-}
-
 // projectRoot is the nearest directory at or above dir with a build file
 // or a .git, else dir itself.
 func projectRoot(dir string) string {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -176,7 +177,7 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 			return nil // unreadable parts of the tree declare nothing
 		}
 		if d.IsDir() {
-			if p != root && skipIndexDir(d.Name()) {
+			if p != root && measure.SkipDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil

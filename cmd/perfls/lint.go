@@ -14,6 +14,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/measure"
 )
 
 func runLint(args []string, stdout, stderr io.Writer) (int, error) {
@@ -124,7 +125,7 @@ func sourceFiles(args []string) ([]string, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p != a && skipDir(d.Name()) {
+				if p != a && measure.SkipDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -139,8 +140,4 @@ func sourceFiles(args []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func skipDir(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "target" || name == "build" || name == "node_modules" || name == "out"
 }
