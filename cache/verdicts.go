@@ -8,25 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/verdict"
 )
-
-// Dir is the per-user cache directory: $PERFLS_CACHE_DIR, else the OS user
-// cache directory (e.g. ~/.cache/perfls).
-func Dir() (string, error) {
-	if d := os.Getenv("PERFLS_CACHE_DIR"); d != "" {
-		return d, nil
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find user cache directory (set PERFLS_CACHE_DIR): %w", err)
-	}
-	return filepath.Join(base, "perfls"), nil
-}
 
 // ReplaceVerdicts records the latest verdicts of the given methods,
 // replacing what was recorded for each, in one transaction: checks running

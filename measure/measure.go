@@ -33,6 +33,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/perfls/perfls/cache"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -372,14 +373,11 @@ func cacheRoot(b *Build) (string, error) {
 	if b.CacheDir != "" {
 		return filepath.Abs(b.CacheDir)
 	}
-	if d := os.Getenv("PERFLS_CACHE_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	d, err := os.UserCacheDir()
+	d, err := cache.Dir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory: %w", err)
+		return "", err
 	}
-	return filepath.Join(d, "perfls"), nil
+	return filepath.Abs(d)
 }
 
 // runtimeClasspath is the classpath of resolver and harness JVMs: perfls's
