@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
@@ -297,11 +299,7 @@ func fitCosts(reqs []workspace.Request, results map[string]service.ItemResult) [
 			if len(f.NsPerOp) == 0 {
 				continue
 			}
-			var sum float64
-			for _, x := range f.NsPerOp {
-				sum += x
-			}
-			sr.pts = append(sr.pts, stats.CostPoint{N: float64(r.Args[0].Int), Y: sum / float64(len(f.NsPerOp))})
+			sr.pts = append(sr.pts, stats.CostPoint{N: float64(r.Args[0].Int), Y: stat.Mean(f.NsPerOp, nil)})
 		}
 	}
 	var out []costModel

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -299,11 +301,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		results, err := measure.Measure(ctx, build, []measure.Request{req}, opt, func(e measure.Event) {
 			p := Progress{Message: fmt.Sprintf("fork %d/%d of %s", e.Fork, e.Of, req.Key()), Fork: e.Fork, Of: e.Of}
 			if e.Done && e.Result != nil && len(e.Result.NsPerOp) > 0 {
-				var sum float64
-				for _, x := range e.Result.NsPerOp {
-					sum += x
-				}
-				p.NsPerOp = sum / float64(len(e.Result.NsPerOp))
+				p.NsPerOp = stat.Mean(e.Result.NsPerOp, nil)
 				p.Message += fmt.Sprintf(": %.4g ns/op", p.NsPerOp)
 			} else if e.Done {
 				p.Message += " done"
@@ -361,11 +359,7 @@ func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult) 
 	for _, m := range prev {
 		for _, f := range m.Forks {
 			if len(f.NsPerOp) > 0 {
-				var sum float64
-				for _, x := range f.NsPerOp {
-					sum += x
-				}
-				out.History = append(out.History, sum/float64(len(f.NsPerOp)))
+				out.History = append(out.History, stat.Mean(f.NsPerOp, nil))
 			}
 		}
 	}
