@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -458,11 +459,11 @@ func printMeasureText(w io.Writer, r measure.Result, head jsonMeasurement) {
 		subject += "[" + head.Workload + "]"
 	}
 	fmt.Fprintf(w, "%s  %s%s\n", label, subject, fmtArgs(head.Args))
-	fmt.Fprintf(w, "  mean   %s/op ± %.1f%% (95%% %s: %s … %s)\n", fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth(), ci,
-		fmtNs(s.CI95[0]), fmtNs(s.CI95[1]))
-	fmt.Fprintf(w, "  median %s/op", fmtNs(s.MedianNsPerOp))
+	fmt.Fprintf(w, "  mean   %s/op ± %.1f%% (95%% %s: %s … %s)\n", report.Duration(s.MeanNsPerOp), 100*s.RelativeHalfWidth(), ci,
+		report.Duration(s.CI95[0]), report.Duration(s.CI95[1]))
+	fmt.Fprintf(w, "  median %s/op", report.Duration(s.MedianNsPerOp))
 	if !math.IsNaN(s.MeanCPUNsPerOp) {
-		fmt.Fprintf(w, ", cpu %s/op", fmtNs(s.MeanCPUNsPerOp))
+		fmt.Fprintf(w, ", cpu %s/op", report.Duration(s.MeanCPUNsPerOp))
 	}
 	if !math.IsNaN(s.MeanAllocBytesPerOp) {
 		fmt.Fprintf(w, ", alloc %.1f B/op", s.MeanAllocBytesPerOp)
@@ -488,22 +489,6 @@ func orUnknown(s string) string {
 		return "unknown CPU"
 	}
 	return s
-}
-
-// fmtNs renders nanoseconds with a unit.
-func fmtNs(ns float64) string {
-	switch {
-	case math.IsNaN(ns):
-		return "n/a"
-	case math.Abs(ns) >= 1e9:
-		return fmt.Sprintf("%.4g s", ns/1e9)
-	case math.Abs(ns) >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
-	case math.Abs(ns) >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
-	default:
-		return fmt.Sprintf("%.4g ns", ns)
-	}
 }
 
 func fmtArgs(args []any) string {
