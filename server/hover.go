@@ -22,7 +22,7 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	s.syncResults()
-	md := report.MethodHover(doc.java, m, doc.formulas, s.resultsOf(doc.path), nil)
+	md := report.MethodHover(doc.java, m, doc.formulas, s.resultsOf(doc.path))
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{
 		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},

@@ -97,8 +97,8 @@ func Evidence(c verdict.ComparisonResult) string {
 
 // MethodHover documents an annotated method of file: each formula, then the
 // latest verdict of every instance, marked stale when the method changed
-// since. recordErr, when set, explains missing verdicts.
-func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Formula, results []verdict.MethodResult, recordErr error) string {
+// since.
+func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Formula, results []verdict.MethodResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**perfls** `%s`\n\n", signature(m))
 	var texts []string
@@ -115,18 +115,15 @@ func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Fo
 		b.WriteString("```\n\n")
 	}
 	res := resultFor(m, results)
-	switch {
-	case recordErr != nil:
-		fmt.Fprintf(&b, "Verdicts unavailable: %v\n", recordErr)
-	case res == nil:
+	if res == nil {
 		b.WriteString("Not measured yet. Run `perfls check` on the project to decide these formulas.\n")
-	default:
-		if res.Source != "" && res.Source != m.SourceHash(file) {
-			b.WriteString("**Stale**: the method changed since this check; run *Check* again for current verdicts.\n\n")
-		}
-		writeMeasurements(&b, res.Measurements)
-		writeVerdictTable(&b, res)
+		return b.String()
 	}
+	if res.Source != "" && res.Source != m.SourceHash(file) {
+		b.WriteString("**Stale**: the method changed since this check; run *Check* again for current verdicts.\n\n")
+	}
+	writeMeasurements(&b, res.Measurements)
+	writeVerdictTable(&b, res)
 	return b.String()
 }
 

@@ -57,7 +57,7 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 			{Workload: "gen", Args: "100", N: 100, MeanNs: 200, CILowNs: 190, CIHighNs: 210, MedianNs: 199, AllocBytes: 16, Forks: 3, Samples: 30, MeasuredAt: at},
 			{Workload: "gen", Args: "1000", N: 1000, MeanNs: 2000, MedianNs: 2000, AllocBytes: -1, Forks: 3, Samples: 30, MeasuredAt: at},
 		}}
-	md := MethodHover(f, m, nil, []verdict.MethodResult{res}, nil)
+	md := MethodHover(f, m, nil, []verdict.MethodResult{res})
 	for _, want := range []string{
 		"| gen(10) | 20.0 ns (19.0 ns … 21.0 ns) | 20.0 ns | 0 B | 3 × 30 |",
 		"| gen(1000) | 2.00 µs | 2.00 µs | n/a | 3 × 30 |",
@@ -73,7 +73,7 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	}
 	// An edited method makes the same record stale.
 	edited, _ := javasrc.Parse("/p/A.java", []byte(strings.Replace(src, "return 0;", "return 1;", 1)))
-	if md := MethodHover(edited, edited.Methods[0], nil, []verdict.MethodResult{res}, nil); !strings.Contains(md, "**Stale**") {
+	if md := MethodHover(edited, edited.Methods[0], nil, []verdict.MethodResult{res}); !strings.Contains(md, "**Stale**") {
 		t.Errorf("edited method not marked stale:\n%s", md)
 	}
 }
