@@ -41,22 +41,7 @@ func requireJDK(t *testing.T) {
 func copyTree(t *testing.T, name string) string {
 	t.Helper()
 	dst := t.TempDir()
-	src := filepath.Join("testdata", name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", name))); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -3,7 +3,6 @@ package measure
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,9 +42,8 @@ func quickBuild(t *testing.T) (string, *Build) {
 // outlives the test.
 func copyTreeTo(t *testing.T, name, parent string) string {
 	t.Helper()
-	src := copyTree(t, name)
 	dst := filepath.Join(parent, name+"-"+strings.ReplaceAll(t.Name(), "/", "_"))
-	if err := copyDir(src, dst); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", name))); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -247,22 +245,4 @@ func TestWorkerStopsWithContext(t *testing.T) {
 	if pid3 == 0 || !processGone(pid3) {
 		t.Errorf("worker %d runs on after Close", pid3)
 	}
-}
-
-// copyDir copies the tree src to dst.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
 }
