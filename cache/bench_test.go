@@ -87,3 +87,18 @@ func BenchmarkPutFork20k(b *testing.B) {
 	b.ReportMetric(float64(payload)/float64(b.N), "payload-B/fork")
 	b.ReportMetric(float64(st.Size())/float64(b.N), "file-B/fork")
 }
+
+// BenchmarkVerdictsRevision times the query the language server makes on
+// every diagnostics publish and hover to see whether verdicts changed.
+func BenchmarkVerdictsRevision(b *testing.B) {
+	s, _, err := OpenStore(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.VerdictsRevision(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
