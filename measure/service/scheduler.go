@@ -46,13 +46,25 @@ type Progress struct {
 // return promptly once ctx is cancelled.
 type JobFunc func(ctx context.Context, emit func(Progress)) (any, error)
 
+// StepFunc does one step of a job that runs in steps (a measurement: one fork
+// per step). It returns the result so far, and done when the job is complete.
+// Between steps the job goes back to the end of its priority's queue, so jobs
+// of equal priority take turns: requests measured at the same time
+// interleave their forks, and a slow disturbance of the machine spreads over
+// all of them instead of biasing one. When the budget runs out the job ends
+// with the last result returned (nil: a budget error). It must return
+// promptly once ctx is cancelled.
+type StepFunc func(ctx context.Context, emit func(Progress)) (result any, done bool, err error)
+
 type job struct {
 	key      string
 	label    string
 	priority Priority
 	seq      int64 // FIFO order within a priority
-	run      JobFunc
+	step     StepFunc
 	budget   time.Duration
+	spent    time.Duration // running time of the steps so far, against budget
+	partial  any           // the last result a step returned
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -116,6 +128,15 @@ var ErrClosed = errors.New("the measurement scheduler is shut down")
 // Do returns ctx.Err(); the job is cancelled if no one else waits for it.
 // budget, when positive, limits the job's running time.
 func (s *Scheduler) Do(ctx context.Context, key, label string, prio Priority, budget time.Duration, fn JobFunc, progress func(Progress)) (any, error) {
+	return s.DoSteps(ctx, key, label, prio, budget, func(ctx context.Context, emit func(Progress)) (any, bool, error) {
+		r, err := fn(ctx, emit)
+		return r, true, err
+	}, progress)
+}
+
+// DoSteps is Do for a job done in steps (see StepFunc); budget limits the
+// steps' total running time, not the time spent waiting between them.
+func (s *Scheduler) DoSteps(ctx context.Context, key, label string, prio Priority, budget time.Duration, fn StepFunc, progress func(Progress)) (any, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -125,7 +146,7 @@ func (s *Scheduler) Do(ctx context.Context, key, label string, prio Priority, bu
 	if j == nil {
 		jctx, cancel := context.WithCancel(context.Background())
 		s.seq++
-		j = &job{key: key, label: label, priority: prio, seq: s.seq, run: fn, budget: budget,
+		j = &job{key: key, label: label, priority: prio, seq: s.seq, step: fn, budget: budget,
 			ctx: jctx, cancel: cancel, done: make(chan struct{}), listeners: map[int]func(Progress){}}
 		s.byKey[key] = j
 		s.queue = append(s.queue, j)
@@ -222,16 +243,22 @@ func (s *Scheduler) next() *job {
 	j := s.queue[best]
 	s.queue = append(s.queue[:best], s.queue[best+1:]...)
 	s.running[j.key] = j
-	j.started = time.Now()
+	if j.started.IsZero() {
+		j.started = time.Now()
+	}
 	return j
 }
 
+// runJob runs one step of j, then either finishes j or puts it back in the
+// queue behind the jobs of its priority.
 func (s *Scheduler) runJob(j *job) {
 	ctx := j.ctx
+	var budgetCtx context.Context
 	if j.budget > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, j.budget)
+		ctx, cancel = context.WithTimeout(ctx, j.budget-j.spent)
 		defer cancel()
+		budgetCtx = ctx
 	}
 	emit := func(p Progress) {
 		p.Key = j.key
@@ -248,16 +275,41 @@ func (s *Scheduler) runJob(j *job) {
 			l(p)
 		}
 	}
-	result, err := func() (result any, err error) {
+	began := time.Now()
+	result, done, err := func() (result any, done bool, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("measurement job %s panicked: %v", j.label, r)
 			}
 		}()
-		return j.run(ctx, emit)
+		return j.step(ctx, emit)
 	}()
-	if err == nil && result == nil && ctx.Err() != nil && j.budget > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("%s: time budget of %s exceeded", j.label, j.budget)
+	j.spent += time.Since(began)
+	if result != nil {
+		j.partial = result
+	}
+	budgetOut := budgetCtx != nil && j.ctx.Err() == nil &&
+		(errors.Is(budgetCtx.Err(), context.DeadlineExceeded) || (!done && err == nil && j.spent >= j.budget))
+	switch {
+	case budgetOut:
+		result, err = j.partial, nil
+		if result == nil {
+			err = fmt.Errorf("%s: time budget of %s exceeded", j.label, j.budget)
+		}
+	case err == nil && !done && j.ctx.Err() == nil:
+		s.mu.Lock()
+		delete(s.running, j.key)
+		if !s.closed {
+			s.seq++
+			j.seq = s.seq
+			s.queue = append(s.queue, j)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		err = ErrClosed
+	case err == nil && !done:
+		err = j.ctx.Err()
 	}
 	s.mu.Lock()
 	j.result, j.err = result, err

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,5 +214,67 @@ func TestBudgetAndPanicAndClose(t *testing.T) {
 	}
 	if _, err := s.Do(context.Background(), "x", "x", Batch, 0, b.job("x"), nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Do after Close: %v", err)
+	}
+}
+
+// Jobs done in steps take turns, so two measurements requested together
+// interleave their forks; a budget ends a job with its partial result.
+func TestStepJobsInterleaveAndKeepPartialResults(t *testing.T) {
+	s := NewScheduler(1)
+	defer s.Close()
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	steps := func(name string, n int) StepFunc {
+		done := 0
+		return func(ctx context.Context, emit func(Progress)) (any, bool, error) {
+			<-gate
+			done++
+			mu.Lock()
+			order = append(order, fmt.Sprintf("%s%d", name, done))
+			mu.Unlock()
+			return done, done == n, nil
+		}
+	}
+	var wg sync.WaitGroup
+	results := make([]any, 2)
+	for i, name := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := s.DoSteps(context.Background(), name, name, Batch, 0, steps(name, 3), nil)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			results[i] = r
+		}()
+		// Both jobs must be queued before the first step runs.
+		for {
+			if jobs, _ := s.Status(); len(jobs) == i+1 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(gate)
+	wg.Wait()
+	if got := strings.Join(order, " "); got != "a1 b1 a2 b2 a3 b3" {
+		t.Errorf("step order %q, want the jobs to take turns", got)
+	}
+	if results[0] != 3 || results[1] != 3 {
+		t.Errorf("results %v, want the last step's", results)
+	}
+
+	n := 0
+	r, err := s.DoSteps(context.Background(), "long", "long", Batch, 30*time.Millisecond, func(ctx context.Context, _ func(Progress)) (any, bool, error) {
+		n++
+		if n == 3 {
+			<-ctx.Done() // the budget runs out during the third step
+			return nil, false, ctx.Err()
+		}
+		return n, false, nil
+	}, nil)
+	if err != nil || r != 2 {
+		t.Errorf("budget: result %v, err %v; want the partial result 2", r, err)
 	}
 }

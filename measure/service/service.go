@@ -296,10 +296,23 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 	}
 }
 
+// measureItem measures one item through the scheduler as a job of one fork
+// per step: the forks of items measured at the same time — from this request
+// or another editor's — run round-robin, as measure.Measure runs the forks of
+// one call, so a disturbance of the machine spreads over all of them. Every
+// step is a fresh JVM; its harness is compiled once and then found in the
+// harness cache by content.
 func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
-	run := func(ctx context.Context, emit func(Progress)) (any, error) {
-		results, err := measure.Measure(ctx, build, []measure.Request{req}, opt, func(e measure.Event) {
-			p := Progress{Message: fmt.Sprintf("fork %d/%d of %s", e.Fork, e.Of, req.Key()), Fork: e.Fork, Of: e.Of}
+	one := opt
+	one.Forks = 1
+	var acc measure.Result // the forks so far; owned by the job's steps, which never overlap
+	step := func(ctx context.Context, emit func(Progress)) (any, bool, error) {
+		f := len(acc.Forks) + 1
+		results, err := measure.Measure(ctx, build, []measure.Request{req}, one, func(e measure.Event) {
+			if e.Fork == 0 {
+				return // the request failed before its fork: reported below
+			}
+			p := Progress{Message: fmt.Sprintf("fork %d/%d of %s", f, opt.Forks, req.Key()), Fork: f, Of: opt.Forks}
 			if e.Done && e.Result != nil && len(e.Result.NsPerOp) > 0 {
 				p.NsPerOp = stat.Mean(e.Result.NsPerOp, nil)
 				p.Message += fmt.Sprintf(": %.4g ns/op", p.NsPerOp)
@@ -308,27 +321,47 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			}
 			emit(p)
 		})
-		if err != nil {
-			// A budget that ran out mid-way still yields the forks that
-			// finished; anything else is a failure of the whole job.
-			if !errors.Is(err, context.DeadlineExceeded) || len(results) == 0 || len(results[0].Forks) == 0 {
-				return nil, err
+		partial := func() any {
+			if len(acc.Forks) == 0 {
+				return nil
 			}
+			return storedResult{acc, 0, time.Now()}
+		}
+		if err != nil {
+			return partial(), false, err
 		}
 		res := results[0]
-		if res.Err == nil && l.store != nil {
-			m := toCache(key, res)
+		if res.Err != nil {
+			// Later forks would fail the same way: the job ends here, with
+			// the forks that succeeded and the failure, numbered as the fork
+			// it was.
+			acc.Err = res.Err
+			if we := (*measure.WorkloadError)(nil); errors.As(res.Err, &we) {
+				acc.Err = fmt.Errorf("measure %s (fork %d of %d): %w", req.Key(), f, opt.Forks, we)
+			}
+			return storedResult{acc, 0, time.Now()}, true, nil
+		}
+		acc.Request = res.Request
+		acc.Forks = append(acc.Forks, res.Forks...)
+		if acc.Env.JavaVersion == "" {
+			acc.Env = res.Env
+		}
+		if len(acc.Forks) < opt.Forks {
+			return partial(), false, nil
+		}
+		if l.store != nil {
+			m := toCache(key, acc)
 			if err := l.store.Put(ctx, m); err == nil {
 				if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
 					emit(Progress{Message: fmt.Sprintf("cache size limit: %v", err)})
 				}
-				return storedResult{res, m.ID, m.CreatedAt}, nil
+				return storedResult{acc, m.ID, m.CreatedAt}, true, nil
 			}
 		}
-		return storedResult{res, 0, time.Now()}, nil
+		return storedResult{acc, 0, time.Now()}, true, nil
 	}
 	label := req.Key()
-	v, err := l.sched.Do(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, run, progress)
+	v, err := l.sched.DoSteps(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, step, progress)
 	if err != nil {
 		out.Error = err.Error()
 		return
