@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// The line protocol, version 1. A fork writes these lines to its original
+// The line protocol, version 2. A fork writes these lines to its original
 // standard output; fields are separated by one space and free text is escaped
 // (\\ \s \n \r \t \xHH; \e is the empty string):
 //
@@ -25,8 +25,12 @@ import (
 //	                                        operations and wall time spent warming up; settled is
 //	                                        1 (JIT settled), 0 (cap reached), -1 (unknown);
 //	                                        JIT compilation ms during warm-up or -1
-//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs>
-//	                                        one sample; cpuns/allocbytes are -1 when unavailable
+//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes>]
+//	                                        one sample; cpuns/allocbytes are -1 when unavailable.
+//	                                        Version 2 adds, read at the end of the sample: GC time
+//	                                        during it (ms), heap used (bytes), total JIT compilation
+//	                                        time (ms) and loaded classes, each -1 when unavailable;
+//	                                        a line without them (version 1) is still read
 //	perfls-output <total bytes> <escaped tail>
 //	                                        what user code printed (System.out/err), if anything
 //	perfls-error <phase> <escaped stack trace>
@@ -36,7 +40,7 @@ import (
 // Lines not starting with "perfls-" (a thread dump, stray native output) are
 // kept apart, bounded. Unknown perfls- lines are ignored.
 
-const protocolVersion = 1
+const protocolVersion = 2
 
 // unescape reverses the protocol's field escaping.
 func unescape(s string) string {
@@ -83,6 +87,8 @@ func unescape(s string) string {
 // sample is one parsed perfls-sample line.
 type sample struct {
 	ns, cpuNs, ops, alloc, gcs int64
+	// Version 2 fields, -1 when absent or unavailable.
+	gcMs, heapUsed, jitMs, classes int64
 }
 
 // protoState is what a fork reported.
@@ -230,8 +236,17 @@ func (w *protoWriter) line(l string, truncated bool) {
 			bad()
 			return
 		}
+		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1}
+		if len(f) >= 9 {
+			x, ok := ints(9)
+			if !ok {
+				bad()
+				return
+			}
+			s.gcMs, s.heapUsed, s.jitMs, s.classes = x[5], x[6], x[7], x[8]
+		}
 		if len(st.samples) < w.maxSamples {
-			st.samples = append(st.samples, sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4]})
+			st.samples = append(st.samples, s)
 		}
 	case "perfls-output":
 		if len(f) != 2 {
@@ -449,9 +464,14 @@ func buildFork(run *forkRun) Fork {
 		f.PID = st.pid
 	}
 	hasCPU, hasAlloc := true, true
+	hasGCMs, hasHeap, hasJIT, hasClasses := true, true, true, true
 	for _, s := range st.samples {
 		hasCPU = hasCPU && s.cpuNs >= 0
 		hasAlloc = hasAlloc && s.alloc >= 0
+		hasGCMs = hasGCMs && s.gcMs >= 0
+		hasHeap = hasHeap && s.heapUsed >= 0
+		hasJIT = hasJIT && s.jitMs >= 0
+		hasClasses = hasClasses && s.classes >= 0
 	}
 	for _, s := range st.samples {
 		ops := float64(max(s.ops, 1))
@@ -464,6 +484,18 @@ func buildFork(run *forkRun) Fork {
 			f.AllocBytesPerOp = append(f.AllocBytesPerOp, float64(s.alloc)/ops)
 		}
 		f.GCs = append(f.GCs, s.gcs)
+		if hasGCMs {
+			f.GCMs = append(f.GCMs, float64(s.gcMs))
+		}
+		if hasHeap {
+			f.HeapUsed = append(f.HeapUsed, float64(s.heapUsed))
+		}
+		if hasJIT {
+			f.JITMs = append(f.JITMs, float64(s.jitMs))
+		}
+		if hasClasses {
+			f.Classes = append(f.Classes, float64(s.classes))
+		}
 	}
 	return f
 }

@@ -153,10 +153,17 @@ type Fork struct {
 	CPUNsPerOp      []float64 // per sample: thread CPU time / operations; nil when unavailable
 	AllocBytesPerOp []float64 // per sample: bytes allocated by the thread / operations; nil when unavailable
 	GCs             []int64   // per sample: garbage collections during it
-	Ops             int64     // operations (calls, or workload-loop spans) per sample
-	Calls           int64     // argument tuples per pass over the generator's list; 0 for workload loops
-	WarmupOps       int64     // operations run during warm-up
-	Warmup          time.Duration
+	// The JVM's state per sample, for the bounds oracle (protocol version
+	// 2); each nil when the JVM does not report it or the fork ran an older
+	// harness.
+	GCMs      []float64 // per sample: time spent in garbage collection during it, ms
+	HeapUsed  []float64 // per sample: heap in use at its end, bytes
+	JITMs     []float64 // per sample: total JIT compilation time at its end, ms (cumulative)
+	Classes   []float64 // per sample: classes loaded at its end
+	Ops       int64     // operations (calls, or workload-loop spans) per sample
+	Calls     int64     // argument tuples per pass over the generator's list; 0 for workload loops
+	WarmupOps int64     // operations run during warm-up
+	Warmup    time.Duration
 	// WarmupSettled is 1 when warm-up ended because JIT compilation settled,
 	// 0 when MaxWarmup cut it short, -1 when the JVM does not report
 	// compilation time (warm-up then lasted Warmup).

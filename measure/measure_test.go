@@ -67,6 +67,11 @@ func TestMeasureRatio(t *testing.T) {
 					t.Errorf("result %d: ns/op %v", i, v)
 				}
 			}
+			// Protocol 2: the JVM state per sample, for the bounds oracle.
+			if len(f.GCMs) != 5 || len(f.HeapUsed) != 5 || len(f.JITMs) != 5 || len(f.Classes) != 5 ||
+				f.HeapUsed[0] <= 0 || f.JITMs[0] <= 0 || f.Classes[0] < 100 || len(f.Series()) != 8 {
+				t.Errorf("result %d: oracle fields gc %v heap %v jit %v classes %v", i, f.GCMs, f.HeapUsed, f.JITMs, f.Classes)
+			}
 		}
 		if r.Env.JavaVersion == "" || r.Env.VMName == "" || r.Env.Cores <= 0 || len(r.Env.JVMArgs) == 0 {
 			t.Errorf("result %d: environment %+v", i, r.Env)

@@ -234,6 +234,7 @@ public abstract class Bench {
         out.line("warmup", Long.toString(passes * k), Long.toString(elapsed), Integer.toString(jit.settled()),
                 Long.toString(jit.compileMs()));
         for (int s = 0; s < opt.samples; s++) {
+            long gcMs0 = m.gcMillis();
             long gc0 = m.gcCount();
             long a0 = m.allocated();
             long c0 = m.cpu();
@@ -243,8 +244,9 @@ public abstract class Bench {
             long c1 = m.cpu();
             long a1 = m.allocated();
             long gc1 = m.gcCount();
+            String[] st = m.state(gcMs0);
             out.line("sample", Long.toString(t1 - t0), Long.toString(c0 < 0 ? -1 : c1 - c0), Long.toString(ops),
-                    Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0));
+                    Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3]);
         }
     }
 

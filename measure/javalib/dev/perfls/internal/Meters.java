@@ -1,16 +1,26 @@
 package dev.perfls.internal;
 
+import java.lang.management.ClassLoadingMXBean;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
 
-/** Cheap per-sample meters: thread CPU time, bytes allocated by the thread, GC count. */
+/**
+ * Cheap per-sample meters: thread CPU time, bytes allocated by the thread, GC count and time,
+ * and the JVM state the bounds oracle follows from sample to sample (heap used, total JIT
+ * compilation time, loaded classes). Every meter answers -1 when the JVM does not provide it.
+ */
 final class Meters {
     private final ThreadMXBean threads;
     private final boolean cpu;
     private final AllocMeter alloc;
     private final GarbageCollectorMXBean[] gcs;
+    private final MemoryMXBean memory;
+    private final CompilationMXBean compiler;
+    private final ClassLoadingMXBean classes;
 
     Meters() {
         threads = ManagementFactory.getThreadMXBean();
@@ -27,12 +37,76 @@ final class Meters {
         alloc = AllocMeter.create(threads);
         List<GarbageCollectorMXBean> list = ManagementFactory.getGarbageCollectorMXBeans();
         gcs = list.toArray(new GarbageCollectorMXBean[0]);
+        MemoryMXBean mem = null;
+        CompilationMXBean jit = null;
+        ClassLoadingMXBean cl = null;
+        try {
+            mem = ManagementFactory.getMemoryMXBean();
+            jit = ManagementFactory.getCompilationMXBean();
+            if (jit != null && !jit.isCompilationTimeMonitoringSupported()) {
+                jit = null;
+            }
+            cl = ManagementFactory.getClassLoadingMXBean();
+        } catch (RuntimeException | LinkageError e) {
+            // no management: those meters answer -1
+        }
+        memory = mem;
+        compiler = jit;
+        classes = cl;
         // The first calls allocate (lazy initialisation); make that happen before any sample.
         for (int i = 0; i < 3; i++) {
             cpu();
             allocated();
             gcCount();
+            gcMillis();
+            heapUsed();
+            compileMillis();
+            loadedClasses();
         }
+    }
+
+    /** Total time of all garbage collections so far in ms, or -1. */
+    long gcMillis() {
+        long ms = 0;
+        boolean any = false;
+        for (GarbageCollectorMXBean b : gcs) {
+            long t = b.getCollectionTime();
+            if (t >= 0) {
+                ms += t;
+                any = true;
+            }
+        }
+        return any ? ms : -1;
+    }
+
+    /** Heap in use now (live and not yet collected objects), bytes, or -1. */
+    long heapUsed() {
+        try {
+            return memory == null ? -1 : memory.getHeapMemoryUsage().getUsed();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** Total JIT compilation time so far (all compiler threads), ms, or -1. */
+    long compileMillis() {
+        return compiler == null ? -1 : compiler.getTotalCompilationTime();
+    }
+
+    /** Classes currently loaded, or -1. */
+    long loadedClasses() {
+        return classes == null ? -1 : classes.getLoadedClassCount();
+    }
+
+    /**
+     * The oracle fields of a sample line after the sample ended: GC time during the sample
+     * (against {@code gcMs0}, the {@link #gcMillis()} at its start), heap used, total JIT
+     * compilation time and loaded classes.
+     */
+    String[] state(long gcMs0) {
+        long gcMs = gcMillis();
+        return new String[] {Long.toString(gcMs < 0 || gcMs0 < 0 ? -1 : gcMs - gcMs0), Long.toString(heapUsed()),
+            Long.toString(compileMillis()), Long.toString(loadedClasses())};
     }
 
     /** Current thread CPU time in ns, or -1. */

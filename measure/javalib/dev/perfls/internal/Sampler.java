@@ -29,6 +29,7 @@ public final class Sampler {
     private long accCpu;
     private long accOps;
     private long gc0;
+    private long gcMs0;
     private int emitted;
 
     private boolean explicit;
@@ -131,8 +132,9 @@ public final class Sampler {
         accOps++;
         if (accOps >= batch) {
             long gc = meters.gcCount();
+            String[] st = meters.state(gcMs0);
             out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), "-1",
-                    Long.toString(gc - gc0));
+                    Long.toString(gc - gc0), st[0], st[1], st[2], st[3]);
             emitted++;
             if (emitted >= opt.samples) {
                 state = DONE;
@@ -147,5 +149,6 @@ public final class Sampler {
         accCpu = 0;
         accOps = 0;
         gc0 = meters.gcCount();
+        gcMs0 = meters.gcMillis();
     }
 }

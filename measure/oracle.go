@@ -1,0 +1,85 @@
+package measure
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Oracle metric names: the per-sample series a fork offers the bounds
+// oracle (analysis/oracle), by Fork.Series.
+const (
+	MetricNsPerOp    = "ns_per_op"          // wall time per operation
+	MetricCPUNsPerOp = "cpu_ns_per_op"      // thread CPU time per operation
+	MetricAllocPerOp = "alloc_bytes_per_op" // bytes allocated by the thread per operation
+	MetricGCCount    = "gc_count"           // collections during the sample
+	MetricGCMs       = "gc_ms"              // time in collections during the sample
+	MetricHeapUsed   = "heap_used"          // heap in use at the sample's end
+	MetricJITMs      = "jit_ms"             // total JIT compilation time at the sample's end
+	MetricClasses    = "classes"            // classes loaded at the sample's end
+)
+
+// Series returns the fork's per-sample series by oracle metric name, leaving
+// out the metrics the fork did not report.
+func (f Fork) Series() map[string][]float64 {
+	out := map[string][]float64{}
+	add := func(name string, xs []float64) {
+		if len(xs) > 0 {
+			out[name] = xs
+		}
+	}
+	add(MetricNsPerOp, f.NsPerOp)
+	add(MetricCPUNsPerOp, f.CPUNsPerOp)
+	add(MetricAllocPerOp, f.AllocBytesPerOp)
+	if len(f.GCs) > 0 {
+		gcs := make([]float64, len(f.GCs))
+		for i, g := range f.GCs {
+			gcs[i] = float64(g)
+		}
+		out[MetricGCCount] = gcs
+	}
+	add(MetricGCMs, f.GCMs)
+	add(MetricHeapUsed, f.HeapUsed)
+	add(MetricJITMs, f.JITMs)
+	add(MetricClasses, f.Classes)
+	return out
+}
+
+// OracleEnv is the meta-data of a fork for the bounds oracle: the JVM as it
+// reported itself, the machine, the harness and the measuring options that
+// shape per-sample figures (sample length, heap, samples per fork), plus the
+// fork's volatile items (pid), which the oracle's environment filter drops.
+// Runs with different meta-data cannot be compared.
+func OracleEnv(env Environment, opt Options, pid int) map[string]string {
+	opt = opt.Defaults()
+	m := map[string]string{
+		"java.version":    env.JavaVersion,
+		"java.vendor":     env.JavaVendor,
+		"java.vm.name":    env.VMName,
+		"java.vm.version": env.VMVersion,
+		"os.name":         env.OS,
+		"os.arch":         env.Arch,
+		"cpu":             env.CPUModel,
+		"cores":           strconv.Itoa(env.Cores),
+		"jvm.args":        strings.Join(stableJVMArgs(env.JVMArgs), " "),
+		"harness":         HarnessVersion(),
+		"heap_mb":         strconv.Itoa(opt.HeapMB),
+		"min_sample":      opt.MinSampleTime.String(),
+	}
+	if pid != 0 {
+		m["pid"] = strconv.Itoa(pid)
+	}
+	return m
+}
+
+// stableJVMArgs drops the flags that name per-run paths (crash log files),
+// which differ between caches and say nothing about how the JVM runs.
+func stableJVMArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-XX:ErrorFile=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

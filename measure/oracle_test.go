@@ -1,0 +1,54 @@
+package measure
+
+import (
+	"testing"
+	"time"
+)
+
+// Version 2 sample lines carry the JVM state the oracle follows; the
+// series come out by metric name, and a v1 line still parses without them.
+func TestProtocolVersion2OracleFields(t *testing.T) {
+	w := newProtoWriter(10)
+	w.Write([]byte("perfls-hello 2 7\nperfls-env java.version 17\nperfls-warmup 10 1000 1 5\n" +
+		"perfls-sample 2000 1800 100 400 1 3 1048576 250 900\n" +
+		"perfls-sample 3000 2800 100 400 0 0 2097152 251 901\n" +
+		"perfls-sample 3000 2800 100 400 0 x 2097152 251 901\n" +
+		"perfls-end\n"))
+	st := w.state()
+	if st.version != 2 || len(st.samples) != 2 || len(st.bad) != 1 {
+		t.Fatalf("state %+v", st)
+	}
+	f := buildFork(&forkRun{proto: st, wall: time.Second})
+	s := f.Series()
+	want := map[string][]float64{
+		MetricNsPerOp: {20, 30}, MetricCPUNsPerOp: {18, 28}, MetricAllocPerOp: {4, 4}, MetricGCCount: {1, 0},
+		MetricGCMs: {3, 0}, MetricHeapUsed: {1048576, 2097152}, MetricJITMs: {250, 251}, MetricClasses: {900, 901},
+	}
+	if len(s) != len(want) {
+		t.Errorf("series %v", s)
+	}
+	for k, v := range want {
+		if got := s[k]; len(got) != 2 || got[0] != v[0] || got[1] != v[1] {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+	// A version-1 line: the oracle fields are absent, not zero.
+	w = newProtoWriter(10)
+	w.Write([]byte("perfls-hello 1 7\nperfls-sample 2000 -1 100 -1 0\nperfls-end\n"))
+	f = buildFork(&forkRun{proto: w.state()})
+	if f.HeapUsed != nil || f.JITMs != nil || f.GCMs != nil || f.Classes != nil {
+		t.Errorf("v1 fork has oracle fields: %+v", f)
+	}
+	if s := f.Series(); len(s) != 2 || s[MetricCPUNsPerOp] != nil {
+		t.Errorf("v1 series %v", s)
+	}
+}
+
+func TestOracleEnvKeepsIdentityAndDropsCrashPaths(t *testing.T) {
+	env := Environment{JavaVersion: "17.0.9", VMName: "OpenJDK", JVMArgs: []string{"-Xmx512m", "-XX:ErrorFile=/tmp/x/hs_err_pid%p.log", "-XX:+UseSerialGC"}, Cores: 2}
+	m := OracleEnv(env, Options{}, 42)
+	if m["jvm.args"] != "-Xmx512m -XX:+UseSerialGC" || m["pid"] != "42" || m["cores"] != "2" || m["harness"] != HarnessVersion() ||
+		m["heap_mb"] != "512" || m["min_sample"] != "1ms" {
+		t.Errorf("env %v", m)
+	}
+}
