@@ -70,6 +70,43 @@ var migrations = []string{
 	);
 	CREATE TABLE verdict_revision (rev INTEGER NOT NULL);
 	INSERT INTO verdict_revision VALUES (0);`,
+	// 4: the JVM state per sample (protocol 2) and the bounds oracle: raw
+	// runs of calibrated workloads, their models (with the whole
+	// configuration) and the latest classifications. See oracle.go.
+	`ALTER TABLE forks ADD COLUMN gc_ms BLOB NOT NULL DEFAULT x'';
+	ALTER TABLE forks ADD COLUMN heap_used BLOB NOT NULL DEFAULT x'';
+	ALTER TABLE forks ADD COLUMN jit_ms BLOB NOT NULL DEFAULT x'';
+	ALTER TABLE forks ADD COLUMN classes BLOB NOT NULL DEFAULT x'';
+	CREATE TABLE oracle_runs (
+		id         INTEGER PRIMARY KEY,
+		method     TEXT NOT NULL,
+		workload   TEXT NOT NULL,
+		args       TEXT NOT NULL,
+		role       TEXT NOT NULL,    -- "calibration" (part of the model) or "verify"
+		code       TEXT NOT NULL,    -- what ran, when known (code fingerprint or "")
+		created_at INTEGER NOT NULL, -- Unix nanoseconds
+		run        TEXT NOT NULL     -- JSON oracle.Run: per-sample series and meta-data
+	);
+	CREATE INDEX oracle_runs_key ON oracle_runs(method, workload, args, role, created_at);
+	CREATE TABLE oracle_models (
+		method     TEXT NOT NULL,
+		workload   TEXT NOT NULL,
+		args       TEXT NOT NULL,
+		created_at INTEGER NOT NULL,
+		model      TEXT NOT NULL, -- JSON oracle.Model: config, run IDs, bands, environment
+		PRIMARY KEY (method, workload, args)
+	);
+	CREATE TABLE oracle_results (
+		id         INTEGER PRIMARY KEY,
+		method     TEXT NOT NULL,
+		workload   TEXT NOT NULL,
+		args       TEXT NOT NULL,
+		run_id     INTEGER REFERENCES oracle_runs(id) ON DELETE SET NULL,
+		source     TEXT NOT NULL,    -- "verify" or "check"
+		checked_at INTEGER NOT NULL, -- Unix nanoseconds
+		result     TEXT NOT NULL     -- JSON oracle.Result
+	);
+	CREATE INDEX oracle_results_key ON oracle_results(method, workload, args, checked_at);`,
 }
 
 // Store is the persistent measurement cache: raw per-fork samples with
@@ -222,6 +259,10 @@ type Fork struct {
 	WarmupNs        int64
 	WarmupSettled   int   // 1 settled, 0 hit the cap, -1 unknown
 	OpsPerSample    int64 // operations timed in one sample
+	// The JVM's state per sample (schema 4; empty for older forks): GC
+	// time during the sample (ms), heap used, total JIT time (ms) and
+	// loaded classes at its end.
+	GCMs, HeapUsed, JITMs, Classes []float64
 }
 
 // Measurement is one stored measurement.
@@ -245,9 +286,10 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 		env = json.RawMessage("{}")
 	}
 	var size int
-	blobs := make([][4][]byte, len(m.Forks))
+	blobs := make([][8][]byte, len(m.Forks))
 	for i, f := range m.Forks {
-		blobs[i] = [4][]byte{floats(f.NsPerOp), floats(f.CPUNsPerOp), floats(f.AllocBytesPerOp), ints(f.GCs)}
+		blobs[i] = [8][]byte{floats(f.NsPerOp), floats(f.CPUNsPerOp), floats(f.AllocBytesPerOp), ints(f.GCs),
+			floats(f.GCMs), floats(f.HeapUsed), floats(f.JITMs), floats(f.Classes)}
 		for _, b := range blobs[i] {
 			size += len(b)
 		}
@@ -272,8 +314,10 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 	}
 	for i, f := range m.Forks {
 		b := blobs[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
+			gc_ms, heap_used, jit_ms, classes)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
+			b[4], b[5], b[6], b[7]); err != nil {
 			return fmt.Errorf("store fork %d: %w", i, err)
 		}
 	}
@@ -363,19 +407,21 @@ func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
 	}
 	m.Environment = json.RawMessage(env)
 	m.CreatedAt = time.Unix(0, created)
-	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample
+	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
+		gc_ms, heap_used, jit_ms, classes
 		FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read forks of %d: %w", id, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var ns, cpu, alloc, gcs []byte
+		var ns, cpu, alloc, gcs, gcMs, heap, jit, classes []byte
 		var f Fork
-		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample); err != nil {
+		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample, &gcMs, &heap, &jit, &classes); err != nil {
 			return nil, fmt.Errorf("read forks of %d: %w", id, err)
 		}
 		f.NsPerOp, f.CPUNsPerOp, f.AllocBytesPerOp, f.GCs = unfloats(ns), unfloats(cpu), unfloats(alloc), unints(gcs)
+		f.GCMs, f.HeapUsed, f.JITMs, f.Classes = unfloatsOrNil(gcMs), unfloatsOrNil(heap), unfloatsOrNil(jit), unfloatsOrNil(classes)
 		m.Forks = append(m.Forks, f)
 	}
 	return m, rows.Err()
@@ -458,9 +504,12 @@ func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (int, erro
 	return len(victims), nil
 }
 
-// Clear removes every measurement and every recorded verdict.
+// Clear removes every measurement, every recorded verdict and every
+// bounds-oracle calibration (runs, models and results).
 func (s *Store) Clear(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements; DELETE FROM verdicts; UPDATE verdict_revision SET rev = rev + 1"); err != nil {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts;
+		DELETE FROM oracle_results; DELETE FROM oracle_models; DELETE FROM oracle_runs;
+		UPDATE verdict_revision SET rev = rev + 1`); err != nil {
 		return fmt.Errorf("clear cache: %w", err)
 	}
 	s.db.ExecContext(ctx, "VACUUM")
@@ -481,6 +530,15 @@ func unfloats(b []byte) []float64 {
 		xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return xs
+}
+
+// unfloatsOrNil is unfloats with nil for an empty blob: a series that was
+// not measured (or not stored by an older perfls).
+func unfloatsOrNil(b []byte) []float64 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unfloats(b)
 }
 
 func ints(xs []int64) []byte {

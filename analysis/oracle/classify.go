@@ -140,3 +140,30 @@ func (c Confusion) MCC() float64 {
 	}
 	return (tp*tn - fp*fn) / d
 }
+
+// Combine is the verdict of one measurement of several runs (forks): not
+// applicable when no run is applicable (their environment differs from
+// calibration); otherwise fail when more than half of the applicable runs
+// fail, else pass. A single run's verdict is its own. A majority rather than
+// "any run" keeps the false-alarm rate of a multi-fork check from growing
+// with the number of forks.
+func Combine(results []Result) Verdict {
+	applicable, failed := 0, 0
+	for _, r := range results {
+		switch r.Verdict {
+		case Fail:
+			applicable++
+			failed++
+		case Pass:
+			applicable++
+		}
+	}
+	switch {
+	case applicable == 0:
+		return NotApplicable
+	case 2*failed > applicable:
+		return Fail
+	default:
+		return Pass
+	}
+}

@@ -1,0 +1,411 @@
+package cache
+
+// The bounds oracle's data (schema 4): the raw runs of calibrated
+// workloads, one model per workload with the configuration it was built
+// with, and the classifications of later runs. Raw runs are kept so a model
+// can be rebuilt with other settings, or with an accepted run added, without
+// measuring again (reference 000-bounds-oracle.md §5.5).
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/perfls/perfls/analysis/oracle"
+)
+
+// OracleKey names a calibrated workload: the resolved method, workload
+// (generator, "" for none) and arguments, spelt as in Key. The code
+// fingerprint is not part of it: the oracle exists to judge changed code
+// against the calibrated behaviour.
+type OracleKey struct {
+	Method   string `json:"method"`
+	Workload string `json:"workload"`
+	Args     string `json:"args"`
+}
+
+func (k OracleKey) String() string {
+	s := k.Method
+	if k.Workload != "" {
+		s += "[" + k.Workload + "]"
+	}
+	return s + "(" + k.Args + ")"
+}
+
+// Roles of stored oracle runs.
+const (
+	RoleCalibration = "calibration" // one of the runs a model is built from
+	RoleVerify      = "verify"      // a run classified against the model
+)
+
+// OracleRun is one stored run (one fork) of a calibrated workload.
+type OracleRun struct {
+	ID        int64
+	Key       OracleKey
+	Role      string
+	Code      string // code fingerprint when known
+	CreatedAt time.Time
+	Run       oracle.Run // Run.ID is the decimal ID once stored
+}
+
+// OracleModel is a stored model.
+type OracleModel struct {
+	Key       OracleKey
+	CreatedAt time.Time
+	Model     *oracle.Model // Model.Runs are the IDs of its calibration runs
+}
+
+// OracleResult is a stored classification of one run.
+type OracleResult struct {
+	ID        int64
+	Key       OracleKey
+	RunID     int64  // the classified run; 0 when it was not stored
+	Source    string // "verify" or "check"
+	CheckedAt time.Time
+	Result    oracle.Result
+}
+
+// PutOracleRuns stores runs in one transaction, setting their ID and
+// Run.ID.
+func (s *Store) PutOracleRuns(ctx context.Context, runs []*OracleRun) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store oracle runs: %w", err)
+	}
+	defer tx.Rollback()
+	for _, r := range runs {
+		if err := putOracleRun(ctx, tx, r); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store oracle runs: %w", err)
+	}
+	return nil
+}
+
+func putOracleRun(ctx context.Context, tx *sql.Tx, r *OracleRun) error {
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = time.Now()
+	}
+	if r.Role == "" {
+		r.Role = RoleVerify
+	}
+	r.Run.ID = ""
+	b, err := json.Marshal(r.Run)
+	if err != nil {
+		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO oracle_runs (method, workload, args, role, code, created_at, run) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.Key.Method, r.Key.Workload, r.Key.Args, r.Role, r.Code, r.CreatedAt.UnixNano(), string(b))
+	if err != nil {
+		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
+	}
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
+	}
+	r.Run.ID = strconv.FormatInt(r.ID, 10)
+	return nil
+}
+
+// OracleRuns returns the stored runs of k with the given role ("" = any),
+// oldest first.
+func (s *Store) OracleRuns(ctx context.Context, k OracleKey, role string) ([]*OracleRun, error) {
+	q := `SELECT id, role, code, created_at, run FROM oracle_runs WHERE method = ? AND workload = ? AND args = ?`
+	args := []any{k.Method, k.Workload, k.Args}
+	if role != "" {
+		q += " AND role = ?"
+		args = append(args, role)
+	}
+	return s.oracleRuns(ctx, k, q+" ORDER BY created_at, id", args...)
+}
+
+// OracleRunsByID returns the stored runs with the given IDs, in that order.
+func (s *Store) OracleRunsByID(ctx context.Context, k OracleKey, ids []string) ([]*OracleRun, error) {
+	all, err := s.OracleRuns(ctx, k, "")
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*OracleRun{}
+	for _, r := range all {
+		byID[r.Run.ID] = r
+	}
+	out := make([]*OracleRun, 0, len(ids))
+	for _, id := range ids {
+		r, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("oracle run %s of %s is no longer stored", id, k)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (s *Store) oracleRuns(ctx context.Context, k OracleKey, q string, args ...any) ([]*OracleRun, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read oracle runs of %s: %w", k, classify(err))
+	}
+	defer rows.Close()
+	var out []*OracleRun
+	for rows.Next() {
+		r := &OracleRun{Key: k}
+		var created int64
+		var b string
+		if err := rows.Scan(&r.ID, &r.Role, &r.Code, &created, &b); err != nil {
+			return nil, fmt.Errorf("read oracle runs of %s: %w", k, err)
+		}
+		if err := json.Unmarshal([]byte(b), &r.Run); err != nil {
+			return nil, fmt.Errorf("read oracle run %d of %s: %w", r.ID, k, err)
+		}
+		r.CreatedAt = time.Unix(0, created)
+		r.Run.ID = strconv.FormatInt(r.ID, 10)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// PutOracleModel stores (or replaces) the model of k and bumps the
+// revision editors poll.
+func (s *Store) PutOracleModel(ctx context.Context, k OracleKey, m *oracle.Model) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("store oracle model of %s: %w", k, err)
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO oracle_models (method, workload, args, created_at, model) VALUES (?, ?, ?, ?, ?);
+		UPDATE verdict_revision SET rev = rev + 1`, k.Method, k.Workload, k.Args, time.Now().UnixNano(), string(b)); err != nil {
+		return fmt.Errorf("store oracle model of %s: %w", k, err)
+	}
+	return nil
+}
+
+// OracleModel returns the model of k, or nil when k is not calibrated.
+func (s *Store) OracleModel(ctx context.Context, k OracleKey) (*OracleModel, error) {
+	var created int64
+	var b string
+	err := s.db.QueryRowContext(ctx, `SELECT created_at, model FROM oracle_models WHERE method = ? AND workload = ? AND args = ?`,
+		k.Method, k.Workload, k.Args).Scan(&created, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read oracle model of %s: %w", k, classify(err))
+	}
+	m := &OracleModel{Key: k, CreatedAt: time.Unix(0, created), Model: &oracle.Model{}}
+	if err := json.Unmarshal([]byte(b), m.Model); err != nil {
+		return nil, fmt.Errorf("read oracle model of %s: %w", k, err)
+	}
+	return m, nil
+}
+
+// OracleModels lists the calibrated workloads (without their bands).
+func (s *Store) OracleModels(ctx context.Context) ([]OracleKey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT method, workload, args FROM oracle_models ORDER BY method, workload, args`)
+	if err != nil {
+		return nil, fmt.Errorf("list oracle models: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []OracleKey
+	for rows.Next() {
+		var k OracleKey
+		if err := rows.Scan(&k.Method, &k.Workload, &k.Args); err != nil {
+			return nil, fmt.Errorf("list oracle models: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// PutOracleResult records a classification (of the run with runID, 0 when
+// it was not stored) and bumps the revision editors poll.
+func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
+	if r.CheckedAt.IsZero() {
+		r.CheckedAt = time.Now()
+	}
+	b, err := json.Marshal(r.Result)
+	if err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	var runID any
+	if r.RunID != 0 {
+		runID = r.RunID
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO oracle_results (method, workload, args, run_id, source, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.Key.Method, r.Key.Workload, r.Key.Args, runID, r.Source, r.CheckedAt.UnixNano(), string(b))
+	if err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE verdict_revision SET rev = rev + 1`); err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	return tx.Commit()
+}
+
+// LatestOracleResult returns the newest classification recorded for k, or
+// nil when there is none.
+func (s *Store) LatestOracleResult(ctx context.Context, k OracleKey) (*OracleResult, error) {
+	r := &OracleResult{Key: k}
+	var runID sql.NullInt64
+	var checked int64
+	var b string
+	err := s.db.QueryRowContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
+		WHERE method = ? AND workload = ? AND args = ? ORDER BY checked_at DESC, id DESC LIMIT 1`,
+		k.Method, k.Workload, k.Args).Scan(&r.ID, &runID, &r.Source, &checked, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
+	}
+	r.RunID, r.CheckedAt = runID.Int64, time.Unix(0, checked)
+	if err := json.Unmarshal([]byte(b), &r.Result); err != nil {
+		return nil, fmt.Errorf("read oracle result of %s: %w", k, err)
+	}
+	return r, nil
+}
+
+// ErrNotCalibrated is returned when a workload has no stored model.
+var ErrNotCalibrated = errors.New("not calibrated")
+
+// Calibrate stores runs as the calibration runs of k, builds a model from
+// them with cfg and stores it, replacing any earlier model. Runs stored
+// before stay in the cache but no longer belong to the model.
+func (s *Store) Calibrate(ctx context.Context, k OracleKey, runs []*OracleRun, cfg oracle.Config) (*oracle.Model, error) {
+	for _, r := range runs {
+		r.Key, r.Role = k, RoleCalibration
+	}
+	plain := make([]oracle.Run, len(runs))
+	for i, r := range runs {
+		plain[i] = r.Run
+	}
+	if _, err := oracle.Calibrate(plain, cfg); err != nil { // refuse before storing anything
+		return nil, fmt.Errorf("calibrate %s: %w", k, err)
+	}
+	if err := s.PutOracleRuns(ctx, runs); err != nil {
+		return nil, err
+	}
+	for i, r := range runs {
+		plain[i] = r.Run // now with the stored IDs
+	}
+	m, err := oracle.Calibrate(plain, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate %s: %w", k, err)
+	}
+	return m, s.PutOracleModel(ctx, k, m)
+}
+
+// RebuildOracleModel rebuilds the model of k from its stored runs with cfg
+// (nil: the model's own configuration) without measuring, and stores it.
+func (s *Store) RebuildOracleModel(ctx context.Context, k OracleKey, cfg *oracle.Config) (*oracle.Model, error) {
+	old, err := s.OracleModel(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		return nil, fmt.Errorf("%s: %w", k, ErrNotCalibrated)
+	}
+	c := old.Model.Config
+	if cfg != nil {
+		c = *cfg
+	}
+	return s.rebuild(ctx, k, old.Model.Runs, c)
+}
+
+func (s *Store) rebuild(ctx context.Context, k OracleKey, ids []string, cfg oracle.Config) (*oracle.Model, error) {
+	stored, err := s.OracleRunsByID(ctx, k, ids)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]oracle.Run, len(stored))
+	for i, r := range stored {
+		runs[i] = r.Run
+	}
+	m, err := oracle.Calibrate(runs, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild the oracle of %s: %w", k, err)
+	}
+	return m, s.PutOracleModel(ctx, k, m)
+}
+
+// AcceptLatestOracleRun accepts the latest classified run of k as normal
+// behaviour (the seed's "accept and re-train", reference §1.2): the run
+// joins the model's calibration runs and the model is rebuilt with its own
+// configuration. It returns the new model and the accepted run's ID. It
+// fails when k is not calibrated or no classified run is stored, and when
+// the run came from another environment (a model spans one environment).
+func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle.Model, int64, error) {
+	old, err := s.OracleModel(ctx, k)
+	if err != nil {
+		return nil, 0, err
+	}
+	if old == nil {
+		return nil, 0, fmt.Errorf("%s: %w", k, ErrNotCalibrated)
+	}
+	var id int64
+	err = s.db.QueryRowContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
+		WHERE o.method = ? AND o.workload = ? AND o.args = ? ORDER BY o.checked_at DESC, o.id DESC LIMIT 1`,
+		k.Method, k.Workload, k.Args).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, fmt.Errorf("%s: no verified run to accept (run perfls verify first)", k)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, classify(err))
+	}
+	sid := strconv.FormatInt(id, 10)
+	ids := old.Model.Runs
+	for _, have := range ids {
+		if have == sid {
+			return old.Model, id, nil // already accepted
+		}
+	}
+	ids = append(append([]string(nil), ids...), sid)
+	m, err := s.rebuild(ctx, k, ids, old.Model.Config)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id); err != nil {
+		return nil, 0, fmt.Errorf("accept run %d of %s: %w", id, k, err)
+	}
+	return m, id, nil
+}
+
+// ClassifyAndRecord classifies runs (forks of one measurement) against the
+// model of k, stores each run (role verify) and its result from source
+// ("verify" or "check"), and returns the results and the combined verdict
+// (oracle.Combine). It returns ErrNotCalibrated when k has no model.
+func (s *Store) ClassifyAndRecord(ctx context.Context, k OracleKey, runs []oracle.Run, source string) ([]oracle.Result, oracle.Verdict, error) {
+	m, err := s.OracleModel(ctx, k)
+	if err != nil {
+		return nil, "", err
+	}
+	if m == nil {
+		return nil, "", fmt.Errorf("%s: %w", k, ErrNotCalibrated)
+	}
+	stored := make([]*OracleRun, len(runs))
+	for i, r := range runs {
+		stored[i] = &OracleRun{Key: k, Role: RoleVerify, Run: r}
+	}
+	if err := s.PutOracleRuns(ctx, stored); err != nil {
+		return nil, "", err
+	}
+	results := make([]oracle.Result, len(runs))
+	for i, r := range stored {
+		results[i] = oracle.Classify(m.Model, r.Run)
+		if err := s.PutOracleResult(ctx, &OracleResult{Key: k, RunID: r.ID, Source: source, Result: results[i]}); err != nil {
+			return nil, "", err
+		}
+	}
+	return results, oracle.Combine(results), nil
+}
