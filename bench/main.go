@@ -201,9 +201,17 @@ func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 	if err != nil {
 		return err
 	}
-	nano, err := nanoLoop(ctx, e)
+	var nanoArgs []string
+	for _, n := range chainLengths {
+		nanoArgs = append(nanoArgs, strconv.FormatInt(n, 10))
+	}
+	nanoByName, err := nanoLoop(ctx, e, nanoArgs)
 	if err != nil {
 		return err
+	}
+	nano := map[int64]float64{}
+	for _, n := range chainLengths {
+		nano[n] = nanoByName[strconv.FormatInt(n, 10)]
 	}
 	var ns, perfls, perflsMed, perflsCPU, base []float64
 	var walls, warmups []time.Duration
@@ -240,34 +248,85 @@ func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 	fmt.Printf("fit t = a + b·n over n ≥ %.0f (relative least squares): perfls medians a = %.2f ns, b = %.4f ns/step; nanoTime loop a = %.2f ns, b = %.4f ns/step\n",
 		ns[2], a, b, na, nb)
 	fmt.Printf("largest deviation from the fit, n ≥ %.0f: perfls %.2f%%, nanoTime loop %.2f%%\n", ns[2], maxDev(ns[2:], perflsMed[2:], a, b), maxDev(ns[2:], base[2:], na, nb))
+	return serialAccuracy(ctx, e, opt, b)
+}
+
+// serialLengths are the serial chain's lengths: the call alone, then about
+// 10 to 200 ns per operation, where independent chains overlap.
+var serialLengths = []int64{0, 8, 16, 32, 64, 128, 800}
+
+// serialAccuracy measures short chains whose calls depend on each other
+// (Work.serialChain): the processor cannot overlap consecutive calls, and the
+// call's own work (loading arguments, the blackhole) runs in the shadow of
+// the chain's latency, so the cost is n steps of the latency the long chains
+// measured (perStep). n = 0 shows the call alone, for reference.
+func serialAccuracy(ctx context.Context, e *env, opt measure.Options, perStep float64) error {
+	fmt.Printf("\n== accuracy at 10–200 ns: serial chain (consecutive calls depend on each other), %d forks × %d samples\n", opt.Forks, opt.SamplesPerFork)
+	var reqs []measure.Request
+	var nargs []string
+	for _, n := range serialLengths {
+		r, err := e.request(ctx, "bench.Work#serialChain", "bench.Work#serialArgs", n)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+		nargs = append(nargs, fmt.Sprintf("serial:%d", n))
+	}
+	res, err := measure.Measure(ctx, e.build, reqs, opt, nil)
+	if err != nil {
+		return err
+	}
+	nano, err := nanoLoop(ctx, e, nargs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%5s  %11s %11s %25s  %11s  %9s %9s  %11s %9s %9s\n", "n", "median", "cpu mean", "95% CI of mean", "n × step", "ns/step", "vs step", "nanoTime", "ns/step", "vs step")
+	worst, worstNano := 0.0, 0.0
+	for i, n := range serialLengths {
+		if res[i].Err != nil {
+			return res[i].Err
+		}
+		s := measure.Summarize(res[i].Forks)
+		nt := nano[nargs[i]]
+		if n == 0 {
+			fmt.Printf("%5d  %11s %11s [%10s, %10s]  %11s  %9s %9s  %11s\n", n, fmtNs(s.MedianNsPerOp), fmtNs(s.MeanCPUNsPerOp), fmtNs(s.CI95[0]), fmtNs(s.CI95[1]), "(call alone)", "", "", fmtNs(nt))
+			continue
+		}
+		step, nstep := s.MedianNsPerOp/float64(n), nt/float64(n)
+		worst, worstNano = math.Max(worst, math.Abs(step/perStep-1)), math.Max(worstNano, math.Abs(nstep/perStep-1))
+		fmt.Printf("%5d  %11s %11s [%10s, %10s]  %11s  %9.4f %+8.2f%%  %11s %9.4f %+8.2f%%\n", n, fmtNs(s.MedianNsPerOp), fmtNs(s.MeanCPUNsPerOp), fmtNs(s.CI95[0]), fmtNs(s.CI95[1]),
+			fmtNs(float64(n)*perStep), step, 100*(step/perStep-1), fmtNs(nt), nstep, 100*(nstep/perStep-1))
+	}
+	fmt.Printf("step = %.4f ns, the long chains' fit; largest deviation of ns/step from it, n ≥ %d: perfls medians %.2f%%, nanoTime loop %.2f%%\n",
+		perStep, serialLengths[1], 100*worst, 100*worstNano)
 	return nil
 }
 
-// nanoLoop runs bench.NanoLoop (the hand-written baseline) and returns ns/op per n.
-func nanoLoop(ctx context.Context, e *env) (map[int64]float64, error) {
+// nanoLoop runs bench.NanoLoop (the hand-written baseline) with args and
+// returns ns/op per argument.
+func nanoLoop(ctx context.Context, e *env, nargs []string) (map[string]float64, error) {
 	java := "java"
 	if h := os.Getenv("JAVA_HOME"); h != "" {
 		java = filepath.Join(h, "bin", "java")
 	}
 	args := []string{"-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", strings.Join(e.build.Classpath, string(os.PathListSeparator)), "bench.NanoLoop"}
-	for _, n := range chainLengths {
-		args = append(args, strconv.FormatInt(n, 10))
-	}
-	cmd := exec.CommandContext(ctx, java, args...)
+	cmd := exec.CommandContext(ctx, java, append(args, nargs...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("run the nanoTime loop: %w", err)
 	}
-	res := map[int64]float64{}
+	res := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) != 2 {
 			continue
 		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		v, _ := strconv.ParseFloat(f[1], 64)
-		res[n] = v
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("nanoTime loop output %q: %w", sc.Text(), err)
+		}
+		res[f[0]] = v
 	}
 	return res, nil
 }

@@ -11,6 +11,10 @@ public final class NanoLoop {
 
     public static void main(String[] args) {
         for (String a : args) {
+            if (a.startsWith("serial:")) {
+                serial(Integer.parseInt(a.substring("serial:".length())));
+                continue;
+            }
             int n = Integer.parseInt(a);
             long seed = 12345L;
             long s = 0;
@@ -36,5 +40,30 @@ public final class NanoLoop {
             java.util.Arrays.sort(batch);
             System.out.println(n + " " + batch[batch.length / 2]);
         }
+    }
+
+    /** As main's loop, for Work.serialChain; prints "serial:n ns-per-op". */
+    private static void serial(int n) {
+        long s = 0;
+        long t0 = System.nanoTime();
+        long calls = 0;
+        long el;
+        while ((el = System.nanoTime() - t0) < 1_000_000_000L || (calls < 20_000 && el < 3_000_000_000L)) {
+            s += Work.serialChain(n);
+            calls++;
+        }
+        double perCall = (System.nanoTime() - t0) / (double) calls;
+        long reps = Math.max(1, (long) (50_000_000L / perCall));
+        double[] batch = new double[15];
+        for (int b = 0; b < batch.length; b++) {
+            long start = System.nanoTime();
+            for (long r = 0; r < reps; r++) {
+                s += Work.serialChain(n);
+            }
+            batch[b] = (System.nanoTime() - start) / (double) reps;
+        }
+        sink = s;
+        java.util.Arrays.sort(batch);
+        System.out.println("serial:" + n + " " + batch[batch.length / 2]);
     }
 }
