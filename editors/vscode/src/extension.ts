@@ -1,0 +1,281 @@
+// The perfls VS Code extension: starts `perfls serve` for Java files through
+// vscode-languageclient, passes the perfls.* settings to it, keeps measuring
+// off in untrusted workspaces, and shows the measurement queue in the status
+// bar. The decisions (settings mapping, trust, status text, finding the
+// binary) live in the vscode-free modules beside this one.
+
+import * as vscode from 'vscode';
+import { LanguageClient, LanguageClientOptions, ServerOptions as ProcessOptions, State, TransportKind } from 'vscode-languageclient/node';
+import { configurationChange, serverOptions, ServerOptions } from './settings';
+import { resolveServer } from './serverPath';
+import { NOT_FOUND, QueueStatus, STARTING, STATUS_NOTIFICATION, statusView, StatusView, STOPPED } from './status';
+import { isBlocked, UNTRUSTED_MESSAGE } from './trust';
+
+export const CHECK_FILE = 'perfls.checkFile';
+
+/** Perfls owns the language client, the output channel and the status-bar item of one window. */
+export class Perfls implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly output: vscode.OutputChannel;
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Our own perfls.checkFile, registered only while the server does not provide it. */
+  private fallbackCheckFile: vscode.Disposable | undefined;
+  /** Starts, stops and configuration pushes run one at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  private lastStatus: QueueStatus | undefined;
+  private disposed = false;
+
+  constructor() {
+    this.output = vscode.window.createOutputChannel('perfls');
+    this.statusItem = vscode.window.createStatusBarItem('perfls.status', vscode.StatusBarAlignment.Left, 0);
+    this.statusItem.name = 'perfls';
+    this.statusItem.command = 'perfls.showOutput';
+    this.setStatus(STARTING);
+    this.statusItem.show();
+    this.disposables.push(
+      this.output,
+      this.statusItem,
+      vscode.commands.registerCommand('perfls.restartServer', () => this.restart()),
+      vscode.commands.registerCommand('perfls.showOutput', () => this.output.show(true)),
+      vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.log('the workspace is now trusted: restarting perfls with measuring allowed');
+        void this.restart();
+      }),
+    );
+  }
+
+  /** The options the server gets now: the settings, with measuring off unless the workspace is trusted. */
+  options(): ServerOptions {
+    const { options, problems } = serverOptions(vscode.workspace.getConfiguration('perfls'), vscode.workspace.isTrusted);
+    for (const p of problems) {
+      this.log(p);
+    }
+    return options;
+  }
+
+  /** restart stops the server (if any) and starts it again with the current settings and trust. */
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.stopClient();
+      if (!this.disposed) {
+        await this.startClient();
+      }
+    });
+  }
+
+  /** stop stops the server; the extension stays loaded (restart starts it again). */
+  stop(): Promise<void> {
+    return this.enqueue(() => this.stopClient());
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.stop();
+    this.fallbackCheckFile?.dispose();
+    for (const d of this.disposables.splice(0)) {
+      d.dispose();
+    }
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step, step);
+    this.queue = run.catch((err) => this.log(`perfls: ${describe(err)}`));
+    return run;
+  }
+
+  private async startClient(): Promise<void> {
+    this.disposeFallback();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const found = resolveServer(vscode.workspace.getConfiguration('perfls').get<string>('path'), folder);
+    if ('error' in found) {
+      this.log(found.error);
+      this.setStatus(NOT_FOUND);
+      this.registerFallback(found.error);
+      void this.showError(found.error, true);
+      return;
+    }
+    const trusted = vscode.workspace.isTrusted;
+    this.log(`starting ${found.path} serve${trusted ? '' : ' (untrusted workspace: measuring off)'}`);
+    const processOptions: ProcessOptions = {
+      command: found.path,
+      args: ['serve'],
+      transport: TransportKind.stdio,
+      options: folder ? { cwd: folder } : undefined,
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'java' }],
+      initializationOptions: this.options(),
+      outputChannel: this.output,
+      middleware: {
+        executeCommand: (command, args, next) => this.executeCommand(command, args, next),
+        workspace: {
+          // A server that pulls its settings gets the same options it was
+          // started with (trust applied), not the raw settings.
+          configuration: async (params, token, next) => {
+            const got = await next(params, token);
+            if (!Array.isArray(got)) {
+              return got;
+            }
+            return params.items.map((item, i) => (item.section === 'perfls' ? this.options() : got[i]));
+          },
+        },
+      },
+    };
+    const client = new LanguageClient('perfls', 'perfls', processOptions, clientOptions);
+    this.client = client;
+    this.lastStatus = undefined;
+    client.onDidChangeState((e) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Running) {
+        this.setStatus(statusView(this.lastStatus, vscode.workspace.isTrusted));
+      } else if (e.newState === State.Starting) {
+        this.setStatus(STARTING);
+      } else {
+        this.setStatus(STOPPED);
+      }
+    });
+    client.onNotification(STATUS_NOTIFICATION, (p: QueueStatus) => {
+      if (this.client === client) {
+        this.lastStatus = p;
+        this.setStatus(statusView(p, vscode.workspace.isTrusted));
+      }
+    });
+    try {
+      await client.start();
+    } catch (err) {
+      const msg = `perfls: the language server ${found.path} failed to start: ${describe(err)}`;
+      this.log(msg);
+      this.setStatus(STOPPED);
+      this.registerFallback(msg);
+      void this.showError(msg, false);
+      return;
+    }
+    const commands = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    if (!commands.includes(CHECK_FILE)) {
+      this.registerFallback(`perfls: the server ${found.path} does not offer ${CHECK_FILE}; update it (go install ./cmd/perfls in a clone of perfls).`);
+    }
+  }
+
+  private async stopClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.lastStatus = undefined;
+    if (!client) {
+      return;
+    }
+    try {
+      await client.dispose(5000);
+    } catch (err) {
+      this.log(`perfls: stopping the server: ${describe(err)}`);
+    }
+    this.setStatus(STOPPED);
+  }
+
+  /**
+   * executeCommand sits between every server command (code lenses, the
+   * command palette) and the server: measuring commands are refused in an
+   * untrusted workspace, and perfls.checkFile run from the palette gets the
+   * active editor's document.
+   */
+  private async executeCommand(command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown): Promise<unknown> {
+    if (isBlocked(command, vscode.workspace.isTrusted)) {
+      const choice = await vscode.window.showWarningMessage(UNTRUSTED_MESSAGE, 'Manage Workspace Trust');
+      if (choice === 'Manage Workspace Trust') {
+        await vscode.commands.executeCommand('workbench.trust.manage');
+      }
+      return undefined;
+    }
+    if (command === CHECK_FILE && (!args || args.length === 0)) {
+      const uri = this.activeJavaUri();
+      if (!uri) {
+        void vscode.window.showInformationMessage('perfls: open a Java file to check its formulas.');
+        return undefined;
+      }
+      args = [{ uri }];
+    }
+    return next(command, args);
+  }
+
+  private activeJavaUri(): string | undefined {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (!doc || doc.languageId !== 'java') {
+      return undefined;
+    }
+    return doc.uri.toString();
+  }
+
+  private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('perfls')) {
+      return;
+    }
+    if (e.affectsConfiguration('perfls.path')) {
+      this.log('perfls.path changed: restarting the server');
+      void this.restart();
+      return;
+    }
+    void this.enqueue(async () => {
+      const client = this.client;
+      if (client && client.isRunning()) {
+        await client.sendNotification('workspace/didChangeConfiguration', configurationChange(this.options()));
+      }
+    });
+  }
+
+  private registerFallback(reason: string): void {
+    this.disposeFallback();
+    try {
+      this.fallbackCheckFile = vscode.commands.registerCommand(CHECK_FILE, () => this.showError(reason, false));
+    } catch (err) {
+      // The language client still holds the server's command: it reports itself.
+      this.log(`perfls: ${describe(err)}`);
+    }
+  }
+
+  private disposeFallback(): void {
+    this.fallbackCheckFile?.dispose();
+    this.fallbackCheckFile = undefined;
+  }
+
+  private async showError(message: string, offerSettings: boolean): Promise<void> {
+    const actions = offerSettings ? ['Open Settings', 'Show Output'] : ['Show Output'];
+    const choice = await vscode.window.showErrorMessage(message, ...actions);
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'perfls.path');
+    } else if (choice === 'Show Output') {
+      this.output.show(true);
+    }
+  }
+
+  private setStatus(v: StatusView): void {
+    this.statusItem.text = v.text;
+    this.statusItem.tooltip = v.tooltip;
+  }
+
+  private log(line: string): void {
+    this.output.appendLine(line);
+  }
+}
+
+let current: Perfls | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<Perfls> {
+  const perfls = new Perfls();
+  current = perfls;
+  context.subscriptions.push({ dispose: () => void perfls.dispose() });
+  await perfls.restart();
+  return perfls;
+}
+
+export async function deactivate(): Promise<void> {
+  const perfls = current;
+  current = undefined;
+  await perfls?.dispose();
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,137 @@
+// Pure mapping from the extension's settings to the server's
+// initializationOptions (and to didChangeConfiguration's {perfls: …}). No
+// `vscode` import: the unit tests run it in plain Node.
+
+import * as os from 'os';
+
+/** Values of perfls.interpretation, as the server accepts them. */
+export const INTERPRETATIONS = ['auto', 'quick', 'parametric', 'nonparametric', 'rank'] as const;
+export type Interpretation = (typeof INTERPRETATIONS)[number];
+
+/** Values of perfls.violationSeverity. */
+export const SEVERITIES = ['warning', 'error'] as const;
+export type ViolationSeverity = (typeof SEVERITIES)[number];
+
+/**
+ * The server's settings (the editor contract): sent as
+ * initialize.initializationOptions and as didChangeConfiguration's
+ * settings.perfls. A key left out keeps the server's default.
+ */
+export interface ServerOptions {
+  alpha?: number;
+  interpretation?: Interpretation;
+  budgetSeconds?: number;
+  measureOnSave: boolean;
+  javaHome?: string;
+  jvmArgs?: string[];
+  violationSeverity?: ViolationSeverity;
+  allowMeasuring: boolean;
+}
+
+/** Reads one setting below the `perfls` section (vscode's WorkspaceConfiguration fits). */
+export interface ConfigReader {
+  get<T>(key: string): T | undefined;
+}
+
+export interface MappedOptions {
+  options: ServerOptions;
+  /** One message per setting with a value the server would reject; those keys are left out. */
+  problems: string[];
+}
+
+/**
+ * serverOptions maps the `perfls.*` settings to the server's options. In an
+ * untrusted workspace measuring is off whatever the settings say:
+ * allowMeasuring=false and measureOnSave=false (measuring compiles and runs
+ * the workspace's code).
+ */
+export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string = os.homedir()): MappedOptions {
+  const problems: string[] = [];
+  const options: ServerOptions = { measureOnSave: false, allowMeasuring: trusted };
+
+  const alpha = cfg.get<unknown>('alpha');
+  if (alpha !== undefined && alpha !== null) {
+    if (typeof alpha === 'number' && Number.isFinite(alpha) && alpha > 0 && alpha < 1) {
+      options.alpha = alpha;
+    } else {
+      problems.push(`perfls.alpha must be a number between 0 and 1 (exclusive), not ${show(alpha)}: using the server's default 0.05`);
+    }
+  }
+
+  const interp = cfg.get<unknown>('interpretation');
+  if (interp !== undefined && interp !== null && interp !== '') {
+    if (typeof interp === 'string' && (INTERPRETATIONS as readonly string[]).includes(interp)) {
+      options.interpretation = interp as Interpretation;
+    } else {
+      problems.push(`perfls.interpretation must be one of ${INTERPRETATIONS.join(', ')}, not ${show(interp)}: using "auto"`);
+    }
+  }
+
+  const budget = cfg.get<unknown>('budgetSeconds');
+  if (budget !== undefined && budget !== null) {
+    if (typeof budget === 'number' && Number.isFinite(budget) && budget >= 0) {
+      options.budgetSeconds = budget;
+    } else {
+      problems.push(`perfls.budgetSeconds must be a number of seconds >= 0 (0 = no limit), not ${show(budget)}: using no limit`);
+    }
+  }
+
+  const onSave = cfg.get<unknown>('measureOnSave');
+  if (onSave !== undefined && onSave !== null && typeof onSave !== 'boolean') {
+    problems.push(`perfls.measureOnSave must be true or false, not ${show(onSave)}: using false`);
+  }
+  options.measureOnSave = trusted && onSave === true;
+
+  const javaHome = cfg.get<unknown>('javaHome');
+  if (javaHome !== undefined && javaHome !== null) {
+    if (typeof javaHome === 'string') {
+      options.javaHome = expandHome(javaHome.trim(), home);
+    } else {
+      problems.push(`perfls.javaHome must be a path, not ${show(javaHome)}: using JAVA_HOME or PATH`);
+    }
+  }
+
+  const jvmArgs = cfg.get<unknown>('jvmArgs');
+  if (jvmArgs !== undefined && jvmArgs !== null) {
+    if (Array.isArray(jvmArgs) && jvmArgs.every((a) => typeof a === 'string')) {
+      options.jvmArgs = (jvmArgs as string[]).filter((a) => a.trim() !== '');
+    } else {
+      problems.push(`perfls.jvmArgs must be a list of strings such as ["-Xmx2g"], not ${show(jvmArgs)}: using none`);
+    }
+  }
+
+  const sev = cfg.get<unknown>('violationSeverity');
+  if (sev !== undefined && sev !== null && sev !== '') {
+    if (typeof sev === 'string' && (SEVERITIES as readonly string[]).includes(sev)) {
+      options.violationSeverity = sev as ViolationSeverity;
+    } else {
+      problems.push(`perfls.violationSeverity must be "warning" or "error", not ${show(sev)}: using "warning"`);
+    }
+  }
+
+  return { options, problems };
+}
+
+/** The didChangeConfiguration params for the options: settings.perfls holds them. */
+export function configurationChange(options: ServerOptions): { settings: { perfls: ServerOptions } } {
+  return { settings: { perfls: options } };
+}
+
+/** expandHome replaces a leading "~" or "~/" with the home directory. */
+export function expandHome(p: string, home: string): string {
+  if (p === '~') {
+    return home;
+  }
+  if (p.startsWith('~/') || p.startsWith('~\\')) {
+    return home + p.slice(1);
+  }
+  return p;
+}
+
+function show(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}

@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { configurationChange, serverOptions } from '../../settings';
+
+const reader = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
+
+// The defaults VS Code reports when nothing is set (package.json's).
+const defaults = {
+  alpha: 0.05,
+  interpretation: 'auto',
+  budgetSeconds: 0,
+  measureOnSave: false,
+  javaHome: '',
+  jvmArgs: [],
+  violationSeverity: 'warning',
+  path: '',
+};
+
+test('defaults map to the contract keys with measuring allowed in a trusted workspace', () => {
+  const { options, problems } = serverOptions(reader(defaults), true, '/home/u');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(options, {
+    alpha: 0.05,
+    interpretation: 'auto',
+    budgetSeconds: 0,
+    measureOnSave: false,
+    javaHome: '',
+    jvmArgs: [],
+    violationSeverity: 'warning',
+    allowMeasuring: true,
+  });
+  assert.ok(!('path' in options), 'perfls.path is the client\'s, not the server\'s');
+});
+
+test('set values pass through; ~ in javaHome expands; blank JVM flags are dropped', () => {
+  const { options, problems } = serverOptions(
+    reader({ ...defaults, alpha: 0.01, interpretation: 'rank', budgetSeconds: 90, measureOnSave: true, javaHome: ' ~/jdk-17 ', jvmArgs: ['-Xmx2g', ' ', '-XX:+UseG1GC'], violationSeverity: 'error' }),
+    true,
+    '/home/u',
+  );
+  assert.deepEqual(problems, []);
+  assert.equal(options.alpha, 0.01);
+  assert.equal(options.interpretation, 'rank');
+  assert.equal(options.budgetSeconds, 90);
+  assert.equal(options.measureOnSave, true);
+  assert.equal(options.javaHome, '/home/u/jdk-17');
+  assert.deepEqual(options.jvmArgs, ['-Xmx2g', '-XX:+UseG1GC']);
+  assert.equal(options.violationSeverity, 'error');
+});
+
+test('an untrusted workspace never measures, whatever the settings say', () => {
+  const { options } = serverOptions(reader({ ...defaults, measureOnSave: true }), false, '/home/u');
+  assert.equal(options.allowMeasuring, false);
+  assert.equal(options.measureOnSave, false);
+  // The rest is still sent: the server keeps showing diagnostics and cached verdicts.
+  assert.equal(options.alpha, 0.05);
+});
+
+test('invalid values are left out (the server keeps its default) with one message each', () => {
+  const { options, problems } = serverOptions(
+    reader({ alpha: 1.5, interpretation: 'bayesian', budgetSeconds: -3, measureOnSave: 'yes', javaHome: 17, jvmArgs: '-Xmx2g', violationSeverity: 'fatal' }),
+    true,
+    '/home/u',
+  );
+  for (const key of ['alpha', 'interpretation', 'budgetSeconds', 'javaHome', 'jvmArgs', 'violationSeverity'] as const) {
+    assert.ok(!(key in options), `${key} should be left out, got ${JSON.stringify(options)}`);
+  }
+  assert.equal(options.measureOnSave, false);
+  assert.equal(problems.length, 7, problems.join('\n'));
+  assert.match(problems[0], /perfls\.alpha must be a number between 0 and 1.*1\.5/);
+  assert.match(problems[1], /perfls\.interpretation must be one of auto, quick, parametric, nonparametric, rank.*"bayesian"/);
+  assert.match(problems.join('\n'), /perfls\.violationSeverity must be "warning" or "error", not "fatal"/);
+});
+
+test('alpha bounds are exclusive and NaN is rejected', () => {
+  for (const bad of [0, 1, Number.NaN, Infinity]) {
+    const { options, problems } = serverOptions(reader({ alpha: bad }), true, '/h');
+    assert.ok(!('alpha' in options), `alpha ${bad}`);
+    assert.equal(problems.length, 1);
+  }
+});
+
+test('unset settings (a reader without defaults) send only the trust keys', () => {
+  assert.deepEqual(serverOptions(reader({}), true, '/h'), { options: { measureOnSave: false, allowMeasuring: true }, problems: [] });
+});
+
+test('didChangeConfiguration carries the options under settings.perfls', () => {
+  const { options } = serverOptions(reader(defaults), false, '/h');
+  assert.deepEqual(configurationChange(options), { settings: { perfls: options } });
+});
