@@ -168,33 +168,10 @@ func measureOne(ctx context.Context, dir string, method measure.MethodSpec, gen 
 		return exitUsage, r.Err
 	}
 
-	if mf.phase == "quick" || mf.phase == "both" {
-		// The quick phase runs in a warm worker JVM of this process.
-		build, req, code, err := compileAndResolve(ctx, dir, cacheDir, method, gen, args, stderr)
-		if err != nil {
-			return code, err
-		}
-		w := measure.NewWorker(ctx)
-		r, err := w.Measure(ctx, build, req, mf.opts)
-		w.Close()
-		if err != nil {
-			return exitUsage, err
-		}
-		head := jsonHead(req.Method.String(), req.Generator, args, true)
-		if r.Err != nil {
-			return fail(r, head)
-		}
-		if err := emit(r, head); err != nil {
-			return exitUsage, err
-		}
-		if mf.phase == "quick" {
-			return exitOK, nil
-		}
-	}
-
-	// The forked phase goes through the measurement service: the cache
-	// answers when it has a fresh result, and the per-user daemon (when one
-	// runs) keeps this measurement from overlapping with any other.
+	// Both phases go through the measurement service: the cache answers
+	// when it has a fresh result, the per-user daemon (when one runs) keeps
+	// this measurement from overlapping with any other, and its worker JVM
+	// is already warm for the quick phase.
 	svc, err := service.Open(ctx, cacheDir)
 	if err != nil {
 		return exitUsage, err
@@ -204,15 +181,34 @@ func measureOne(ctx context.Context, dir string, method measure.MethodSpec, gen 
 	if gen != nil {
 		item.Generator = *gen
 	}
+	quickHead := jsonHead(method.String(), measure.Resolved{}, args, true)
+	if gen != nil {
+		quickHead.Workload = gen.String()
+	}
+	var emitErr error
 	progress := func(p service.Progress) {
 		if mf.verbose {
 			fmt.Fprintln(stderr, p.Message)
 		}
+		if p.Preliminary != nil && mf.phase == "both" && emitErr == nil {
+			// Printed as it arrives: the forks take seconds more.
+			emitErr = emit(measure.Result{Forks: []measure.Fork{p.Preliminary.Fork}, Env: p.Preliminary.Env, Preliminary: true}, quickHead)
+		}
+	}
+	phase := service.PhaseFull
+	switch mf.phase {
+	case "quick":
+		phase = service.PhaseQuick
+	case "both":
+		phase = service.PhaseBoth
 	}
 	resp, err := svc.Measure(ctx, service.Params{
 		Project: dir, Items: []service.Item{item}, Options: mf.opts,
-		Priority: service.Interactive, Fresh: mf.fresh, Budget: mf.budget,
+		Priority: service.Interactive, Fresh: mf.fresh, Budget: mf.budget, Phase: phase,
 	}, progress)
+	if err == nil {
+		err = emitErr
+	}
 	if err != nil {
 		return exitUsage, err
 	}
@@ -229,6 +225,10 @@ func measureOne(ctx context.Context, dir string, method measure.MethodSpec, gen 
 	head := jsonHead(it.Method, measure.Resolved{}, args, false)
 	head.Workload = it.Workload
 	r := measure.Result{Forks: it.Forks, Env: it.Env}
+	if phase == service.PhaseQuick && it.Preliminary != nil {
+		head.Preliminary = true
+		r = measure.Result{Forks: []measure.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true}
+	}
 	switch {
 	case it.Failure != nil:
 		r.Err = it.Failure
@@ -240,51 +240,13 @@ func measureOne(ctx context.Context, dir string, method measure.MethodSpec, gen 
 	if it.Cached {
 		fmt.Fprintf(stderr, "perfls: answered from the cache: measured %s, code unchanged since (--fresh measures again)\n",
 			it.MeasuredAt.Local().Format(time.DateTime))
-	} else if mf.budget > 0 && len(it.Forks) < mf.opts.Forks {
+	} else if phase != service.PhaseQuick && mf.budget > 0 && len(it.Forks) < mf.opts.Forks {
 		fmt.Fprintf(stderr, "perfls: the budget of %s ended after %d of %d forks\n", mf.budget, len(it.Forks), mf.opts.Forks)
 	}
 	if err := emit(r, head); err != nil {
 		return exitUsage, err
 	}
 	return exitOK, nil
-}
-
-// compileAndResolve prepares a request for the quick phase, which measures in
-// this process's worker rather than through the service.
-func compileAndResolve(ctx context.Context, dir, cacheDir string, method measure.MethodSpec, gen *measure.MethodSpec, args []measure.Arg, stderr io.Writer) (*measure.Build, measure.Request, int, error) {
-	proj, err := measure.FindProject(dir)
-	if err != nil {
-		return nil, measure.Request{}, exitUsage, err
-	}
-	build, err := measure.Compile(ctx, proj, cacheDir)
-	if err != nil {
-		var ce *measure.CompileError
-		if errors.As(err, &ce) {
-			for _, m := range ce.Messages {
-				fmt.Fprintf(stderr, "%s:%d:%d: %s: %s\n", rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
-			}
-			return nil, measure.Request{}, exitUsage, fmt.Errorf("the project does not compile")
-		}
-		return nil, measure.Request{}, exitUsage, err
-	}
-	specs := []measure.MethodSpec{method}
-	if gen != nil {
-		specs = append(specs, *gen)
-	}
-	resolved, errs := measure.Resolve(ctx, build, specs)
-	for _, e := range errs {
-		if e != nil {
-			if ctx.Err() != nil {
-				return nil, measure.Request{}, exitUsage, ctx.Err()
-			}
-			return nil, measure.Request{}, exitUsage, e
-		}
-	}
-	req := measure.Request{Method: resolved[0], Args: args}
-	if gen != nil {
-		req.Generator = resolved[1]
-	}
-	return build, req, exitOK, nil
 }
 
 // The JSON document of one measurement. Keys are a contract with readers.

@@ -40,6 +40,9 @@ type Progress struct {
 	Of      int    `json:"of,omitempty"`
 	// NsPerOp is the mean of a fork that just finished: a partial result.
 	NsPerOp float64 `json:"ns_per_op,omitempty"`
+	// Preliminary is the quick phase's run when this reports it (NsPerOp
+	// is then its mean).
+	Preliminary *Preliminary `json:"preliminary,omitempty"`
 }
 
 // JobFunc does a job's work, reporting progress through emit. It must

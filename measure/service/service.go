@@ -37,7 +37,22 @@ type Params struct {
 	Priority Priority        `json:"priority"`
 	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
 	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
+	Phase    Phase           `json:"phase,omitempty"`
 }
+
+// Phase says which measurements a request wants.
+type Phase string
+
+const (
+	// PhaseFull (the default) measures in forked JVMs.
+	PhaseFull Phase = ""
+	// PhaseQuick measures once in the service's warm worker JVM: a
+	// preliminary figure, in ItemResult.Preliminary, and nothing else.
+	PhaseQuick Phase = "quick"
+	// PhaseBoth streams the preliminary figure as a Progress first, then
+	// measures in forked JVMs.
+	PhaseBoth Phase = "both"
+)
 
 // ItemResult is the outcome of one Item, in the same order as Params.Items.
 type ItemResult struct {
@@ -55,6 +70,16 @@ type ItemResult struct {
 	Cached     bool      `json:"cached"` // answered from the cache
 	MeasuredAt time.Time `json:"measured_at"`
 	CacheID    int64     `json:"cache_id,omitempty"`
+	// Preliminary is the quick phase's figure (PhaseQuick and PhaseBoth;
+	// nil when the cache answered): one run in a warm JVM, short warm-up,
+	// few samples.
+	Preliminary *Preliminary `json:"preliminary,omitempty"`
+}
+
+// Preliminary is a quick-phase figure: one run in the warm worker JVM.
+type Preliminary struct {
+	Fork measure.Fork        `json:"fork"`
+	Env  measure.Environment `json:"environment"`
 }
 
 // Response answers Params.
@@ -85,8 +110,9 @@ type Service interface {
 // Local is the in-process service.
 type Local struct {
 	cacheDir string
-	store    *cache.Store // nil when the cache cannot be opened
-	maxBytes int64        // size limit of stored samples; older measurements are evicted
+	store    *cache.Store    // nil when the cache cannot be opened
+	worker   *measure.Worker // the quick phase's JVM, started on first use
+	maxBytes int64           // size limit of stored samples; older measurements are evicted
 	notice   string
 	sched    *Scheduler
 	started  time.Time
@@ -104,7 +130,10 @@ type Local struct {
 // concurrency measurements at once (1 unless the user asks otherwise).
 func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
 	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(), maxBytes: cacheLimit(),
-		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{}}
+		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{},
+		// The worker outlives requests (that is what makes it quick) and
+		// stops with the service: Close stops it.
+		worker: measure.NewWorker(context.WithoutCancel(ctx))}
 	store, notice, err := cache.OpenStore(ctx, cacheDir)
 	if err != nil {
 		l.notice = fmt.Sprintf("measuring without a cache: %v", err)
@@ -129,6 +158,7 @@ func cacheLimit() int64 {
 // Close stops the scheduler (cancelling running forks) and the cache.
 func (l *Local) Close() error {
 	l.sched.Close()
+	l.worker.Close()
 	if l.store != nil {
 		return l.store.Close()
 	}
@@ -223,6 +253,11 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if p.Phase == PhaseQuick || p.Phase == PhaseBoth {
+				if !l.measureQuick(ctx, p, build, req, key, opt, out, progress) || p.Phase == PhaseQuick {
+					return
+				}
+			}
 			l.measureItem(ctx, p, build, req, key, opt, out, progress)
 			l.addHistory(ctx, key, out)
 		}()
@@ -375,6 +410,44 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			out.Failure = we
 		}
 	}
+}
+
+// measureQuick measures req once in the warm worker JVM, through the
+// scheduler so that it does not overlap a fork: at the same priority it runs
+// before the item's forks, and an interactive request gets the next turn
+// after the fork that is running. The figure goes into out.Preliminary and
+// to progress; it is never cached. It reports whether the forks should
+// follow: not when the workload failed (they would fail the same way).
+func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) bool {
+	run := func(ctx context.Context, emit func(Progress)) (any, error) {
+		r, err := l.worker.Measure(ctx, build, req, opt)
+		if err != nil {
+			return nil, err
+		}
+		if r.Err == nil && len(r.Forks) == 1 && len(r.Forks[0].NsPerOp) > 0 {
+			mean := stat.Mean(r.Forks[0].NsPerOp, nil)
+			emit(Progress{Message: fmt.Sprintf("preliminary figure of %s: %.4g ns/op", req.Key(), mean),
+				NsPerOp: mean, Preliminary: &Preliminary{r.Forks[0], r.Env}})
+		}
+		return r, nil
+	}
+	v, err := l.sched.Do(ctx, key.Hash()+"/quick", req.Key()+" (quick)", p.Priority, p.Budget, run, progress)
+	if err != nil {
+		out.Error = err.Error()
+		return false
+	}
+	r := v.(measure.Result)
+	out.MeasuredAt = time.Now()
+	if r.Err != nil {
+		out.Error = r.Err.Error()
+		var we *measure.WorkloadError
+		if errors.As(r.Err, &we) {
+			out.Failure = we
+		}
+		return false
+	}
+	out.Preliminary = &Preliminary{r.Forks[0], r.Env}
+	return true
 }
 
 // historyLimit bounds how many earlier measurements feed one history.

@@ -55,3 +55,62 @@ func TestItemsInterleaveForks(t *testing.T) {
 		t.Errorf("forks finished in order %q, want the two items to take turns", got)
 	}
 }
+
+// The quick phase answers from the service's warm worker JVM first: with
+// PhaseBoth the preliminary figure is streamed before any fork finishes and
+// the forks follow; with PhaseQuick it is all there is, and nothing is
+// cached. The worker JVM stays up between requests.
+func TestQuickPhaseFromTheWarmWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	ctx := context.Background()
+	local := NewLocal(ctx, t.TempDir(), 1)
+	defer local.Close()
+	item := Item{
+		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
+		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
+		Args:      []measure.Arg{measure.IntArg(1000)},
+	}
+	p := Params{Project: project(t), Options: quick(), Priority: Interactive, Items: []Item{item}, Phase: PhaseBoth}
+	var events []string
+	r, err := local.Measure(ctx, p, func(pr Progress) {
+		switch {
+		case pr.Preliminary != nil:
+			events = append(events, "preliminary")
+		case pr.NsPerOp > 0:
+			events = append(events, "fork")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := r.Items[0]
+	if it.Error != "" || it.Preliminary == nil || len(it.Preliminary.Fork.NsPerOp) == 0 || len(it.Forks) != 2 || it.CacheID == 0 {
+		t.Fatalf("both phases: %+v", it)
+	}
+	if got := strings.Join(events, " "); got != "preliminary fork fork" {
+		t.Errorf("progress %q, want the preliminary figure before the forks", got)
+	}
+	pid := local.worker.PID()
+	if pid == 0 {
+		t.Fatal("no worker JVM kept after the quick phase")
+	}
+
+	p.Phase, p.Items[0].Args = PhaseQuick, []measure.Arg{measure.IntArg(2000)}
+	r, err = local.Measure(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it = r.Items[0]
+	if it.Error != "" || it.Preliminary == nil || len(it.Forks) != 0 || it.CacheID != 0 {
+		t.Fatalf("quick phase only: %+v", it)
+	}
+	if local.worker.PID() != pid {
+		t.Errorf("the worker JVM was restarted between requests (pid %d, then %d)", pid, local.worker.PID())
+	}
+	p.Phase = PhaseFull
+	if r, _ := local.Measure(ctx, p, nil); r == nil || r.Items[0].Cached {
+		t.Errorf("the quick figure was cached as a full measurement: %+v", r)
+	}
+}
