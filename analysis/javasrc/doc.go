@@ -1,6 +1,7 @@
 package javasrc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -25,7 +26,9 @@ type Doc struct {
 	src    []byte       // the text tree was parsed from
 	tree   *sitter.Tree // nil before the first Update and after a failure
 	file   *File        // the model of src
+	state  *docState    // what memberEdit needs about file
 	moved  int          // updates that moved the old model instead of extracting (for tests)
+	member int          // updates that re-extracted one method (for tests)
 	closed bool
 }
 
@@ -65,7 +68,7 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		d.tree.Edit(edit)
 		old = d.tree
 	}
-	prevSrc, prevFile := d.src, d.file
+	prevSrc, prevFile, prevState := d.src, d.file, d.state
 	parse := func(s []byte, old *sitter.Tree) (*sitter.Tree, error) {
 		t, err := d.parser.ParseCtx(context.Background(), old, s)
 		if err == nil && t == nil {
@@ -91,11 +94,22 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 	d.tree, d.src = tree, src
 	if old != nil && prevFile != nil && len(prevFile.SyntaxErrors) == 0 && bodyEdit(prevSrc, src, edit, tree) {
 		// Only one method body changed: the declarations stay, moved.
-		d.file = prevFile.shifted(text, base.Mapper, int(edit.OldEndIndex), int(edit.NewEndIndex)-int(edit.OldEndIndex))
+		s := newShifter(int(edit.OldEndIndex), int(edit.NewEndIndex)-int(edit.OldEndIndex))
+		d.file = prevFile.shiftWith(s, text, base.Mapper)
+		d.state = s.state(prevState)
 		d.moved++
 		return d.file, nil
 	}
-	d.file = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, q)
+	if old != nil && prevFile != nil {
+		if f, st := memberEdit(prevFile, prevState, prevSrc, src, text, base.Mapper, edit, tree); f != nil {
+			// One method changed (e.g. inside an annotation): it alone
+			// is extracted again.
+			d.file, d.state = f, st
+			d.member++
+			return d.file, nil
+		}
+	}
+	d.file, d.state = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, q, true)
 	return d.file, nil
 }
 
@@ -105,7 +119,7 @@ func (d *Doc) drop() {
 		d.tree.Close()
 		d.tree, d.src = nil, nil
 	}
-	d.file = nil
+	d.file, d.state = nil, nil
 }
 
 // Close releases the tree and the parser. Update fails afterwards.
@@ -124,14 +138,8 @@ func (d *Doc) Close() {
 // the text between their common prefix and common suffix. Points are
 // (row, byte column), as tree-sitter wants them.
 func editBetween(old, new []byte) sitter.EditInput {
-	p := 0
-	for p < len(old) && p < len(new) && old[p] == new[p] {
-		p++
-	}
-	s := 0
-	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
-		s++
-	}
+	p := commonPrefix(old, new)
+	s := commonSuffix(old[p:], new[p:])
 	oldEnd, newEnd := len(old)-s, len(new)-s
 	start := pointAt(old, 0, sitter.Point{}, p)
 	return sitter.EditInput{
@@ -144,16 +152,46 @@ func editBetween(old, new []byte) sitter.EditInput {
 	}
 }
 
+// commonPrefix returns the length of the longest common prefix of a and b,
+// comparing blocks first (an edit usually leaves most of a file alone).
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	p := 0
+	for blk := 4096; blk >= 8; blk /= 8 {
+		for p+blk <= n && bytes.Equal(a[p:p+blk], b[p:p+blk]) {
+			p += blk
+		}
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix returns the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	s := 0
+	for blk := 4096; blk >= 8; blk /= 8 {
+		for s+blk <= n && bytes.Equal(a[len(a)-s-blk:len(a)-s], b[len(b)-s-blk:len(b)-s]) {
+			s += blk
+		}
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
+}
+
 // pointAt returns the point of offset to, counting from offset from at
 // point at.
 func pointAt(src []byte, from int, at sitter.Point, to int) sitter.Point {
-	for i := from; i < to; i++ {
-		if src[i] == '\n' {
-			at.Row++
-			at.Column = 0
-		} else {
-			at.Column++
-		}
+	seg := src[from:to]
+	if nl := bytes.Count(seg, []byte{'\n'}); nl > 0 {
+		at.Row += uint32(nl)
+		at.Column = uint32(len(seg) - 1 - bytes.LastIndexByte(seg, '\n'))
+	} else {
+		at.Column += uint32(len(seg))
 	}
 	return at
 }

@@ -99,12 +99,11 @@ func BenchmarkDocEdit(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	timed(b, func(i int) {
 		if _, err := d.Update(texts[i%2]); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // BenchmarkDocEditAnnotation: a one-character edit inside an @SPL formula
@@ -119,12 +118,11 @@ func BenchmarkDocEditAnnotation(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	timed(b, func(i int) {
 		if _, err := d.Update(texts[i%2]); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // FuzzDocEdit: after an edit (at a position, deleting some bytes,
@@ -160,4 +158,135 @@ func FuzzDocEdit(f *testing.F) {
 			t.Fatalf("incremental model differs from a fresh parse after replacing [%d,%d) by %q", pos, end, ins)
 		}
 	})
+}
+
+// memberSrc has annotations whose edits the Doc handles by re-extracting
+// one method: String constants, numeric constants (which force a full
+// extraction), problems, interpretation=, @SPLs and generator docs.
+const memberSrc = `package m;
+
+import java.util.List;
+
+class Limits { static final int MAX = 1000; static final String G = "m.Gen#ints(int)"; }
+
+public class Member {
+    static final String PREFIX = "for n in {1, 2} ";
+    static final String BAD = "x" + 1.5;
+    static final int LIMIT = 10;
+
+    @SPL(value = PREFIX + "SELF(n) <= 2 * java.util.Arrays#sort(n)", interpretation = "quick")
+    @Workload(Limits.G)
+    public void first(int[] a) { a.clone(); }
+
+    @SPL({"w := m.Gen#ints(int)", "SELF[w](1) <= m.Other#run[w](1)"})
+    void second() {}
+
+    @SPLs({@SPL("SELF(1) <= m.A#b(1)"), @SPL(formula = "x " + BAD)})
+    int third(List<String> xs) { return xs.size(); }
+
+    public static Iterable<Object[]> ints(@Param(value = "size", min = 0, max = LIMIT) int size) { return null; }
+
+    @SPL("SELF(1) <= m.A#c(1)" + "\u0041")
+    <T extends Comparable<T>> void fourth(T t, String... rest) {
+        Runnable r = () -> {};
+    }
+
+    @Generator("makes \"data\"")
+    static Object gen(@ParamNum(min = 1, max = Limits.MAX) int n) { return null; }
+}
+`
+
+// Edits inside annotations re-extract the method alone, and the model
+// equals a fresh parse after each one (also after edits that break the
+// annotation or go through the slow paths).
+func TestDocAnnotationEditsMatchFreshParse(t *testing.T) {
+	text := memberSrc
+	d := NewDoc("Member.java")
+	defer d.Close()
+	if _, err := d.Update([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(3))
+	inserts := []string{"x", " ", "1", "é", "\\n", "\\u0042", "(n)", " + PREFIX", " + LIMIT", "\"", "\\", "{", "}", ")", "@SPL(\"a\")"}
+	for i := 0; i < 400; i++ {
+		// Mostly typing inside an annotation's string, sometimes anything
+		// inside its parentheses.
+		var ats, strs []int
+		for k := 0; k < len(text); k++ {
+			if text[k] == '@' {
+				if p := strings.IndexByte(text[k:], '('); p > 0 && p < 12 {
+					ats = append(ats, k+p+1)
+					if q := strings.IndexByte(text[k+p:], '"'); q > 0 && q < 30 {
+						strs = append(strs, k+p+q+1)
+					}
+				}
+			}
+		}
+		safe := rng.Intn(10) < 7 && len(strs) > 0
+		var pos int
+		if safe {
+			pos = strs[rng.Intn(len(strs))]
+			pos += rng.Intn(max(1, strings.IndexByte(text[pos:], '"')))
+		} else {
+			pos = min(ats[rng.Intn(len(ats))]+rng.Intn(12), len(text))
+		}
+		for pos < len(text) && (text[pos]&0xC0) == 0x80 {
+			pos++
+		}
+		switch {
+		case safe:
+			text = text[:pos] + []string{"x", " ", "1", "é", "\\n", "(n)", "\\u0042"}[rng.Intn(7)] + text[pos:]
+		case rng.Intn(4) == 0:
+			end := min(len(text), pos+1+rng.Intn(3))
+			for end < len(text) && (text[end]&0xC0) == 0x80 {
+				end++
+			}
+			text = text[:pos] + text[end:]
+		default:
+			text = text[:pos] + inserts[rng.Intn(len(inserts))] + text[pos:]
+		}
+		if i%20 == 19 {
+			text = memberSrc // start over before the text drifts too far
+		}
+		got, err := d.Update([]byte(text))
+		if err != nil {
+			t.Fatalf("edit %d: %v", i, err)
+		}
+		want, err := Parse("Member.java", []byte(text))
+		if err != nil {
+			t.Fatalf("edit %d: fresh parse: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			for k := range want.Methods {
+				if k < len(got.Methods) && !reflect.DeepEqual(got.Methods[k], want.Methods[k]) {
+					t.Logf("method %d differs:\n got %+v\nwant %+v", k, got.Methods[k], want.Methods[k])
+				}
+			}
+			t.Fatalf("edit %d: incremental model differs from a fresh parse (problems %v vs %v)\n%s", i, got.Problems, want.Problems, text)
+		}
+	}
+	if d.member < 80 {
+		t.Errorf("only %d of 400 edits re-extracted one method: the fast path is not exercised", d.member)
+	}
+	// A body edit moves the model, interpretation= included.
+	if _, err := d.Update([]byte(memberSrc)); err != nil {
+		t.Fatal(err)
+	}
+	moved := d.moved
+	text = strings.Replace(memberSrc, "a.clone();", "a.clone(); a.clone();", 1)
+	got, err := d.Update([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Parse("Member.java", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || d.moved != moved+1 {
+		t.Fatalf("body edit: moved %d→%d, equal %v", moved, d.moved, reflect.DeepEqual(got, want))
+	}
+	if got.Methods[0].SPL[0].Interpretation == nil || got.Methods[0].SPL[0].Interpretation.Text != "quick" {
+		t.Errorf("interpretation lost after a body edit: %+v", got.Methods[0].SPL[0])
+	}
+	t.Logf("%d of 400 edits re-extracted one method", d.member)
 }

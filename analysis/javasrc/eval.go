@@ -558,6 +558,10 @@ func (b *builder) constRef(n *sitter.Node, qual, name string, ctx *Type) (cval, 
 	if pc == nil {
 		return cval{}, &evalErr{sp, "cannot resolve " + full + " to a constant declared in this file"}
 	}
+	if pc.declType != "String" {
+		b.numRef = true
+		b.abort = b.abort || b.fast
+	}
 	v, err := b.constValue(pc)
 	if err != nil {
 		return cval{}, &evalErr{sp, full + " is not a compile-time constant: " + err.msg}

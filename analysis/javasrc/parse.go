@@ -124,7 +124,7 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 		return base, err
 	}
 	defer func() { tree.Close() }()
-	f = extract(base, tree, parse, q)
+	f, _ = extract(base, tree, parse, q, false)
 	release()
 	return f, nil
 }
@@ -132,9 +132,11 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 // extract builds the model of base.Src from its tree. When the tree has
 // errors that a repaired copy of the text parses with fewer, the copy's
 // tree (from parse) is used instead; tree stays the caller's to close.
-func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), q *sitter.Query) *File {
+// With save, it also returns what a Doc needs to re-extract one method
+// after a later edit.
+func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), q *sitter.Query, save bool) (*File, *docState) {
 	text := base.Src
-	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}}
+	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}, save: save}
 	use := tree
 	if root := tree.RootNode(); root.HasError() {
 		if plan := planRepair(text); len(plan) > 0 {
@@ -155,7 +157,7 @@ func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, er
 	out := *base
 	b.f = &out
 	b.build(use.RootNode(), q)
-	return b.f
+	return b.f, b.state
 }
 
 // builder turns one tree into a File. It lives for one Parse call.
@@ -168,6 +170,17 @@ type builder struct {
 	localIdx map[string]int // javac's per (enclosing class, name) counter
 	pend     map[*Type]map[string]*pconst
 	pendList []*pconst
+
+	// numRef is set when an expression referred to a constant that is not
+	// a String (evaluated on first use, so its problems depend on which
+	// method used it first).
+	numRef bool
+	// fast marks the re-extraction of one method (member.go): pend holds
+	// the constants saved by the last full extraction, and a reference to
+	// a non-String constant sets abort.
+	fast, abort bool
+	save        bool      // keep state for a Doc
+	state       *docState // set by build when save is set
 }
 
 // pconst is a constant field (static final String or primitive) whose
@@ -259,9 +272,12 @@ func (b *builder) build(root *sitter.Node, q *sitter.Query) {
 	}
 
 	// 4. Methods and their annotations.
+	var numRefs []bool
 	for _, mi := range methods {
+		b.numRef = false
 		if m := b.method(mi.n, mi.owner); m != nil {
 			b.f.Methods = append(b.f.Methods, m)
+			numRefs = append(numRefs, b.numRef)
 		}
 	}
 
@@ -273,6 +289,13 @@ func (b *builder) build(root *sitter.Node, q *sitter.Query) {
 	}
 	b.sortSyntaxErrors()
 	sort.SliceStable(b.f.Problems, func(i, j int) bool { return b.f.Problems[i].Span.Start < b.f.Problems[j].Span.Start })
+
+	if b.save && len(b.repairs) == 0 {
+		b.state = &docState{numRef: numRefs}
+		for _, pc := range b.pendList {
+			b.state.consts = append(b.state.consts, savedConst{owner: pc.owner, name: pc.name, declType: pc.declType, state: pc.state, val: pc.val})
+		}
+	}
 
 	// Drop every reference to tree nodes.
 	for _, pc := range b.pendList {

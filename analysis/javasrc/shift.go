@@ -70,7 +70,16 @@ func declaresType(n *sitter.Node) bool {
 // oldEnd by delta. Offsets before the edit stay; the model holds none
 // inside it.
 func (f *File) shifted(src string, mapper *textpos.Mapper, oldEnd, delta int) *File {
-	s := &shifter{at: oldEnd, delta: delta, types: map[*Type]*Type{}, values: map[*StringValue]*StringValue{}}
+	return f.shiftWith(newShifter(oldEnd, delta), src, mapper)
+}
+
+func newShifter(at, delta int) *shifter {
+	return &shifter{at: at, delta: delta, types: map[*Type]*Type{}}
+}
+
+// shiftWith is shifted with a given shifter, whose type map then tells the
+// copy of each type.
+func (f *File) shiftWith(s *shifter, src string, mapper *textpos.Mapper) *File {
 	out := &File{Path: f.Path, Src: src, Mapper: mapper, Package: f.Package}
 	// Slices keep their nil-ness, so the copy equals a fresh extraction.
 	if f.Imports != nil {
@@ -88,8 +97,9 @@ func (f *File) shifted(src string, mapper *textpos.Mapper, oldEnd, delta int) *F
 	}
 	if f.Methods != nil {
 		out.Methods = make([]*Method, len(f.Methods))
+		slab := make([]Method, len(f.Methods))
 		for i, m := range f.Methods {
-			out.Methods[i] = s.method(m)
+			out.Methods[i] = s.method(m, &slab[i])
 		}
 	}
 	if f.SyntaxErrors != nil {
@@ -113,7 +123,8 @@ func (f *File) shifted(src string, mapper *textpos.Mapper, oldEnd, delta int) *F
 type shifter struct {
 	at, delta int
 	types     map[*Type]*Type
-	values    map[*StringValue]*StringValue
+	vals      []StringValue // allocated in blocks
+	origs     []byteOrigin
 }
 
 func (s *shifter) off(x int) int {
@@ -149,8 +160,12 @@ func (s *shifter) typ(t *Type) *Type {
 }
 
 func (s *shifter) params(ps []Param) []Param {
-	if ps == nil {
-		return nil
+	same := true
+	for _, p := range ps {
+		same = same && p.Span.End < s.at && p.NameSpan.End < s.at && p.Span.Start < s.at && p.NameSpan.Start < s.at
+	}
+	if same {
+		return ps
 	}
 	out := make([]Param, len(ps))
 	for i, p := range ps {
@@ -160,31 +175,76 @@ func (s *shifter) params(ps []Param) []Param {
 	return out
 }
 
+// value copies a StringValue whose offsets move; one that lies wholly
+// before the edit is shared (models are immutable). Values are never
+// shared within a model, so each is copied once.
 func (s *shifter) value(v *StringValue) *StringValue {
-	if v == nil {
-		return nil
+	if v == nil || !s.moves(v) {
+		return v
 	}
-	if c, ok := s.values[v]; ok {
-		return c
+	if len(s.vals) == 0 {
+		s.vals = make([]StringValue, 64)
 	}
-	c := *v
-	s.values[v] = &c
+	c := &s.vals[0]
+	s.vals = s.vals[1:]
+	*c = *v
 	c.Span = s.span(v.Span)
 	c.empty = s.off(v.empty)
-	if v.orig != nil {
-		c.orig = make([]byteOrigin, len(v.orig))
-		for i, o := range v.orig {
-			o.srcStart, o.srcEnd = int32(s.off(int(o.srcStart))), int32(s.off(int(o.srcEnd)))
-			o.siteStart, o.siteEnd = int32(s.off(int(o.siteStart))), int32(s.off(int(o.siteEnd)))
-			c.orig[i] = o
+	c.orig = s.origins(v.orig)
+	return c
+}
+
+// moves reports whether any offset of v is at or after the edit.
+func (s *shifter) moves(v *StringValue) bool {
+	if v.Span.Start >= s.at || v.Span.End >= s.at || v.empty >= s.at {
+		return true
+	}
+	at := int32(s.at)
+	for _, o := range v.orig {
+		if o.srcStart >= at || o.srcEnd >= at || o.siteStart >= at || o.siteEnd >= at {
+			return true
 		}
 	}
-	return &c
+	return false
+}
+
+// origins copies a byte origin map with its offsets moved.
+func (s *shifter) origins(orig []byteOrigin) []byteOrigin {
+	if orig == nil {
+		return nil
+	}
+	n := len(orig)
+	if len(s.origs) < n {
+		s.origs = make([]byteOrigin, max(n, 4096))
+	}
+	out := s.origs[:n:n]
+	s.origs = s.origs[n:]
+	at, d := int32(s.at), int32(s.delta)
+	for i, o := range orig {
+		if o.srcStart >= at {
+			o.srcStart += d
+		}
+		if o.srcEnd >= at {
+			o.srcEnd += d
+		}
+		if o.siteStart >= at {
+			o.siteStart += d
+		}
+		if o.siteEnd >= at {
+			o.siteEnd += d
+		}
+		out[i] = o
+	}
+	return out
 }
 
 func (s *shifter) valueList(vs []*StringValue) []*StringValue {
-	if vs == nil {
-		return nil
+	same := true
+	for _, v := range vs {
+		same = same && (v == nil || !s.moves(v))
+	}
+	if same {
+		return vs
 	}
 	out := make([]*StringValue, len(vs))
 	for i, v := range vs {
@@ -193,16 +253,26 @@ func (s *shifter) valueList(vs []*StringValue) []*StringValue {
 	return out
 }
 
-func (s *shifter) method(m *Method) *Method {
-	c := *m
+func (s *shifter) method(m *Method, c *Method) *Method {
+	*c = *m
 	c.Type = s.typ(m.Type)
 	c.Params = s.params(m.Params)
 	c.Span, c.NameSpan = s.span(m.Span), s.span(m.NameSpan)
 	if m.SPL != nil {
-		c.SPL = make([]*SPLAnnotation, len(m.SPL))
+		c.SPL = nil
 		for i, a := range m.SPL {
-			c.SPL[i] = &SPLAnnotation{Span: s.span(a.Span), Formulas: s.valueList(a.Formulas),
-				MethodAliases: s.valueList(a.MethodAliases), GeneratorAliases: s.valueList(a.GeneratorAliases)}
+			ca := &SPLAnnotation{Span: s.span(a.Span), Formulas: s.valueList(a.Formulas),
+				MethodAliases: s.valueList(a.MethodAliases), GeneratorAliases: s.valueList(a.GeneratorAliases),
+				Interpretation: s.value(a.Interpretation)}
+			if c.SPL == nil && !sameAnnotation(ca, a) {
+				c.SPL = append(make([]*SPLAnnotation, 0, len(m.SPL)), m.SPL[:i]...)
+			}
+			if c.SPL != nil {
+				c.SPL = append(c.SPL, ca)
+			}
+		}
+		if c.SPL == nil {
+			c.SPL = m.SPL // nothing moved: shared
 		}
 	}
 	c.Workloads, c.SeeAlso = s.valueList(m.Workloads), s.valueList(m.SeeAlso)
@@ -217,5 +287,23 @@ func (s *shifter) method(m *Method) *Method {
 		}
 		c.Generator = cg
 	}
-	return &c
+	return c
+}
+
+// sameAnnotation reports whether a shifted copy holds the very values of
+// the original.
+func sameAnnotation(c, a *SPLAnnotation) bool {
+	same := func(x, y []*StringValue) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return c.Span == a.Span && c.Interpretation == a.Interpretation && same(c.Formulas, a.Formulas) &&
+		same(c.MethodAliases, a.MethodAliases) && same(c.GeneratorAliases, a.GeneratorAliases)
 }
