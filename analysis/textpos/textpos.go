@@ -7,6 +7,7 @@ package textpos
 
 import (
 	"sort"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,11 +39,14 @@ type Mapper struct {
 // NewMapper indexes the line starts of text. Lines end at "\n"; a "\r"
 // before it belongs to the line it ends, as LSP clients expect.
 func NewMapper(text string) *Mapper {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, strings.Count(text, "\n")+1)
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	return &Mapper{text: text, lineStarts: starts}
 }
