@@ -1,0 +1,200 @@
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
+)
+
+// forks draws k forks of n samples around mean with a relative spread.
+func forks(r *rand.Rand, k, n int, mean, spread float64) [][]float64 {
+	out := make([][]float64, k)
+	for i := range out {
+		shift := 1 + spread*(r.Float64()-0.5)
+		for range n {
+			out[i] = append(out[i], mean*shift*(1+spread*r.NormFloat64()/4))
+		}
+	}
+	return out
+}
+
+func comparison(text string, o verdict.Outcome, l, r Side) Comparison {
+	ev := verdict.Evidence{
+		Left:  verdict.SideEvidence{MeanNs: 20, MedianNs: 19, Forks: len(l.Forks), Samples: 30 * len(l.Forks), Scale: l.Scale},
+		Right: verdict.SideEvidence{MeanNs: 1200, MedianNs: 1100, Forks: len(r.Forks), Samples: 30 * len(r.Forks), Scale: r.Scale},
+		Ratio: 0.0167, RatioLow: 0.015, RatioHigh: 0.018, Interpretation: "quick", Tolerance: 0.05,
+		Test: "Welch t-test", StatName: "t", T: -38.5, DF: 89, P: 1, Alpha: 0.05,
+	}
+	return Comparison{Result: verdict.ComparisonResult{Text: text, Outcome: o, Evidence: ev}, Left: l, Right: r}
+}
+
+// sample is a report with the hazards the page must survive: markup in
+// names and messages, a scaled side, a side without data, an undecided
+// comparison, a cost curve with a fit and one without.
+func sample() *Report {
+	r := rand.New(rand.NewPCG(1, 2))
+	fit, err := stats.FitCostModels([]stats.CostPoint{{N: 100, Y: 10}, {N: 100, Y: 11}, {N: 1000, Y: 100}, {N: 1000, Y: 104}, {N: 10000, Y: 1010}, {N: 10000, Y: 990}})
+	if err != nil {
+		panic(err)
+	}
+	return &Report{
+		Project: "/tmp/p<roj>", Command: "perfls check --html 'out dir' .",
+		Generated: time.Date(2026, 11, 22, 18, 0, 0, 0, time.UTC), Elapsed: 12 * time.Second, Alpha: 0.05,
+		Environment: []Field{{"JVM", "OpenJDK 17 <b>bold</b>"}},
+		Notices:     []string{"cache & co <notice>"},
+		Diagnostics: []string{`A.java:3:5: error: unknown method "x<y>"`},
+		Methods: []Method{{
+			Name: "p.A#m<script>alert(1)</script>(int[])", File: "src/A.java",
+			Instances: []Instance{
+				{Line: 3, Label: "n=10", Formula: "for n in {10} SELF[w](n) <= p.A#other[w](n)", Outcome: verdict.Satisfied,
+					Comparisons: []Comparison{comparison("SELF[w](10) <= p.A#other[w](10)", verdict.Satisfied,
+						Side{Label: "p.A#m[w](10)", Forks: forks(r, 3, 30, 20, 0.2)},
+						Side{Label: "p.A#other[w](10)", Forks: forks(r, 3, 30, 1200, 0.2)})}},
+				{Line: 4, Formula: "SELF[w](1) <= 0.5 * p.A#x[w](1) && SELF[w](1) < p.A#gone[w](1)", Outcome: verdict.Undecided,
+					Comparisons: []Comparison{
+						comparison("SELF[w](1) <= 0.5 * p.A#x[w](1)", verdict.Violated,
+							Side{Label: "p.A#m[w](1)", Forks: forks(r, 5, 30, 100, 0.1)},
+							Side{Label: "p.A#x[w](1)", Scale: 0.5, Forks: forks(r, 5, 30, 150, 0.1)}),
+						{Result: verdict.ComparisonResult{Text: "SELF[w](1) < p.A#gone[w](1)", Outcome: verdict.Undecided, Reason: "measurement failed: <Boom> & \"quoted\""},
+							Left: Side{Label: "p.A#m[w](1)", Forks: forks(r, 1, 30, 100, 0.1)}, Right: Side{Label: "unresolved: no method gone"}},
+					}},
+			},
+		}},
+		Costs: []Cost{
+			{Subject: "p.A#m[w]", Fit: &fit, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
+			{Subject: "p.A#one<point>[w]", Points: []CostPoint{{N: 5, ForkMeans: []float64{42}}}},
+		},
+	}
+}
+
+func TestRenderEscapesUserText(t *testing.T) {
+	page, err := Render(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	for _, raw := range []string{"<script>", "<b>bold</b>", "<notice>", "<roj>", "<Boom>", `"x<y>"`, "one<point>"} {
+		if strings.Contains(s, raw) {
+			t.Errorf("page contains unescaped %q", raw)
+		}
+	}
+	for _, escaped := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;b&gt;bold&lt;/b&gt;", "cache &amp; co &lt;notice&gt;", "&lt;Boom&gt; &amp; &#34;quoted&#34;", "one&lt;point&gt;"} {
+		if !strings.Contains(s, escaped) {
+			t.Errorf("page lacks %q", escaped)
+		}
+	}
+	if strings.Contains(s, "<script") || strings.Contains(s, "http://") && !strings.Contains(s, `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Error("the page must not carry scripts or fetch anything")
+	}
+}
+
+// TestRenderShowsEveryComparison checks the summary counts, one section per
+// comparison with its evidence, a plot or a reason why not, and the cost
+// curves.
+func TestRenderShowsEveryComparison(t *testing.T) {
+	r := sample()
+	page, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	if got := strings.Count(s, `<section class="comparison"`); got != 3 {
+		t.Errorf("%d comparison sections, want 3", got)
+	}
+	for _, want := range []string{"1 satisfied", "0 violated", "1 undecided", "3 comparisons",
+		"ratio L/R (95 % CI)", "0.0167 [0.015, 0.018]", "p-value", "1.000 (α = 0.05)", "quick, tolerance 5 %",
+		"600 ns/op (0.5 × 1.20 µs/op)", "measurement failed", "Best fit: n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if got := strings.Count(s, `<section class="cost"`); got != 2 {
+		t.Errorf("%d cost sections, want 2", got)
+	}
+	// The comparison whose right side is unresolved still gets a plot of
+	// the side that was measured.
+	if n := strings.Count(s, "<svg"); n != 5 {
+		t.Errorf("%d SVG plots, want 5 (3 comparisons, 2 cost curves)", n)
+	}
+	if !regexp.MustCompile(`id="summary"`).MatchString(s) {
+		t.Error("no summary")
+	}
+}
+
+// TestRenderIsWellFormed parses the page as XML (it is written as XHTML-
+// compatible markup apart from the doctype) and every inline SVG on its own.
+func TestRenderIsWellFormed(t *testing.T) {
+	page, err := Render(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.TrimPrefix(string(page), "<!DOCTYPE html>\n")
+	if err := wellFormed(body); err != nil {
+		t.Errorf("page: %v", err)
+	}
+	re := regexp.MustCompile(`(?s)<svg.*?</svg>`)
+	svgs := re.FindAllString(string(page), -1)
+	if len(svgs) == 0 {
+		t.Fatal("no SVG in the page")
+	}
+	for i, svg := range svgs {
+		if err := wellFormed(svg); err != nil {
+			t.Errorf("svg %d: %v", i, err)
+		}
+		if !strings.Contains(svg, `xmlns="http://www.w3.org/2000/svg"`) || !strings.Contains(svg, "<path") {
+			t.Errorf("svg %d: not a drawn SVG document: %.200s", i, svg)
+		}
+	}
+}
+
+// wellFormed reports the first XML error of doc; HTML void elements are
+// closed for the check.
+func wellFormed(doc string) error {
+	doc = regexp.MustCompile(`<(meta|br)([^>]*)>`).ReplaceAllString(doc, "<$1$2/>")
+	d := xml.NewDecoder(strings.NewReader(doc))
+	d.Strict = true
+	d.Entity = map[string]string{"nbsp": " "}
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func TestPlotsOfDegenerateData(t *testing.T) {
+	// Zero and negative times cannot go on a log axis; one sample per fork
+	// and an empty side must not break the page.
+	c := comparison("a <= b", verdict.Undecided,
+		Side{Label: "a", Forks: [][]float64{{0, 1, 2}, {-1, 3}}},
+		Side{Label: "b", Forks: [][]float64{{5}}})
+	svg, err := ComparisonSVG(c)
+	if err != nil {
+		t.Fatalf("ComparisonSVG: %v", err)
+	}
+	if err := wellFormed(string(svg)); err != nil {
+		t.Error(err)
+	}
+	if _, err := ComparisonSVG(comparison("x", verdict.Undecided, Side{}, Side{})); err != nil {
+		t.Errorf("empty sides: %v", err)
+	}
+	if _, err := CostSVG(Cost{Subject: "x"}); err == nil {
+		t.Error("a cost curve without points must be an error")
+	}
+	page, err := Render(&Report{Methods: []Method{{Name: "m", Instances: []Instance{{Comparisons: []Comparison{c}}}}}})
+	if err != nil || !bytes.Contains(page, []byte(`class="comparison"`)) {
+		t.Errorf("render: %v", err)
+	}
+}
