@@ -29,6 +29,8 @@ type checkFlags struct {
 	fresh   bool
 	interp  string
 	junit   string
+	html    string // --html DIR: also write a self-contained HTML report there
+	command string // the command line, shown in the HTML report
 	// alphaSet is true when --alpha was given, so it wins over perfls.json.
 	alphaSet bool
 }
@@ -46,6 +48,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.BoolVar(&cf.verbose, "v", false, "report each fork on stderr")
 	fl.BoolVar(&cf.fresh, "fresh", false, "measure again even when the cache has fresh results")
 	fl.StringVar(&cf.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
+	fl.StringVar(&cf.html, "html", "", "also write a self-contained HTML report with plots to DIR/index.html (DIR is created when missing)")
 	fl.StringVar(&cf.interp, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
@@ -66,6 +69,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 	}
 	fl.Visit(func(f *flag.Flag) { cf.alphaSet = cf.alphaSet || f.Name == "alpha" })
+	if cf.html != "" {
+		if err := checkHTMLDir(cf.html); err != nil {
+			return exitUsage, usageError{err.Error()}
+		}
+		cf.command = commandLine(append([]string{"perfls", "check"}, args...))
+	}
 	if cf.opts.Forks < 1 || cf.opts.SamplesPerFork < 2 {
 		return exitUsage, usageError{"--forks must be ≥ 1 and --samples ≥ 2"}
 	}
@@ -132,6 +141,11 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 
 	if cf.junit != "" {
 		if err := writeJUnit(cf.junit, dir, out.methods, time.Since(start)); err != nil {
+			return exitUsage, err
+		}
+	}
+	if cf.html != "" {
+		if err := writeHTMLReport(cf.html, dir, cf.command, out, cf, time.Since(start)); err != nil {
 			return exitUsage, err
 		}
 	}

@@ -49,6 +49,10 @@ type checkOutcome struct {
 	costs         []costModel               // time per operation against the workload argument
 	requests      int                       // distinct measurements needed
 	cached        int                       // of which the cache answered
+	// plan and results are what was measured, for reports that show the
+	// samples (--html); results is keyed by workspace.Request.Key.
+	plan    *workspace.Plan
+	results map[string]service.ItemResult
 }
 
 // runCheckJob parses the project, plans the measurements of the formulas
@@ -112,6 +116,7 @@ func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*check
 		}
 	}
 	out.costs = fitCosts(plan.Requests, results)
+	out.plan, out.results = plan, results
 	opt := job.verdict
 	if !job.alphaSet && proj.Alpha > 0 {
 		opt.Alpha = proj.Alpha

@@ -37,7 +37,8 @@ func TestCheckQuickstart(t *testing.T) {
 	}
 	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
 	junit := filepath.Join(t.TempDir(), "perfls.xml")
-	code, out, errs := runCLI(t, "check", "--format", "json", "--junit", junit, "../../examples/quickstart")
+	htmlDir := filepath.Join(t.TempDir(), "report") // created by --html
+	code, out, errs := runCLI(t, "check", "--format", "json", "--junit", junit, "--html", htmlDir, "../../examples/quickstart")
 	if code != exitViolated {
 		t.Fatalf("exit code %d, want %d (one formula fails on purpose)\nstdout:\n%s\nstderr:\n%s", code, exitViolated, out, errs)
 	}
@@ -109,6 +110,17 @@ func TestCheckQuickstart(t *testing.T) {
 			}
 		}
 	}
+
+	// The HTML report (html_test.go): 6 comparisons, 4 methods' cost curves,
+	// opened in headless Chromium.
+	checkHTMLReport(t, htmlDir, 6, 4)
+	// Text output with --html and --junit at once, from the cache.
+	htmlDir2 := filepath.Join(t.TempDir(), "report2")
+	code2, out, errs := runCLI(t, "check", "--junit", junit, "--html", htmlDir2, "../../examples/quickstart")
+	if code2 != code || !regexp.MustCompile(`\d satisfied, \d violated, \d undecided`).MatchString(out) {
+		t.Errorf("check --html with text output: exit %d, want %d as before\n%s\n%s", code2, code, out, errs)
+	}
+	checkHTMLReport(t, htmlDir2, 6, 4)
 }
 
 func TestCheckReportsCompileErrorsWithExit2(t *testing.T) {
