@@ -280,9 +280,10 @@ func (s *Store) LatestOracleResult(ctx context.Context, k OracleKey) (*OracleRes
 var ErrNotCalibrated = errors.New("not calibrated")
 
 // Calibrate stores runs as the calibration runs of k, builds a model from
-// them with cfg and stores it, replacing any earlier model. Runs stored
-// before stay in the cache but no longer belong to the model.
-func (s *Store) Calibrate(ctx context.Context, k OracleKey, runs []*OracleRun, cfg oracle.Config) (*oracle.Model, error) {
+// them with cfg and stores it, replacing any earlier model; measured
+// (Model.Measure) says how the runs were measured. Runs stored before stay
+// in the cache but no longer belong to the model.
+func (s *Store) Calibrate(ctx context.Context, k OracleKey, runs []*OracleRun, cfg oracle.Config, measured map[string]string) (*oracle.Model, error) {
 	for _, r := range runs {
 		r.Key, r.Role = k, RoleCalibration
 	}
@@ -303,6 +304,7 @@ func (s *Store) Calibrate(ctx context.Context, k OracleKey, runs []*OracleRun, c
 	if err != nil {
 		return nil, fmt.Errorf("calibrate %s: %w", k, err)
 	}
+	m.Measure = measured
 	return m, s.PutOracleModel(ctx, k, m)
 }
 
@@ -320,10 +322,10 @@ func (s *Store) RebuildOracleModel(ctx context.Context, k OracleKey, cfg *oracle
 	if cfg != nil {
 		c = *cfg
 	}
-	return s.rebuild(ctx, k, old.Model.Runs, c)
+	return s.rebuild(ctx, k, old.Model.Runs, c, old.Model.Measure)
 }
 
-func (s *Store) rebuild(ctx context.Context, k OracleKey, ids []string, cfg oracle.Config) (*oracle.Model, error) {
+func (s *Store) rebuild(ctx context.Context, k OracleKey, ids []string, cfg oracle.Config, measured map[string]string) (*oracle.Model, error) {
 	stored, err := s.OracleRunsByID(ctx, k, ids)
 	if err != nil {
 		return nil, err
@@ -336,6 +338,7 @@ func (s *Store) rebuild(ctx context.Context, k OracleKey, ids []string, cfg orac
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the oracle of %s: %w", k, err)
 	}
+	m.Measure = measured
 	return m, s.PutOracleModel(ctx, k, m)
 }
 
@@ -371,7 +374,7 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 		}
 	}
 	ids = append(append([]string(nil), ids...), sid)
-	m, err := s.rebuild(ctx, k, ids, old.Model.Config)
+	m, err := s.rebuild(ctx, k, ids, old.Model.Config, old.Model.Measure)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -39,7 +39,7 @@ func TestOracleCalibrateClassifyRebuildAccept(t *testing.T) {
 		runs = append(runs, oracleRun(rng, 100))
 	}
 	rev0, _ := s.VerdictsRevision(ctx)
-	m, err := s.Calibrate(ctx, oKey, runs, oracle.Config{Window: 5})
+	m, err := s.Calibrate(ctx, oKey, runs, oracle.Config{Window: 5}, map[string]string{"samples": "30"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestOracleCalibrateClassifyRebuildAccept(t *testing.T) {
 	cfg := m.Config
 	cfg.Window, cfg.K = 3, 6
 	rb, err := s.RebuildOracleModel(ctx, oKey, &cfg)
-	if err != nil || rb.Config.Window != 3 || rb.Config.K != 6 || len(rb.Metrics[0].Bands) != 28 || len(rb.Runs) != 10 {
+	if err != nil || rb.Config.Window != 3 || rb.Config.K != 6 || len(rb.Metrics[0].Bands) != 28 || len(rb.Runs) != 10 || rb.Measure["samples"] != "30" {
 		t.Fatalf("rebuilt %+v %v", rb, err)
 	}
 
@@ -106,7 +106,7 @@ func TestOracleCalibrateAcrossEnvironmentsStoresNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	a, b := oracleRun(rng, 100), oracleRun(rng, 100)
 	b.Run.Env["java.version"] = "21"
-	if _, err := s.Calibrate(ctx, oKey, []*OracleRun{a, b}, oracle.Config{}); !errors.Is(err, oracle.ErrEnvMismatch) {
+	if _, err := s.Calibrate(ctx, oKey, []*OracleRun{a, b}, oracle.Config{}, nil); !errors.Is(err, oracle.ErrEnvMismatch) {
 		t.Fatalf("err %v", err)
 	}
 	if runs, _ := s.OracleRuns(ctx, oKey, ""); len(runs) != 0 {

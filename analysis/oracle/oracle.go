@@ -57,6 +57,12 @@ type Policy struct {
 	MaxViolationRatio float64 `json:"max_violation_ratio"` // default 0: one point outside fails the metric
 }
 
+// defaultPolicy applies when a Config sets none (see Policy).
+var defaultPolicy = Policy{K: 20, MaxViolationRatio: 0}
+
+// DefaultPolicy is the policy of a Config that sets none.
+func DefaultPolicy() Policy { return defaultPolicy }
+
 // MinRuns below which a model is provisional (reference §5.2 item 1).
 const MinRuns = 20
 
@@ -76,8 +82,11 @@ func (c Config) withDefaults(points int) Config {
 	if c.MinRel == 0 && c.MinAbs == 0 {
 		c.MinRel = 0.01
 	}
+	if c.Policy == (Policy{}) {
+		c.Policy = defaultPolicy
+	}
 	if c.Policy.K <= 0 {
-		c.Policy.K = 20
+		c.Policy.K = defaultPolicy.K
 	}
 	if c.EnvFilter == nil {
 		c.EnvFilter = DefaultEnvFilter
@@ -153,6 +162,10 @@ type Model struct {
 	Metrics     []Metric          `json:"metrics"`
 	Env         map[string]string `json:"env"`
 	Provisional bool              `json:"provisional"` // fewer than MinRuns runs
+	// Measure records how the runs were measured (sample count and length,
+	// warm-up, heap…), so later runs can be measured alike. The oracle
+	// does not read it; Calibrate leaves it empty for the caller to fill.
+	Measure map[string]string `json:"measure,omitempty"`
 }
 
 // Calibrate builds a model from calibration runs. Runs must share their

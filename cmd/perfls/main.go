@@ -33,6 +33,8 @@ Usage:
   perfls evaluate [flags]       decide a formula against recorded JMH or perfls results
   perfls lint [flags] PATH...   report SPL syntax errors in .java and .spl files
   perfls measure [flags]        measure one method on one workload (--method, --workload, --args)
+  perfls calibrate [flags]      learn the bounds oracle of one workload from N forks (same selectors)
+  perfls verify [flags]         run a calibrated workload once and classify it against its oracle
   perfls serve                  run the language server on stdin/stdout
   perfls cache ls|show|gc|clear inspect and trim the measurement cache
   perfls daemon run|start|status|stop  the per-user measurement server
@@ -65,6 +67,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runEvaluate(rest, stdout, stderr)
 	case "lint":
 		code, err = runLint(rest, stdout, stderr)
+	case "calibrate":
+		code, err = runCalibrate(ctx, rest, stdout, stderr)
+	case "verify":
+		code, err = runVerify(ctx, rest, stdout, stderr)
 	case "measure":
 		code, err = runMeasure(ctx, rest, stdout, stderr)
 	case "daemon":

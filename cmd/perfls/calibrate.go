@@ -1,0 +1,462 @@
+package main
+
+// perfls calibrate and perfls verify: the bounds oracle on the command line
+// (reference 000-bounds-oracle.md; analysis/oracle). Both select a workload
+// like perfls measure (--project, --method, --workload, --args) and measure
+// through the measurement service, so a running daemon keeps their forks
+// from overlapping with any other measurement.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// exitNotApplicable is verify's exit status when the run's environment
+// differs from calibration (another JVM, machine, flags or harness): the
+// oracle cannot judge it, which is not a regression.
+const exitNotApplicable = 3
+
+// oracleSelector is the workload selection shared by calibrate and verify,
+// read like perfls measure's.
+type oracleSelector struct {
+	project, method, workload, args string
+	format                          string
+	verbose                         bool
+}
+
+func (s *oracleSelector) register(fl *flag.FlagSet) {
+	fl.StringVar(&s.project, "project", ".", "project directory")
+	fl.StringVar(&s.method, "method", "", "method: pkg.Class#m or pkg.Class#m(int[],int)")
+	fl.StringVar(&s.workload, "workload", "", "workload generator: pkg.Class#gen (optional)")
+	fl.StringVar(&s.args, "args", "", "comma-separated arguments of the generator (or of the method without one)")
+	fl.StringVar(&s.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&s.verbose, "v", false, "report each fork on stderr")
+}
+
+// parse checks the selector; it returns the project directory, the method
+// and workload specs and the arguments.
+func (s *oracleSelector) parse(cmd string) (dir string, method measure.MethodSpec, gen *measure.MethodSpec, args []measure.Arg, err error) {
+	if s.method == "" {
+		return "", method, nil, nil, usageError{cmd + " needs --method pkg.Class#m"}
+	}
+	if s.format != "text" && s.format != "json" {
+		return "", method, nil, nil, usageError{fmt.Sprintf("unknown --format %q (want text or json)", s.format)}
+	}
+	if method, err = parseMethodSpec(s.method); err != nil {
+		return "", method, nil, nil, usageError{"--method: " + err.Error()}
+	}
+	if s.workload != "" {
+		g, err := parseMethodSpec(s.workload)
+		if err != nil {
+			return "", method, nil, nil, usageError{"--workload: " + err.Error()}
+		}
+		gen = &g
+	}
+	if dir, err = filepath.Abs(s.project); err != nil {
+		return "", method, nil, nil, err
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", method, nil, nil, usageError{fmt.Sprintf("--project %s is not a directory", s.project)}
+	}
+	return dir, method, gen, parseArgs(s.args), nil
+}
+
+// argsKey spells arguments as cache keys do ("1000", "a,5").
+func argsKey(args []measure.Arg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// measureForOracle measures one workload with fresh forks through the
+// measurement service and returns its oracle key and runs.
+func measureForOracle(ctx context.Context, dir string, method measure.MethodSpec, gen *measure.MethodSpec, args []measure.Arg,
+	opt measure.Options, verbose bool, stderr io.Writer) (cache.OracleKey, []oracle.Run, int, error) {
+	cacheDir, err := cache.Dir()
+	if err != nil {
+		return cache.OracleKey{}, nil, exitUsage, err
+	}
+	svc, err := service.Open(ctx, cacheDir)
+	if err != nil {
+		return cache.OracleKey{}, nil, exitUsage, err
+	}
+	defer svc.Close()
+	item := service.Item{Method: method, Args: args}
+	if gen != nil {
+		item.Generator = *gen
+	}
+	progress := func(p service.Progress) {
+		if verbose {
+			fmt.Fprintln(stderr, p.Message)
+		}
+	}
+	resp, err := svc.Measure(ctx, service.Params{Project: dir, Items: []service.Item{item}, Options: opt,
+		Priority: service.Interactive, Fresh: true}, progress)
+	if err != nil {
+		return cache.OracleKey{}, nil, exitUsage, err
+	}
+	for _, n := range resp.Notices {
+		fmt.Fprintln(stderr, "perfls:", n)
+	}
+	if len(resp.CompileErrors) > 0 {
+		for _, m := range resp.CompileErrors {
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s\n", rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
+		}
+		return cache.OracleKey{}, nil, exitUsage, errors.New("the project does not compile")
+	}
+	it := resp.Items[0]
+	switch {
+	case it.Failure != nil:
+		printWorkloadError(stderr, dir, it.Failure)
+		return cache.OracleKey{}, nil, exitUsage, it.Failure
+	case it.Error != "":
+		return cache.OracleKey{}, nil, exitUsage, errors.New(it.Error)
+	}
+	key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: argsKey(args)}
+	return key, forkRuns(it.Forks, it.Env, opt), exitOK, nil
+}
+
+// forkRuns turns forks into oracle runs, one per fork.
+func forkRuns(forks []measure.Fork, env measure.Environment, opt measure.Options) []oracle.Run {
+	runs := make([]oracle.Run, len(forks))
+	for i, f := range forks {
+		runs[i] = oracle.Run{Series: f.Series(), Env: measure.OracleEnv(env, opt, f.PID)}
+	}
+	return runs
+}
+
+// measuredMeta records the options that shape a calibration's runs
+// (Model.Measure), and optionsOf reads them back for verify.
+func measuredMeta(opt measure.Options) map[string]string {
+	opt = opt.Defaults()
+	return map[string]string{
+		"samples":    strconv.Itoa(opt.SamplesPerFork),
+		"min_sample": opt.MinSampleTime.String(),
+		"warmup":     opt.Warmup.String(),
+		"max_warmup": opt.MaxWarmup.String(),
+		"heap_mb":    strconv.Itoa(opt.HeapMB),
+		"jvm_args":   strings.Join(opt.JVMArgs, "\x1f"),
+	}
+}
+
+func optionsOf(meta map[string]string, opt measure.Options) measure.Options {
+	if v, err := strconv.Atoi(meta["samples"]); err == nil {
+		opt.SamplesPerFork = v
+	}
+	for k, d := range map[string]*time.Duration{"min_sample": &opt.MinSampleTime, "warmup": &opt.Warmup, "max_warmup": &opt.MaxWarmup} {
+		if v, err := time.ParseDuration(meta[k]); err == nil {
+			*d = v
+		}
+	}
+	if v, err := strconv.Atoi(meta["heap_mb"]); err == nil {
+		opt.HeapMB = v
+	}
+	if a := meta["jvm_args"]; a != "" {
+		opt.JVMArgs = strings.Split(a, "\x1f")
+	}
+	return opt
+}
+
+// findModel finds the stored model a selector names without measuring:
+// the method and workload match by class and name (and by parameter types
+// when given), the arguments exactly.
+func findModel(ctx context.Context, store *cache.Store, method measure.MethodSpec, gen *measure.MethodSpec, args []measure.Arg) (cache.OracleKey, error) {
+	keys, err := store.OracleModels(ctx)
+	if err != nil {
+		return cache.OracleKey{}, err
+	}
+	var found []cache.OracleKey
+	for _, k := range keys {
+		if !specMatches(method, k.Method) || k.Args != argsKey(args) {
+			continue
+		}
+		if (gen == nil) != (k.Workload == "") || (gen != nil && !specMatches(*gen, k.Workload)) {
+			continue
+		}
+		found = append(found, k)
+	}
+	switch len(found) {
+	case 0:
+		return cache.OracleKey{}, fmt.Errorf("%s%s(%s) is %w (run perfls calibrate first)", method, genLabel(gen), argsKey(args), cache.ErrNotCalibrated)
+	case 1:
+		return found[0], nil
+	default:
+		return cache.OracleKey{}, usageError{fmt.Sprintf("%d calibrated methods match %s: give the parameter types, e.g. %s", len(found), method, found[0].Method)}
+	}
+}
+
+func genLabel(gen *measure.MethodSpec) string {
+	if gen == nil {
+		return ""
+	}
+	return "[" + gen.String() + "]"
+}
+
+// specMatches tells whether a resolved method ("p.C#m(int[],int)") is the
+// one a spec names ("p.C#m", or with its parameter types).
+func specMatches(spec measure.MethodSpec, resolved string) bool {
+	name, params, _ := strings.Cut(resolved, "(")
+	if name != spec.Class+"#"+spec.Name {
+		return false
+	}
+	if spec.Params == nil {
+		return true
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(params, ")"), " ", "") == strings.Join(spec.Params, ",")
+}
+
+func openOracleStore(ctx context.Context) (*cache.Store, error) {
+	dir, err := cache.Dir()
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := cache.OpenStore(ctx, dir)
+	return s, err
+}
+
+func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var sel oracleSelector
+	var opt measure.Options
+	var cfg oracle.Config
+	var rebuild, accept bool
+	fl := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	sel.register(fl)
+	fl.IntVar(&opt.Forks, "forks", 30, fmt.Sprintf("calibration forks (below %d the oracle is provisional)", oracle.MinRuns))
+	fl.IntVar(&opt.SamplesPerFork, "samples", 30, "samples per fork: the length of each run (as perfls check measures)")
+	fl.DurationVar(&opt.MinSampleTime, "min-sample", time.Millisecond, "minimum length of one sample")
+	fl.DurationVar(&opt.Warmup, "warmup", 300*time.Millisecond, "minimum warm-up time per fork")
+	fl.DurationVar(&opt.MaxWarmup, "max-warmup", 5*time.Second, "warm-up cap per fork")
+	fl.DurationVar(&opt.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
+	fl.IntVar(&opt.HeapMB, "heap", 512, "heap of each fork, MB")
+	fl.StringVar(&cfg.Smoothing, "smoothing", "", "mean (default), median or none")
+	fl.IntVar(&cfg.Window, "window", 0, "odd smoothing window (default 9; 17 with ≥ 50 samples; at most a third of a run)")
+	fl.Float64Var(&cfg.K, "k", 0, "half-width of the displayed bands in standard deviations (default 4)")
+	fl.Float64Var(&cfg.Policy.K, "policy-k", 0, fmt.Sprintf("half-width of the bands that decide a run (default %g)", oracle.DefaultPolicy().K))
+	fl.Float64Var(&cfg.Policy.MaxViolationRatio, "max-violation-ratio", -1, fmt.Sprintf("share of a metric's points allowed outside the policy's bands (default %g)", oracle.DefaultPolicy().MaxViolationRatio))
+	fl.BoolVar(&rebuild, "rebuild", false, "rebuild the stored model from its stored runs with the given settings, without measuring")
+	fl.BoolVar(&accept, "accept", false, "accept the latest verified run as normal: add it to the model's runs and rebuild, without measuring")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, `Usage: perfls calibrate --project DIR --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]
+       perfls calibrate --rebuild [--window 5] [--k 3] [--policy-k 8] ... (same selectors)
+       perfls calibrate --accept (same selectors)
+
+Measures the workload in N fresh forks and learns the bounds oracle's model: per metric
+(time, CPU time and allocation per operation, GC count and time, heap used, JIT time,
+loaded classes) a band mean ± k·sd per sample index after smoothing. The model, its
+settings and the raw runs are kept in the cache; --rebuild changes the settings and
+--accept adds the latest verified run without measuring. See docs/oracle.md.
+Exit status: 0 calibrated, 2 usage, build or workload errors.`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return exitUsage, nil
+	}
+	if fl.NArg() != 0 {
+		return exitUsage, usageError{fmt.Sprintf("calibrate takes no positional arguments (got %q)", fl.Arg(0))}
+	}
+	set := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if rebuild && accept {
+		return exitUsage, usageError{"--rebuild and --accept exclude each other"}
+	}
+	if !rebuild && !accept && (opt.Forks < 2 || opt.SamplesPerFork < 2) {
+		return exitUsage, usageError{"--forks and --samples must be ≥ 2"}
+	}
+	if cfg.Window < 0 || (cfg.Window > 0 && cfg.Window%2 == 0) {
+		return exitUsage, usageError{"--window must be odd"}
+	}
+	if s := cfg.Smoothing; s != "" && s != "mean" && s != "median" && s != "none" {
+		return exitUsage, usageError{fmt.Sprintf("unknown --smoothing %q (want mean, median or none)", s)}
+	}
+	dir, method, gen, margs, err := sel.parse("calibrate")
+	if err != nil {
+		return exitUsage, err
+	}
+	store, err := openOracleStore(ctx)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer store.Close()
+
+	var key cache.OracleKey
+	var model *oracle.Model
+	var accepted int64
+	switch {
+	case rebuild || accept:
+		if key, err = findModel(ctx, store, method, gen, margs); err != nil {
+			return exitUsage, err
+		}
+		if accept {
+			model, accepted, err = store.AcceptLatestOracleRun(ctx, key)
+		} else {
+			var old *cache.OracleModel
+			if old, err = store.OracleModel(ctx, key); err == nil {
+				c := mergeConfig(old.Model.Config, cfg, set)
+				model, err = store.RebuildOracleModel(ctx, key, &c)
+			}
+		}
+		if err != nil {
+			return exitUsage, err
+		}
+	default:
+		// Unset policy settings take the defaults (an empty Policy).
+		switch def := oracle.DefaultPolicy(); {
+		case !set["policy-k"] && !set["max-violation-ratio"]:
+			cfg.Policy = oracle.Policy{}
+		case !set["max-violation-ratio"]:
+			cfg.Policy.MaxViolationRatio = def.MaxViolationRatio
+		case !set["policy-k"]:
+			cfg.Policy.K = def.K
+		}
+		start := time.Now()
+		var runs []oracle.Run
+		var code int
+		key, runs, code, err = measureForOracle(ctx, dir, method, gen, margs, opt, sel.verbose, stderr)
+		if err != nil {
+			return code, err
+		}
+		stored := make([]*cache.OracleRun, len(runs))
+		for i, r := range runs {
+			stored[i] = &cache.OracleRun{Run: r}
+		}
+		if model, err = store.Calibrate(ctx, key, stored, cfg, measuredMeta(opt)); err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stderr, "perfls: calibrated in %.1fs\n", time.Since(start).Seconds())
+	}
+	if sel.format == "json" {
+		return exitOK, writeJSON(stdout, map[string]any{"key": key, "accepted_run": accepted, "model": modelSummary(model)})
+	}
+	what := "calibrated"
+	switch {
+	case rebuild:
+		what = "rebuilt"
+	case accept:
+		what = fmt.Sprintf("accepted run %d into", accepted)
+	}
+	fmt.Fprintf(stdout, "%s %s\n", what, key)
+	printModel(stdout, model)
+	return exitOK, nil
+}
+
+// mergeConfig applies the settings given on the command line to a stored
+// model's configuration.
+func mergeConfig(old, flags oracle.Config, set map[string]bool) oracle.Config {
+	c := old
+	if set["smoothing"] {
+		c.Smoothing = flags.Smoothing
+	}
+	if set["window"] {
+		c.Window = flags.Window
+	}
+	if set["k"] {
+		c.K = flags.K
+	}
+	if set["policy-k"] {
+		c.Policy.K = flags.Policy.K
+	}
+	if set["max-violation-ratio"] {
+		c.Policy.MaxViolationRatio = flags.Policy.MaxViolationRatio
+	}
+	return c
+}
+
+// metricSummary condenses one metric's bands for display.
+type metricSummary struct {
+	Metric string `json:"metric"`
+	Points int    `json:"points"`
+	// Typical is the median band centre; HalfWidth the median half-width
+	// of the displayed bands, also relative to the centre.
+	Typical      float64 `json:"typical"`
+	HalfWidth    float64 `json:"half_width"`
+	RelHalfWidth float64 `json:"rel_half_width"`
+	Floored      int     `json:"floored"` // bands widened to the minimum half-width
+}
+
+type modelJSON struct {
+	Runs        int               `json:"runs"`
+	Provisional bool              `json:"provisional"`
+	Config      oracle.Config     `json:"config"`
+	Env         map[string]string `json:"environment"`
+	Measure     map[string]string `json:"measure,omitempty"`
+	Metrics     []metricSummary   `json:"metrics"`
+}
+
+func modelSummary(m *oracle.Model) modelJSON {
+	out := modelJSON{Runs: len(m.Runs), Provisional: m.Provisional, Config: m.Config, Env: m.Env, Measure: m.Measure}
+	for _, met := range m.Metrics {
+		s := metricSummary{Metric: met.Name, Points: len(met.Bands)}
+		var centres, halves []float64
+		for _, b := range met.Bands {
+			centres = append(centres, b.Center)
+			halves = append(halves, (b.Hi-b.Lo)/2)
+			if b.Floored {
+				s.Floored++
+			}
+		}
+		s.Typical, s.HalfWidth = median(centres), median(halves)
+		if s.Typical != 0 {
+			s.RelHalfWidth = s.HalfWidth / abs(s.Typical)
+		}
+		out.Metrics = append(out.Metrics, s)
+	}
+	return out
+}
+
+func printModel(w io.Writer, m *oracle.Model) {
+	s := modelSummary(m)
+	prov := ""
+	if s.Provisional {
+		prov = fmt.Sprintf(" — provisional: fewer than %d runs", oracle.MinRuns)
+	}
+	c := m.Config
+	fmt.Fprintf(w, "  %d runs%s; %s-%d smoothing, bands ±%g·sd; a run fails when a metric has more than %g%% of its points outside ±%g·sd\n",
+		s.Runs, prov, c.Smoothing, c.Window, c.K, 100*c.Policy.MaxViolationRatio, c.Policy.K)
+	for _, ms := range s.Metrics {
+		floor := ""
+		if ms.Floored > 0 {
+			floor = fmt.Sprintf(" (minimum width at %d)", ms.Floored)
+		}
+		fmt.Fprintf(w, "  %-20s %3d points, typical %-12.4g ± %.4g (%.1f%%)%s\n", ms.Metric, ms.Points, ms.Typical, ms.HalfWidth, 100*ms.RelHalfWidth, floor)
+	}
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
