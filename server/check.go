@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -12,13 +14,28 @@ import (
 )
 
 // CheckRequest asks a Checker to measure and decide the formulas of one
-// annotated method.
+// annotated method (or, for Measure, to measure the method's own
+// workloads). The settings fields come from the editor (settings.go).
 type CheckRequest struct {
 	Root   string // project directory: the workspace root
 	File   string // the Java file declaring the method
 	Class  string // binary name
 	Method string
 	Params []string // erased parameter types
+
+	// Alpha is the significance level; 0 = the project's (perfls.json),
+	// else perfls's default.
+	Alpha float64
+	// Interpretation overrides the project's choice for formulas without
+	// their own interpretation=; "" = automatic.
+	Interpretation string
+	// Budget limits the measuring of each measurement; 0 = none.
+	Budget time.Duration
+	// JavaHome is the JDK to fork (and, where the service allows, to
+	// compile with); "" = JAVA_HOME / PATH.
+	JavaHome string
+	// JVMArgs are extra flags of the forked JVMs.
+	JVMArgs []string
 }
 
 // Checker measures and decides formulas: the server's door to the
@@ -28,35 +45,165 @@ type Checker interface {
 	Check(ctx context.Context, req CheckRequest, report func(message string)) ([]verdict.MethodResult, error)
 }
 
-// startCheck runs a check in the background. The job belongs to the server:
-// it is cancelled on shutdown, or by the user from the progress item.
-func (s *server) startCheck(ctx context.Context, args MethodArgs) {
-	jobCtx, cancel := context.WithCancel(s.jobsCtx)
+// Measurer is implemented by Checkers that can measure a method's own
+// workloads without deciding formulas (the "Measure" lens). It returns the
+// method's record with its Measurements updated (its verdicts kept), which
+// it has recorded for other editors.
+//
+// Further measuring features (the bounds oracle's calibrate / accept as
+// baseline) plug in the same way: an optional interface on the Checker, a
+// command in command.go, a lens in code_lens.go, run through startJob.
+type Measurer interface {
+	Measure(ctx context.Context, req CheckRequest, report func(message string)) ([]verdict.MethodResult, error)
+}
+
+// errMeasuringDisabled is the answer to measuring commands when the
+// client's allowMeasuring setting is false (an untrusted workspace).
+var errMeasuringDisabled = errors.New("measuring is disabled in this workspace (setting allowMeasuring is false, e.g. the workspace is not trusted): perfls runs no code of it")
+
+// jobKind names what a background job does, for titles and status.
+type jobKind string
+
+const (
+	jobCheck   jobKind = "checking"
+	jobMeasure jobKind = "measuring"
+)
+
+// request builds the CheckRequest of a method job with the current settings.
+func (s *server) request(args MethodArgs) CheckRequest {
+	cfg := s.settings()
+	return CheckRequest{
+		Root: s.root(), File: uri.URI(args.URI).Filename(),
+		Class: args.Class, Method: args.Method, Params: args.Params,
+		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation,
+		Budget:   time.Duration(cfg.BudgetSeconds * float64(time.Second)),
+		JavaHome: cfg.JavaHome, JVMArgs: append([]string(nil), cfg.JVMArgs...),
+	}
+}
+
+// startCheck queues a check of one method's formulas.
+func (s *server) startCheck(ctx context.Context, args MethodArgs) bool {
+	return s.startJob(ctx, jobCheck, args, s.opts.Checker.Check)
+}
+
+// startMeasure queues a measurement of one method's own workloads.
+func (s *server) startMeasure(ctx context.Context, args MethodArgs, m Measurer) bool {
+	return s.startJob(ctx, jobMeasure, args, m.Measure)
+}
+
+// startJob runs measuring work in the background, one job at a time (two
+// measurements at once would disturb each other); the others wait in a
+// queue. A job belongs to the server: it is cancelled on shutdown, or by
+// the user from its progress item, queued or running. It reports false
+// when the same job is already queued or running.
+func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, run func(context.Context, CheckRequest, func(string)) ([]verdict.MethodResult, error)) bool {
 	label := args.Class + "#" + args.Method
-	wd := s.startProgress(ctx, "perfls: checking "+label, cancel)
+	key := string(kind) + " " + label + "(" + strings.Join(args.Params, ",") + ")"
+	s.mu.Lock()
+	if s.pending[key] {
+		s.mu.Unlock()
+		return false
+	}
+	s.pending[key] = true
+	s.queued++
+	s.mu.Unlock()
+	s.sendStatus(ctx)
+
+	jobCtx, cancel := context.WithCancel(s.jobsCtx)
+	title := fmt.Sprintf("perfls: %s %s", kind, label)
+	wd := s.startProgress(ctx, title, cancel)
+	req := s.request(args)
 	s.jobs.Add(1)
 	go func() {
 		defer s.jobs.Done()
 		defer cancel()
-		req := CheckRequest{
-			Root: s.root(), File: uri.URI(args.URI).Filename(),
-			Class: args.Class, Method: args.Method, Params: args.Params,
+		bg := context.WithoutCancel(jobCtx)
+		finish := func(running bool) {
+			s.mu.Lock()
+			delete(s.pending, key)
+			if running {
+				s.running--
+				s.current = ""
+			} else {
+				s.queued--
+			}
+			s.mu.Unlock()
+			s.sendStatus(bg)
 		}
-		results, err := s.opts.Checker.Check(jobCtx, req, func(msg string) { wd.report(jobCtx, msg) })
+		select {
+		case s.slot <- struct{}{}:
+		default:
+			wd.report(jobCtx, "waiting for other measurements to finish")
+			select {
+			case s.slot <- struct{}{}:
+			case <-jobCtx.Done():
+				wd.end(jobCtx, "cancelled")
+				finish(false)
+				return
+			}
+		}
+		defer func() { <-s.slot }()
+		s.mu.Lock()
+		s.queued--
+		s.running++
+		s.current = fmt.Sprintf("%s %s", kind, label)
+		s.mu.Unlock()
+		s.sendStatus(bg)
+		defer finish(true)
+
+		results, err := run(jobCtx, req, func(msg string) { wd.report(jobCtx, msg) })
 		if err != nil {
+			if jobCtx.Err() != nil {
+				wd.end(jobCtx, "cancelled")
+				return
+			}
 			wd.end(jobCtx, "failed")
-			s.client.ShowMessage(context.WithoutCancel(jobCtx), &protocol.ShowMessageParams{
-				Type: protocol.MessageTypeError, Message: fmt.Sprintf("perfls: checking %s failed: %v", label, err),
-			})
+			s.showMessage(bg, protocol.MessageTypeError, fmt.Sprintf("perfls: %s %s failed: %v", kind, label, err))
 			return
 		}
-		wd.end(jobCtx, summarize(results))
+		if kind == jobMeasure {
+			wd.end(jobCtx, measuredSummary(results))
+		} else {
+			wd.end(jobCtx, summarize(results))
+		}
 		s.setResults(req.File, results)
 		if doc := s.snapshot(args.URI); doc != nil {
-			s.publishDiagnostics(context.WithoutCancel(jobCtx), doc)
+			if err := s.publishDiagnostics(bg, doc); err != nil {
+				s.logf("publish diagnostics for %s: %v", doc.path, err)
+			}
 		}
-		s.refreshCodeLenses(context.WithoutCancel(jobCtx))
+		s.refreshCodeLenses(bg)
 	}()
+	return true
+}
+
+// sendStatus tells the client how many measuring jobs run and wait
+// (perfls/status in the editor contract).
+func (s *server) sendStatus(ctx context.Context) {
+	s.mu.Lock()
+	st := StatusParams{Running: s.running, Queued: s.queued, Message: "idle"}
+	switch {
+	case s.running > 0 && s.queued > 0:
+		st.Message = fmt.Sprintf("%s (%d queued)", s.current, s.queued)
+	case s.running > 0:
+		st.Message = s.current
+	case s.queued > 0:
+		st.Message = fmt.Sprintf("%d queued", s.queued)
+	}
+	s.mu.Unlock()
+	if err := s.conn.Notify(context.WithoutCancel(ctx), MethodStatus, &st); err != nil {
+		s.logf("%s: %v", MethodStatus, err)
+	}
+}
+
+// MethodStatus is the server → client notification of the measuring jobs.
+const MethodStatus = "perfls/status"
+
+// StatusParams are the parameters of perfls/status.
+type StatusParams struct {
+	Running int    `json:"running"`
+	Queued  int    `json:"queued"`
+	Message string `json:"message"`
 }
 
 func summarize(results []verdict.MethodResult) string {
@@ -67,6 +214,19 @@ func summarize(results []verdict.MethodResult) string {
 		}
 	}
 	return fmt.Sprintf("%d satisfied, %d violated, %d undecided", counts[verdict.Satisfied], counts[verdict.Violated], counts[verdict.Undecided])
+}
+
+func measuredSummary(results []verdict.MethodResult) string {
+	var parts []string
+	for _, r := range results {
+		for _, m := range r.Measurements {
+			parts = append(parts, measurementText(m))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing measured"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // setResults replaces the in-memory verdicts of the methods in results.
@@ -128,6 +288,18 @@ func (s *server) resultsOf(file string) []verdict.MethodResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.results[file]
+}
+
+// allResults returns every known method result, for lookups across files
+// (@SeeAlso).
+func (s *server) allResults() []verdict.MethodResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []verdict.MethodResult
+	for _, rs := range s.results {
+		out = append(out, rs...)
+	}
+	return out
 }
 
 func (s *server) root() string {

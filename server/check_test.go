@@ -23,7 +23,9 @@ import (
 type fakeChecker struct {
 	mu       sync.Mutex
 	requests []server.CheckRequest
+	measures []server.CheckRequest
 	result   []verdict.MethodResult
+	measured []verdict.MethodResult
 	err      error
 	release  chan struct{} // when set, Check waits for it (or cancellation)
 }
@@ -40,6 +42,8 @@ func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report
 			return nil, ctx.Err()
 		}
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.result, f.err
 }
 
@@ -139,9 +143,12 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 
 	var lenses []protocol.CodeLens
 	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
-	if len(lenses) != 1 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandCheck || lenses[0].Range.Start.Line != 4 {
-		t.Fatalf("lenses %+v, want one Check lens on line 5", lenses)
+	// SELF is measured on a generator: a Measure lens, then the Check lens.
+	if len(lenses) != 2 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandMeasure ||
+		lenses[1].Command == nil || lenses[1].Command.Command != server.CommandCheck || lenses[1].Range.Start.Line != 4 {
+		t.Fatalf("lenses %+v, want Measure and Check lenses on line 5", lenses)
 	}
+	lenses = lenses[1:]
 	if !strings.Contains(lenses[0].Command.Title, "Check 1 formula") {
 		t.Errorf("title %q", lenses[0].Command.Title)
 	}
@@ -207,6 +214,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 
 	// The lens title now shows the verdicts.
 	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+	lenses = lenses[1:]
 	if !strings.Contains(lenses[0].Command.Title, "1 satisfied, 1 violated") {
 		t.Errorf("title after the check %q", lenses[0].Command.Title)
 	}

@@ -4,42 +4,134 @@ import (
 	"context"
 	"fmt"
 
+	"strings"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
-// CodeLens puts "Check N formulas" above every method with @SPL formulas;
-// the title shows the latest verdicts. Lenses sit zero-width at the method
-// name, and carry server-side commands so any client can run them.
+// CodeLens puts "Measure" above every method with workloads (@Workload, or
+// formulas measuring SELF on a generator) and "Check N formulas" above every
+// method with @SPL formulas; titles show the latest results. Lenses sit
+// zero-width at the method name, and carry server-side commands so any
+// client can run them. When measuring is not allowed, the lenses still show
+// the recorded results but carry no action.
 func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	doc := s.snapshot(p.TextDocument.URI)
 	lenses := []protocol.CodeLens{}
 	if doc == nil || doc.java == nil {
 		return lenses, nil
 	}
+	s.syncResults()
+	allowed := s.settings().AllowMeasuring
 	results := s.resultsOf(doc.path)
 	for _, m := range doc.java.Methods {
+		if m.Type == nil {
+			continue
+		}
 		n := 0
 		for _, ann := range m.SPL {
 			n += len(ann.Formulas)
 		}
-		if n == 0 || m.Type == nil {
+		measurable := len(m.Workloads) > 0 || measuresSelf(doc, m)
+		if n == 0 && !measurable {
 			continue
 		}
 		args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
-		title := fmt.Sprintf("▶ Check %d %s", n, plural(n, "formula", "formulas"))
-		if r := resultOf(results, args); r != nil {
-			title += " · " + summarize([]verdict.MethodResult{*r})
-		}
+		r := resultOf(results, args)
+		stale := r != nil && r.Source != "" && r.Source != m.SourceHash(doc.java)
 		pos := toProtocolRange(doc.java.Mapper.Range(m.NameSpan)).Start
-		lenses = append(lenses, protocol.CodeLens{
-			Range:   protocol.Range{Start: pos, End: pos},
-			Command: newCheckCommand(title, args),
-		})
+		at := protocol.Range{Start: pos, End: pos}
+		if measurable {
+			title := "▶ Measure"
+			if r != nil && len(r.Measurements) > 0 {
+				title += " · " + measurementsTitle(r.Measurements)
+				if stale {
+					title += " (stale)"
+				}
+			}
+			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newMeasureCommand(title, args))})
+		}
+		if n > 0 {
+			title := fmt.Sprintf("▶ Check %d %s", n, plural(n, "formula", "formulas"))
+			if r != nil && len(r.Instances) > 0 {
+				title += " · " + summarize([]verdict.MethodResult{*r})
+				if stale {
+					title += " (stale)"
+				}
+			}
+			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newCheckCommand(title, args))})
+		}
 	}
 	return lenses, nil
+}
+
+// action keeps a lens's command when measuring is allowed; otherwise the
+// lens only shows its title (a command without an id runs nothing).
+func action(allowed bool, c *protocol.Command) *protocol.Command {
+	if allowed {
+		return c
+	}
+	return &protocol.Command{Title: strings.TrimPrefix(c.Title, "▶ ") + " (measuring disabled)"}
+}
+
+// measuresSelf tells whether a formula of m measures m itself on a
+// generator: then "Measure" has a workload to run it on.
+func measuresSelf(doc *document, m *javasrc.Method) bool {
+	for _, f := range doc.formulas {
+		if f.Method != m || f.Parsed == nil {
+			continue
+		}
+		for _, t := range spl.Terms(f.Parsed.Body) {
+			if t.Method != nil && t.Method.Self && t.Generator != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// measurementsTitle shows the latest figures in a lens title: one
+// measurement as "12.3 µs/op ±1.1 %", several by argument, at most three.
+func measurementsTitle(ms []verdict.Measurement) string {
+	if len(ms) == 1 {
+		return measurementFigure(ms[0])
+	}
+	var parts []string
+	for i, m := range ms {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("+%d more", len(ms)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", m.Args, measurementFigure(m)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// measurementFigure is "12.3 µs/op ±1.1 %": the mean and the half-width of
+// its 95 % interval relative to it.
+func measurementFigure(m verdict.Measurement) string {
+	s := report.Duration(m.MeanNs) + "/op"
+	if m.MeanNs > 0 && m.CIHighNs > m.CILowNs {
+		s += fmt.Sprintf(" ±%.1f %%", (m.CIHighNs-m.CILowNs)/2/m.MeanNs*100)
+	}
+	return s
+}
+
+// measurementText names the workload too: "lookups(10000): 12.3 µs/op ±1.1 %".
+func measurementText(m verdict.Measurement) string {
+	w := m.Workload
+	if i := strings.LastIndexAny(w, "#."); i >= 0 {
+		w = w[i+1:]
+	}
+	if w == "" {
+		return fmt.Sprintf("(%s): %s", m.Args, measurementFigure(m))
+	}
+	return fmt.Sprintf("%s(%s): %s", w, m.Args, measurementFigure(m))
 }
 
 func erased(m *javasrc.Method) []string {

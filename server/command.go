@@ -14,12 +14,19 @@ import (
 const (
 	// CommandCheck measures and decides the formulas of one method.
 	CommandCheck = "perfls.checkFormulas"
+	// CommandMeasure measures one method's own workloads (its @Workload
+	// generators and the workloads its formulas measure it on).
+	CommandMeasure = "perfls.measure"
+	// CommandCheckFile checks every formula of one document.
+	CommandCheckFile = "perfls.checkFile"
+	// The bounds oracle's perfls.calibrate / perfls.acceptBaseline come
+	// here once it exists: see Measurer in check.go for the pattern.
 )
 
-var allCommands = []string{CommandCheck}
+var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile}
 
 // MethodArgs names an annotated method in a document: the argument of
-// CommandCheck.
+// CommandCheck and CommandMeasure.
 type MethodArgs struct {
 	URI    protocol.DocumentURI `json:"uri"`
 	Class  string               `json:"class"` // binary name
@@ -27,28 +34,113 @@ type MethodArgs struct {
 	Params []string             `json:"params"` // erased parameter types
 }
 
+// FileArgs names a document: the argument of CommandCheckFile.
+type FileArgs struct {
+	URI protocol.DocumentURI `json:"uri"`
+}
+
 // newCheckCommand builds the typed command of a "Check" code lens.
 func newCheckCommand(title string, args MethodArgs) *protocol.Command {
 	return &protocol.Command{Title: title, Command: CommandCheck, Arguments: []any{args}}
 }
 
+// newMeasureCommand builds the typed command of a "Measure" code lens.
+func newMeasureCommand(title string, args MethodArgs) *protocol.Command {
+	return &protocol.Command{Title: title, Command: CommandMeasure, Arguments: []any{args}}
+}
+
 // ExecuteCommand starts the command's work in the background and replies at
 // once: measuring takes seconds and must not hold up other requests. The
-// work reports through $/progress, diagnostics and a code lens refresh.
+// work reports through $/progress, perfls/status, diagnostics and a code
+// lens refresh.
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+	switch p.Command {
+	case CommandCheck, CommandMeasure, CommandCheckFile:
+	default:
+		return nil, fmt.Errorf("unknown command %q (perfls knows %v)", p.Command, allCommands)
+	}
+	if !s.settings().AllowMeasuring {
+		return nil, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+	}
+	if s.opts.Checker == nil {
+		return nil, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
+	}
 	switch p.Command {
 	case CommandCheck:
 		var args MethodArgs
+		if err := decodeMethodArg(p, &args); err != nil {
+			return nil, err
+		}
+		return started(s.startCheck(ctx, args)), nil
+	case CommandMeasure:
+		var args MethodArgs
+		if err := decodeMethodArg(p, &args); err != nil {
+			return nil, err
+		}
+		m, ok := s.opts.Checker.(Measurer)
+		if !ok {
+			return nil, fmt.Errorf("%s: this server's measurement service cannot measure single methods", p.Command)
+		}
+		return started(s.startMeasure(ctx, args, m)), nil
+	default: // CommandCheckFile
+		var args FileArgs
 		if err := decodeArg(p, &args); err != nil {
 			return nil, err
 		}
-		if s.opts.Checker == nil {
-			return nil, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
+		if args.URI == "" {
+			return nil, fmt.Errorf("%s: the argument needs a uri", p.Command)
 		}
-		s.startCheck(ctx, args)
-		return "started", nil
+		doc := s.snapshot(args.URI)
+		if doc == nil || doc.java == nil {
+			return nil, fmt.Errorf("%s: %s is not an open Java document", p.Command, args.URI)
+		}
+		n := 0
+		for _, a := range formulaMethods(doc) {
+			if s.startCheck(ctx, a) {
+				n++
+			}
+		}
+		if len(formulaMethods(doc)) == 0 {
+			return "no formulas in this file", nil
+		}
+		return fmt.Sprintf("started %d %s", n, plural(n, "check", "checks")), nil
 	}
-	return nil, fmt.Errorf("unknown command %q (perfls knows %v)", p.Command, allCommands)
+}
+
+func started(ok bool) string {
+	if ok {
+		return "started"
+	}
+	return "already queued"
+}
+
+// formulaMethods lists the methods of doc that carry formulas.
+func formulaMethods(doc *document) []MethodArgs {
+	var out []MethodArgs
+	for _, m := range doc.java.Methods {
+		if m.Type == nil {
+			continue
+		}
+		for _, ann := range m.SPL {
+			if len(ann.Formulas) > 0 {
+				out = append(out, MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// decodeMethodArg reads a MethodArgs argument and checks that it names a
+// method.
+func decodeMethodArg(p *protocol.ExecuteCommandParams, args *MethodArgs) error {
+	if err := decodeArg(p, args); err != nil {
+		return err
+	}
+	if args.URI == "" || args.Class == "" || args.Method == "" {
+		return fmt.Errorf("%s: the argument needs uri, class and method (got %+v)", p.Command, *args)
+	}
+	return nil
 }
 
 // decodeArg reads the single object argument of a command. Arguments arrive

@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 )
@@ -46,6 +48,12 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 		return nil
 	}
 	var out []protocol.Diagnostic
+	violated := protocol.DiagnosticSeverityWarning
+	if s.settings().ViolationError {
+		violated = protocol.DiagnosticSeverityError
+	}
+	related := s.relatedSupported()
+	var ix *workspace.Index // built on first need
 	for _, r := range s.resultsOf(doc.path) {
 		if m := methodOf(doc, r); m != nil && r.Source != "" && r.Source != m.SourceHash(doc.java) {
 			// The method changed since its check: say so once, rather
@@ -69,13 +77,19 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 			}
 			d := protocol.Diagnostic{
 				Range:    toProtocolRange(doc.java.Mapper.Range(f.Value.Span)),
-				Severity: protocol.DiagnosticSeverityWarning,
+				Severity: violated,
 				Code:     "formula-violated",
 				Source:   "perfls",
 				Message:  instanceMessage(in),
 			}
 			if in.Outcome == verdict.Undecided {
 				d.Severity, d.Code = protocol.DiagnosticSeverityInformation, "formula-undecided"
+			}
+			if related {
+				if ix == nil {
+					ix = s.overlay(doc)
+				}
+				d.RelatedInformation = s.otherSides(ix, f)
 			}
 			out = append(out, d)
 		}
@@ -132,4 +146,41 @@ func toProtocolSeverity(s workspace.Severity) protocol.DiagnosticSeverity {
 	default:
 		return protocol.DiagnosticSeverityError
 	}
+}
+
+// relatedSupported tells whether the client shows relatedInformation.
+func (s *server) relatedSupported() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	td := s.clientCaps.TextDocument
+	return td != nil && td.PublishDiagnostics != nil && td.PublishDiagnostics.RelatedInformation
+}
+
+// otherSides points at the declarations of the methods a formula compares
+// its method with: the other side of each comparison.
+func (s *server) otherSides(ix *workspace.Index, f *workspace.Formula) []protocol.DiagnosticRelatedInformation {
+	out := []protocol.DiagnosticRelatedInformation{}
+	if f.Parsed == nil {
+		return out
+	}
+	seen := map[*javasrc.Method]bool{}
+	for _, t := range spl.Terms(f.Parsed.Body) {
+		if t == nil || t.Method == nil || t.Method.Self {
+			continue
+		}
+		target, err := ix.ResolveMethod(f, t.Method)
+		if err != nil || target.Decl == nil || target.Decl == f.Method || seen[target.Decl] {
+			continue
+		}
+		seen[target.Decl] = true
+		d, ok := s.locate(ix, target.Decl)
+		if !ok {
+			continue
+		}
+		out = append(out, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: uri.File(d.path), Range: toProtocolRange(d.rng)},
+			Message:  fmt.Sprintf("compared with %s", target),
+		})
+	}
+	return out
 }

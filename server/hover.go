@@ -2,32 +2,98 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
 )
 
-// Hover documents an @SPL-annotated method: its formulas and the latest
-// verdicts perfls recorded for them.
+// Hover documents, on a formula's method, generator, alias or variable,
+// what it resolves to; elsewhere in a method with perfls annotations, the
+// method: its formulas, its measurements, the latest verdicts, and its
+// @SeeAlso methods side by side.
 func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	doc := s.snapshot(p.TextDocument.URI)
 	if doc == nil || doc.java == nil {
 		return nil, nil
 	}
+	if fs, f, r := s.refAt(doc, p.Position); r != nil {
+		sp := fs.value.DocSpan(textpos.Span{Start: r.Span.Start, End: r.Span.End})
+		rng := toProtocolRange(doc.java.Mapper.Range(sp))
+		return &protocol.Hover{
+			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: s.refHover(doc, f, r)},
+			Range:    &rng,
+		}, nil
+	}
 	offset := doc.java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
 	m := doc.java.MethodAt(offset)
-	if m == nil || len(m.SPL) == 0 {
+	if m == nil || (len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0) {
 		return nil, nil
 	}
 	s.syncResults()
-	md := report.MethodHover(doc.java, m, doc.formulas, s.resultsOf(doc.path))
+	results := s.resultsOf(doc.path)
+	md := report.MethodHover(doc.java, m, doc.formulas, results)
+	if len(m.SeeAlso) > 0 {
+		md = strings.TrimRight(md, "\n") + "\n\n" + s.seeAlso(doc, m, results)
+	}
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{
 		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},
 		Range:    &rng,
 	}, nil
+}
+
+// seeAlso renders m's @SeeAlso methods beside m, from the recorded
+// measurements.
+func (s *server) seeAlso(doc *document, m *javasrc.Method, results []verdict.MethodResult) string {
+	var own []verdict.Measurement
+	if r := resultOf(results, MethodArgs{Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}); r != nil {
+		own = r.Measurements
+	}
+	ix := s.overlay(doc)
+	at := &workspace.Formula{Path: doc.path, File: doc.java, Method: m}
+	all := s.allResults()
+	var cols []report.SeeAlsoColumn
+	for _, v := range m.SeeAlso {
+		col := report.SeeAlsoColumn{Name: v.Text}
+		ref, ds := spl.ParseMethod(strings.TrimSpace(v.Text))
+		if ref == nil || len(ds) > 0 {
+			col.Problem = "not a method reference (write pkg.Class#method or pkg.Class.method(types))"
+			cols = append(cols, col)
+			continue
+		}
+		t, err := ix.ResolveMethod(at, ref)
+		if err != nil {
+			col.Problem = err.Error()
+			cols = append(cols, col)
+			continue
+		}
+		col.Name = shortTarget(t)
+		for _, r := range all {
+			if sameMethod(r, verdict.MethodResult{Class: t.Class, Method: t.Method, Params: t.Params}) ||
+				(t.Params == nil && r.Class == t.Class && r.Method == t.Method) {
+				col.Measurements = r.Measurements
+				break
+			}
+		}
+		cols = append(cols, col)
+	}
+	return report.SeeAlso("this: "+m.Name, own, cols)
+}
+
+// shortTarget is "Class#method" without the package.
+func shortTarget(t workspace.Target) string {
+	cls := t.Class
+	if i := strings.LastIndexAny(cls, "."); i >= 0 {
+		cls = cls[i+1:]
+	}
+	return cls + "#" + t.Method
 }
 
 func toProtocolRange(r textpos.Range) protocol.Range {

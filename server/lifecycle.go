@@ -20,7 +20,16 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	case params.RootURI != "":
 		s.rootDir = params.RootURI.Filename()
 	}
+	cfg, cfgErr := applySettings(s.cfg, params.InitializationOptions)
+	s.cfg = cfg
 	s.mu.Unlock()
+	if cfgErr != nil {
+		// Shown once the client is initialized: messages before the
+		// initialize reply are not allowed.
+		s.mu.Lock()
+		s.initWarning = cfgErr.Error()
+		s.mu.Unlock()
+	}
 	s.noteClient(params) // start indexing the workspace folders
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
@@ -31,7 +40,11 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Change:    protocol.TextDocumentSyncKindFull,
 				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
-			HoverProvider:          true,
+			HoverProvider:      true,
+			DefinitionProvider: true,
+			CompletionProvider: &protocol.CompletionOptions{
+				TriggerCharacters: completionTriggers,
+			},
 			CodeLensProvider:       &protocol.CodeLensOptions{},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: allCommands},
 		},
@@ -39,7 +52,16 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}, nil
 }
 
-func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
+func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	s.mu.Lock()
+	warning := s.initWarning
+	s.initWarning = ""
+	s.mu.Unlock()
+	if warning != "" {
+		s.showMessage(ctx, protocol.MessageTypeWarning, warning)
+	}
+	return nil
+}
 
 // Shutdown cancels background checks (their forked JVMs are killed) and
 // waits for them to finish.

@@ -58,6 +58,16 @@ type server struct {
 	results     map[string][]verdict.MethodResult // latest verdicts by file path
 	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read
 	cancels     map[string]func()                 // progress token → cancel of its job
+	cfg         Settings                          // the client's settings (settings.go)
+	initWarning string                            // bad initializationOptions, shown once initialized
+	warnedSave  bool                              // measure-on-save was refused once (allowMeasuring false)
+	pending     map[string]bool                   // measuring jobs queued or running, by kind and method
+	queued      int                               // measuring jobs waiting for slot
+	running     int                               // measuring jobs holding slot
+	current     string                            // what the running job does, for perfls/status
+
+	// slot admits one measuring job at a time; the others queue.
+	slot chan struct{}
 }
 
 // Serve runs an LSP session on rwc until the client sends exit or the stream
@@ -71,6 +81,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		docs:    map[protocol.DocumentURI]*document{},
 		results: map[string][]verdict.MethodResult{},
 		cancels: map[string]func(){},
+		pending: map[string]bool{},
+		cfg:     DefaultSettings(),
+		slot:    make(chan struct{}, 1),
 		logf:    func(string, ...any) {},
 	}
 	s.recordRev = -1

@@ -40,14 +40,62 @@ func (s *server) DidChange(ctx context.Context, p *protocol.DidChangeTextDocumen
 }
 
 // DidSave re-reads the saved file into the workspace index, so that other
-// documents' references see what was saved.
+// documents' references see what was saved, and, when the user enabled
+// measureOnSave, re-checks the formulas of the methods changed since their
+// last verdict.
 func (s *server) DidSave(ctx context.Context, p *protocol.DidSaveTextDocumentParams) error {
 	path := uri.URI(p.TextDocument.URI).Filename()
 	if strings.HasSuffix(path, ".java") {
 		s.workspaceIndex().refresh(path)
 		s.recheckOpen(ctx)
+		s.measureOnSave(ctx, p.TextDocument.URI)
 	}
 	return nil
+}
+
+// measureOnSave starts a check of every method of the saved document whose
+// source changed since its recorded verdicts (the hash stale hints
+// compare). Methods never checked are left alone: measuring runs the user's
+// code, so it starts only where the user asked for verdicts before.
+func (s *server) measureOnSave(ctx context.Context, u protocol.DocumentURI) {
+	cfg := s.settings()
+	if !cfg.MeasureOnSave || s.opts.Checker == nil {
+		return
+	}
+	doc := s.snapshot(u)
+	if doc == nil || doc.java == nil {
+		return
+	}
+	s.syncResults()
+	results := s.resultsOf(doc.path)
+	var changed []MethodArgs
+	for _, m := range doc.java.Methods {
+		if m.Type == nil {
+			continue
+		}
+		a := MethodArgs{URI: u, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+		r := resultOf(results, a)
+		if r == nil || len(r.Instances) == 0 || r.Source == "" || r.Source == m.SourceHash(doc.java) {
+			continue
+		}
+		changed = append(changed, a)
+	}
+	if len(changed) == 0 {
+		return
+	}
+	if !cfg.AllowMeasuring {
+		s.mu.Lock()
+		warned := s.warnedSave
+		s.warnedSave = true
+		s.mu.Unlock()
+		if !warned {
+			s.showMessage(ctx, protocol.MessageTypeWarning, "perfls: measure on save: "+errMeasuringDisabled.Error())
+		}
+		return
+	}
+	for _, a := range changed {
+		s.startCheck(ctx, a)
+	}
 }
 
 func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {

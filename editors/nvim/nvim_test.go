@@ -26,11 +26,18 @@ public class A {
 `
 
 // The script opens the file, waits for perfls's diagnostics and code lens,
-// and writes what it saw as JSON.
+// reads a hover, runs the Check lens's command (the formula is broken, so
+// nothing is measured and no JVM starts) until perfls/status says idle
+// again, and writes what it saw as JSON.
 const script = `
 vim.opt.runtimepath:prepend(vim.env.PERFLS_PLUGIN)
 vim.cmd('filetype on')
-require('perfls').setup({ cmd = { vim.env.PERFLS_BIN, 'serve' } })
+local statuses = {}
+require('perfls').setup({
+  cmd = { vim.env.PERFLS_BIN, 'serve' },
+  settings = { violationSeverity = 'error' },
+  on_status = function(s) table.insert(statuses, s) end,
+})
 vim.cmd('edit ' .. vim.env.PERFLS_FILE)
 local out = { diagnostics = {}, lenses = {}, root = require('perfls').find_root(0) }
 vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
@@ -39,9 +46,27 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
 end
 local buf = vim.api.nvim_get_current_buf()
 vim.wait(30000, function() return #vim.lsp.codelens.get(buf) > 0 end, 50)
+local check
 for _, l in ipairs(vim.lsp.codelens.get(buf)) do
   table.insert(out.lenses, { lnum = l.range.start.line, title = l.command and l.command.title or '' })
+  if l.command and l.command.command == 'perfls.checkFormulas' then check = l.command end
 end
+local hover = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
+  textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 4, character = 22 },
+}, 30000)
+for _, r in pairs(hover or {}) do
+  if r.result then out.hover = r.result.contents.value end
+end
+if check then
+  local reply = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = check.command, arguments = check.arguments }, 30000)
+  for _, r in pairs(reply or {}) do
+    out.command = r.result or (r.err and r.err.message)
+  end
+  vim.wait(60000, function()
+    return #statuses > 1 and statuses[#statuses].message == 'idle'
+  end, 50)
+end
+out.statuses = statuses
 local f = io.open(vim.env.PERFLS_OUT, 'w')
 f:write(vim.fn.json_encode(out))
 f:close()
@@ -93,6 +118,12 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 			Lnum  int
 			Title string
 		}
+		Hover    string
+		Command  string
+		Statuses []struct {
+			Running, Queued int
+			Message         string
+		}
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -103,7 +134,22 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 	if len(got.Diagnostics) == 0 || got.Diagnostics[0].Lnum != 3 || got.Diagnostics[0].Severity != 1 || !strings.Contains(got.Diagnostics[0].Message, ")") {
 		t.Errorf("diagnostics %+v, want an error about the missing \")\" on line 4", got.Diagnostics)
 	}
-	if len(got.Lenses) != 1 || got.Lenses[0].Lnum != 4 || !strings.Contains(got.Lenses[0].Title, "Check 1 formula") {
-		t.Errorf("code lenses %+v, want \"Check 1 formula\" on line 5", got.Lenses)
+	if len(got.Lenses) != 2 || got.Lenses[0].Lnum != 4 || got.Lenses[0].Title != "▶ Measure" || !strings.Contains(got.Lenses[1].Title, "Check 1 formula") {
+		t.Errorf("code lenses %+v, want \"Measure\" and \"Check 1 formula\" on line 5", got.Lenses)
+	}
+	if !strings.Contains(got.Hover, "**perfls** `p.A#a(int[])`") {
+		t.Errorf("hover on the method name: %q", got.Hover)
+	}
+	// The lens command ran on the server: queued, running, idle.
+	n := len(got.Statuses)
+	if got.Command != "started" || n < 2 || got.Statuses[n-1].Message != "idle" || got.Statuses[n-1].Running != 0 {
+		t.Errorf("lens command: reply %q, statuses %+v", got.Command, got.Statuses)
+	}
+	running := false
+	for _, s := range got.Statuses {
+		running = running || (s.Running == 1 && strings.Contains(s.Message, "checking p.A#a"))
+	}
+	if !running {
+		t.Errorf("no running status: %+v", got.Statuses)
 	}
 }

@@ -8,8 +8,14 @@ local defaults = {
   cmd = { 'perfls', 'serve' },
   filetypes = { 'java', 'spl' },
   root_markers = { 'perfls.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', '.git' },
-  codelens = true, -- show and refresh the "Check N formulas" lenses
+  codelens = true, -- show and refresh the "Measure" / "Check N formulas" lenses
+  -- settings of the editor contract (alpha, interpretation, budgetSeconds,
+  -- measureOnSave, javaHome, jvmArgs, violationSeverity, allowMeasuring),
+  -- sent as initializationOptions and with workspace/didChangeConfiguration.
   settings = {},
+  -- on_status(status) is called with every perfls/status notification
+  -- ({ running, queued, message }); vim.g.perfls_status always holds the last.
+  on_status = nil,
 }
 
 local config = vim.deepcopy(defaults)
@@ -67,6 +73,15 @@ local function attach(bufnr)
       root_dir = root,
       workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
       settings = config.settings,
+      init_options = config.settings,
+      handlers = {
+        ['perfls/status'] = function(_, result)
+          vim.g.perfls_status = result
+          if config.on_status then
+            config.on_status(result)
+          end
+        end,
+      },
       on_attach = on_attach,
       on_exit = function()
         clients[root] = nil
@@ -94,8 +109,9 @@ function M.setup(opts)
       attach(args.buf)
     end,
   })
-  -- :PerflsCheck runs the code lens on the cursor line (measures the
-  -- formulas of the method under the cursor: this runs your code).
+  -- :PerflsCheck runs a code lens on the cursor line (Measure or Check the
+  -- method under the cursor, chosen when there are both: this runs your
+  -- code).
   vim.api.nvim_create_user_command('PerflsCheck', function()
     vim.lsp.codelens.run()
   end, { desc = 'perfls: check the formulas of the method at the cursor' })

@@ -1,0 +1,328 @@
+package server
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/analysis/workspace"
+)
+
+// completionTriggers: the method separator, the generator bracket, the
+// package dot, and identifier characters (editors do not complete inside
+// strings on their own).
+var completionTriggers = func() []string {
+	t := []string{"#", "[", ".", "_", "$"}
+	for c := 'a'; c <= 'z'; c++ {
+		t = append(t, string(c), string(c-'a'+'A'))
+	}
+	return t
+}()
+
+// maxCompletions caps one answer; the list is then marked incomplete so the
+// client asks again as the user types.
+const maxCompletions = 200
+
+// Completion offers, inside @SPL strings, the aliases, generators,
+// variables and methods that may be written at the cursor: after "#" the
+// methods of the class before it, after "." the packages, classes and
+// methods below the name before it, inside "[…]" generators, elsewhere
+// SELF, aliases, variables, the annotated class's methods and indexed
+// methods as pkg.Class#method.
+func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*protocol.CompletionList, error) {
+	empty := &protocol.CompletionList{Items: []protocol.CompletionItem{}}
+	doc := s.snapshot(p.TextDocument.URI)
+	if doc == nil || doc.java == nil {
+		return empty, nil
+	}
+	off := doc.java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
+	fs := stringAt(doc, off)
+	if fs == nil || off <= fs.value.Span.Start || off >= fs.value.Span.End {
+		return empty, nil // outside the string (or on its quotes)
+	}
+	text := fs.value.Text[:fs.index]
+	word := trailingIdent(text)
+	before := text[:len(text)-len(word)]
+	wordSpan := fs.value.DocSpan(textpos.Span{Start: fs.index - len(word), End: fs.index})
+	c := &completer{
+		s: s, doc: doc, fs: fs, ix: s.overlay(doc), word: word,
+		rng: toProtocolRange(doc.java.Mapper.Range(wordSpan)), seen: map[string]bool{},
+	}
+	c.at = &workspace.Formula{Path: doc.path, File: doc.java, Method: fs.method}
+	switch {
+	case strings.HasSuffix(before, "#"):
+		c.members(qualifierBefore(before[:len(before)-1]), inBrackets(before))
+	case strings.HasSuffix(before, "."):
+		c.dotted(qualifierBefore(before[:len(before)-1]), inBrackets(before))
+	case inBrackets(before):
+		c.generators()
+	default:
+		c.terms()
+	}
+	sort.SliceStable(c.items, func(i, j int) bool { return c.items[i].SortText < c.items[j].SortText })
+	return &protocol.CompletionList{IsIncomplete: c.incomplete, Items: c.items}, nil
+}
+
+type completer struct {
+	s          *server
+	doc        *document
+	fs         *formulaString
+	ix         *workspace.Index
+	at         *workspace.Formula // resolution context: the annotated method
+	word       string             // the identifier typed so far
+	rng        protocol.Range     // replaced by an item
+	items      []protocol.CompletionItem
+	seen       map[string]bool
+	incomplete bool
+}
+
+// add offers label (inserted as is) unless it does not extend word.
+func (c *completer) add(label string, kind protocol.CompletionItemKind, detail string, rank int) {
+	if c.seen[label] || !strings.HasPrefix(strings.ToLower(label), strings.ToLower(c.word)) {
+		return
+	}
+	if len(c.items) >= maxCompletions {
+		c.incomplete = true
+		return
+	}
+	c.seen[label] = true
+	c.items = append(c.items, protocol.CompletionItem{
+		Label: label, Kind: kind, Detail: detail,
+		SortText: string(rune('a'+rank)) + label,
+		TextEdit: &protocol.TextEdit{Range: c.rng, NewText: label},
+	})
+}
+
+// members offers the methods of the class written before "#".
+func (c *completer) members(class string, generator bool) {
+	if class == "" {
+		return
+	}
+	t := c.ix.ResolveClassIn(c.doc.java, c.fs.method.Type, class)
+	if t == nil {
+		return
+	}
+	c.methodsOf(t, generator)
+}
+
+func (c *completer) methodsOf(t *javasrc.Type, generator bool) {
+	for _, m := range c.ix.MethodsOf(t) {
+		if m.IsConstructor || m.Name == "" {
+			continue
+		}
+		rank := 1
+		if workspace.IsGenerator(m) == generator {
+			rank = 0
+		}
+		c.add(m.Name, protocol.CompletionItemKindMethod, declText(m), rank)
+	}
+}
+
+// dotted offers what follows "name.": the methods of a class (thesis
+// pkg.Class.method), else the next segment of packages and classes.
+func (c *completer) dotted(qual string, generator bool) {
+	if qual == "" {
+		return
+	}
+	if t := c.ix.ResolveClassIn(c.doc.java, c.fs.method.Type, qual); t != nil {
+		c.methodsOf(t, generator)
+	}
+	c.segments(qual + ".")
+}
+
+// segments offers the next name segment of the types below prefix.
+func (c *completer) segments(prefix string) {
+	for _, name := range c.ix.TypesWithPrefix(prefix, 0) {
+		seg := name[len(prefix):]
+		kind := protocol.CompletionItemKindClass
+		if i := strings.Index(seg, "."); i >= 0 {
+			seg, kind = seg[:i], protocol.CompletionItemKindModule
+		}
+		c.add(seg, kind, prefix+seg, 0)
+	}
+}
+
+// generators offers generator aliases and generator methods of the
+// annotated class.
+func (c *completer) generators() {
+	for _, a := range c.aliases() {
+		c.add(a.Name, protocol.CompletionItemKindVariable, "alias", 0)
+	}
+	for t := c.fs.method.Type; t != nil; t = t.Outer {
+		for _, m := range c.ix.MethodsOf(t) {
+			if workspace.IsGenerator(m) {
+				c.add(m.Name, protocol.CompletionItemKindFunction, declText(m), 1)
+			}
+		}
+	}
+	c.indexed(true)
+}
+
+// terms offers what can start a term or fill an argument list.
+func (c *completer) terms() {
+	for _, v := range c.variables() {
+		c.add(v, protocol.CompletionItemKindVariable, "variable", 0)
+	}
+	for _, a := range c.aliases() {
+		c.add(a.Name, protocol.CompletionItemKindVariable, "alias", 0)
+	}
+	c.add("SELF", protocol.CompletionItemKindKeyword, "the annotated method", 1)
+	c.add("THIS", protocol.CompletionItemKindKeyword, "the annotated method", 1)
+	for _, kw := range []string{"for", "in", "and", "or", "implies"} {
+		c.add(kw, protocol.CompletionItemKindKeyword, "", 3)
+	}
+	for t := c.fs.method.Type; t != nil; t = t.Outer {
+		for _, m := range c.ix.MethodsOf(t) {
+			if !m.IsConstructor && !workspace.IsGenerator(m) {
+				c.add(m.Name, protocol.CompletionItemKindMethod, declText(m), 2)
+			}
+		}
+	}
+	c.indexed(false)
+}
+
+// indexed offers the workspace's methods as pkg.Class#method, when the word
+// typed so far starts the class's package or simple name.
+func (c *completer) indexed(generator bool) {
+	if c.word == "" {
+		return
+	}
+	lw := strings.ToLower(c.word)
+	for _, name := range c.ix.TypesWithPrefix("", 0) {
+		simple := name[strings.LastIndex(name, ".")+1:]
+		if !strings.HasPrefix(strings.ToLower(name), lw) && !strings.HasPrefix(strings.ToLower(simple), lw) {
+			continue
+		}
+		t := c.ix.Type(name)
+		for _, m := range c.ix.MethodsOf(t) {
+			if m.IsConstructor || workspace.IsGenerator(m) != generator {
+				continue
+			}
+			label := name + "#" + m.Name
+			if c.seen[label] {
+				continue
+			}
+			if len(c.items) >= maxCompletions {
+				c.incomplete = true
+				return
+			}
+			c.seen[label] = true
+			c.items = append(c.items, protocol.CompletionItem{
+				Label: label, Kind: protocol.CompletionItemKindMethod, Detail: declText(m),
+				FilterText: c.word + label, SortText: "e" + label,
+				TextEdit: &protocol.TextEdit{Range: c.rng, NewText: label},
+			})
+		}
+	}
+}
+
+// aliases visible at the cursor: those of the annotated method's parsed
+// formulas, and those declared in the string being typed (which may not
+// parse yet).
+func (c *completer) aliases() []*spl.Alias {
+	var out []*spl.Alias
+	seen := map[string]bool{}
+	for _, f := range c.doc.formulas {
+		if f.Method != c.fs.method {
+			continue
+		}
+		for _, list := range [][]*spl.Alias{f.Aliases, f.GeneratorAliases} {
+			for _, a := range list {
+				if !seen[a.Name] {
+					seen[a.Name] = true
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	for _, m := range aliasDecl.FindAllStringSubmatch(c.fs.value.Text, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, &spl.Alias{Name: m[1]})
+		}
+	}
+	return out
+}
+
+var (
+	aliasDecl = regexp.MustCompile(`(?m)(?:^|\s)([A-Za-z_$][\w$]*)\s*:=`)
+	// quantified variables: "for n in {…}" and SPL Tools "n{…}".
+	thesisVar   = regexp.MustCompile(`\bfor\s+([A-Za-z_$][\w$]*)\s+in\b`)
+	originalVar = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*\{`)
+)
+
+var keyword = map[string]bool{"for": true, "in": true, "and": true, "or": true, "implies": true, "SELF": true, "THIS": true}
+
+// variables quantified in the string being typed.
+func (c *completer) variables() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(v string) {
+		if !seen[v] && !keyword[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	for _, f := range c.fs.formulas {
+		if f.Parsed == nil {
+			continue
+		}
+		for _, q := range f.Parsed.Quantifiers {
+			for _, v := range q.Vars {
+				add(v.Name)
+			}
+		}
+	}
+	for _, re := range []*regexp.Regexp{thesisVar, originalVar} {
+		for _, m := range re.FindAllStringSubmatch(c.fs.value.Text, -1) {
+			add(m[1])
+		}
+	}
+	return out
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 0x80 || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+}
+
+// trailingIdent is the identifier that ends s.
+func trailingIdent(s string) string {
+	i := len(s)
+	for i > 0 && isIdentByte(s[i-1]) {
+		i--
+	}
+	return s[i:]
+}
+
+// qualifierBefore is the dotted name that ends s ("demo.Demo" in
+// "SELF <= demo.Demo").
+func qualifierBefore(s string) string {
+	i := len(s)
+	for i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '.') {
+		i--
+	}
+	return strings.Trim(s[i:], ".")
+}
+
+// inBrackets tells whether s leaves a "[" open: the cursor is in a term's
+// generator position.
+func inBrackets(s string) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return depth > 0
+}

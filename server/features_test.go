@@ -1,0 +1,390 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/server"
+)
+
+// Measure makes fakeChecker a server.Measurer.
+func (f *fakeChecker) Measure(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
+	f.mu.Lock()
+	f.measures = append(f.measures, req)
+	f.mu.Unlock()
+	report("fork 1/3")
+	if f.release != nil {
+		select {
+		case <-f.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.measured, f.err
+}
+
+func (f *fakeChecker) checkRequests() []server.CheckRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]server.CheckRequest(nil), f.requests...)
+}
+
+// session opens lensSource (or src) in a fresh session with the given
+// initialization options and client capabilities.
+type session struct {
+	*fakeClient
+	dir, path string
+	u         protocol.DocumentURI
+}
+
+func openSession(t *testing.T, opts server.Options, initOpts any, src string) *session {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Demo.java")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fc := startSession(t, opts)
+	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{
+		RootURI:               uri.File(dir),
+		InitializationOptions: initOpts,
+		Capabilities: protocol.ClientCapabilities{
+			Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+			Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}},
+			TextDocument: &protocol.TextDocumentClientCapabilities{
+				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true},
+			},
+		},
+	}, nil)
+	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	u := uri.File(path)
+	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src},
+	})
+	fc.awaitDiagnostics(t, u, 1)
+	return &session{fc, dir, path, u}
+}
+
+func (ss *session) lenses(t *testing.T) []protocol.CodeLens {
+	t.Helper()
+	var lenses []protocol.CodeLens
+	ss.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss.u}}, &lenses)
+	return lenses
+}
+
+func (ss *session) execute(t *testing.T, command string, arg any) (any, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var reply any
+	_, err := ss.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: command, Arguments: []any{arg}}, &reply)
+	return reply, err
+}
+
+// statuses lists the perfls/status notifications received.
+func (fc *fakeClient) statuses() []server.StatusParams {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out []server.StatusParams
+	for _, c := range fc.calls {
+		if c.method == server.MethodStatus {
+			var p server.StatusParams
+			json.Unmarshal(c.params, &p)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (fc *fakeClient) messages() []string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out []string
+	for _, c := range fc.calls {
+		if c.method == protocol.MethodWindowShowMessage {
+			var p protocol.ShowMessageParams
+			json.Unmarshal(c.params, &p)
+			out = append(out, p.Message)
+		}
+	}
+	return out
+}
+
+func (fc *fakeClient) lastDiagnostics(u protocol.DocumentURI) []protocol.Diagnostic {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	ps := fc.diags[u]
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps[len(ps)-1].Diagnostics
+}
+
+func (fc *fakeClient) publications(u protocol.DocumentURI) int {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return len(fc.diags[u])
+}
+
+const formulaText = "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)"
+
+func violatedResult(path, source string) []verdict.MethodResult {
+	return []verdict.MethodResult{{
+		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, CheckedAt: time.Now(), Source: source,
+		Instances: []verdict.InstanceResult{
+			{Formula: formulaText, Instance: "n=20", Outcome: verdict.Violated,
+				Comparisons: []verdict.ComparisonResult{{Text: "SELF[gen](20) <= demo.Demo#slow[gen](20)", Outcome: verdict.Violated,
+					Evidence: verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 900, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 300, Samples: 90}, Ratio: 3, P: 1e-9}}}},
+		},
+	}}
+}
+
+// Settings from initializationOptions reach the checker; violationSeverity
+// from didChangeConfiguration republishes; related information points at
+// the other side of the comparison; perfls/status follows the job.
+func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
+	checker := &fakeChecker{}
+	dir0 := t.TempDir()
+	checker.result = violatedResult("", "")
+	ss := openSession(t, server.Options{Checker: checker}, map[string]any{
+		"alpha": 0.01, "interpretation": "rank", "budgetSeconds": 2.5, "javaHome": dir0, "jvmArgs": []string{"-Xint"},
+		"violationSeverity": "error",
+	}, lensSource)
+	checker.mu.Lock()
+	checker.result[0].File = ss.path
+	checker.result[0].Source = sourceHash(t, ss.path, "fast")
+	checker.mu.Unlock()
+
+	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
+	if reply, err := ss.execute(t, server.CommandCheck, args); err != nil || reply != "started" {
+		t.Fatalf("check: %v %v", reply, err)
+	}
+	ss.await(t, "a violated diagnostic", func() bool {
+		ds := ss.lastDiagnostics(ss.u)
+		return len(ds) > 0 && ds[0].Code == "formula-violated"
+	})
+	d := ss.lastDiagnostics(ss.u)[0]
+	if d.Severity != protocol.DiagnosticSeverityError {
+		t.Errorf("violationSeverity error: got severity %v", d.Severity)
+	}
+	// The other side: demo.Demo#slow, declared on line 7 (0-based 6).
+	if len(d.RelatedInformation) != 1 || d.RelatedInformation[0].Location.URI != ss.u || d.RelatedInformation[0].Location.Range.Start.Line != 6 ||
+		!strings.Contains(d.RelatedInformation[0].Message, "demo.Demo#slow") {
+		t.Errorf("related information %+v", d.RelatedInformation)
+	}
+	req := checker.checkRequests()[0]
+	if req.Alpha != 0.01 || req.Interpretation != "rank" || req.Budget != 2500*time.Millisecond || req.JavaHome != dir0 || len(req.JVMArgs) != 1 || req.JVMArgs[0] != "-Xint" {
+		t.Errorf("settings not passed: %+v", req)
+	}
+	// perfls/status: queued, running, then idle.
+	ss.await(t, "idle status", func() bool {
+		st := ss.statuses()
+		return len(st) > 0 && st[len(st)-1].Message == "idle"
+	})
+	st := ss.statuses()
+	sawRunning := false
+	for _, s := range st {
+		sawRunning = sawRunning || (s.Running == 1 && strings.Contains(s.Message, "checking demo.Demo#fast"))
+	}
+	if !sawRunning || st[0].Queued != 1 || st[len(st)-1].Running != 0 || st[len(st)-1].Queued != 0 {
+		t.Errorf("status sequence %+v", st)
+	}
+
+	// Back to warning through didChangeConfiguration (nested form).
+	before := ss.publications(ss.u)
+	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"perfls": map[string]any{"violationSeverity": "warning"}},
+	})
+	ss.await(t, "a republication", func() bool { return ss.publications(ss.u) > before })
+	if d := ss.lastDiagnostics(ss.u); len(d) == 0 || d[0].Severity != protocol.DiagnosticSeverityWarning {
+		t.Errorf("after violationSeverity warning: %+v", d)
+	}
+	// A bad value is reported and keeps the others.
+	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"alpha": 3, "interpretation": "quick"},
+	})
+	ss.await(t, "a settings warning", func() bool {
+		for _, m := range ss.messages() {
+			if strings.Contains(m, "alpha: 3 is not between 0 and 1") {
+				return true
+			}
+		}
+		return false
+	})
+	ss.execute(t, server.CommandCheck, args)
+	ss.await(t, "a second check", func() bool { return len(checker.checkRequests()) == 2 })
+	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" {
+		t.Errorf("after a bad alpha: %+v", req)
+	}
+}
+
+// allowMeasuring=false refuses every measuring command with a clear error
+// and leaves the lenses without actions.
+func TestAllowMeasuringFalseRefuses(t *testing.T) {
+	checker := &fakeChecker{}
+	ss := openSession(t, server.Options{Checker: checker}, map[string]any{"allowMeasuring": false}, lensSource)
+	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
+	for _, c := range []struct {
+		cmd string
+		arg any
+	}{{server.CommandCheck, args}, {server.CommandMeasure, args}, {server.CommandCheckFile, server.FileArgs{URI: ss.u}}} {
+		if _, err := ss.execute(t, c.cmd, c.arg); err == nil || !strings.Contains(err.Error(), "allowMeasuring is false") {
+			t.Errorf("%s: err = %v", c.cmd, err)
+		}
+	}
+	for _, l := range ss.lenses(t) {
+		if l.Command == nil || l.Command.Command != "" || !strings.Contains(l.Command.Title, "measuring disabled") {
+			t.Errorf("lens with an action: %+v", l.Command)
+		}
+	}
+	if n := len(checker.checkRequests()); n != 0 {
+		t.Errorf("%d checks ran", n)
+	}
+	// Allowed again: the command runs.
+	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": true}})
+	ss.await(t, "the check", func() bool {
+		_, err := ss.execute(t, server.CommandCheckFile, server.FileArgs{URI: ss.u})
+		return err == nil && len(checker.checkRequests()) > 0
+	})
+}
+
+// Measure runs in the background; its result shows in the Measure lens's
+// title, refreshed; checkFile checks every method with formulas.
+func TestMeasureLensAndCheckFile(t *testing.T) {
+	checker := &fakeChecker{}
+	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	checker.mu.Lock()
+	checker.measured = []verdict.MethodResult{{
+		File: ss.path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, Source: sourceHash(t, ss.path, "fast"),
+		Measurements: []verdict.Measurement{{Workload: "demo.Demo#gen", Args: "10", MeanNs: 12300, CILowNs: 12165, CIHighNs: 12435, Forks: 3, Samples: 30}},
+	}}
+	checker.mu.Unlock()
+	lenses := ss.lenses(t)
+	if len(lenses) != 2 || lenses[0].Command.Title != "▶ Measure" {
+		t.Fatalf("lenses before measuring: %+v", lenses)
+	}
+	if reply, err := ss.execute(t, lenses[0].Command.Command, lenses[0].Command.Arguments[0]); err != nil || reply != "started" {
+		t.Fatalf("measure: %v %v", reply, err)
+	}
+	ss.await(t, "codeLens/refresh", func() bool {
+		for _, m := range ss.methods() {
+			if m == protocol.MethodCodeLensRefresh {
+				return true
+			}
+		}
+		return false
+	})
+	if got := ss.lenses(t)[0].Command.Title; got != "▶ Measure · 12.3 µs/op ±1.1 %" {
+		t.Errorf("measure lens title %q", got)
+	}
+	if kinds := ss.progressKinds("measuring demo.Demo#fast"); len(kinds) < 2 || kinds[len(kinds)-1] != "end:gen(10): 12.3 µs/op ±1.1 %" {
+		t.Errorf("progress %v", kinds)
+	}
+
+	reply, err := ss.execute(t, server.CommandCheckFile, server.FileArgs{URI: ss.u})
+	if err != nil || reply != "started 1 check" {
+		t.Fatalf("checkFile: %v %v", reply, err)
+	}
+	ss.await(t, "the file's check", func() bool { return len(checker.checkRequests()) == 1 })
+	if r := checker.checkRequests()[0]; r.Method != "fast" || r.File != ss.path {
+		t.Errorf("checkFile request %+v", r)
+	}
+	if _, err := ss.execute(t, server.CommandCheckFile, server.FileArgs{URI: "file:///nowhere/X.java"}); err == nil || !strings.Contains(err.Error(), "not an open Java document") {
+		t.Errorf("checkFile of an unknown document: %v", err)
+	}
+	if _, err := ss.execute(t, server.CommandMeasure, map[string]any{"uri": string(ss.u)}); err == nil || !strings.Contains(err.Error(), "needs uri, class and method") {
+		t.Errorf("measure without a method: %v", err)
+	}
+}
+
+// Jobs queue behind the running one and can be cancelled while queued.
+func TestJobsQueueOneAtATime(t *testing.T) {
+	checker := &fakeChecker{release: make(chan struct{})}
+	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
+	ss.execute(t, server.CommandCheck, args)
+	ss.execute(t, server.CommandMeasure, args)
+	if reply, _ := ss.execute(t, server.CommandCheck, args); reply != "already queued" {
+		t.Errorf("the same check twice: %v", reply)
+	}
+	ss.await(t, "one running, one queued", func() bool {
+		st := ss.statuses()
+		return len(st) > 0 && st[len(st)-1].Running == 1 && st[len(st)-1].Queued == 1
+	})
+	close(checker.release)
+	ss.await(t, "idle", func() bool {
+		st := ss.statuses()
+		return len(st) > 0 && st[len(st)-1].Message == "idle" && len(checker.checkRequests()) == 1
+	})
+	for _, s := range ss.statuses() {
+		if s.Running > 1 {
+			t.Errorf("two jobs ran at once: %+v", s)
+		}
+	}
+}
+
+// measureOnSave re-checks, on save, the methods changed since their
+// verdicts, and only when enabled.
+func TestMeasureOnSave(t *testing.T) {
+	checker := &fakeChecker{}
+	ss := openSession(t, server.Options{Checker: checker}, map[string]any{"measureOnSave": true}, lensSource)
+	checker.mu.Lock()
+	checker.result = violatedResult(ss.path, sourceHash(t, ss.path, "fast"))
+	checker.mu.Unlock()
+	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
+	ss.execute(t, server.CommandCheck, args)
+	ss.await(t, "the verdicts", func() bool {
+		ds := ss.lastDiagnostics(ss.u)
+		return len(ds) > 0 && ds[0].Code == "formula-violated"
+	})
+	save := func() {
+		ss.notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss.u}})
+	}
+	// Saving unchanged code measures nothing.
+	save()
+	edited := strings.Replace(lensSource, "{ return a.length; }\n\n    public static int slow", "{ return a.length + 1; }\n\n    public static int slow", 1)
+	ss.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: ss.u}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: edited}},
+	})
+	ss.awaitDiagnostics(t, ss.u, 2)
+	if n := len(checker.checkRequests()); n != 1 {
+		t.Fatalf("%d checks before the save of the change, want 1", n)
+	}
+	save()
+	ss.await(t, "the re-check on save", func() bool { return len(checker.checkRequests()) == 2 })
+	if r := checker.checkRequests()[1]; r.Method != "fast" {
+		t.Errorf("re-checked %+v", r)
+	}
+
+	// Off (the default): saving a changed method measures nothing.
+	checker2 := &fakeChecker{}
+	ss2 := openSession(t, server.Options{Checker: checker2}, nil, lensSource)
+	checker2.mu.Lock()
+	checker2.result = violatedResult(ss2.path, "0123456789abcdef") // recorded for other code
+	checker2.mu.Unlock()
+	ss2.execute(t, server.CommandCheck, server.MethodArgs{URI: ss2.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}})
+	ss2.await(t, "a stale hint", func() bool {
+		ds := ss2.lastDiagnostics(ss2.u)
+		return len(ds) > 0 && ds[0].Code == "stale-verdict"
+	})
+	ss2.notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss2.u}})
+	// A request after the notification is handled after it (in order).
+	ss2.lenses(t)
+	if n := len(checker2.checkRequests()); n != 1 {
+		t.Errorf("measureOnSave off: %d checks, want only the explicit one", n)
+	}
+}

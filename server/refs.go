@@ -1,0 +1,303 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/analysis/workspace"
+)
+
+// formulaString is the @SPL string under the cursor.
+type formulaString struct {
+	method   *javasrc.Method
+	value    *javasrc.StringValue
+	index    int                  // byte index into value.Text of the cursor
+	formulas []*workspace.Formula // parsed from value; empty when it is broken
+}
+
+// stringAt finds the @SPL string (a formula or an alias element) of a
+// Java document that holds the document offset off.
+func stringAt(doc *document, off int) *formulaString {
+	if doc.java == nil {
+		return nil
+	}
+	m := doc.java.MethodAt(off)
+	for m != nil {
+		for _, ann := range m.SPL {
+			for _, group := range [][]*javasrc.StringValue{ann.Formulas, ann.MethodAliases, ann.GeneratorAliases} {
+				for _, v := range group {
+					if v.Span.Start <= off && off <= v.Span.End {
+						fs := &formulaString{method: m, value: v, index: textIndex(v, off)}
+						for _, f := range doc.formulas {
+							if f.Value == v {
+								fs.formulas = append(fs.formulas, f)
+							}
+						}
+						return fs
+					}
+				}
+			}
+		}
+		// A method nested in another (anonymous class): try the outer one.
+		outer := doc.java.MethodAt(m.Span.Start - 1)
+		if outer == m {
+			break
+		}
+		m = outer
+	}
+	return nil
+}
+
+// textIndex maps a document offset inside v to a byte index of v.Text: the
+// last text byte that starts at or before off.
+func textIndex(v *javasrc.StringValue, off int) int {
+	best := 0
+	for i := 0; i <= len(v.Text); i++ {
+		d := v.DocOffset(i)
+		if d == off {
+			return i
+		}
+		if d < off {
+			best = i
+			if i < len(v.Text) && v.DocOffset(i+1) > off {
+				return i + 1 // the cursor sits inside an escape: after it
+			}
+		}
+	}
+	return best
+}
+
+// overlay is the workspace index with the open documents over the files on
+// disk, doc's current version included.
+func (s *server) overlay(doc *document) *workspace.Index {
+	base, _ := s.workspaceIndex().snapshot()
+	return base.With(s.openJava(doc))
+}
+
+// refAt finds the formula reference under a position of a Java document.
+func (s *server) refAt(doc *document, pos protocol.Position) (*formulaString, *workspace.Formula, *workspace.Ref) {
+	if doc == nil || doc.java == nil {
+		return nil, nil, nil
+	}
+	off := doc.java.Mapper.Offset(textpos.Position{Line: int(pos.Line), Character: int(pos.Character)})
+	fs := stringAt(doc, off)
+	if fs == nil {
+		return nil, nil, nil
+	}
+	for _, f := range fs.formulas {
+		if r := workspace.RefAt(f, fs.value.Text, fs.index); r != nil {
+			return fs, f, r
+		}
+	}
+	return fs, nil, nil
+}
+
+// declaration is where a resolved method is declared.
+type declaration struct {
+	path string
+	rng  textpos.Range
+	text string // e.g. "static int slow(int[] a)"
+	// method is the declaration with its documentation (the index's copy
+	// may hold the signature only).
+	method *javasrc.Method
+}
+
+// declFiles caches files parsed from disk to locate declarations the index
+// holds without positions (the persisted index keeps none).
+type declFiles struct {
+	mu    sync.Mutex
+	files map[string]declFile
+}
+
+type declFile struct {
+	size, mtime int64
+	file        *javasrc.File
+}
+
+var diskFiles = &declFiles{files: map[string]declFile{}}
+
+// parsed returns path's model from disk, reparsed only when it changed.
+func (c *declFiles) parsed(path string) *javasrc.File {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.files[path]; ok && e.size == info.Size() && e.mtime == info.ModTime().UnixNano() {
+		return e.file
+	}
+	src, err := os.ReadFile(path)
+	if err != nil || len(src) > maxIndexedFile {
+		return nil
+	}
+	f, err := javasrc.Parse(path, src)
+	if err != nil {
+		return nil
+	}
+	if len(c.files) > 64 {
+		clear(c.files)
+	}
+	c.files[path] = declFile{size: info.Size(), mtime: info.ModTime().UnixNano(), file: f}
+	return f
+}
+
+// locate finds the declaration of m through the index: in an open
+// document, or in its file on disk.
+func (s *server) locate(ix *workspace.Index, m *javasrc.Method) (declaration, bool) {
+	if m == nil || m.Type == nil {
+		return declaration{}, false
+	}
+	f := ix.FileOf(m.Type)
+	if f == nil {
+		return declaration{}, false
+	}
+	if f.Mapper == nil {
+		// Declarations only (the persisted index): find the method in
+		// the file on disk.
+		disk := diskFiles.parsed(f.Path)
+		if disk == nil {
+			return declaration{}, false
+		}
+		var found *javasrc.Method
+		for _, dm := range disk.Methods {
+			if dm.Type != nil && dm.Type.BinaryName == m.Type.BinaryName && dm.Signature() == m.Signature() {
+				found = dm
+				break
+			}
+		}
+		if found == nil {
+			return declaration{}, false
+		}
+		f, m = disk, found
+	}
+	return declaration{path: f.Path, rng: f.Mapper.Range(m.NameSpan), text: declText(m), method: m}, true
+}
+
+// declText renders a method's declaration: "static int slow(int[] a)".
+func declText(m *javasrc.Method) string {
+	var b strings.Builder
+	if m.Static {
+		b.WriteString("static ")
+	}
+	if m.ReturnType != "" {
+		b.WriteString(m.ReturnType + " ")
+	}
+	name := m.Name
+	if m.IsConstructor && m.Type != nil {
+		name = m.Type.Name
+	}
+	b.WriteString(name + "(")
+	for i, p := range m.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strings.TrimSpace(p.Type + " " + p.Name))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// relPath shows path relative to the workspace root when inside it.
+func (s *server) relPath(path string) string {
+	if root := s.root(); root != "" {
+		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return path
+}
+
+// Definition jumps from a method, generator or alias reference in a
+// formula to the Java declaration it resolves to.
+func (s *server) Definition(_ context.Context, p *protocol.DefinitionParams) ([]protocol.Location, error) {
+	doc := s.snapshot(p.TextDocument.URI)
+	_, f, r := s.refAt(doc, p.Position)
+	if r == nil || r.Kind == workspace.RefVariable {
+		return []protocol.Location{}, nil
+	}
+	ix := s.overlay(doc)
+	t, err := ix.Resolve(f, r)
+	if err != nil || t.Decl == nil {
+		return []protocol.Location{}, nil
+	}
+	d, ok := s.locate(ix, t.Decl)
+	if !ok {
+		return []protocol.Location{}, nil
+	}
+	return []protocol.Location{{URI: uri.File(d.path), Range: toProtocolRange(d.rng)}}, nil
+}
+
+// refHover documents what a formula reference resolves to.
+func (s *server) refHover(doc *document, f *workspace.Formula, r *workspace.Ref) string {
+	var b strings.Builder
+	switch r.Kind {
+	case workspace.RefVariable:
+		fmt.Fprintf(&b, "**perfls** variable `%s`\n", r.Text)
+		for _, q := range f.Parsed.Quantifiers {
+			for k, v := range q.Vars {
+				if v.Name != r.Text {
+					continue
+				}
+				var vals []string
+				if q.Zipped {
+					for _, tuple := range q.Values {
+						if k < len(tuple) {
+							vals = append(vals, tuple[k].String())
+						}
+					}
+				} else if k < len(q.Values) {
+					for _, val := range q.Values[k] {
+						vals = append(vals, val.String())
+					}
+				}
+				fmt.Fprintf(&b, "\nvalues: `{%s}`\n", strings.Join(vals, ", "))
+			}
+		}
+		return b.String()
+	case workspace.RefGenerator:
+		fmt.Fprintf(&b, "**perfls** generator `%s`\n\n", r.Text)
+	default:
+		fmt.Fprintf(&b, "**perfls** method `%s`\n\n", r.Text)
+	}
+	if r.Alias != nil {
+		fmt.Fprintf(&b, "alias `%s`", r.Alias.Name)
+		if r.Alias.Method != nil {
+			fmt.Fprintf(&b, " := `%s`", r.Alias.Method)
+		} else if r.Alias.Generator != nil {
+			fmt.Fprintf(&b, " := `%s`", r.Alias.Generator)
+		}
+		b.WriteString("\n\n")
+	}
+	ix := s.overlay(doc)
+	t, err := ix.Resolve(f, r)
+	if err != nil {
+		fmt.Fprintf(&b, "Does not resolve: %v\n", err)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "resolves to `%s`\n", t)
+	if t.Decl == nil {
+		b.WriteString("\nnot declared in the workspace (resolved by the JVM when measured)\n")
+		return b.String()
+	}
+	decl := t.Decl
+	if d, ok := s.locate(ix, t.Decl); ok {
+		fmt.Fprintf(&b, "\n```java\n%s\n```\n\n%s:%d\n", d.text, s.relPath(d.path), d.rng.Start.Line+1)
+		decl = d.method
+	} else {
+		fmt.Fprintf(&b, "\n```java\n%s\n```\n", declText(t.Decl))
+	}
+	if g := decl.Generator; g != nil && g.Description != nil && g.Description.Text != "" {
+		fmt.Fprintf(&b, "\n%s\n", g.Description.Text)
+	}
+	return b.String()
+}

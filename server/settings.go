@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// Settings are the editor settings of the shared contract
+// (initializationOptions, workspace/didChangeConfiguration).
+type Settings struct {
+	// Alpha is the significance level; 0 = not set (the project's
+	// perfls.json, else 0.05).
+	Alpha float64
+	// Interpretation is "" for auto (the project's choice, else perfls's
+	// default), or quick, parametric, nonparametric, rank.
+	Interpretation string
+	// BudgetSeconds limits one measuring command; 0 = no limit.
+	BudgetSeconds float64
+	// MeasureOnSave re-checks, on save, the formulas of methods changed
+	// since their last verdict.
+	MeasureOnSave bool
+	// JavaHome is the JDK used to compile and fork; "" = JAVA_HOME / PATH.
+	JavaHome string
+	// JVMArgs are extra flags of the forked JVMs.
+	JVMArgs []string
+	// ViolationError shows violated formulas as errors instead of warnings.
+	ViolationError bool
+	// AllowMeasuring is false in untrusted workspaces: every measuring
+	// command and measure-on-save is refused.
+	AllowMeasuring bool
+}
+
+// DefaultSettings are the settings before the client sends any.
+func DefaultSettings() Settings { return Settings{AllowMeasuring: true} }
+
+// rawSettings is the wire form; pointers tell a missing key (keep the
+// current value) from a zero one.
+type rawSettings struct {
+	Alpha             *float64  `json:"alpha"`
+	Interpretation    *string   `json:"interpretation"`
+	BudgetSeconds     *float64  `json:"budgetSeconds"`
+	MeasureOnSave     *bool     `json:"measureOnSave"`
+	JavaHome          *string   `json:"javaHome"`
+	JVMArgs           *[]string `json:"jvmArgs"`
+	ViolationSeverity *string   `json:"violationSeverity"`
+	AllowMeasuring    *bool     `json:"allowMeasuring"`
+}
+
+// applySettings reads the settings object v (the flat object, or
+// {"perfls": {…}}) over cur. Keys that are missing keep their value; keys
+// with a bad value keep theirs too and are reported in the error, so one
+// typo does not reset the rest.
+func applySettings(cur Settings, v any) (Settings, error) {
+	if v == nil {
+		return cur, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return cur, fmt.Errorf("settings: %w", err)
+	}
+	var nested struct {
+		Perfls json.RawMessage `json:"perfls"`
+	}
+	if json.Unmarshal(b, &nested) == nil && len(nested.Perfls) > 0 && string(nested.Perfls) != "null" {
+		b = nested.Perfls
+	}
+	// Decode key by key, so that one value of the wrong type does not
+	// discard the others.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return cur, fmt.Errorf("settings: want an object: %w", err)
+	}
+	var problems []string
+	var raw rawSettings
+	for key, val := range fields {
+		one, _ := json.Marshal(map[string]json.RawMessage{key: val})
+		if err := json.Unmarshal(one, &raw); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s is not a valid value", key, val))
+		}
+	}
+	s := cur
+	if raw.Alpha != nil {
+		if a := *raw.Alpha; a > 0 && a < 1 {
+			s.Alpha = a
+		} else {
+			problems = append(problems, fmt.Sprintf("alpha: %g is not between 0 and 1", a))
+		}
+	}
+	if raw.Interpretation != nil {
+		switch i := strings.TrimSpace(*raw.Interpretation); i {
+		case "", "auto":
+			s.Interpretation = ""
+		case "quick", "parametric", "nonparametric", "rank":
+			s.Interpretation = i
+		default:
+			problems = append(problems, fmt.Sprintf("interpretation: %q is not auto, quick, parametric, nonparametric or rank", i))
+		}
+	}
+	if raw.BudgetSeconds != nil {
+		if b := *raw.BudgetSeconds; b >= 0 {
+			s.BudgetSeconds = b
+		} else {
+			problems = append(problems, fmt.Sprintf("budgetSeconds: %g is negative", b))
+		}
+	}
+	if raw.MeasureOnSave != nil {
+		s.MeasureOnSave = *raw.MeasureOnSave
+	}
+	if raw.JavaHome != nil {
+		s.JavaHome = strings.TrimSpace(*raw.JavaHome)
+	}
+	if raw.JVMArgs != nil {
+		s.JVMArgs = append([]string(nil), (*raw.JVMArgs)...)
+	}
+	if raw.ViolationSeverity != nil {
+		switch strings.ToLower(*raw.ViolationSeverity) {
+		case "warning":
+			s.ViolationError = false
+		case "error":
+			s.ViolationError = true
+		default:
+			problems = append(problems, fmt.Sprintf("violationSeverity: %q is not warning or error", *raw.ViolationSeverity))
+		}
+	}
+	if raw.AllowMeasuring != nil {
+		s.AllowMeasuring = *raw.AllowMeasuring
+	}
+	if len(problems) > 0 {
+		return s, fmt.Errorf("perfls settings: %s (kept the previous values)", strings.Join(problems, "; "))
+	}
+	return s, nil
+}
+
+func (s *server) settings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// DidChangeConfiguration applies new settings. A changed violation
+// severity republishes every open document; withdrawn permission to measure
+// cancels nothing already running but refuses what comes next, and lenses
+// are refreshed so their actions follow.
+func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChangeConfigurationParams) error {
+	s.mu.Lock()
+	old := s.cfg
+	next, err := applySettings(old, p.Settings)
+	s.cfg = next
+	s.mu.Unlock()
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeWarning, err.Error())
+	}
+	if next.ViolationError != old.ViolationError {
+		s.republishOpen(ctx)
+	}
+	if next.AllowMeasuring != old.AllowMeasuring {
+		s.refreshCodeLenses(ctx)
+	}
+	return nil
+}
+
+// showMessage tells the user something; failures to do so are logged.
+func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.logf("showMessage: %v", err)
+	}
+	s.logf("%s", msg)
+}
+
+// republishOpen publishes every open document's diagnostics again, e.g.
+// after the violation severity changed.
+func (s *server) republishOpen(ctx context.Context) {
+	s.mu.Lock()
+	docs := make([]*document, 0, len(s.docs))
+	for _, d := range s.docs {
+		docs = append(docs, d)
+	}
+	s.mu.Unlock()
+	for _, d := range docs {
+		if err := s.publishDiagnostics(ctx, d); err != nil {
+			s.logf("publish diagnostics for %s: %v", d.path, err)
+		}
+	}
+}
