@@ -51,7 +51,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.StringVar(&cf.html, "html", "", "also write a self-contained HTML report with plots to DIR/index.html (DIR is created when missing)")
 	fl.StringVar(&cf.interp, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated, 2 usage, formula or build errors.")
+		fmt.Fprintln(stderr, "Usage: perfls check [flags] DIR\n\nCompiles the Java project in DIR, measures every method its @SPL formulas name in\nforked JVMs, and decides each formula instance (fewer than 5 forks: quick Welch test with 5% tolerance;\n5 or more: parametric test on fork means; see docs/statistics.md).\nExit status: 0 all hold, 1 a formula is violated or a calibrated workload failed its bounds oracle\n(perfls calibrate; docs/oracle.md), 2 usage, formula or build errors.")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -158,17 +158,18 @@ func check(ctx context.Context, dir string, cf checkFlags, stdout, stderr io.Wri
 	if cf.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out.methods); err != nil {
+		if err := enc.Encode(withOracle(out.methods, out.oracle)); err != nil {
 			return exitUsage, err
 		}
 	} else {
 		printText(stdout, dir, out.methods)
 		printCosts(stdout, out.costs)
+		printOracle(stdout, out.oracle)
 		fmt.Fprintf(stdout, "\n%d satisfied, %d violated, %d undecided (α = %g; %.1fs)\n",
 			counts[verdict.Satisfied], counts[verdict.Violated], counts[verdict.Undecided],
 			out.alpha, time.Since(start).Seconds())
 	}
-	if code == exitOK && counts[verdict.Violated] > 0 {
+	if code == exitOK && (counts[verdict.Violated] > 0 || oracleFailed(out.oracle)) {
 		code = exitViolated
 	}
 	return code, nil

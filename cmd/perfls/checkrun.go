@@ -47,6 +47,7 @@ type checkOutcome struct {
 	notices       []string                  // e.g. the cache was set aside
 	alpha         float64                   // the significance level used
 	costs         []costModel               // time per operation against the workload argument
+	oracle        []oracleVerdict           // bounds-oracle verdicts of calibrated workloads (verify.go)
 	requests      int                       // distinct measurements needed
 	cached        int                       // of which the cache answered
 	// plan and results are what was measured, for reports that show the
@@ -135,6 +136,9 @@ func runCheckJob(ctx context.Context, svc service.Service, job checkJob) (*check
 	out.methods, err = decide(plan, results, opt, interpretation)
 	if err != nil {
 		return nil, err
+	}
+	if out.oracle, err = checkOracle(ctx, resp.Items, job.opts); err != nil {
+		out.notices = append(out.notices, fmt.Sprintf("bounds oracle: %v", err))
 	}
 	if err := recordVerdicts(ctx, out.methods); err != nil {
 		out.notices = append(out.notices, fmt.Sprintf("could not record verdicts for editors: %v", err))
