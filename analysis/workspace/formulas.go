@@ -85,14 +85,14 @@ func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 		for _, ann := range m.SPL {
 			var methodAliases, genAliases []*spl.Alias
 			for _, v := range ann.MethodAliases {
-				a, ds := spl.ParseMethodAlias(v.Text)
+				a, ds := parseMethodAlias(v.Text)
 				report(v, ds)
 				if a != nil {
 					methodAliases = append(methodAliases, a)
 				}
 			}
 			for _, v := range ann.GeneratorAliases {
-				a, ds := spl.ParseGeneratorAlias(v.Text)
+				a, ds := parseGeneratorAlias(v.Text)
 				report(v, ds)
 				if a != nil {
 					genAliases = append(genAliases, a)
@@ -110,7 +110,7 @@ func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 			var units []parsed
 			used := map[string]bool{}
 			for _, v := range ann.Formulas {
-				unit, ds := spl.ParseAndCheck(v.Text)
+				unit, ds := parseAndCheck(v.Text)
 				if unit == nil {
 					report(v, ds)
 					continue

@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
@@ -22,6 +23,17 @@ type Index struct {
 	// skipping base's types of the paths in hidden.
 	base   *Index
 	hidden map[string]bool
+
+	// byName indexes methods (constructors excluded) by type and name,
+	// built on first use: formulas look methods up by name, and a type may
+	// have hundreds.
+	byNameOnce sync.Once
+	byName     map[typeMember][]*javasrc.Method
+}
+
+type typeMember struct {
+	t    *javasrc.Type
+	name string
 }
 
 // With returns an index of ix's files and files, where files replace those
@@ -94,15 +106,23 @@ func (ix *Index) Type(name string) *javasrc.Type {
 	return t
 }
 
-// Methods returns the methods of t named name.
+// Methods returns the methods of t named name, in source order.
 func (ix *Index) Methods(t *javasrc.Type, name string) []*javasrc.Method {
-	var out []*javasrc.Method
-	for _, m := range ix.methodsOf(t) {
-		if m.Name == name && !m.IsConstructor {
-			out = append(out, m)
-		}
+	if _, own := ix.files[t]; !own && ix.base != nil {
+		return ix.base.Methods(t, name)
 	}
-	return out
+	ix.byNameOnce.Do(func() {
+		ix.byName = map[typeMember][]*javasrc.Method{}
+		for t, ms := range ix.methods {
+			for _, m := range ms {
+				if !m.IsConstructor {
+					k := typeMember{t, m.Name}
+					ix.byName[k] = append(ix.byName[k], m)
+				}
+			}
+		}
+	})
+	return append([]*javasrc.Method(nil), ix.byName[typeMember{t, name}]...)
 }
 
 // Target names a method to measure or a generator to call, as precisely as
