@@ -33,10 +33,7 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 		if m.Type == nil {
 			continue
 		}
-		n := 0
-		for _, ann := range m.SPL {
-			n += len(ann.Formulas)
-		}
+		n := formulaCount(doc, m)
 		measurable := len(m.Workloads) > 0 || measuresSelf(doc, m)
 		if n == 0 && !measurable {
 			continue
@@ -68,6 +65,27 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 		}
 	}
 	return lenses, nil
+}
+
+// formulaCount counts m's formulas: the parsed ones, or, when none parse
+// (the user is typing), its formula strings.
+func formulaCount(doc *document, m *javasrc.Method) int {
+	n := 0
+	for _, f := range doc.formulas {
+		if f.Method == m {
+			n++
+		}
+	}
+	if n == 0 {
+		for _, ann := range m.SPL {
+			for _, v := range ann.Formulas {
+				if !strings.Contains(v.Text, ":=") {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // action keeps a lens's command when measuring is allowed; otherwise the

@@ -24,11 +24,15 @@ func SeeAlso(self string, own []verdict.Measurement, others []SeeAlsoColumn) str
 	}
 	var b strings.Builder
 	b.WriteString("**See also**\n\n")
+	var resolved []SeeAlsoColumn
 	for _, o := range others {
 		if o.Problem != "" {
 			fmt.Fprintf(&b, "- `%s`: %s\n", o.Name, o.Problem)
+		} else {
+			resolved = append(resolved, o)
 		}
 	}
+	others = resolved
 	shared := 0
 	for _, m := range own {
 		for _, o := range others {
@@ -40,9 +44,7 @@ func SeeAlso(self string, own []verdict.Measurement, others []SeeAlsoColumn) str
 	if len(own) == 0 || shared == 0 {
 		var names []string
 		for _, o := range others {
-			if o.Problem == "" {
-				names = append(names, "`"+o.Name+"`")
-			}
+			names = append(names, "`"+o.Name+"`")
 		}
 		if len(names) > 0 {
 			fmt.Fprintf(&b, "\nNo measurements shared with %s yet: measure them on the same workloads.\n", strings.Join(names, ", "))
