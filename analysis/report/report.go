@@ -123,7 +123,9 @@ func MethodHover(file *javasrc.File, m *javasrc.Method, formulas []*workspace.Fo
 		b.WriteString("**Stale**: the method changed since this check; run *Check* again for current verdicts.\n\n")
 	}
 	writeMeasurements(&b, res.Measurements)
-	writeVerdictTable(&b, res)
+	if len(res.Instances) > 0 { // a record of measurements only has no verdicts
+		writeVerdictTable(&b, res)
+	}
 	return b.String()
 }
 
