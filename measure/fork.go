@@ -98,6 +98,7 @@ type protoState struct {
 	env       map[string]string
 	jvmArgs   []string
 	tuples    int64
+	retaken   int // samples taken again because the thread was preempted
 	warmupOps int64
 	warmupNs  int64
 	// warmupSettled and warmupCompileMs: see Fork.WarmupSettled and
@@ -248,6 +249,8 @@ func (w *protoWriter) line(l string, truncated bool) {
 		if len(st.samples) < w.maxSamples {
 			st.samples = append(st.samples, s)
 		}
+	case "perfls-retaken":
+		st.retaken++
 	case "perfls-output":
 		if len(f) != 2 {
 			bad()
@@ -456,6 +459,7 @@ func buildFork(run *forkRun) Fork {
 		WarmupSettled:   st.warmupSettled,
 		WarmupCompileMs: st.warmupCompileMs,
 		Calls:           st.tuples,
+		Retaken:         st.retaken,
 		Wall:            run.wall,
 		Output:          st.output,
 		PID:             run.pid,

@@ -76,7 +76,7 @@ func TestProtoWriter(t *testing.T) {
 	w := newProtoWriter(2)
 	input := "perfls-hello 1 4242\nperfls-env java.version 17.0.1\nperfls-env jvm.arg -Xmx32m\nperfls-env java.vm.name OpenJDK\\s64-Bit\n" +
 		"stray native output\nperfls-tuples 16\nperfls-warmup 1000 300000000\n" +
-		"perfls-sample 2000 1900 100 -1 0\nperfls-sample 3000 -1 100 50 1\nperfls-sample 1 1 1 1 1\n" +
+		"perfls-sample 2000 1900 100 -1 0\nperfls-retaken 9000 1900\nperfls-sample 3000 -1 100 50 1\nperfls-sample 1 1 1 1 1\n" +
 		"perfls-bogus whatever\nperfls-sample x\nperfls-output 12 hello\\sworld\\n\nperfls-end\n"
 	// Feed it in awkward pieces.
 	for i := 0; i < len(input); i += 7 {
@@ -99,7 +99,7 @@ func TestProtoWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.NsPerOp) != 2 || f.NsPerOp[0] != 20 || f.CPUNsPerOp != nil || f.AllocBytesPerOp != nil || f.Ops != 100 || f.PID != 4242 {
+	if len(f.NsPerOp) != 2 || f.NsPerOp[0] != 20 || f.CPUNsPerOp != nil || f.AllocBytesPerOp != nil || f.Ops != 100 || f.PID != 4242 || f.Retaken != 1 {
 		t.Errorf("fork %+v", f)
 	}
 }

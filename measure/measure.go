@@ -171,9 +171,13 @@ type Fork struct {
 	// WarmupCompileMs is the JIT compilation time (all compiler threads)
 	// during warm-up; -1 when unknown.
 	WarmupCompileMs int64
-	Wall            time.Duration // the fork's wall time, JVM start to exit
-	Output          string        // tail of what user code printed
-	PID             int
+	// Retaken counts the samples taken again because the thread was off
+	// the CPU during them (wall time well above CPU time, no GC): another
+	// process's load, not the method's cost.
+	Retaken int
+	Wall    time.Duration // the fork's wall time, JVM start to exit
+	Output  string        // tail of what user code printed
+	PID     int
 }
 
 // Result is the outcome of one request. Err is set when the request could not

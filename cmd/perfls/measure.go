@@ -280,6 +280,9 @@ type jsonFork struct {
 	WarmupNs        int64     `json:"warmup_ns"`
 	WarmupSettled   int       `json:"warmup_settled"`
 	OpsPerSample    int64     `json:"ops_per_sample"`
+	// RetakenSamples counts samples taken again because the thread was
+	// preempted during them (not known for results read from the cache).
+	RetakenSamples int `json:"retaken_samples"`
 }
 
 type jsonEnv struct {
@@ -345,7 +348,7 @@ func jsonResult(r measure.Result, head jsonMeasurement) jsonMeasurement {
 	}
 	for _, f := range r.Forks {
 		jf := jsonFork{NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
-			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops}
+			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops, RetakenSamples: f.Retaken}
 		if jf.CPUNsPerOp == nil {
 			jf.CPUNsPerOp = []float64{}
 		}
@@ -433,14 +436,18 @@ func printMeasureText(w io.Writer, r measure.Result, head jsonMeasurement) {
 	fmt.Fprintf(w, "\n  %d fork(s) × %d samples", s.Forks, s.SamplesPerFork)
 	if len(r.Forks) > 0 {
 		var wu time.Duration
-		settled := 0
+		settled, retaken := 0, 0
 		for _, f := range r.Forks {
 			wu += f.Warmup
+			retaken += f.Retaken
 			if f.WarmupSettled == 1 {
 				settled++
 			}
 		}
 		fmt.Fprintf(w, ", warm-up %s/fork (JIT settled in %d of %d)", (wu / time.Duration(len(r.Forks))).Round(time.Millisecond), settled, len(r.Forks))
+		if retaken > 0 {
+			fmt.Fprintf(w, ", %d sample(s) taken again (thread preempted)", retaken)
+		}
 	}
 	e := r.Env
 	fmt.Fprintf(w, "\n  %s %s (%s), %s/%s, %s, %d cores\n", e.VMName, e.JavaVersion, e.JavaVendor, e.OS, e.Arch, orUnknown(e.CPUModel), e.Cores)

@@ -51,7 +51,8 @@ func TestItemsInterleaveForks(t *testing.T) {
 			t.Fatalf("item %d: %+v", i, it)
 		}
 	}
-	if got := strings.Join(started, " "); got != "1000:1 3000:1 1000:2 3000:2" {
+	// Either item may go first (their requests race), but then they alternate.
+	if got := strings.Join(started, " "); got != "1000:1 3000:1 1000:2 3000:2" && got != "3000:1 1000:1 3000:2 1000:2" {
 		t.Errorf("forks finished in order %q, want the two items to take turns", got)
 	}
 }

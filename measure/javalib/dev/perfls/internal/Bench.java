@@ -21,6 +21,8 @@ import java.util.Map;
 public abstract class Bench {
     private static final int USER_OUTPUT_KEPT = 64 * 1024;
     private static final int USER_OUTPUT_REPORTED = 8 * 1024;
+    /** Off-CPU time a sample may show beyond the fork's best wall/CPU ratio (timer ticks, clock reads). */
+    private static final long RETAKE_SLACK_NS = 20_000;
 
     private static volatile boolean finished;
 
@@ -233,7 +235,14 @@ public abstract class Bench {
         long ops = batch * k;
         out.line("warmup", Long.toString(passes * k), Long.toString(elapsed), Integer.toString(jit.settled()),
                 Long.toString(jit.compileMs()));
-        for (int s = 0; s < opt.samples; s++) {
+        // A sample during which the thread was off the CPU (preempted by another process: its wall
+        // time exceeds its CPU time by more than the fork's usual ratio allows) and no GC ran is
+        // reported as "retaken" and taken again, at most opt.samples times: preemption measures
+        // the machine's load, not the method. Workloads that wait by design have a high ratio in
+        // every sample and are unaffected.
+        double bestRatio = Double.MAX_VALUE;
+        int retakes = 0;
+        for (int s = 0; s < opt.samples; ) {
             long gcMs0 = m.gcMillis();
             long gc0 = m.gcCount();
             long a0 = m.allocated();
@@ -244,9 +253,21 @@ public abstract class Bench {
             long c1 = m.cpu();
             long a1 = m.allocated();
             long gc1 = m.gcCount();
+            long wall = t1 - t0;
+            long cpu = c1 - c0;
+            if (c0 >= 0 && cpu > 0 && gc1 == gc0) {
+                double ratio = wall / (double) cpu;
+                if (wall > bestRatio * 1.02 * cpu + RETAKE_SLACK_NS && retakes < opt.samples) {
+                    retakes++;
+                    out.line("retaken", Long.toString(wall), Long.toString(cpu));
+                    continue;
+                }
+                bestRatio = Math.min(bestRatio, ratio);
+            }
             String[] st = m.state(gcMs0);
-            out.line("sample", Long.toString(t1 - t0), Long.toString(c0 < 0 ? -1 : c1 - c0), Long.toString(ops),
+            out.line("sample", Long.toString(wall), Long.toString(c0 < 0 ? -1 : cpu), Long.toString(ops),
                     Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3]);
+            s++;
         }
     }
 
