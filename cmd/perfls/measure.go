@@ -40,7 +40,7 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	fl.StringVar(&mf.project, "project", ".", "project directory")
 	fl.StringVar(&mf.method, "method", "", "method to measure: pkg.Class#m or pkg.Class#m(int[],int)")
 	fl.StringVar(&mf.workload, "workload", "", "workload generator: pkg.Class#gen (optional)")
-	fl.StringVar(&mf.args, "args", "", "comma-separated arguments of the generator (or of the method without one)")
+	fl.StringVar(&mf.args, "args", "", "comma-separated arguments of the generator (or of the method without one); quote a string that holds commas: 'a, b'")
 	fl.StringVar(&mf.format, "format", "text", "output format: text or json (one JSON document per line)")
 	fl.StringVar(&mf.phase, "phase", "full", "quick (warm worker JVM, preliminary), full (forked JVMs) or both")
 	fl.DurationVar(&mf.budget, "budget", 0, "wall-time budget of the forked phase; when it runs out, the forks done so far are reported (0: none)")
@@ -119,25 +119,72 @@ func parseMethodSpec(s string) (measure.MethodSpec, error) {
 	return spec, nil
 }
 
-// parseArgs reads "100,5" (integers) or strings ("abc", or quoted "'a,b'" is
-// not supported: arguments are split at every comma).
+// parseArgs reads the comma-separated --args: integers, or strings, bare
+// (abc) or quoted with ' or " ('a, b' keeps its comma and spaces; a quote
+// inside is written twice).
 func parseArgs(s string) []measure.Arg {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	var out []measure.Arg
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
+	for _, f := range splitArgs(s) {
+		if f.quoted {
+			out = append(out, measure.StringArg(f.text))
+			continue
+		}
+		if v, err := strconv.ParseInt(f.text, 10, 64); err == nil {
 			out = append(out, measure.IntArg(v))
 			continue
 		}
-		if len(f) >= 2 && (f[0] == '"' || f[0] == '\'') && f[len(f)-1] == f[0] {
-			f = f[1 : len(f)-1]
-		}
-		out = append(out, measure.StringArg(f))
+		out = append(out, measure.StringArg(f.text))
 	}
+	return out
+}
+
+type argField struct {
+	text   string
+	quoted bool
+}
+
+// splitArgs splits at commas outside quotes. An unterminated quote runs to
+// the end of the input.
+func splitArgs(s string) []argField {
+	var out []argField
+	var cur strings.Builder
+	var quote rune
+	quoted := false
+	flush := func() {
+		text := cur.String()
+		if !quoted {
+			text = strings.TrimSpace(text)
+		}
+		out = append(out, argField{text, quoted})
+		cur.Reset()
+		quoted = false
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0 && r == quote && i+1 < len(rs) && rs[i+1] == quote:
+			cur.WriteRune(r) // a doubled quote stands for itself
+			i++
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case (r == '\'' || r == '"') && strings.TrimSpace(cur.String()) == "":
+			cur.Reset()
+			quote, quoted = r, true
+		case r == ',':
+			flush()
+		default:
+			if !quoted || r != ' ' {
+				cur.WriteRune(r)
+			}
+		}
+	}
+	flush()
 	return out
 }
 
