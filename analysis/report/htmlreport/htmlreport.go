@@ -273,7 +273,7 @@ func fitText(c Cost) string {
 	if f.Best == "" {
 		s := "No model fits."
 		if f.Note != "" {
-			s += " " + f.Note
+			s += " Caveat: " + f.Note + "."
 		}
 		return s
 	}
@@ -284,11 +284,10 @@ func fitText(c Cost) string {
 		}
 	}
 	s += "."
-	if len(f.Indistinct) > 1 {
-		s += fmt.Sprintf(" The measured arguments cannot tell it from %s: measure more values, over a wider range.", strings.Join(f.Indistinct[1:], ", "))
-	}
 	if f.Note != "" {
-		s += " " + f.Note
+		s += " Caveat: " + f.Note + "."
+	} else if len(f.Indistinct) > 1 {
+		s += fmt.Sprintf(" The measured arguments cannot tell it from %s: measure more values, over a wider range.", strings.Join(f.Indistinct[1:], ", "))
 	}
 	return s
 }
@@ -310,6 +309,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 
 h1 { margin-bottom: .3rem; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.5rem; }
 code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .92em; }
+h2.mono { font-size: 1.3rem; } h3.mono { font-size: 1.1rem; }
 pre { background: #f6f6f6; padding: .5rem .7rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 table { border-collapse: collapse; margin: .4rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .2rem .7rem .2rem 0; }
@@ -394,7 +394,7 @@ svg { max-width: 100%; height: auto; }
 </section>
 {{- end}}
 {{- if .Costs}}
-<h2>Cost curves</h2>
+<h2 id="costs">Cost curves</h2>
 <p class="note">Time per operation against the workload argument, for every method measured at a single integer argument.</p>
 {{- range .Costs}}
 <section class="cost">

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"regexp"
@@ -197,4 +198,41 @@ func TestPlotsOfDegenerateData(t *testing.T) {
 	if err != nil || !bytes.Contains(page, []byte(`class="comparison"`)) {
 		t.Errorf("render: %v", err)
 	}
+}
+
+// BenchmarkRenderQuickstart renders a page the size of the quickstart
+// example's: 3 methods, 6 instances of one comparison each, 3 forks × 30
+// samples per side, 4 cost curves of 2 arguments × 3 forks.
+func BenchmarkRenderQuickstart(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	r := &Report{Project: "examples/quickstart", Command: "perfls check --html out examples/quickstart", Alpha: 0.05}
+	for m := range 3 {
+		meth := Method{Name: fmt.Sprintf("quickstart.C#m%d(int[],int)", m), File: "src/C.java"}
+		for _, n := range []int{10000, 100000} {
+			c := comparison(fmt.Sprintf("SELF[w](%d) <= quickstart.C#o[w](%d)", n, n), verdict.Satisfied,
+				Side{Label: "quickstart.C#m[w]", Forks: forks(rnd, 3, 30, 20, 0.2)},
+				Side{Label: "quickstart.C#o[w]", Forks: forks(rnd, 3, 30, 1300, 0.2)})
+			meth.Instances = append(meth.Instances, Instance{Line: 15, Label: fmt.Sprintf("n=%d", n), Formula: "for n in {10000, 100000} SELF[w](n) <= quickstart.C#o[w](n)", Outcome: verdict.Satisfied, Comparisons: []Comparison{c}})
+		}
+		r.Methods = append(r.Methods, meth)
+	}
+	for i := range 4 {
+		pts := []stats.CostPoint{{N: 1e4, Y: 20}, {N: 1e4, Y: 21}, {N: 1e4, Y: 19}, {N: 1e5, Y: 28}, {N: 1e5, Y: 27}, {N: 1e5, Y: 30}}
+		fit, err := stats.FitCostModels(pts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Costs = append(r.Costs, Cost{Subject: fmt.Sprintf("quickstart.C#m%d[w]", i), Fit: &fit,
+			Points: []CostPoint{{N: 1e4, ForkMeans: []float64{20, 21, 19}}, {N: 1e5, ForkMeans: []float64{28, 27, 30}}}})
+	}
+	var size int
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := Render(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(page)
+	}
+	b.ReportMetric(float64(size), "page-bytes")
 }

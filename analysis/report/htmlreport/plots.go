@@ -73,8 +73,13 @@ func ComparisonSVG(c Comparison) (svg []byte, err error) {
 		name  string
 	}
 	groups := []group{{c.Left, leftColor, "L"}, {c.Right, rightColor, "R"}}
+	type meanMark struct {
+		x, mean, low, high float64
+		color              color.RGBA
+	}
 	var names []string
-	var all []float64
+	var all []float64 // samples and means: they choose the scale
+	var marks []meanMark
 	pos := 0.0
 	for gi, g := range groups {
 		if gi > 0 {
@@ -115,23 +120,39 @@ func ComparisonSVG(c Comparison) (svg []byte, err error) {
 			continue
 		}
 		mean, low, high := meanCI(means)
-		if err := addMeanCI(p, pos, mean, low, high, g.color); err != nil {
-			return nil, err
-		}
+		marks = append(marks, meanMark{pos, mean, low, high, g.color})
 		all = append(all, mean)
-		if !math.IsNaN(low) {
-			all = append(all, low, high)
-		}
 		names = append(names, g.name+" mean")
 		pos++
 	}
 	p.NominalX(names...)
-	if useLog(all) {
+	logY := useLog(all)
+	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logDurationTicks{}
 		p.Title.Text = "time per operation (log scale)"
 	}
+	floor := intervalFloor(all, logY)
+	for _, m := range marks {
+		if err := addMeanCI(p, m.x, m.mean, math.Max(m.low, floor), m.high, m.color); err != nil {
+			return nil, err
+		}
+	}
 	return writeSVG(p, 6*vg.Inch, 3.2*vg.Inch)
+}
+
+// intervalFloor is where the lower end of an interval is cut: a time is
+// not negative, and a log axis ends above zero (there at the smallest value
+// drawn, over 1.5).
+func intervalFloor(values []float64, logY bool) float64 {
+	if !logY {
+		return 0
+	}
+	lo := math.Inf(1)
+	for _, v := range values {
+		lo = math.Min(lo, v)
+	}
+	return lo / 1.5
 }
 
 // addMeanCI draws a mean as a diamond with its interval as an error bar.
@@ -189,22 +210,30 @@ func CostSVG(c Cost) (svg []byte, err error) {
 		xs = append(xs, pt.N)
 		ys = append(ys, mean)
 		if !math.IsNaN(low) {
-			bars = append(bars, errPoint{x: pt.N, y: mean, lo: mean - low, hi: high - mean})
-			ys = append(ys, low, high)
+			bars = append(bars, errPoint{x: pt.N, y: mean, lo: low, hi: high})
 		}
 	}
 	if len(means) == 0 {
 		return nil, errors.New("cost curve without measurements")
 	}
 	logX, logY := allPositive(xs) && spread(xs) >= 10, useLog(ys)
+	// Label the measured arguments.
+	var ticks []plot.Tick
+	for _, x := range xs {
+		ticks = append(ticks, plot.Tick{Value: x, Label: fmt.Sprintf("%g", x)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logDurationTicks{}
 		p.Title.Text = "time per operation (log scale)"
+	}
+	floor := intervalFloor(ys, logY)
+	for i := range bars { // from bounds to distances, cut at the floor
+		bars[i].lo, bars[i].hi = bars[i].y-math.Max(bars[i].lo, floor), bars[i].hi-bars[i].y
 	}
 
 	if c.Fit != nil && c.Fit.Best != "" {
@@ -369,7 +398,9 @@ func (logDurationTicks) Ticks(min, max float64) []plot.Tick {
 	for i := range ts {
 		if ts[i].Label != "" {
 			ts[i].Label = report.Duration(ts[i].Value)
-			labelled++
+			if ts[i].Value >= min && ts[i].Value <= max {
+				labelled++
+			}
 		}
 	}
 	if labelled < 2 {
