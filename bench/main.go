@@ -10,6 +10,7 @@
 //	go run ./bench speed
 //	go run ./bench stability [-pairs 20]
 //	go run ./bench all
+//	go run ./bench oracle [-calibration-forks 30] [-test-forks 10] [-oracle-runs FILE]   (not part of all)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -54,8 +55,11 @@ func main() {
 	pairs := fl.Int("pairs", 20, "stability: pairs of measurements")
 	forks := fl.Int("forks", 3, "forks per measurement (perfls's default)")
 	samples := fl.Int("samples", 30, "samples per fork (perfls's default)")
+	oracleFile := fl.String("oracle-runs", "", "oracle: save the measured runs to this JSON file, or read them from it when it exists")
+	calibForks := fl.Int("calibration-forks", 30, "oracle: calibration forks per pair")
+	testForks := fl.Int("test-forks", 10, "oracle: fresh forks of each variant per pair")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -76,6 +80,14 @@ func main() {
 		"speed":    speed,
 		"stability": func(ctx context.Context, e *env, opt measure.Options) error {
 			return stability(ctx, e, opt, *pairs)
+		},
+		"oracle": func(ctx context.Context, e *env, opt measure.Options) error {
+			if *oracleFile == "" || !fileExists(*oracleFile) {
+				if err := calibrationTime(ctx, "examples/oracle", *calibForks); err != nil {
+					return err
+				}
+			}
+			return oracleValidation(ctx, "examples/oracle", *oracleFile, *calibForks, *testForks)
 		},
 	}
 	order := []string{"floor", "accuracy", "speed", "stability"}

@@ -31,8 +31,10 @@ type MetricFinding struct {
 	Metric     string      `json:"metric"`
 	Compared   int         `json:"compared"`   // points compared (common index range)
 	Violations []Violation `json:"violations"` // outside the displayed bands (Config.K)
-	// Decisive counts points outside the policy's wider bands.
+	// Decisive counts points outside the policy's spike bands (Policy.K),
+	// Shifted those outside its sustained-shift bands (Policy.ShiftK).
 	Decisive int  `json:"decisive"`
+	Shifted  int  `json:"shifted"`
 	Failed   bool `json:"failed"`
 	// LengthDiffers reports runs of another length: extra or missing points
 	// are not compared and not counted as violations (unlike the seed,
@@ -80,8 +82,15 @@ func Classify(m *Model, run Run) Result {
 			if lo, hi, _ := b.bounds(cfg.Policy.K); v < lo || v > hi {
 				f.Decisive++
 			}
+			if cfg.Policy.ShiftK > 0 {
+				if lo, hi, _ := b.bounds(cfg.Policy.ShiftK); v < lo || v > hi {
+					f.Shifted++
+				}
+			}
 		}
-		if n > 0 && f.Decisive > 0 && float64(f.Decisive)/float64(n) > cfg.Policy.MaxViolationRatio {
+		spike := f.Decisive > 0 && float64(f.Decisive)/float64(max(n, 1)) > cfg.Policy.MaxViolationRatio
+		shift := cfg.Policy.ShiftK > 0 && f.Shifted > 0 && float64(f.Shifted)/float64(max(n, 1)) > cfg.Policy.ShiftRatio
+		if n > 0 && (spike || shift) {
 			f.Failed = true
 			res.Verdict = Fail
 		}

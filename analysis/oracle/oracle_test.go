@@ -271,3 +271,53 @@ func TestSimulatedLeakAndRhythm(t *testing.T) {
 		t.Errorf("false alarms %d, misses %d out of 100/200", c.FP, c.FN)
 	}
 }
+
+// The policy's sustained-shift rule: a run a few deviations off at most
+// of its points fails though no point reaches the spike band; a run off at
+// a few points only does not.
+func TestPolicySustainedShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	var runs []Run
+	for i := 0; i < 30; i++ {
+		runs = append(runs, Run{ID: fmt.Sprint(i), Series: map[string][]float64{"t": noisy(rng, 40, 100, 1)}})
+	}
+	m, err := Calibrate(runs, Config{Smoothing: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Config.Policy; p != DefaultPolicy() || p.K != 20 || p.ShiftK != 5 || p.ShiftRatio != 0.5 {
+		t.Fatalf("default policy %+v", p)
+	}
+	shifted := Run{Series: map[string][]float64{"t": noisy(rng, 40, 108, 1)}} // 8 sd: inside ±20 sd, outside ±5 sd
+	r := Classify(m, shifted)
+	if r.Verdict != Fail || r.Metrics[0].Decisive != 0 || r.Metrics[0].Shifted < 30 {
+		t.Errorf("sustained shift: %+v", r.Metrics[0])
+	}
+	few := noisy(rng, 40, 100, 1)
+	for i := 0; i < 5; i++ {
+		few[i] += 8
+	}
+	if r := Classify(m, Run{Series: map[string][]float64{"t": few}}); r.Verdict != Pass || r.Metrics[0].Shifted != 5 {
+		t.Errorf("5 of 40 points off: %+v", r.Metrics[0])
+	}
+	// Without the shift rule only spikes count.
+	m2, _ := Calibrate(runs, Config{Smoothing: "none", Policy: Policy{K: 20}})
+	if r := Classify(m2, shifted); r.Verdict != Pass {
+		t.Errorf("shift rule disabled, still failed: %+v", r.Metrics[0])
+	}
+}
+
+func TestCombineMajority(t *testing.T) {
+	p, f, na := Result{Verdict: Pass}, Result{Verdict: Fail}, Result{Verdict: NotApplicable}
+	for _, c := range []struct {
+		in   []Result
+		want Verdict
+	}{
+		{[]Result{f}, Fail}, {[]Result{p}, Pass}, {[]Result{na}, NotApplicable}, {nil, NotApplicable},
+		{[]Result{p, f, f}, Fail}, {[]Result{p, p, f}, Pass}, {[]Result{p, f}, Pass}, {[]Result{na, f}, Fail},
+	} {
+		if got := Combine(c.in); got != c.want {
+			t.Errorf("Combine(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
