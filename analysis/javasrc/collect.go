@@ -1,31 +1,18 @@
 package javasrc
 
-import (
-	sitter "github.com/smacker/go-tree-sitter"
-)
-
 // collector finds the declarations of a tree. It walks the declaration
 // structure (compilation unit, type bodies, members) directly and does not
 // descend into method bodies, field initializers and the like, where only
-// local and anonymous classes can hide: a member is searched with the
-// declaration query only when its text could declare one (it contains a
+// local and anonymous classes can hide: a member is searched (scan) only when its text could declare one (it contains a
 // class/interface/enum/record keyword, or 'new' followed by '{' before the
 // next ';') or it contains a syntax error. Walking a whole tree costs about
 // as much as parsing it; this keeps extraction a small fraction of that.
 type collector struct {
 	b     *builder
-	q     *sitter.Query
-	qc    *sitter.QueryCursor
 	items []item
 }
 
-func (c *collector) close() {
-	if c.qc != nil {
-		c.qc.Close()
-	}
-}
-
-func (c *collector) add(kind itemKind, n, parent *sitter.Node) {
+func (c *collector) add(kind itemKind, n, parent *fnode) {
 	c.items = append(c.items, item{kind: kind, n: n, parent: parent, start: c.b.om.orig(int(n.StartByte()))})
 }
 
@@ -35,14 +22,14 @@ var methodDeclKinds = map[string]bool{
 }
 
 // walk visits the children of a compilation unit or a type body.
-func (c *collector) walk(container *sitter.Node) {
+func (c *collector) walk(container *fnode) {
 	count := int(container.ChildCount())
 	for i := 0; i < count; i++ {
 		n := container.Child(i)
 		if n == nil || !n.IsNamed() {
 			continue
 		}
-		k := kind(n)
+		k := kindOf(n)
 		switch {
 		case declKinds[k] != "":
 			c.add(itemType, n, nil)
@@ -70,14 +57,14 @@ func (c *collector) walk(container *sitter.Node) {
 
 // typeDecl visits a type declaration's body, and searches header parts
 // that contain errors.
-func (c *collector) typeDecl(n *sitter.Node) {
+func (c *collector) typeDecl(n *fnode) {
 	count := int(n.ChildCount())
 	for i := 0; i < count; i++ {
 		ch := n.Child(i)
 		if ch == nil || !ch.IsNamed() {
 			continue
 		}
-		switch k := kind(ch); k {
+		switch k := kindOf(ch); k {
 		case "class_body", "interface_body", "enum_body", "annotation_type_body":
 			c.walk(ch)
 		case "ERROR":
@@ -86,14 +73,14 @@ func (c *collector) typeDecl(n *sitter.Node) {
 	}
 }
 
-func (c *collector) enumConstant(n *sitter.Node) {
+func (c *collector) enumConstant(n *fnode) {
 	count := int(n.ChildCount())
 	for i := 0; i < count; i++ {
 		ch := n.Child(i)
 		if ch == nil || !ch.IsNamed() {
 			continue
 		}
-		switch kind(ch) {
+		switch kindOf(ch) {
 		case "class_body":
 			c.add(itemAnon, ch, n)
 			c.walk(ch)
@@ -103,47 +90,43 @@ func (c *collector) enumConstant(n *sitter.Node) {
 	}
 }
 
-func (c *collector) scanIfNeeded(n *sitter.Node) {
+func (c *collector) scanIfNeeded(n *fnode) {
 	if n.HasError() || mayDeclareType(c.b.text(n)) {
 		c.scan(n, false)
 	}
 }
 
-// scan runs the declaration query over n's subtree and adds every match;
-// n itself is added only when self is set (its own item was added by the
-// caller otherwise).
-func (c *collector) scan(n *sitter.Node, self bool) {
-	if c.qc == nil {
-		c.qc = sitter.NewQueryCursor()
-	}
-	c.qc.Exec(c.q, n)
-	id := n.ID()
-	for {
-		m, ok := c.qc.NextMatch()
-		if !ok {
-			return
-		}
-		var it item
-		var node, parent *sitter.Node
-		for _, cp := range m.Captures {
-			switch c.q.CaptureNameForId(cp.Index) {
-			case "type":
-				it.kind, node = itemType, cp.Node
-			case "anon":
-				it.kind, node = itemAnon, cp.Node
-			case "anonparent":
-				parent = cp.Node
-			case "method":
-				it.kind, node = itemMethod, cp.Node
-			case "field":
-				it.kind, node = itemField, cp.Node
+// scan adds every declaration in n's subtree, wherever it is (inside
+// ERROR nodes, method bodies, lambdas): types, anonymous class bodies
+// (of 'new' expressions and enum constants), methods and fields. n itself
+// is added only when self is set (its own item was added by the caller
+// otherwise).
+func (c *collector) scan(n *fnode, self bool) {
+	var walk func(x *fnode)
+	walk = func(x *fnode) {
+		if x != n || self {
+			k := kindOf(x)
+			switch {
+			case declKinds[k] != "":
+				c.add(itemType, x, nil)
+			case k == "object_creation_expression" || k == "enum_constant":
+				for _, ch := range x.allKids() {
+					if kindOf(ch) == "class_body" {
+						c.add(itemAnon, ch, x)
+						break
+					}
+				}
+			case methodDeclKinds[k]:
+				c.add(itemMethod, x, nil)
+			case k == "field_declaration" || k == "constant_declaration":
+				c.add(itemField, x, nil)
 			}
 		}
-		if node == nil || (!self && node.ID() == id) {
-			continue
+		for _, ch := range x.allKids() {
+			walk(ch)
 		}
-		c.add(it.kind, node, parent)
 	}
+	walk(n)
 }
 
 // mayDeclareType reports whether Java text could contain a local or

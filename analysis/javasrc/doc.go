@@ -54,10 +54,6 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 	if d.closed {
 		return base, fmt.Errorf("javasrc: %s: document closed", d.path)
 	}
-	q, err := declarationQuery()
-	if err != nil {
-		return base, fmt.Errorf("javasrc: bad declaration query: %w", err)
-	}
 	if d.parser == nil {
 		d.parser = newParser()
 	}
@@ -109,7 +105,12 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 			return d.file, nil
 		}
 	}
-	d.file, d.state = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, q, true)
+	f, d.state, err = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, true)
+	if err != nil {
+		d.drop()
+		return base, err
+	}
+	d.file = f
 	return d.file, nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/perfls/perfls/analysis/textpos"
 )
 
@@ -56,16 +54,16 @@ type evalErr struct {
 // maxEvalDepth bounds recursion through deeply nested expressions.
 const maxEvalDepth = 2000
 
-func (b *builder) eval(n *sitter.Node, ctx *Type) (cval, *evalErr) {
+func (b *builder) eval(n *fnode, ctx *Type) (cval, *evalErr) {
 	return b.evalDepth(n, ctx, 0)
 }
 
-func (b *builder) evalDepth(n *sitter.Node, ctx *Type, depth int) (cval, *evalErr) {
+func (b *builder) evalDepth(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 	sp := b.span(n)
 	if depth > maxEvalDepth {
 		return cval{}, &evalErr{sp, "expression is nested too deeply"}
 	}
-	k := kind(n)
+	k := kindOf(n)
 	switch k {
 	case "string_literal":
 		buf, probs := decodeStringLiteral(b.text(n), sp.Start)
@@ -112,7 +110,7 @@ func (b *builder) evalDepth(n *sitter.Node, ctx *Type, depth int) (cval, *evalEr
 	case "identifier":
 		return b.constRef(n, "", b.text(n), ctx)
 	case "field_access":
-		var obj, field *sitter.Node
+		var obj, field *fnode
 		for _, c := range children(n) {
 			switch c.field {
 			case "object":
@@ -203,9 +201,9 @@ func wrap(k vkind, i int64) int64 {
 	return i
 }
 
-func (b *builder) evalBinary(n *sitter.Node, ctx *Type, depth int) (cval, *evalErr) {
+func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 	sp := b.span(n)
-	var left, right *sitter.Node
+	var left, right *fnode
 	op := ""
 	for _, c := range children(n) {
 		switch c.field {
@@ -327,14 +325,14 @@ func (b *builder) evalBinary(n *sitter.Node, ctx *Type, depth int) (cval, *evalE
 }
 
 // asString converts an operand of string concatenation.
-func (b *builder) asString(v cval, n *sitter.Node) (*strBuf, *evalErr) {
+func (b *builder) asString(v cval, n *fnode) (*strBuf, *evalErr) {
 	sp := b.span(n)
 	switch v.k {
 	case vStr, vChar:
 		return v.s, nil
 	case vInt, vLong:
 		t := strconv.FormatInt(v.i, 10)
-		return plainBuf(t, sp, kind(n) == "decimal_integer_literal" && b.text(n) == t), nil
+		return plainBuf(t, sp, kindOf(n) == "decimal_integer_literal" && b.text(n) == t), nil
 	case vBool:
 		t := "false"
 		if v.i != 0 {
@@ -347,9 +345,9 @@ func (b *builder) asString(v cval, n *sitter.Node) (*strBuf, *evalErr) {
 	return nil, &evalErr{sp, "value cannot be joined to a string"}
 }
 
-func (b *builder) evalUnary(n *sitter.Node, ctx *Type, depth int) (cval, *evalErr) {
+func (b *builder) evalUnary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 	sp := b.span(n)
-	var operand *sitter.Node
+	var operand *fnode
 	op := ""
 	for _, c := range children(n) {
 		switch c.field {
@@ -393,9 +391,9 @@ func (b *builder) evalUnary(n *sitter.Node, ctx *Type, depth int) (cval, *evalEr
 	return cval{}, &evalErr{sp, "operator " + op + " is not supported here"}
 }
 
-func (b *builder) evalCast(n *sitter.Node, ctx *Type, depth int) (cval, *evalErr) {
+func (b *builder) evalCast(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 	sp := b.span(n)
-	var typ, value *sitter.Node
+	var typ, value *fnode
 	for _, c := range children(n) {
 		switch c.field {
 		case "type":
@@ -494,8 +492,8 @@ func saturate(f float64, long bool) int64 {
 }
 
 // dottedPath flattens a.b.C (identifiers and field accesses) to "a.b.C".
-func (b *builder) dottedPath(n *sitter.Node) (string, bool) {
-	switch kind(n) {
+func (b *builder) dottedPath(n *fnode) (string, bool) {
+	switch kindOf(n) {
 	case "identifier", "type_identifier":
 		return b.text(n), true
 	case "field_access", "scoped_identifier", "scoped_type_identifier":
@@ -536,7 +534,7 @@ var builtinConstants = map[string]cval{
 
 // constRef resolves NAME (qual == "") or qual.NAME to a constant declared
 // in this file.
-func (b *builder) constRef(n *sitter.Node, qual, name string, ctx *Type) (cval, *evalErr) {
+func (b *builder) constRef(n *fnode, qual, name string, ctx *Type) (cval, *evalErr) {
 	sp := b.span(n)
 	full := name
 	if qual != "" {

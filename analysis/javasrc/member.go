@@ -104,7 +104,11 @@ func memberEdit(prev *File, st *docState, prevSrc, src []byte, text string, mapp
 		}
 		b.pend[c.owner][c.name] = pc
 	}
-	nm := b.method(n, owner)
+	fn, err := flatten(n, false)
+	if err != nil {
+		return nil, nil
+	}
+	nm := b.method(fn, owner)
 	if b.abort || nm == nil {
 		return nil, nil
 	}

@@ -3,16 +3,14 @@ package javasrc
 import (
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/perfls/perfls/analysis/textpos"
 )
 
 // method builds the Method for a method, constructor, compact constructor
 // or annotation element declaration.
-func (b *builder) method(n *sitter.Node, owner *Type) *Method {
+func (b *builder) method(n *fnode, owner *Type) *Method {
 	m := &Method{Type: owner, Span: b.span(n)}
-	k := kind(n)
+	k := kindOf(n)
 	switch k {
 	case "constructor_declaration":
 		m.IsConstructor = true
@@ -20,8 +18,8 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 		m.IsConstructor, m.IsCompact = true, true
 	}
 	var (
-		modifiers, retType, params, typeParams *sitter.Node
-		nameNode                               *sitter.Node
+		modifiers, retType, params, typeParams *fnode
+		nameNode                               *fnode
 		retDims                                int
 		hasBody, native                        bool
 	)
@@ -76,7 +74,7 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 		m.ReturnType = b.typeText(retType) + strings.Repeat("[]", retDims)
 	}
 
-	var paramMods []*sitter.Node
+	var paramMods []*fnode
 	switch {
 	case params != nil:
 		m.Params = b.params(params, env, &paramMods)
@@ -120,7 +118,7 @@ func (b *builder) method(n *sitter.Node, owner *Type) *Method {
 
 // params reads formal parameters. When mods is non-nil it receives each
 // parameter's modifiers node (or nil), index-aligned with the result.
-func (b *builder) params(n *sitter.Node, env func(string) (string, bool), mods *[]*sitter.Node) []Param {
+func (b *builder) params(n *fnode, env func(string) (string, bool), mods *[]*fnode) []Param {
 	var out []Param
 	for _, c := range children(n) {
 		if c.kind != "formal_parameter" && c.kind != "spread_parameter" {
@@ -128,9 +126,9 @@ func (b *builder) params(n *sitter.Node, env func(string) (string, bool), mods *
 		}
 		var (
 			p        = Param{Span: b.span(c.n), Varargs: c.kind == "spread_parameter"}
-			typ      *sitter.Node
-			modNode  *sitter.Node
-			nameNode *sitter.Node
+			typ      *fnode
+			modNode  *fnode
+			nameNode *fnode
 			dims     int
 		)
 		for _, cc := range children(c.n) {
@@ -181,7 +179,7 @@ func (b *builder) params(n *sitter.Node, env func(string) (string, bool), mods *
 // unnamed value.
 type annArg struct {
 	key   string
-	value *sitter.Node
+	value *fnode
 	span  textpos.Span // the whole "key = value" pair, or the value
 	// quiet marks a value recovered from an ERROR node: used when it is a
 	// constant, but not worth a problem when it is not.
@@ -202,8 +200,8 @@ var valueLike = map[string]bool{
 // that tree-sitter put into ERROR nodes (e.g. the thesis form
 // @Param("label", min=0), which mixes an unnamed value with named ones) are
 // still returned.
-func (b *builder) annotation(n *sitter.Node) (string, []annArg) {
-	var nameNode, args *sitter.Node
+func (b *builder) annotation(n *fnode) (string, []annArg) {
+	var nameNode, args *fnode
 	for _, c := range children(n) {
 		switch c.field {
 		case "name":
@@ -220,8 +218,8 @@ func (b *builder) annotation(n *sitter.Node) (string, []annArg) {
 		return name, nil
 	}
 	var out []annArg
-	var walk func(n *sitter.Node, inError bool)
-	walk = func(n *sitter.Node, inError bool) {
+	var walk func(n *fnode, inError bool)
+	walk = func(n *fnode, inError bool) {
 		for _, c := range children(n) {
 			switch {
 			case c.kind == "element_value_pair":
@@ -252,13 +250,13 @@ func (b *builder) annotation(n *sitter.Node) (string, []annArg) {
 }
 
 // elements returns the elements of an array initializer {a, b}, or v itself.
-func elements(v *sitter.Node) []*sitter.Node {
-	if kind(v) != "element_value_array_initializer" {
-		return []*sitter.Node{v}
+func elements(v *fnode) []*fnode {
+	if kindOf(v) != "element_value_array_initializer" {
+		return []*fnode{v}
 	}
-	var out []*sitter.Node
+	var out []*fnode
 	for _, c := range namedChildren(v) {
-		if kind(c) == "ERROR" {
+		if kindOf(c) == "ERROR" {
 			out = append(out, namedChildren(c)...)
 			continue
 		}
@@ -268,7 +266,7 @@ func elements(v *sitter.Node) []*sitter.Node {
 }
 
 // methodAnnotation reads one annotation of a method.
-func (b *builder) methodAnnotation(m *Method, n *sitter.Node, ctx *Type) {
+func (b *builder) methodAnnotation(m *Method, n *fnode, ctx *Type) {
 	name, args := b.annotation(n)
 	switch name {
 	case "SPL":
@@ -279,7 +277,7 @@ func (b *builder) methodAnnotation(m *Method, n *sitter.Node, ctx *Type) {
 				continue
 			}
 			for _, e := range elements(a.value) {
-				if k := kind(e); k == "annotation" || k == "marker_annotation" {
+				if k := kindOf(e); k == "annotation" || k == "marker_annotation" {
 					if inner, iargs := b.annotation(e); inner == "SPL" {
 						m.SPL = append(m.SPL, b.spl(e, iargs, ctx))
 					}
@@ -294,7 +292,7 @@ func (b *builder) methodAnnotation(m *Method, n *sitter.Node, ctx *Type) {
 				continue
 			}
 			for _, e := range elements(a.value) {
-				if k := kind(e); k == "annotation" || k == "marker_annotation" {
+				if k := kindOf(e); k == "annotation" || k == "marker_annotation" {
 					if inner, iargs := b.annotation(e); inner == "Workload" {
 						m.Workloads = append(m.Workloads, b.valueStrings(iargs, ctx, "@Workload value")...)
 					}
@@ -326,7 +324,7 @@ func (b *builder) methodAnnotation(m *Method, n *sitter.Node, ctx *Type) {
 }
 
 // spl reads one @SPL annotation.
-func (b *builder) spl(n *sitter.Node, args []annArg, ctx *Type) *SPLAnnotation {
+func (b *builder) spl(n *fnode, args []annArg, ctx *Type) *SPLAnnotation {
 	a := &SPLAnnotation{Span: b.span(n)}
 	for _, arg := range args {
 		var dst *[]*StringValue
@@ -389,7 +387,7 @@ func (b *builder) firstString(a annArg, ctx *Type, what string) *StringValue {
 
 // stringValue evaluates a string constant, recording a Problem when the
 // expression is not one.
-func (b *builder) stringValue(e *sitter.Node, ctx *Type, what string, quiet bool) *StringValue {
+func (b *builder) stringValue(e *fnode, ctx *Type, what string, quiet bool) *StringValue {
 	v, err := b.eval(e, ctx)
 	if err == nil && v.k != vStr {
 		err = &evalErr{b.span(e), "the value is not a string"}
@@ -406,7 +404,7 @@ func (b *builder) stringValue(e *sitter.Node, ctx *Type, what string, quiet bool
 
 // paramDoc reads @Param, @ParamNum and @ParamDesc from a parameter's
 // modifiers and reports whether any was present.
-func (b *builder) paramDoc(d *ParamDoc, mods *sitter.Node, ctx *Type) bool {
+func (b *builder) paramDoc(d *ParamDoc, mods *fnode, ctx *Type) bool {
 	found := false
 	for _, c := range children(mods) {
 		if c.kind != "annotation" && c.kind != "marker_annotation" {

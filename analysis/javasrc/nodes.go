@@ -32,6 +32,18 @@ func language() *sitter.Language {
 	return javaLang
 }
 
+// kindOf is kind for a flattened node.
+func kindOf(n *fnode) string {
+	s := int(n.sym)
+	if s == math.MaxUint16 {
+		return "ERROR"
+	}
+	if s < len(symbolNames) {
+		return symbolNames[s]
+	}
+	return ""
+}
+
 // kind returns the node's type name ("ERROR" for error nodes).
 func kind(n *sitter.Node) string {
 	s := int(n.Symbol())
@@ -46,19 +58,19 @@ func kind(n *sitter.Node) string {
 
 func isComment(k string) bool { return k == "line_comment" || k == "block_comment" }
 
-func (b *builder) span(n *sitter.Node) textpos.Span {
+func (b *builder) span(n *fnode) textpos.Span {
 	return textpos.Span{Start: b.om.orig(int(n.StartByte())), End: b.om.orig(int(n.EndByte()))}
 }
 
 // child is a child node with its field name.
 type child struct {
-	n     *sitter.Node
+	n     *fnode
 	kind  string
 	field string
 }
 
 // children lists the node's children, comments excluded.
-func children(n *sitter.Node) []child {
+func children(n *fnode) []child {
 	c := int(n.ChildCount())
 	out := make([]child, 0, c)
 	for i := 0; i < c; i++ {
@@ -66,7 +78,7 @@ func children(n *sitter.Node) []child {
 		if ch == nil {
 			continue
 		}
-		k := kind(ch)
+		k := kindOf(ch)
 		if isComment(k) {
 			continue
 		}
@@ -76,12 +88,12 @@ func children(n *sitter.Node) []child {
 }
 
 // namedChildren lists the named children, comments excluded.
-func namedChildren(n *sitter.Node) []*sitter.Node {
+func namedChildren(n *fnode) []*fnode {
 	c := int(n.NamedChildCount())
-	out := make([]*sitter.Node, 0, c)
+	out := make([]*fnode, 0, c)
 	for i := 0; i < c; i++ {
 		ch := n.NamedChild(i)
-		if ch == nil || isComment(kind(ch)) {
+		if ch == nil || isComment(kindOf(ch)) {
 			continue
 		}
 		out = append(out, ch)
@@ -89,7 +101,7 @@ func namedChildren(n *sitter.Node) []*sitter.Node {
 	return out
 }
 
-func (b *builder) text(n *sitter.Node) string {
+func (b *builder) text(n *fnode) string {
 	s, e := int(n.StartByte()), int(n.EndByte())
 	if s < 0 || e > len(b.src) || s > e {
 		return ""
@@ -99,20 +111,20 @@ func (b *builder) text(n *sitter.Node) string {
 
 // typeText returns a type (or name) as written, whitespace and comments
 // normalised.
-func (b *builder) typeText(n *sitter.Node) string { return normalizeType(b.text(n)) }
+func (b *builder) typeText(n *fnode) string { return normalizeType(b.text(n)) }
 
 // erasure returns the erasure of a type node; tv resolves type variables.
-func (b *builder) erasure(n *sitter.Node, tv func(string) (string, bool)) string {
+func (b *builder) erasure(n *fnode, tv func(string) (string, bool)) string {
 	return eraseType(normalizeType(b.text(n)), tv)
 }
 
 // countDims counts the "[]" pairs of a dimensions node.
-func (b *builder) countDims(n *sitter.Node) int {
+func (b *builder) countDims(n *fnode) int {
 	return strings.Count(stripAnnotations(normalizeType(b.text(n))), "[")
 }
 
 // simpleName returns the last identifier of a (possibly scoped) name.
-func (b *builder) simpleName(n *sitter.Node) string {
+func (b *builder) simpleName(n *fnode) string {
 	t := normalizeType(b.text(n))
 	if i := strings.LastIndexByte(t, '.'); i >= 0 {
 		t = t[i+1:]
@@ -122,4 +134,4 @@ func (b *builder) simpleName(n *sitter.Node) string {
 
 // dottedName returns a (possibly scoped) identifier without whitespace or
 // comments: "java . util /* x */ . List" gives "java.util.List".
-func (b *builder) dottedName(n *sitter.Node) string { return normalizeType(b.text(n)) }
+func (b *builder) dottedName(n *fnode) string { return normalizeType(b.text(n)) }

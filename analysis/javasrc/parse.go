@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
-	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -44,30 +43,6 @@ func putParser(p *sitter.Parser) {
 	}
 }
 
-// declQuery finds every declaration the model needs inside a subtree,
-// wherever it is (inside ERROR nodes, method bodies, lambdas); the
-// collector runs it only on the parts of the tree that need it.
-const declQuery = `
-[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration) (annotation_type_declaration)] @type
-(object_creation_expression (class_body) @anon) @anonparent
-(enum_constant (class_body) @anon) @anonparent
-[(method_declaration) (constructor_declaration) (compact_constructor_declaration) (annotation_type_element_declaration)] @method
-[(field_declaration) (constant_declaration)] @field
-`
-
-var (
-	queryOnce sync.Once
-	query     *sitter.Query // immutable once built; shared by all cursors
-	queryErr  error
-)
-
-func declarationQuery() (*sitter.Query, error) {
-	queryOnce.Do(func() {
-		query, queryErr = sitter.NewQuery([]byte(declQuery), language())
-	})
-	return query, queryErr
-}
-
 // Parse builds the model of one Java file. It is safe to call from many
 // goroutines at once, never panics, and tolerates syntax errors: whatever
 // tree-sitter recovers is extracted and the ERROR/MISSING nodes are listed in
@@ -87,11 +62,6 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 			err = fmt.Errorf("javasrc: internal error analysing %s: %v\n%s", path, r, debug.Stack())
 		}
 	}()
-	q, err := declarationQuery()
-	if err != nil {
-		return base, fmt.Errorf("javasrc: bad declaration query: %w", err)
-	}
-
 	var p *sitter.Parser
 	pooled := ctx.Done() == nil
 	if pooled {
@@ -124,9 +94,9 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 		return base, err
 	}
 	defer func() { tree.Close() }()
-	f, _ = extract(base, tree, parse, q, false)
+	f, _, err = extract(base, tree, parse, false)
 	release()
-	return f, nil
+	return f, err
 }
 
 // extract builds the model of base.Src from its tree. When the tree has
@@ -134,7 +104,7 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 // tree (from parse) is used instead; tree stays the caller's to close.
 // With save, it also returns what a Doc needs to re-extract one method
 // after a later edit.
-func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), q *sitter.Query, save bool) (*File, *docState) {
+func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), save bool) (*File, *docState, error) {
 	text := base.Src
 	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}, save: save}
 	use := tree
@@ -154,10 +124,17 @@ func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, er
 			}
 		}
 	}
+	root, err := flatten(use.RootNode(), true)
+	if err != nil {
+		return base, nil, err
+	}
 	out := *base
 	b.f = &out
-	b.build(use.RootNode(), q)
-	return b.f, b.state
+	b.build(root)
+	if err := root.t.err; err != nil {
+		return base, nil, err
+	}
+	return b.f, b.state, nil
 }
 
 // builder turns one tree into a File. It lives for one Parse call.
@@ -189,7 +166,7 @@ type pconst struct {
 	name     string
 	declType string // "String", "int", "long", "double", ...
 	owner    *Type
-	value    *sitter.Node
+	value    *fnode
 	state    int // 0 new, 1 evaluating, 2 done, 3 not constant
 	val      cval
 }
@@ -205,22 +182,21 @@ const (
 
 type item struct {
 	kind   itemKind
-	n      *sitter.Node
-	parent *sitter.Node // anonymous class: the 'new' expression or enum constant
-	start  int          // document offset
+	n      *fnode
+	parent *fnode // anonymous class: the 'new' expression or enum constant
+	start  int    // document offset
 }
 
 type methodItem struct {
-	n     *sitter.Node
+	n     *fnode
 	owner *Type
 }
 
-func (b *builder) build(root *sitter.Node, q *sitter.Query) {
+func (b *builder) build(root *fnode) {
 	b.header(root)
 
 	// 1. Collect declarations.
-	c := &collector{b: b, q: q}
-	defer c.close()
+	c := &collector{b: b}
 	c.walk(root)
 	items := c.items
 	sort.SliceStable(items, func(i, j int) bool {
@@ -309,12 +285,12 @@ func (b *builder) problem(sp textpos.Span, format string, args ...any) {
 }
 
 // header reads the package and import declarations.
-func (b *builder) header(root *sitter.Node) {
+func (b *builder) header(root *fnode) {
 	for _, c := range namedChildren(root) {
-		switch kind(c) {
+		switch kindOf(c) {
 		case "package_declaration":
 			for _, cc := range namedChildren(c) {
-				if k := kind(cc); k == "scoped_identifier" || k == "identifier" {
+				if k := kindOf(cc); k == "scoped_identifier" || k == "identifier" {
 					b.f.Package = b.dottedName(cc)
 				}
 			}
@@ -354,7 +330,7 @@ func (b *builder) newType(it item, outer *Type) *Type {
 		t.Anonymous = true
 		t.Span = b.span(it.n)
 		if it.parent != nil {
-			if kind(it.parent) == "enum_constant" {
+			if kindOf(it.parent) == "enum_constant" {
 				if nn := it.parent.ChildByFieldName("name"); nn != nil {
 					t.NameSpan = b.span(nn)
 				}
@@ -373,10 +349,10 @@ func (b *builder) newType(it item, outer *Type) *Type {
 		}
 		t.Name = b.text(nameNode)
 		t.NameSpan = b.span(nameNode)
-		t.Kind = declKinds[kind(it.n)]
+		t.Kind = declKinds[kindOf(it.n)]
 		t.Span = b.span(it.n)
 		if p := it.n.Parent(); p != nil {
-			switch kind(p) {
+			switch kindOf(p) {
 			case "class_body", "interface_body", "enum_body_declarations", "annotation_type_body", "program", "ERROR":
 			default:
 				local = true
@@ -440,26 +416,26 @@ func (t *Type) typeVar(name string) (string, bool) {
 
 // typeParams reads <T extends A & B, U> and erases each variable to the
 // erasure of its first bound.
-func (b *builder) typeParams(n *sitter.Node, outer func(string) (string, bool)) []typeParam {
+func (b *builder) typeParams(n *fnode, outer func(string) (string, bool)) []typeParam {
 	type rawParam struct {
 		name  string
-		bound *sitter.Node
+		bound *fnode
 	}
 	var raws []rawParam
 	for _, c := range namedChildren(n) {
-		if kind(c) != "type_parameter" {
+		if kindOf(c) != "type_parameter" {
 			continue
 		}
 		var r rawParam
 		for _, cc := range namedChildren(c) {
-			switch kind(cc) {
+			switch kindOf(cc) {
 			case "type_identifier", "identifier":
 				if r.name == "" {
 					r.name = b.text(cc)
 				}
 			case "type_bound":
 				for _, bt := range namedChildren(cc) {
-					if k := kind(bt); k != "annotation" && k != "marker_annotation" {
+					if k := kindOf(bt); k != "annotation" && k != "marker_annotation" {
 						r.bound = bt
 						break
 					}
@@ -503,13 +479,13 @@ func (b *builder) typeParams(n *sitter.Node, outer func(string) (string, bool)) 
 }
 
 // field records the constant candidates of a field declaration.
-func (b *builder) field(n *sitter.Node, owner *Type) {
+func (b *builder) field(n *fnode, owner *Type) {
 	if owner == nil {
 		return
 	}
 	static, final := false, false
-	var typ *sitter.Node
-	var decls []*sitter.Node
+	var typ *fnode
+	var decls []*fnode
 	for _, c := range children(n) {
 		switch {
 		case c.kind == "modifiers":
@@ -527,7 +503,7 @@ func (b *builder) field(n *sitter.Node, owner *Type) {
 			decls = append(decls, c.n)
 		}
 	}
-	implicit := kind(n) == "constant_declaration" || owner.Kind == KindInterface || owner.Kind == KindAnnotation
+	implicit := kindOf(n) == "constant_declaration" || owner.Kind == KindInterface || owner.Kind == KindAnnotation
 	if typ == nil || !(implicit || static && final) {
 		return
 	}
@@ -540,7 +516,7 @@ func (b *builder) field(n *sitter.Node, owner *Type) {
 		return
 	}
 	for _, d := range decls {
-		var name, value *sitter.Node
+		var name, value *fnode
 		dims := false
 		for _, c := range children(d) {
 			switch c.field {
@@ -568,12 +544,12 @@ func (b *builder) field(n *sitter.Node, owner *Type) {
 
 // syntaxErrors lists ERROR and MISSING nodes, descending only into subtrees
 // that contain errors.
-func (b *builder) syntaxErrors(n *sitter.Node) {
+func (b *builder) syntaxErrors(n *fnode) {
 	if n == nil || !n.HasError() {
 		return
 	}
 	if n.IsMissing() {
-		k := kind(n)
+		k := kindOf(n)
 		s := b.om.orig(int(n.StartByte()))
 		msg := "missing " + k
 		if !n.IsNamed() {
@@ -641,15 +617,15 @@ func containsNewline(s string) bool {
 
 // supers returns the erased supertypes named in a declaration's extends
 // and implements clauses.
-func (b *builder) supers(n *sitter.Node) []string {
+func (b *builder) supers(n *fnode) []string {
 	var out []string
 	for _, c := range children(n) {
 		switch c.kind {
 		case "superclass", "super_interfaces", "extends_interfaces":
-			var walk func(*sitter.Node)
-			walk = func(x *sitter.Node) {
+			var walk func(*fnode)
+			walk = func(x *fnode) {
 				for _, cc := range namedChildren(x) {
-					switch kind(cc) {
+					switch kindOf(cc) {
 					case "type_list":
 						walk(cc)
 					case "type_identifier", "scoped_type_identifier", "generic_type":
