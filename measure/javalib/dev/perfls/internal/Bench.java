@@ -214,11 +214,20 @@ public abstract class Bench {
         long start = System.nanoTime();
         JitWatch jit = new JitWatch(opt, start);
         long elapsed;
+        // The smallest wall/CPU ratio of warm-up iterations at least half a sample long: what an
+        // undisturbed sample of this workload looks like (about 1 for CPU-bound code), so that
+        // even the first sample can be recognised as preempted.
+        double bestRatio = Double.MAX_VALUE;
         while (true) {
+            long wc0 = m.cpu();
             long t0 = System.nanoTime();
             b.run(batch, bh);
             long t1 = System.nanoTime();
+            long wc1 = m.cpu();
             long dt = t1 - t0;
+            if (wc0 >= 0 && wc1 > wc0 && dt >= opt.minSampleNs / 2) {
+                bestRatio = Math.min(bestRatio, dt / (double) (wc1 - wc0));
+            }
             passes += batch;
             recent[iters % recent.length] = Math.max(dt, 1) / (double) batch;
             iters++;
@@ -237,10 +246,9 @@ public abstract class Bench {
                 Long.toString(jit.compileMs()));
         // A sample during which the thread was off the CPU (preempted by another process: its wall
         // time exceeds its CPU time by more than the fork's usual ratio allows) and no GC ran is
-        // reported as "retaken" and taken again, at most opt.samples times: preemption measures
+        // reported as "retaken" and taken again, at most 2 × opt.samples times: preemption measures
         // the machine's load, not the method. Workloads that wait by design have a high ratio in
         // every sample and are unaffected.
-        double bestRatio = Double.MAX_VALUE;
         int retakes = 0;
         for (int s = 0; s < opt.samples; ) {
             long gcMs0 = m.gcMillis();
@@ -257,7 +265,7 @@ public abstract class Bench {
             long cpu = c1 - c0;
             if (c0 >= 0 && cpu > 0 && gc1 == gc0) {
                 double ratio = wall / (double) cpu;
-                if (wall > bestRatio * 1.02 * cpu + RETAKE_SLACK_NS && retakes < opt.samples) {
+                if (wall > bestRatio * 1.02 * cpu + RETAKE_SLACK_NS && retakes < 2 * opt.samples) {
                     retakes++;
                     out.line("retaken", Long.toString(wall), Long.toString(cpu));
                     continue;
