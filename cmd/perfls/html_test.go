@@ -14,6 +14,11 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
 )
 
 // chromium finds Debian's Chromium: /usr/bin/chromium, else chromium or
@@ -232,4 +237,41 @@ func TestCommandLineQuoting(t *testing.T) {
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+}
+
+// BenchmarkHTMLReportQuickstart measures the quickstart example once (the
+// README's settings: 3 forks × 30 samples), then times what --html adds to
+// a check: gathering the samples, drawing the plots, rendering and writing
+// index.html.
+func BenchmarkHTMLReportQuickstart(b *testing.B) {
+	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
+	ctx := context.Background()
+	cacheDir, err := cache.Dir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := service.Open(ctx, cacheDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	dir, _ := filepath.Abs("../../examples/quickstart")
+	cf := checkFlags{opts: measure.Options{Forks: 3, SamplesPerFork: 30, Warmup: 300 * time.Millisecond, ForkTimeout: 60 * time.Second}}
+	out, err := runCheckJob(ctx, svc, checkJob{dir: dir, opts: cf.opts, verdict: verdict.Options{Alpha: 0.05}, priority: service.Batch})
+	if err != nil || len(out.methods) == 0 {
+		b.Fatalf("check: %v (%d methods)", err, len(out.methods))
+	}
+	report := b.TempDir()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := writeHTMLReport(report, dir, "perfls check --html out .", out, cf, time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	info, err := os.Stat(filepath.Join(report, "index.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(info.Size()), "index.html-bytes")
 }
