@@ -275,3 +275,38 @@ func BenchmarkHTMLReportQuickstart(b *testing.B) {
 	}
 	b.ReportMetric(float64(info.Size()), "index.html-bytes")
 }
+
+// TestWriteHTMLReport writes a report without measuring: DIR and its
+// parents are created, an older index.html is replaced, no temporary file
+// is left, and a DIR that is a file is refused.
+func TestWriteHTMLReport(t *testing.T) {
+	out := &checkOutcome{alpha: 0.05, methods: []verdict.MethodResult{{
+		File: "/p/src/A.java", Class: "p.A", Method: "m<&>", Params: []string{"int"},
+		Instances: []verdict.InstanceResult{{Line: 3, Formula: "SELF[w](1) <= p.A#o[w](1)", Outcome: verdict.Undecided,
+			Comparisons: []verdict.ComparisonResult{{Text: "SELF[w](1) <= p.A#o[w](1)", Reason: "p.A#o: not measured"}}}},
+	}}}
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	for i := range 2 { // the second write replaces the first
+		if err := writeHTMLReport(dir, "/p", "perfls check --html a/b /p", out, checkFlags{}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			os.WriteFile(filepath.Join(dir, "index.html"), []byte("old"), 0o644)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "index.html" {
+		t.Errorf("report directory: %v, want only index.html", entries)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for _, want := range []string{"p.A#m&lt;&amp;&gt;(int)", "src/A.java:3", "0 satisfied", "1 undecided", "p.A#o: not measured", `class="comparison"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	if err := writeHTMLReport(file, "/p", "", out, checkFlags{}, 0); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("DIR is a file: %v", err)
+	}
+}
