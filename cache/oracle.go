@@ -226,6 +226,22 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 	if r.CheckedAt.IsZero() {
 		r.CheckedAt = time.Now()
 	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+	}
+	defer tx.Rollback()
+	if err := putOracleResult(ctx, tx, r); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// putOracleResult inserts r and bumps the revision, in tx.
+func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
+	if r.CheckedAt.IsZero() {
+		r.CheckedAt = time.Now()
+	}
 	b, err := json.Marshal(r.Result)
 	if err != nil {
 		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
@@ -234,11 +250,6 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 	if r.RunID != 0 {
 		runID = r.RunID
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
-	}
-	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO oracle_results (method, workload, args, run_id, source, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.Key.Method, r.Key.Workload, r.Key.Args, runID, r.Source, r.CheckedAt.UnixNano(), string(b))
 	if err != nil {
@@ -250,7 +261,7 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE verdict_revision SET rev = rev + 1`); err != nil {
 		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // LatestOracleResult returns the newest classification recorded for k, or
@@ -396,19 +407,25 @@ func (s *Store) ClassifyAndRecord(ctx context.Context, k OracleKey, runs []oracl
 	if m == nil {
 		return nil, "", fmt.Errorf("%s: %w", k, ErrNotCalibrated)
 	}
-	stored := make([]*OracleRun, len(runs))
-	for i, r := range runs {
-		stored[i] = &OracleRun{Key: k, Role: RoleVerify, Run: r}
+	// Runs and results in one durable transaction: one disk sync.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("record oracle results of %s: %w", k, err)
 	}
-	if err := s.PutOracleRuns(ctx, stored); err != nil {
-		return nil, "", err
-	}
+	defer tx.Rollback()
 	results := make([]oracle.Result, len(runs))
-	for i, r := range stored {
-		results[i] = oracle.Classify(m.Model, r.Run)
-		if err := s.PutOracleResult(ctx, &OracleResult{Key: k, RunID: r.ID, Source: source, Result: results[i]}); err != nil {
+	for i, r := range runs {
+		stored := &OracleRun{Key: k, Role: RoleVerify, Run: r}
+		if err := putOracleRun(ctx, tx, stored); err != nil {
 			return nil, "", err
 		}
+		results[i] = oracle.Classify(m.Model, stored.Run)
+		if err := putOracleResult(ctx, tx, &OracleResult{Key: k, RunID: stored.ID, Source: source, Result: results[i]}); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, "", fmt.Errorf("record oracle results of %s: %w", k, err)
 	}
 	return results, oracle.Combine(results), nil
 }

@@ -166,3 +166,38 @@ func TestMigratesSchema3(t *testing.T) {
 		t.Errorf("JVM state round trip: %+v %v", got.Forks[0], err)
 	}
 }
+
+// BenchmarkClassifyAndRecord is what verify and check do per fork once it
+// has been measured: load the model, store the run, classify it, store the
+// result (durable transactions), with a 30-run model of eight metrics × 30
+// samples.
+func BenchmarkClassifyAndRecord(b *testing.B) {
+	ctx := context.Background()
+	s, _, err := OpenStore(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(7, 7))
+	mk := func() *OracleRun {
+		r := oracleRun(rng, 100)
+		for _, m := range []string{"cpu_ns_per_op", "alloc_bytes_per_op", "gc_count", "gc_ms", "heap_used", "jit_ms", "classes"} {
+			r.Run.Series[m] = r.Run.Series["ns_per_op"]
+		}
+		return r
+	}
+	var runs []*OracleRun
+	for i := 0; i < 30; i++ {
+		runs = append(runs, mk())
+	}
+	if _, err := s.Calibrate(ctx, oKey, runs, oracle.Config{}, nil); err != nil {
+		b.Fatal(err)
+	}
+	probe := mk().Run
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{probe}, "verify"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -64,12 +64,12 @@ type Config struct {
 type Policy struct {
 	K                 float64 `json:"k"`                     // spike band; default 20
 	MaxViolationRatio float64 `json:"max_violation_ratio"`   // default 0: one point outside fails the metric
-	ShiftK            float64 `json:"shift_k,omitempty"`     // sustained-shift band; default 5
-	ShiftRatio        float64 `json:"shift_ratio,omitempty"` // default 0.5
+	ShiftK            float64 `json:"shift_k,omitempty"`     // sustained-shift band; default 3
+	ShiftRatio        float64 `json:"shift_ratio,omitempty"` // default 0.8
 }
 
 // defaultPolicy applies when a Config sets none (see Policy).
-var defaultPolicy = Policy{K: 20, MaxViolationRatio: 0, ShiftK: 5, ShiftRatio: 0.5}
+var defaultPolicy = Policy{K: 20, MaxViolationRatio: 0, ShiftK: 3, ShiftRatio: 0.8}
 
 // DefaultPolicy is the policy of a Config that sets none.
 func DefaultPolicy() Policy { return defaultPolicy }

@@ -285,10 +285,10 @@ func TestPolicySustainedShift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := m.Config.Policy; p != DefaultPolicy() || p.K != 20 || p.ShiftK != 5 || p.ShiftRatio != 0.5 {
+	if p := m.Config.Policy; p != DefaultPolicy() || p.K != 20 || p.ShiftK != 3 || p.ShiftRatio != 0.8 {
 		t.Fatalf("default policy %+v", p)
 	}
-	shifted := Run{Series: map[string][]float64{"t": noisy(rng, 40, 108, 1)}} // 8 sd: inside ±20 sd, outside ±5 sd
+	shifted := Run{Series: map[string][]float64{"t": noisy(rng, 40, 108, 1)}} // 8 sd: inside ±20 sd, outside ±3 sd
 	r := Classify(m, shifted)
 	if r.Verdict != Fail || r.Metrics[0].Decisive != 0 || r.Metrics[0].Shifted < 30 {
 		t.Errorf("sustained shift: %+v", r.Metrics[0])
