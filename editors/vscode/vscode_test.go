@@ -1,0 +1,86 @@
+// Package vscode holds the VS Code extension (TypeScript, built with npm).
+// This Go test runs the extension's own build and tests, so `go test ./...`
+// covers them: `npm ci`, `npm run compile`, then `npm test` — unit tests with
+// the vscode module stubbed, and an integration test that drives the real
+// `perfls serve` over stdio with the extension's settings. Skipped where npm
+// is not installed.
+package vscode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExtensionBuildsAndPassesItsTests(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm not installed: the VS Code extension's build and tests are skipped (install Node.js 18+ with npm to run them)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed: the VS Code extension's build and tests are skipped")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "perfls")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/perfls").CombinedOutput(); err != nil {
+		t.Fatalf("build perfls: %v\n%s", err, out)
+	}
+	env := append(os.Environ(),
+		"PERFLS_BIN="+bin,
+		"PERFLS_CACHE_DIR="+filepath.Join(tmp, "cache"),
+		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
+		"npm_config_fund=false", "npm_config_audit=false", "npm_config_update_notifier=false",
+	)
+	if err := os.MkdirAll(filepath.Join(tmp, "run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, npm, args...)
+		cmd.Env = env
+		cmd.WaitDelay = 10 * time.Second // a test's stray child keeping the pipes open must not hang us
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, tail(out.String(), 200))
+		}
+		return out.String()
+	}
+	run("ci", "--no-progress")
+	run("run", "compile")
+	out := run("test")
+	// node's test runner closes with "# pass N", "# fail N", …: show them.
+	summary := regexp.MustCompile(`^# (tests|pass|fail|skipped|cancelled) \d+$`)
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if l := sc.Text(); summary.MatchString(l) || strings.HasPrefix(l, "not ok") {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("npm test:\n%s", strings.Join(lines, "\n"))
+	if !regexp.MustCompile(`(?m)^# pass [1-9]\d*$`).MatchString(out) || !regexp.MustCompile(`(?m)^# fail 0$`).MatchString(out) {
+		t.Fatalf("npm test passed no test or failed one:\n%s", tail(out, 200))
+	}
+	if regexp.MustCompile(`(?m)^# skipped [1-9]`).MatchString(out) {
+		t.Errorf("npm test skipped tests although perfls was built:\n%s", tail(out, 200))
+	}
+}
+
+// tail keeps the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
