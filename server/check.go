@@ -180,6 +180,10 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 // sendStatus tells the client how many measuring jobs run and wait
 // (perfls/status in the editor contract).
 func (s *server) sendStatus(ctx context.Context) {
+	// One status at a time, snapshot and send together, so the client's
+	// last status is the current one.
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
 	s.mu.Lock()
 	st := StatusParams{Running: s.running, Queued: s.queued, Message: "idle"}
 	switch {

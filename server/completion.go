@@ -54,7 +54,6 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 		s: s, doc: doc, fs: fs, ix: s.overlay(doc), word: word,
 		rng: toProtocolRange(doc.java.Mapper.Range(wordSpan)), seen: map[string]bool{},
 	}
-	c.at = &workspace.Formula{Path: doc.path, File: doc.java, Method: fs.method}
 	switch {
 	case strings.HasSuffix(before, "#"):
 		c.members(qualifierBefore(before[:len(before)-1]), inBrackets(before))
@@ -74,9 +73,8 @@ type completer struct {
 	doc        *document
 	fs         *formulaString
 	ix         *workspace.Index
-	at         *workspace.Formula // resolution context: the annotated method
-	word       string             // the identifier typed so far
-	rng        protocol.Range     // replaced by an item
+	word       string         // the identifier typed so far
+	rng        protocol.Range // replaced by an item
 	items      []protocol.CompletionItem
 	seen       map[string]bool
 	incomplete bool

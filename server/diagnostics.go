@@ -54,8 +54,19 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 	}
 	related := s.relatedSupported()
 	var ix *workspace.Index // built on first need
-	for _, r := range s.resultsOf(doc.path) {
-		if m := methodOf(doc, r); m != nil && r.Source != "" && r.Source != m.SourceHash(doc.java) {
+	results := s.resultsOf(doc.path)
+	if len(results) == 0 {
+		return nil
+	}
+	// The document's methods by class#name(params), once per publication.
+	methods := make(map[string]*javasrc.Method, len(doc.java.Methods))
+	for _, m := range doc.java.Methods {
+		if m.Type != nil {
+			methods[m.Type.BinaryName+"#"+m.Name+"("+strings.Join(erased(m), ",")+")"] = m
+		}
+	}
+	for _, r := range results {
+		if m := methods[r.Class+"#"+r.Method+"("+strings.Join(r.Params, ",")+")"]; m != nil && r.Source != "" && r.Source != m.SourceHash(doc.java) {
 			// The method changed since its check: say so once, rather
 			// than show verdicts that may no longer hold.
 			out = append(out, protocol.Diagnostic{
@@ -95,16 +106,6 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 		}
 	}
 	return out
-}
-
-// methodOf finds the declaration a result belongs to.
-func methodOf(doc *document, r verdict.MethodResult) *javasrc.Method {
-	for _, m := range doc.java.Methods {
-		if m.Type != nil && m.Type.BinaryName == r.Class && m.Name == r.Method && strings.Join(erased(m), ",") == strings.Join(r.Params, ",") {
-			return m
-		}
-	}
-	return nil
 }
 
 func formulaOf(doc *document, r verdict.MethodResult, text string) *workspace.Formula {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -20,19 +22,24 @@ import (
 // @SeeAlso methods side by side.
 func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	doc := s.snapshot(p.TextDocument.URI)
-	if doc == nil || doc.java == nil {
-		return nil, nil
-	}
-	if fs, f, r := s.refAt(doc, p.Position); r != nil {
-		sp := fs.value.DocSpan(textpos.Span{Start: r.Span.Start, End: r.Span.End})
-		rng := toProtocolRange(doc.java.Mapper.Range(sp))
+	if f, r, rng := s.refAt(doc, p.Position); r != nil {
 		return &protocol.Hover{
 			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: s.refHover(doc, f, r)},
 			Range:    &rng,
 		}, nil
 	}
+	if doc == nil || doc.java == nil {
+		return nil, nil
+	}
 	offset := doc.java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
 	m := doc.java.MethodAt(offset)
+	if m != nil && m.Generator != nil && len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
+		rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+		return &protocol.Hover{
+			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: generatorHover(m)},
+			Range:    &rng,
+		}, nil
+	}
 	if m == nil || (len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0) {
 		return nil, nil
 	}
@@ -85,6 +92,52 @@ func (s *server) seeAlso(doc *document, m *javasrc.Method, results []verdict.Met
 		cols = append(cols, col)
 	}
 	return report.SeeAlso("this: "+m.Name, own, cols)
+}
+
+// generatorHover documents a workload generator: its description and a
+// table of its documented parameters.
+func generatorHover(m *javasrc.Method) string {
+	var b strings.Builder
+	name := m.Signature()
+	if m.Type != nil {
+		name = m.Type.BinaryName + "#" + name
+	}
+	fmt.Fprintf(&b, "**perfls** generator `%s`\n\n", name)
+	g := m.Generator
+	if g.Name != nil && g.Name.Text != "" {
+		fmt.Fprintf(&b, "name: %s\n\n", g.Name.Text)
+	}
+	if g.Description != nil && g.Description.Text != "" {
+		b.WriteString(g.Description.Text + "\n\n")
+	}
+	documented := false
+	for _, p := range g.Params {
+		documented = documented || p.Label != nil || p.Min != nil || p.Max != nil || p.Step != nil
+	}
+	if !documented {
+		return b.String()
+	}
+	b.WriteString("| parameter | meaning | range |\n|---|---|---|\n")
+	num := func(f *float64) string { return strconv.FormatFloat(*f, 'g', -1, 64) }
+	for _, p := range g.Params {
+		label, rng := "", ""
+		if p.Label != nil {
+			label = p.Label.Text
+		}
+		switch {
+		case p.Min != nil && p.Max != nil:
+			rng = num(p.Min) + " … " + num(p.Max)
+		case p.Min != nil:
+			rng = "≥ " + num(p.Min)
+		case p.Max != nil:
+			rng = "≤ " + num(p.Max)
+		}
+		if p.Step != nil {
+			rng += ", step " + num(p.Step)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Param, label, rng)
+	}
+	return b.String()
 }
 
 // shortTarget is "Class#method" without the package.

@@ -83,22 +83,36 @@ func (s *server) overlay(doc *document) *workspace.Index {
 	return base.With(s.openJava(doc))
 }
 
-// refAt finds the formula reference under a position of a Java document.
-func (s *server) refAt(doc *document, pos protocol.Position) (*formulaString, *workspace.Formula, *workspace.Ref) {
-	if doc == nil || doc.java == nil {
-		return nil, nil, nil
+// refAt finds the formula reference under a position: in an @SPL string
+// of a Java document, or in a .spl file. rng is the reference's range.
+func (s *server) refAt(doc *document, pos protocol.Position) (f *workspace.Formula, r *workspace.Ref, rng protocol.Range) {
+	if doc == nil {
+		return nil, nil, rng
 	}
-	off := doc.java.Mapper.Offset(textpos.Position{Line: int(pos.Line), Character: int(pos.Character)})
-	fs := stringAt(doc, off)
+	at := textpos.Position{Line: int(pos.Line), Character: int(pos.Character)}
+	if doc.spl != nil {
+		off := doc.spl.Offset(at)
+		for _, f := range doc.formulas {
+			if r := workspace.RefAt(f, doc.spl.Text(), off); r != nil {
+				return f, r, toProtocolRange(doc.spl.Range(textpos.Span{Start: r.Span.Start, End: r.Span.End}))
+			}
+		}
+		return nil, nil, rng
+	}
+	if doc.java == nil {
+		return nil, nil, rng
+	}
+	fs := stringAt(doc, doc.java.Mapper.Offset(at))
 	if fs == nil {
-		return nil, nil, nil
+		return nil, nil, rng
 	}
 	for _, f := range fs.formulas {
 		if r := workspace.RefAt(f, fs.value.Text, fs.index); r != nil {
-			return fs, f, r
+			sp := fs.value.DocSpan(textpos.Span{Start: r.Span.Start, End: r.Span.End})
+			return f, r, toProtocolRange(doc.java.Mapper.Range(sp))
 		}
 	}
-	return fs, nil, nil
+	return nil, nil, rng
 }
 
 // declaration is where a resolved method is declared.
@@ -122,8 +136,6 @@ type declFile struct {
 	size, mtime int64
 	file        *javasrc.File
 }
-
-var diskFiles = &declFiles{files: map[string]declFile{}}
 
 // parsed returns path's model from disk, reparsed only when it changed.
 func (c *declFiles) parsed(path string) *javasrc.File {
@@ -164,7 +176,7 @@ func (s *server) locate(ix *workspace.Index, m *javasrc.Method) (declaration, bo
 	if f.Mapper == nil {
 		// Declarations only (the persisted index): find the method in
 		// the file on disk.
-		disk := diskFiles.parsed(f.Path)
+		disk := s.disk.parsed(f.Path)
 		if disk == nil {
 			return declaration{}, false
 		}
@@ -221,7 +233,7 @@ func (s *server) relPath(path string) string {
 // formula to the Java declaration it resolves to.
 func (s *server) Definition(_ context.Context, p *protocol.DefinitionParams) ([]protocol.Location, error) {
 	doc := s.snapshot(p.TextDocument.URI)
-	_, f, r := s.refAt(doc, p.Position)
+	f, r, _ := s.refAt(doc, p.Position)
 	if r == nil || r.Kind == workspace.RefVariable {
 		return []protocol.Location{}, nil
 	}

@@ -250,3 +250,27 @@ func TestSeeAlsoSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// References in standalone .spl files resolve the same way.
+func TestSPLFileReferences(t *testing.T) {
+	rs := openRefs(t, server.Options{})
+	const splText = "# budgets\nx := a.Gen#data\nfor n in {10} b.Main#ok[x](n) <= a.Gen#other[x](n)\n"
+	u := uri.File(filepath.Join(rs.dir, "budgets.spl"))
+	rs.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "spl", Version: 1, Text: splText},
+	})
+	rs.awaitDiagnostics(t, u, 1)
+	pos := position(t, splText, "a.Gen#other", 0, 3)
+	var h *protocol.Hover
+	rs.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &h)
+	if h == nil || !strings.Contains(h.Contents.Value, "resolves to `a.Gen#other(int[])`") || h.Range.Start != position(t, splText, "a.Gen#other", 0, 0) {
+		t.Errorf("hover in a .spl file: %+v", h)
+	}
+	var locs []protocol.Location
+	rs.call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: position(t, splText, "[x]", 0, 1)}}, &locs)
+	if len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != position(t, refsGen, "data(", 0, 0) {
+		t.Errorf("definition through the alias in a .spl file: %+v", locs)
+	}
+}

@@ -40,7 +40,8 @@ type server struct {
 	client protocol.Client
 	logf   func(format string, args ...any)
 
-	index *wsIndex // the workspace index, built in the background
+	index *wsIndex   // the workspace index, built in the background
+	disk  *declFiles // files parsed from disk to locate declarations (refs.go)
 
 	// Background jobs (checks) run under jobsCtx; Shutdown cancels them and
 	// waits for them.
@@ -68,6 +69,8 @@ type server struct {
 
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}
+	// statusMu orders perfls/status notifications.
+	statusMu sync.Mutex
 }
 
 // Serve runs an LSP session on rwc until the client sends exit or the stream
@@ -82,6 +85,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		results: map[string][]verdict.MethodResult{},
 		cancels: map[string]func(){},
 		pending: map[string]bool{},
+		disk:    &declFiles{files: map[string]declFile{}},
 		cfg:     DefaultSettings(),
 		slot:    make(chan struct{}, 1),
 		logf:    func(string, ...any) {},

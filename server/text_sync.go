@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/workspace"
 )
 
@@ -19,6 +20,7 @@ type document struct {
 	path        string
 	version     int32
 	java        *javasrc.File          // nil for .spl files or when parsing failed
+	spl         *textpos.Mapper        // the text of a .spl file; nil for Java
 	tree        *javasrc.Doc           // the tree kept for incremental reparse, shared by a URI's versions
 	formulas    []*workspace.Formula   // formulas found in the text
 	syntax      []workspace.Diagnostic // SPL syntax and semantic diagnostics of the text alone
@@ -151,6 +153,7 @@ func analyze(u protocol.DocumentURI, version int32, text string, tree *javasrc.D
 	if strings.HasSuffix(path, ".spl") {
 		doc.formulas, doc.syntax = workspace.SPLFile(path, text)
 		doc.diagnostics = doc.syntax
+		doc.spl = textpos.NewMapper(text)
 		return doc
 	}
 	if tree == nil {

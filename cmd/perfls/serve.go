@@ -97,13 +97,18 @@ func (s stdio) Close() error {
 type lspChecker struct {
 	cacheDir string
 	logf     func(string, ...any)
+	// base are the measurement options before the editor's settings
+	// (zero: the defaults); tests make them small.
+	base measure.Options
+	// inProcess skips the daemon (tests: the daemon is this executable).
+	inProcess bool
 
 	mu    sync.Mutex
 	local service.Service // fallback, created on first need
 }
 
 func (c *lspChecker) service(ctx context.Context) service.Service {
-	if exe, err := os.Executable(); err == nil {
+	if exe, err := os.Executable(); err == nil && !c.inProcess {
 		if client, err := service.EnsureDaemon(ctx, c.cacheDir, exe); err == nil {
 			return client
 		} else {
@@ -153,8 +158,9 @@ func (l lazyService) Close() error { return nil }
 // javaHome selects the java that forks; the compiling JDK is the one of the
 // measurement service (the daemon's JAVA_HOME / PATH): the daemon protocol
 // carries no JDK for javac.
-func measureOptions(req server.CheckRequest) (measure.Options, error) {
-	opt := measure.Options{JVMArgs: append([]string(nil), req.JVMArgs...)}
+func measureOptions(base measure.Options, req server.CheckRequest) (measure.Options, error) {
+	opt := base
+	opt.JVMArgs = append(append([]string(nil), base.JVMArgs...), req.JVMArgs...)
 	if req.JavaHome != "" {
 		java := filepath.Join(req.JavaHome, "bin", "java")
 		if info, err := os.Stat(java); err != nil || info.IsDir() {
@@ -196,7 +202,7 @@ func projectDir(req server.CheckRequest) string {
 // action (the code lens), ahead of batch and background work, with the
 // editor's settings (α, interpretation, budget, JVM).
 func (c *lspChecker) Check(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
-	opts, err := measureOptions(req)
+	opts, err := measureOptions(c.base, req)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +230,7 @@ func (c *lspChecker) Check(ctx context.Context, req server.CheckRequest, report 
 // parameter's documented minimum) — and records the figures in the
 // method's verdict record, keeping its verdicts.
 func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
-	opts, err := measureOptions(req)
+	opts, err := measureOptions(c.base, req)
 	if err != nil {
 		return nil, err
 	}

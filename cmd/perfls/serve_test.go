@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/server"
+)
+
+// The language server's checker, with real javac and forked JVMs: Measure
+// runs the method on the workloads its formulas use and on its @Workload
+// generator (with the parameter's documented minimum) and records the
+// figures; Check takes α and the interpretation from the editor.
+func TestLSPCheckerMeasureAndSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	cacheDir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p", "A.java")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(src, []byte(`package p;
+import dev.perfls.*;
+public class A {
+    @SPL("SELF[gen](100) <= p.A#slow[gen](100)")
+    @Workload("p.A#sizes")
+    public static long fast(int n) { return n; }
+    public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
+    public static long idle(int n) { return 0; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+    @Generator("one call with n")
+    public static Iterable<Object[]> sizes(@Param(value = "n", min = 50) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`), 0o644)
+	c := &lspChecker{cacheDir: cacheDir, logf: log.New(os.Stderr, "", 0).Printf, inProcess: true,
+		base: measure.Options{Forks: 2, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}}
+	defer c.close()
+	ctx := context.Background()
+	req := server.CheckRequest{Root: dir, File: src, Class: "p.A", Method: "fast", Params: []string{"int"}}
+	var reports []string
+	recs, err := c.Measure(ctx, req, func(m string) { reports = append(reports, m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || len(recs[0].Measurements) != 2 {
+		t.Fatalf("measured %+v", recs)
+	}
+	got := map[string]bool{}
+	for _, m := range recs[0].Measurements {
+		got[m.Workload+"("+m.Args+")"] = m.MeanNs > 0 && m.Forks == 2
+	}
+	if !got["gen(100)"] || !got["sizes(50)"] {
+		t.Errorf("measurements %+v", recs[0].Measurements)
+	}
+	store, _, err := cache.OpenStore(ctx, cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	stored, err := store.Verdicts(ctx)
+	if err != nil || len(stored) != 1 || len(stored[0].Measurements) != 2 || stored[0].Source == "" {
+		t.Errorf("recorded %+v, %v", stored, err)
+	}
+
+	req.Alpha, req.Interpretation = 0.01, "rank"
+	res, err := c.Check(ctx, req, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || len(res[0].Instances) != 1 {
+		t.Fatalf("check %+v", res)
+	}
+	ev := res[0].Instances[0].Comparisons[0].Evidence
+	if ev.Interpretation != string(stats.Rank) || ev.Alpha != 0.01 {
+		t.Errorf("settings not applied: interpretation %q, α %g", ev.Interpretation, ev.Alpha)
+	}
+
+	// Bad input: a javaHome without java, a method without workloads.
+	req.JavaHome = t.TempDir()
+	if _, err := c.Check(ctx, req, func(string) {}); err == nil || !strings.Contains(err.Error(), "no bin/java") {
+		t.Errorf("bad javaHome: %v", err)
+	}
+	if _, err := c.Measure(ctx, server.CheckRequest{Root: dir, File: src, Class: "p.A", Method: "idle", Params: []string{"int"}}, func(string) {}); err == nil || !strings.Contains(err.Error(), "no workload to measure it on") {
+		t.Errorf("method without workloads: %v", err)
+	}
+}

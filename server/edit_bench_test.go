@@ -1,0 +1,242 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/server"
+)
+
+// benchSource generates a Java file of about lines lines where every third
+// method carries an @SPL formula comparing it with another method of the
+// class on a generator (about 180 formulas in 5,000 lines).
+func benchSource(lines int) string {
+	var sb strings.Builder
+	sb.WriteString("package bench.gen;\n\nimport java.util.*;\n\npublic class Generated {\n")
+	sb.WriteString("    public static Iterable<Object[]> ints(int n) { return null; }\n\n")
+	count := 7
+	for i := 0; count < lines-2; i++ {
+		var m string
+		if i%3 == 0 {
+			m = fmt.Sprintf(`    /** Sorts a copy, variant %d. */
+    @SPL("for n in {10, 100, 1000} SELF[ints](n) <= %d.5 * bench.gen.Generated#sum%d[bench.gen.Generated#ints](n)")
+    public static int[] sort%d(final int[] data) {
+        int[] copy = data.clone();
+        Arrays.sort(copy);
+        return copy;
+    }
+
+`, i, i%7+1, i+1, i)
+		} else {
+			m = fmt.Sprintf(`    public static long sum%d(int[] values) {
+        long sum = 0;
+        for (int k = 0; k < values.length; k++) {
+            sum += values[k] * %d;
+        }
+        return sum;
+    }
+
+`, i, i)
+		}
+		sb.WriteString(m)
+		count += strings.Count(m, "\n")
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+// benchClient is a minimal editor: publications arrive on a channel.
+type benchClient struct {
+	conn  jsonrpc2.Conn
+	diags chan uint32 // versions of publications
+}
+
+func startBench(b *testing.B, opts server.Options, root string) *benchClient {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	sconn := server.Serve(ctx, serverEnd, opts)
+	bc := &benchClient{conn: jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd)), diags: make(chan uint32, 1024)}
+	bc.conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
+			var p protocol.PublishDiagnosticsParams
+			json.Unmarshal(req.Params(), &p)
+			bc.diags <- p.Version
+		}
+		// A reply failing because the test already closed the pipe must not
+		// fail the connection: jsonrpc2 v0.10.0 then panics on the next read
+		// error (atomic.Value stored with a different error type).
+		reply(ctx, nil, nil)
+		return nil
+	})
+	b.Cleanup(func() {
+		bc.conn.Close()
+		cancel()
+		<-sconn.Done()
+	})
+	if _, err := bc.conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(root)}, nil); err != nil {
+		b.Fatal(err)
+	}
+	bc.conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{})
+	return bc
+}
+
+// await waits for the publication of version v.
+func (bc *benchClient) await(b *testing.B, v uint32) {
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case got := <-bc.diags:
+			if got == v {
+				return
+			}
+		case <-timeout:
+			b.Fatalf("no publication of version %d", v)
+		}
+	}
+}
+
+func report(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	ms := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e6 }
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
+
+// benchWorkspace writes the generated file into a project and records a
+// verdict with measurements for every annotated method, as a cache after
+// a check would hold.
+func benchWorkspace(b *testing.B, lines int) (dir, path, src string, store *cache.Store) {
+	b.Setenv("XDG_CACHE_HOME", b.TempDir())
+	dir = b.TempDir()
+	os.WriteFile(filepath.Join(dir, "pom.xml"), []byte("<project/>"), 0o644)
+	path = filepath.Join(dir, "src", "bench", "gen", "Generated.java")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	src = benchSource(lines)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	store, _, err := cache.OpenStore(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	var recs []verdict.MethodResult
+	for i := 0; strings.Contains(src, fmt.Sprintf(" sort%d(", i)); i += 3 {
+		recs = append(recs, verdict.MethodResult{File: path, Class: "bench.gen.Generated", Method: fmt.Sprintf("sort%d", i), Params: []string{"int[]"},
+			CheckedAt: time.Now(), Instances: []verdict.InstanceResult{{Formula: "x", Instance: "n=10", Outcome: verdict.Satisfied}},
+			Measurements: []verdict.Measurement{{Workload: "bench.gen.Generated#ints", Args: "10", MeanNs: 120, CILowNs: 118, CIHighNs: 122, Forks: 3, Samples: 30}}})
+	}
+	if err := store.ReplaceVerdicts(context.Background(), recs); err != nil {
+		b.Fatal(err)
+	}
+	return dir, path, src, store
+}
+
+// BenchmarkDidChangeToDiagnostics: a one-character edit inside an @SPL
+// string of a 5,000-line file with about 180 formulas, from the didChange
+// notification leaving the editor to the publishDiagnostics of that
+// version arriving, over an in-process pipe, with recorded verdicts.
+func BenchmarkDidChangeToDiagnostics(b *testing.B) {
+	dir, path, src, store := benchWorkspace(b, 5000)
+	bc := startBench(b, server.Options{Verdicts: store}, dir)
+	u := uri.File(path)
+	ctx := context.Background()
+	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
+	bc.await(b, 1)
+	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
+	texts := []string{src[:mid] + " " + src[mid:], src}
+	// Warm up (the background index settles).
+	version := uint32(1)
+	for range 20 {
+		version++
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(version)},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[version%2]}}})
+		bc.await(b, version)
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		version++
+		t0 := time.Now()
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(version)},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[version%2]}}})
+		bc.await(b, version)
+		ds = append(ds, time.Since(t0))
+	}
+	b.StopTimer()
+	report(b, ds)
+}
+
+// BenchmarkHover: hover on an annotated method of the 5,000-line file with
+// its recorded verdicts and measurements (warm: the records were read by
+// an earlier publish), request to reply.
+func BenchmarkHover(b *testing.B) {
+	dir, path, src, store := benchWorkspace(b, 5000)
+	bc := startBench(b, server.Options{Verdicts: store}, dir)
+	u := uri.File(path)
+	ctx := context.Background()
+	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
+	bc.await(b, 1)
+	at := strings.Index(src, "sort33(")
+	line := strings.Count(src[:at], "\n")
+	col := at - strings.LastIndex(src[:at], "\n") - 1
+	params := &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: uint32(line), Character: uint32(col + 2)}}}
+	var h protocol.Hover
+	if _, err := bc.conn.Call(ctx, protocol.MethodTextDocumentHover, params, &h); err != nil || !strings.Contains(h.Contents.Value, "120 ns") {
+		b.Fatalf("hover: %v %q", err, h.Contents.Value)
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, err := bc.conn.Call(ctx, protocol.MethodTextDocumentHover, params, &h); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	b.StopTimer()
+	report(b, ds)
+}
+
+// BenchmarkInitializeToFirstDiagnostics: a new session on the quickstart
+// example, from initialize to the first publishDiagnostics of Search.java.
+func BenchmarkInitializeToFirstDiagnostics(b *testing.B) {
+	root, _ := filepath.Abs("../examples/quickstart")
+	path := filepath.Join(root, "src", "main", "java", "quickstart", "Search.java")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Setenv("XDG_CACHE_HOME", b.TempDir())
+	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
+	ds := make([]time.Duration, 0, b.N)
+	for range b.N {
+		t0 := time.Now()
+		bc := startBench(b, server.Options{}, root)
+		bc.conn.Notify(context.Background(), protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+			TextDocument: protocol.TextDocumentItem{URI: uri.File(path), LanguageID: "java", Version: 1, Text: string(src)}})
+		bc.await(b, 1)
+		ds = append(ds, time.Since(t0))
+	}
+	report(b, ds)
+}
