@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/textpos"
 )
 
 // genJava generates a realistic file of about the given number of lines
@@ -166,4 +168,25 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkExtractOnly is Parse without the tree-sitter parse: the model
+// built from an already parsed tree of the same file.
+func BenchmarkExtractOnly(b *testing.B) {
+	src := genJava(5000)
+	p := newParser()
+	defer p.Close()
+	tree, err := p.ParseCtx(context.Background(), nil, []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tree.Close()
+	b.ReportAllocs()
+	timed(b, func(int) {
+		base := &File{Path: "Generated.java", Src: src, Mapper: textpos.NewMapper(src)}
+		f, _, err := extract(base, tree, nil, false, false)
+		if err != nil || len(f.Methods) == 0 {
+			b.Fatal("no model", err)
+		}
+	})
 }

@@ -105,7 +105,7 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 			return d.file, nil
 		}
 	}
-	f, d.state, err = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, true)
+	f, d.state, err = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, true, false)
 	if err != nil {
 		d.drop()
 		return base, err

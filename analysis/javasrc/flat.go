@@ -28,6 +28,14 @@ func (n *fnode) expand() {
 	if n.raw == 0 {
 		return
 	}
+	if n.t.sealed {
+		// The tree-sitter tree is gone.
+		n.raw = 0
+		if n.t.err == nil {
+			n.t.err = errSealed
+		}
+		return
+	}
 	if err := n.t.copyInto(n, n.t.raw[n.raw-1]); err != nil {
 		n.raw, n.kids = 0, nil
 		if n.t.err == nil {

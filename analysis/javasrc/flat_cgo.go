@@ -145,6 +145,9 @@ type ftree struct {
 	skip []uint16    // symbols whose children are copied on demand
 	raw  []C.pf_node // the tree-sitter node of each skipped node
 	err  error       // the first failure to copy a skipped body
+	// sealed is set when the tree-sitter tree may be freed: skipped
+	// bodies can no longer be copied.
+	sealed bool
 }
 
 // rawNode returns the tree-sitter TSNode inside a binding's Node: the
@@ -153,7 +156,10 @@ func rawNode(n *sitter.Node) C.pf_node {
 	return *(*C.pf_node)(unsafe.Pointer(n))
 }
 
-var errFlatMemory = errors.New("javasrc: out of memory copying the syntax tree")
+var (
+	errFlatMemory = errors.New("javasrc: out of memory copying the syntax tree")
+	errSealed     = errors.New("javasrc: internal error: syntax tree read after it was released")
+)
 
 // flatten copies n's subtree, method bodies left out when skip is set. The
 // tree n belongs to must stay open while the result is used: skipped

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/perfls/perfls/analysis/textpos"
 )
 
 // The flattened tree holds, node for node, what the binding's API says:
@@ -74,4 +76,25 @@ func sameNode(n *sitter.Node, f *fnode, path string) error {
 		return fmt.Errorf("too deep")
 	}
 	return nil
+}
+
+// Extraction reads the tree-sitter tree only while collecting
+// declarations: closing it early never makes Parse extract twice.
+func TestExtractDoesNotReadReleasedTree(t *testing.T) {
+	srcs := []string{readTestdata(t, "Names.java"), readTestdata(t, "Strings.java"), genJava(300), annotationsSrc, memberSrc,
+		"class Broken {\n  @SPL(\n  void half() { new Object() {};\n  void more() { int x = ; }\n  /* c */ int y = 1 +;\n",
+		"enum E { A { void f() { new Runnable() { public void run() {} }; } }, B; static final String S = \"x\" + (1 + 2); }"}
+	for i, src := range srcs {
+		p := newParser()
+		parse := func(s string) (*sitter.Tree, error) { return p.ParseCtx(context.Background(), nil, []byte(s)) }
+		tree, err := parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := &File{Path: "A.java", Src: src, Mapper: textpos.NewMapper(src)}
+		if _, _, err := extract(base, tree, parse, false, true); err != nil {
+			t.Errorf("source %d: %v", i, err)
+		}
+		p.Close()
+	}
 }

@@ -58,9 +58,13 @@ class G {
 		if len(src) > maxFuzzInput {
 			t.Skip()
 		}
+		before := sealedFallbacks.Load()
 		file, err := Parse("Fuzz.java", src)
 		if err != nil {
 			t.Fatalf("Parse: %v", err)
+		}
+		if sealedFallbacks.Load() != before {
+			t.Fatalf("extraction read the syntax tree after releasing it")
 		}
 		if file.Src != string(src) {
 			t.Fatalf("Src differs from input")

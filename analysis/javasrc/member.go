@@ -104,7 +104,7 @@ func memberEdit(prev *File, st *docState, prevSrc, src []byte, text string, mapp
 		}
 		b.pend[c.owner][c.name] = pc
 	}
-	fn, err := flatten(n, false)
+	fn, err := flatten(n, true)
 	if err != nil {
 		return nil, nil
 	}

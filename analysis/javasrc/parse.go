@@ -2,10 +2,12 @@ package javasrc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
 	"strconv"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -42,6 +44,10 @@ func putParser(p *sitter.Parser) {
 		p.Close()
 	}
 }
+
+// sealedFallbacks counts the extractions done again because the first
+// read the tree after releasing it (for tests).
+var sealedFallbacks atomic.Int64
 
 // Parse builds the model of one Java file. It is safe to call from many
 // goroutines at once, never panics, and tolerates syntax errors: whatever
@@ -93,8 +99,17 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 	if err != nil {
 		return base, err
 	}
-	defer func() { tree.Close() }()
-	f, _, err = extract(base, tree, parse, false)
+	f, _, err = extract(base, tree, parse, false, true)
+	if errors.Is(err, errSealed) {
+		// Something needed the tree after it was released: extract again
+		// from a tree kept to the end (not expected to happen).
+		sealedFallbacks.Add(1)
+		if tree, err = parse(text); err != nil {
+			return base, err
+		}
+		defer tree.Close()
+		f, _, err = extract(base, tree, parse, false, false)
+	}
 	release()
 	return f, err
 }
@@ -103,11 +118,18 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 // errors that a repaired copy of the text parses with fewer, the copy's
 // tree (from parse) is used instead; tree stays the caller's to close.
 // With save, it also returns what a Doc needs to re-extract one method
-// after a later edit.
-func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), save bool) (*File, *docState, error) {
+// after a later edit. With own, extract takes tree over: it closes it as
+// soon as the declarations are collected, on another goroutine, while the
+// rest of the model is built from the copied nodes (freeing a large tree
+// takes milliseconds).
+func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), save, own bool) (*File, *docState, error) {
 	text := base.Src
 	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}, save: save}
 	use := tree
+	var closeLater []*sitter.Tree // trees extract must close
+	if own {
+		closeLater = append(closeLater, tree)
+	}
 	if root := tree.RootNode(); root.HasError() {
 		if plan := planRepair(text); len(plan) > 0 {
 			fixed := applyInsertions(text, plan)
@@ -119,17 +141,44 @@ func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, er
 				if use != t2 {
 					t2.Close()
 				} else {
-					defer t2.Close()
+					closeLater = append(closeLater, t2)
 				}
 			}
 		}
 	}
+	var closed chan struct{}
+	closeAll := func() {
+		for _, t := range closeLater {
+			t.Close()
+		}
+		closeLater = nil
+	}
+	defer func() {
+		if closed != nil {
+			<-closed // the goroutine below is done with the trees
+		}
+		closeAll()
+	}()
 	root, err := flatten(use.RootNode(), true)
 	if err != nil {
 		return base, nil, err
 	}
 	out := *base
 	b.f = &out
+	if own {
+		b.collected = func() {
+			root.t.sealed = true
+			closed = make(chan struct{})
+			trees := closeLater
+			closeLater = nil
+			go func() {
+				defer close(closed)
+				for _, t := range trees {
+					t.Close()
+				}
+			}()
+		}
+	}
 	b.build(root)
 	if err := root.t.err; err != nil {
 		return base, nil, err
@@ -158,6 +207,9 @@ type builder struct {
 	fast, abort bool
 	save        bool      // keep state for a Doc
 	state       *docState // set by build when save is set
+	// collected, when set, is called once the declarations are collected:
+	// nothing reads the tree-sitter tree after that.
+	collected func()
 }
 
 // pconst is a constant field (static final String or primitive) whose
@@ -198,6 +250,9 @@ func (b *builder) build(root *fnode) {
 	// 1. Collect declarations.
 	c := &collector{b: b}
 	c.walk(root)
+	if b.collected != nil {
+		b.collected()
+	}
 	items := c.items
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].start != items[j].start {
