@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,17 @@ import (
 func TestExtensionBuildsAndPassesItsTests(t *testing.T) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("npm not installed: the VS Code extension's build and tests are skipped (install Node.js 18+ with npm to run them)")
+		t.Skip("npm not installed: the VS Code extension's build and tests are skipped (install Node.js 20+ with npm to run them)")
 	}
-	if _, err := exec.LookPath("node"); err != nil {
+	node, err := exec.LookPath("node")
+	if err != nil {
 		t.Skip("node not installed: the VS Code extension's build and tests are skipped")
+	}
+	// node:test with --test-reporter and before/after hooks needs Node.js 18.15+.
+	if v, err := exec.Command(node, "-p", "process.versions.node").Output(); err != nil {
+		t.Fatalf("node -p process.versions.node: %v", err)
+	} else if major, _, _ := strings.Cut(strings.TrimSpace(string(v)), "."); atoi(major) < 18 {
+		t.Skipf("Node.js %s is too old for the extension's tests (20+ recommended)", strings.TrimSpace(string(v)))
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "perfls")
@@ -74,6 +82,15 @@ func TestExtensionBuildsAndPassesItsTests(t *testing.T) {
 	if regexp.MustCompile(`(?m)^# skipped [1-9]`).MatchString(out) {
 		t.Errorf("npm test skipped tests although perfls was built:\n%s", tail(out, 200))
 	}
+}
+
+// atoi is the number s spells, or 0.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // tail keeps the last n lines of s.
