@@ -238,6 +238,9 @@ func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 			return cval{}, err
 		}
 		out := &strBuf{empty: ls.empty}
+		if n := len(ls.text) + len(rs.text); n > 0 {
+			out.text, out.orig = make([]byte, 0, n), make([]byteOrigin, 0, len(ls.orig)+len(rs.orig))
+		}
 		out.appendBuf(ls)
 		out.appendBuf(rs)
 		return cval{k: vStr, s: out}, nil
