@@ -4,6 +4,7 @@
 // bar. The decisions (settings mapping, trust, status text, finding the
 // binary) live in the vscode-free modules beside this one.
 
+import * as cp from 'child_process';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions as ProcessOptions, State, TransportKind } from 'vscode-languageclient/node';
 import { configurationChange, serverOptions, ServerOptions } from './settings';
@@ -25,6 +26,8 @@ export class Perfls implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private lastStatus: QueueStatus | undefined;
   private disposed = false;
+  /** Server processes we started that have not exited yet. */
+  private readonly processes = new Set<cp.ChildProcess>();
 
   constructor() {
     this.output = vscode.window.createOutputChannel('perfls');
@@ -98,15 +101,26 @@ export class Perfls implements vscode.Disposable {
     }
     const trusted = vscode.workspace.isTrusted;
     this.log(`starting ${found.path} serve${trusted ? '' : ' (untrusted workspace: measuring off)'}`);
-    const processOptions: ProcessOptions = {
-      command: found.path,
-      args: ['serve'],
-      transport: TransportKind.stdio,
-      options: folder ? { cwd: folder } : undefined,
+    // We start the process ourselves so that stopping can close its stdin:
+    // `perfls serve` ends on end-of-input (the language client's own stop
+    // only sends exit and then SIGTERM, which leaves it running).
+    const processOptions: ProcessOptions = async () => {
+      const child = cp.spawn(found.path, ['serve'], { cwd: folder, stdio: 'pipe' });
+      if (child.pid === undefined) {
+        const err = await new Promise<Error>((resolve) => child.once('error', resolve));
+        throw new Error(`cannot run ${found.path}: ${err.message}`);
+      }
+      child.stderr.on('data', (d) => this.output.append(String(d)));
+      child.on('error', (err) => this.log(`perfls: ${err.message}`));
+      this.processes.add(child);
+      child.on('exit', () => this.processes.delete(child));
+      return child;
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'java' }],
-      initializationOptions: this.options(),
+      // A function: the client calls it on every (re)start, so a server
+      // that crashed and was restarted gets the current settings and trust.
+      initializationOptions: () => this.options(),
       outputChannel: this.output,
       middleware: {
         executeCommand: (command, args, next) => this.executeCommand(command, args, next),
@@ -172,7 +186,27 @@ export class Perfls implements vscode.Disposable {
     } catch (err) {
       this.log(`perfls: stopping the server: ${describe(err)}`);
     }
+    this.endProcesses();
     this.setStatus(STOPPED);
+  }
+
+  /**
+   * endProcesses closes the stdin of every server process still running, so
+   * it exits, and kills any that has not exited 10 s later.
+   */
+  private endProcesses(): void {
+    for (const child of this.processes) {
+      this.processes.delete(child);
+      child.stdin?.end();
+      const timer = setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) {
+          this.log(`perfls: server process ${child.pid} did not exit: killing it`);
+          child.kill('SIGKILL');
+        }
+      }, 10000);
+      timer.unref();
+      child.once('exit', () => clearTimeout(timer));
+    }
   }
 
   /**

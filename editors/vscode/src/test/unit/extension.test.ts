@@ -20,7 +20,8 @@ beforeEach(() => {
   world.reset();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perfls-ext-'));
   bin = path.join(dir, 'perfls');
-  fs.writeFileSync(bin, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  // Like `perfls serve`: runs until its stdin ends; says where it runs.
+  fs.writeFileSync(bin, '#!/bin/sh\necho "cwd $(pwd)" >&2\ncat >/dev/null\n', { mode: 0o755 });
   world.config = { path: bin, alpha: 0.05, interpretation: 'auto', budgetSeconds: 0, measureOnSave: true, javaHome: '', jvmArgs: [], violationSeverity: 'warning' };
   world.workspaceFolders = [{ uri: { fsPath: dir } }];
 });
@@ -33,16 +34,24 @@ afterEach(async () => {
 // settle lets queued restarts and configuration pushes run.
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
+// until waits for a condition that a child process brings about.
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 test('activation starts `perfls serve` for Java files with the settings as initializationOptions', async () => {
   await ext.activate(context() as never);
   assert.equal(FakeClient.instances.length, 1);
   const c = FakeClient.instances[0];
   assert.equal(c.id, 'perfls', 'the id makes perfls.trace.server the trace setting');
-  assert.equal(c.serverOptions.command, bin);
-  assert.deepEqual(c.serverOptions.args, ['serve']);
-  assert.equal(c.serverOptions.options.cwd, dir);
+  // The client starts the server through our function: `perfls serve` in the workspace folder.
+  const child = await c.serverOptions();
+  assert.deepEqual(child.spawnargs, [bin, 'serve']);
+  await until(() => world.output.some((l) => l.includes(`cwd ${fs.realpathSync(dir)}`)));
   assert.deepEqual(c.clientOptions.documentSelector, [{ scheme: 'file', language: 'java' }]);
-  assert.deepEqual(c.clientOptions.initializationOptions, {
+  assert.deepEqual(c.initOptions, {
     alpha: 0.05, interpretation: 'auto', budgetSeconds: 0, measureOnSave: true, javaHome: '', jvmArgs: [], violationSeverity: 'warning', allowMeasuring: true,
   });
   assert.ok(c.running);
@@ -74,8 +83,8 @@ test('an untrusted workspace starts with measuring off, refuses measuring comman
   world.answer = (s) => (s.actions.includes('Manage Workspace Trust') ? 'Manage Workspace Trust' : undefined);
   await ext.activate(context() as never);
   const untrusted = FakeClient.instances[0];
-  assert.equal(untrusted.clientOptions.initializationOptions.allowMeasuring, false);
-  assert.equal(untrusted.clientOptions.initializationOptions.measureOnSave, false);
+  assert.equal(untrusted.initOptions.allowMeasuring, false);
+  assert.equal(untrusted.initOptions.measureOnSave, false);
 
   // A code lens's command goes through the middleware and never reaches the server.
   let reached = 0;
@@ -93,8 +102,8 @@ test('an untrusted workspace starts with measuring off, refuses measuring comman
   assert.equal(FakeClient.instances.length, 2, 'trust granted: the server is restarted');
   assert.ok(untrusted.disposed);
   const trusted = FakeClient.instances[1];
-  assert.equal(trusted.clientOptions.initializationOptions.allowMeasuring, true);
-  assert.equal(trusted.clientOptions.initializationOptions.measureOnSave, true);
+  assert.equal(trusted.initOptions.allowMeasuring, true);
+  assert.equal(trusted.initOptions.measureOnSave, true);
   await trusted.clientOptions.middleware.executeCommand('perfls.checkFormulas', [{}], next);
   assert.equal(reached, 1);
 });
@@ -141,7 +150,16 @@ test('changed settings are pushed as didChangeConfiguration {settings: {perfls}}
   await settle();
   assert.equal(FakeClient.instances.length, 2);
   assert.ok(c.disposed);
-  assert.equal(FakeClient.instances[1].serverOptions.command, bin2);
+  const child = await FakeClient.instances[1].serverOptions();
+  assert.deepEqual(child.spawnargs, [bin2, 'serve']);
+});
+
+test('a restart by the language client itself (after a crash) sends the current settings', async () => {
+  await ext.activate(context() as never);
+  const c = FakeClient.instances[0];
+  assert.equal(c.initOptions.alpha, 0.05);
+  world.config.alpha = 0.2;
+  assert.equal(c.initOptions.alpha, 0.2, 'initializationOptions are evaluated per initialize');
 });
 
 test('a server that pulls workspace/configuration gets the trust-gated options', async () => {
@@ -196,9 +214,12 @@ test('a server that fails to start: stopped status and an error offering the out
   assert.equal(world.outputShown, 1);
 });
 
-test('perfls.restartServer replaces the client; deactivate stops it', async () => {
+test('perfls.restartServer replaces the client and ends the old server process; deactivate stops it', async () => {
   await ext.activate(context() as never);
+  const old = await FakeClient.instances[0].serverOptions();
+  const exited = new Promise<number | null>((r) => old.on('exit', (code: number | null) => r(code)));
   await world.vscode.commands.executeCommand('perfls.restartServer');
+  assert.equal(await exited, 0, 'the old server saw its stdin end and exited');
   assert.equal(FakeClient.instances.length, 2);
   assert.ok(FakeClient.instances[0].disposed);
   assert.ok(FakeClient.instances[1].running);
@@ -208,4 +229,10 @@ test('perfls.restartServer replaces the client; deactivate stops it', async () =
   await ext.deactivate();
   assert.ok(FakeClient.instances[1].disposed);
   assert.ok(!world.commands.has('perfls.restartServer'));
+});
+
+test('a binary that cannot be executed: starting it fails with the reason', async () => {
+  fs.writeFileSync(bin, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+  await ext.activate(context() as never);
+  await assert.rejects(FakeClient.instances[0].serverOptions(), /cannot run .*perfls: spawn .*ENOENT/);
 });

@@ -50,6 +50,11 @@ export class FakeClient {
   ) {
     FakeClient.instances.push(this);
   }
+  /** The initializationOptions a (re)start sends: the option may be a value or a function. */
+  get initOptions(): any {
+    const o = this.clientOptions.initializationOptions;
+    return typeof o === 'function' ? o() : o;
+  }
   get onDidChangeState() {
     return this.stateChanges.event;
   }
