@@ -29,7 +29,8 @@ type CheckRequest struct {
 	// Interpretation overrides the project's choice for formulas without
 	// their own interpretation=; "" = automatic.
 	Interpretation string
-	// Budget limits the measuring of each measurement; 0 = none.
+	// Budget limits the measuring of one command (shared by its
+	// measurements); 0 = none.
 	Budget time.Duration
 	// JavaHome is the JDK to fork (and, where the service allows, to
 	// compile with); "" = JAVA_HOME / PATH.

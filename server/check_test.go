@@ -28,6 +28,7 @@ type fakeChecker struct {
 	measured []verdict.MethodResult
 	err      error
 	release  chan struct{} // when set, Check waits for it (or cancellation)
+	stopped  chan struct{} // when set, receives one value per cancelled Check
 }
 
 func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
@@ -39,6 +40,9 @@ func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report
 		select {
 		case <-f.release:
 		case <-ctx.Done():
+			if f.stopped != nil {
+				f.stopped <- struct{}{}
+			}
 			return nil, ctx.Err()
 		}
 	}

@@ -388,3 +388,17 @@ func TestMeasureOnSave(t *testing.T) {
 		t.Errorf("measureOnSave off: %d checks, want only the explicit one", n)
 	}
 }
+
+// A client that goes away without shutdown leaves no measurement running.
+func TestJobsEndWithTheConnection(t *testing.T) {
+	checker := &fakeChecker{release: make(chan struct{}), stopped: make(chan struct{}, 1)}
+	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	ss.execute(t, server.CommandCheck, server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}})
+	ss.await(t, "the running check", func() bool { return len(checker.checkRequests()) == 1 })
+	ss.conn.Close()
+	select {
+	case <-checker.stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the check still runs after the connection closed")
+	}
+}

@@ -98,6 +98,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 	}
 	h := protocol.ServerHandler(s, nil)
 	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(recoverHandler(h))))))
+	// A client that disappears without shutdown leaves no measurement
+	// running: background jobs end with the connection.
+	go func() {
+		<-conn.Done()
+		s.cancelJobs()
+	}()
 	return conn
 }
 

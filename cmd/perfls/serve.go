@@ -133,16 +133,18 @@ func (c *lspChecker) close() {
 
 // lazyService reaches the measurement service only when a measurement is
 // needed, so a check with nothing to measure starts no daemon, and applies
-// the editor's time budget to every measurement (service.Params.Budget,
-// which checkJob does not set itself).
+// the editor's time budget of one command to its measurements
+// (service.Params.Budget, which checkJob does not set itself).
 type lazyService struct {
 	c      *lspChecker
 	budget time.Duration
 }
 
 func (l lazyService) Measure(ctx context.Context, p service.Params, progress func(service.Progress)) (*service.Response, error) {
-	if p.Budget == 0 {
-		p.Budget = l.budget
+	if p.Budget == 0 && l.budget > 0 && len(p.Items) > 0 {
+		// The budget is the command's: each measurement gets an equal
+		// share (the service's budget is per item).
+		p.Budget = l.budget / time.Duration(len(p.Items))
 	}
 	return l.c.service(ctx).Measure(ctx, p, progress)
 }

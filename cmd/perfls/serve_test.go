@@ -12,6 +12,7 @@ import (
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
 	"github.com/perfls/perfls/server"
 )
 
@@ -91,5 +92,30 @@ public class A {
 	}
 	if _, err := c.Measure(ctx, server.CheckRequest{Root: dir, File: src, Class: "p.A", Method: "idle", Params: []string{"int"}}, func(string) {}); err == nil || !strings.Contains(err.Error(), "no workload to measure it on") {
 		t.Errorf("method without workloads: %v", err)
+	}
+}
+
+// recordingService is a measurement service that records its requests.
+type recordingService struct{ got []service.Params }
+
+func (r *recordingService) Measure(_ context.Context, p service.Params, _ func(service.Progress)) (*service.Response, error) {
+	r.got = append(r.got, p)
+	return &service.Response{Items: make([]service.ItemResult, len(p.Items))}, nil
+}
+func (r *recordingService) Status(context.Context) (*service.Status, error) {
+	return &service.Status{}, nil
+}
+func (r *recordingService) Close() error { return nil }
+
+// The editor's budget is one command's: its measurements share it.
+func TestLSPCheckerSharesTheBudget(t *testing.T) {
+	rec := &recordingService{}
+	c := &lspChecker{inProcess: true, local: rec}
+	svc := lazyService{c, 10 * time.Second}
+	svc.Measure(context.Background(), service.Params{Items: make([]service.Item, 4)}, nil)
+	svc.Measure(context.Background(), service.Params{Items: make([]service.Item, 1), Budget: time.Second}, nil)
+	lazyService{c, 0}.Measure(context.Background(), service.Params{Items: make([]service.Item, 2)}, nil)
+	if len(rec.got) != 3 || rec.got[0].Budget != 2500*time.Millisecond || rec.got[1].Budget != time.Second || rec.got[2].Budget != 0 {
+		t.Errorf("budgets %v", []time.Duration{rec.got[0].Budget, rec.got[1].Budget, rec.got[2].Budget})
 	}
 }
