@@ -250,7 +250,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl.IntVar(&cfg.Window, "window", 0, "odd smoothing window (default 9; 17 with ≥ 50 samples; at most a third of a run)")
 	fl.Float64Var(&cfg.K, "k", 0, "half-width of the displayed bands in standard deviations (default 4)")
 	fl.Float64Var(&cfg.Policy.K, "policy-k", 0, fmt.Sprintf("half-width of the bands that decide a run (default %g)", oracle.DefaultPolicy().K))
-	fl.Float64Var(&cfg.Policy.MaxViolationRatio, "max-violation-ratio", -1, fmt.Sprintf("share of a metric's points allowed outside the policy's bands (default %g)", oracle.DefaultPolicy().MaxViolationRatio))
+	fl.Float64Var(&cfg.Policy.MaxViolationRatio, "max-violation-ratio", 0, fmt.Sprintf("share of a metric's points allowed outside the policy's bands (default %g)", oracle.DefaultPolicy().MaxViolationRatio))
+	fl.Float64Var(&cfg.Policy.ShiftK, "shift-k", 0, fmt.Sprintf("half-width of the sustained-shift bands in sd (default %g; 0 with --shift-ratio 1 disables the rule)", oracle.DefaultPolicy().ShiftK))
+	fl.Float64Var(&cfg.Policy.ShiftRatio, "shift-ratio", 0, fmt.Sprintf("a metric fails when more than this share of its points lie outside the shift bands (default %g)", oracle.DefaultPolicy().ShiftRatio))
 	fl.BoolVar(&rebuild, "rebuild", false, "rebuild the stored model from its stored runs with the given settings, without measuring")
 	fl.BoolVar(&accept, "accept", false, "accept the latest verified run as normal: add it to the model's runs and rebuild, without measuring")
 	fl.Usage = func() {
@@ -317,15 +319,8 @@ Exit status: 0 calibrated, 2 usage, build or workload errors.`)
 			return exitUsage, err
 		}
 	default:
-		// Unset policy settings take the defaults (an empty Policy).
-		switch def := oracle.DefaultPolicy(); {
-		case !set["policy-k"] && !set["max-violation-ratio"]:
-			cfg.Policy = oracle.Policy{}
-		case !set["max-violation-ratio"]:
-			cfg.Policy.MaxViolationRatio = def.MaxViolationRatio
-		case !set["policy-k"]:
-			cfg.Policy.K = def.K
-		}
+		// Policy settings not given take the defaults.
+		cfg = mergeConfig(oracle.Config{Policy: oracle.DefaultPolicy()}, cfg, set)
 		start := time.Now()
 		var runs []oracle.Run
 		var code int
@@ -375,6 +370,12 @@ func mergeConfig(old, flags oracle.Config, set map[string]bool) oracle.Config {
 	}
 	if set["max-violation-ratio"] {
 		c.Policy.MaxViolationRatio = flags.Policy.MaxViolationRatio
+	}
+	if set["shift-k"] {
+		c.Policy.ShiftK = flags.Policy.ShiftK
+	}
+	if set["shift-ratio"] {
+		c.Policy.ShiftRatio = flags.Policy.ShiftRatio
 	}
 	return c
 }
@@ -428,8 +429,12 @@ func printModel(w io.Writer, m *oracle.Model) {
 		prov = fmt.Sprintf(" — provisional: fewer than %d runs", oracle.MinRuns)
 	}
 	c := m.Config
-	fmt.Fprintf(w, "  %d runs%s; %s-%d smoothing, bands ±%g·sd; a run fails when a metric has more than %g%% of its points outside ±%g·sd\n",
+	fmt.Fprintf(w, "  %d runs%s; %s-%d smoothing, bands ±%g·sd; a run fails when a metric has more than %g%% of its points outside ±%g·sd",
 		s.Runs, prov, c.Smoothing, c.Window, c.K, 100*c.Policy.MaxViolationRatio, c.Policy.K)
+	if c.Policy.ShiftK > 0 {
+		fmt.Fprintf(w, " or more than %g%% outside ±%g·sd", 100*c.Policy.ShiftRatio, c.Policy.ShiftK)
+	}
+	fmt.Fprintln(w)
 	for _, ms := range s.Metrics {
 		floor := ""
 		if ms.Floored > 0 {
