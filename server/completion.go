@@ -38,22 +38,45 @@ const maxCompletions = 200
 func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*protocol.CompletionList, error) {
 	empty := &protocol.CompletionList{Items: []protocol.CompletionItem{}}
 	doc := s.snapshot(p.TextDocument.URI)
-	if doc == nil || doc.java == nil {
+	if doc == nil {
 		return empty, nil
 	}
-	off := doc.java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
-	fs := stringAt(doc, off)
-	if fs == nil || off <= fs.value.Span.Start || off >= fs.value.Span.End {
-		return empty, nil // outside the string (or on its quotes)
+	at := textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)}
+	c := &completer{s: s, doc: doc, ix: s.overlay(doc), seen: map[string]bool{}}
+	var text string // the formula text up to the cursor
+	switch {
+	case doc.spl != nil:
+		// A .spl file: the text of its current line, which holds one item
+		// (alias or formula start).
+		off := doc.spl.Offset(at)
+		all := doc.spl.Text()
+		start := strings.LastIndexByte(all[:off], '\n') + 1
+		end := strings.IndexByte(all[off:], '\n')
+		if end < 0 {
+			end = len(all) - off
+		}
+		text, c.scope = all[start:off], all[start:off+end]
+		for _, f := range doc.formulas {
+			if f.Parsed != nil && f.Parsed.Span.Start <= off && off <= f.Parsed.Span.End {
+				c.formulas = append(c.formulas, f)
+			}
+		}
+		c.word = trailingIdent(text)
+		c.rng = toProtocolRange(doc.spl.Range(textpos.Span{Start: off - len(c.word), End: off}))
+	case doc.java != nil:
+		off := doc.java.Mapper.Offset(at)
+		fs := stringAt(doc, off)
+		if fs == nil || off <= fs.value.Span.Start || off >= fs.value.Span.End {
+			return empty, nil // outside the string (or on its quotes)
+		}
+		text, c.scope, c.method, c.file, c.formulas = fs.value.Text[:fs.index], fs.value.Text, fs.method, doc.java, fs.formulas
+		c.word = trailingIdent(text)
+		wordSpan := fs.value.DocSpan(textpos.Span{Start: fs.index - len(c.word), End: fs.index})
+		c.rng = toProtocolRange(doc.java.Mapper.Range(wordSpan))
+	default:
+		return empty, nil
 	}
-	text := fs.value.Text[:fs.index]
-	word := trailingIdent(text)
-	before := text[:len(text)-len(word)]
-	wordSpan := fs.value.DocSpan(textpos.Span{Start: fs.index - len(word), End: fs.index})
-	c := &completer{
-		s: s, doc: doc, fs: fs, ix: s.overlay(doc), word: word,
-		rng: toProtocolRange(doc.java.Mapper.Range(wordSpan)), seen: map[string]bool{},
-	}
+	before := text[:len(text)-len(c.word)]
 	switch {
 	case strings.HasSuffix(before, "#"):
 		c.members(qualifierBefore(before[:len(before)-1]), inBrackets(before))
@@ -71,13 +94,24 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 type completer struct {
 	s          *server
 	doc        *document
-	fs         *formulaString
+	method     *javasrc.Method      // the annotated method; nil in .spl files
+	file       *javasrc.File        // its file; nil in .spl files
+	scope      string               // the text declaring what is visible: the string, or the .spl line
+	formulas   []*workspace.Formula // parsed from scope
 	ix         *workspace.Index
 	word       string         // the identifier typed so far
 	rng        protocol.Range // replaced by an item
 	items      []protocol.CompletionItem
 	seen       map[string]bool
 	incomplete bool
+}
+
+// classType is the annotated method's type; nil in .spl files.
+func (c *completer) classType() *javasrc.Type {
+	if c.method == nil {
+		return nil
+	}
+	return c.method.Type
 }
 
 // add offers label (inserted as is) unless it does not extend word.
@@ -102,7 +136,7 @@ func (c *completer) members(class string, generator bool) {
 	if class == "" {
 		return
 	}
-	t := c.ix.ResolveClassIn(c.doc.java, c.fs.method.Type, class)
+	t := c.ix.ResolveClassIn(c.file, c.classType(), class)
 	if t == nil {
 		return
 	}
@@ -128,7 +162,7 @@ func (c *completer) dotted(qual string, generator bool) {
 	if qual == "" {
 		return
 	}
-	if t := c.ix.ResolveClassIn(c.doc.java, c.fs.method.Type, qual); t != nil {
+	if t := c.ix.ResolveClassIn(c.file, c.classType(), qual); t != nil {
 		c.methodsOf(t, generator)
 	}
 	c.segments(qual + ".")
@@ -152,7 +186,7 @@ func (c *completer) generators() {
 	for _, a := range c.aliases() {
 		c.add(a.Name, protocol.CompletionItemKindVariable, "alias", 0)
 	}
-	for t := c.fs.method.Type; t != nil; t = t.Outer {
+	for t := c.classType(); t != nil; t = t.Outer {
 		for _, m := range c.ix.MethodsOf(t) {
 			if workspace.IsGenerator(m) {
 				c.add(m.Name, protocol.CompletionItemKindFunction, declText(m), 1)
@@ -170,12 +204,14 @@ func (c *completer) terms() {
 	for _, a := range c.aliases() {
 		c.add(a.Name, protocol.CompletionItemKindVariable, "alias", 0)
 	}
-	c.add("SELF", protocol.CompletionItemKindKeyword, "the annotated method", 1)
-	c.add("THIS", protocol.CompletionItemKindKeyword, "the annotated method", 1)
+	if c.method != nil {
+		c.add("SELF", protocol.CompletionItemKindKeyword, "the annotated method", 1)
+		c.add("THIS", protocol.CompletionItemKindKeyword, "the annotated method", 1)
+	}
 	for _, kw := range []string{"for", "in", "and", "or", "implies"} {
 		c.add(kw, protocol.CompletionItemKindKeyword, "", 3)
 	}
-	for t := c.fs.method.Type; t != nil; t = t.Outer {
+	for t := c.classType(); t != nil; t = t.Outer {
 		for _, m := range c.ix.MethodsOf(t) {
 			if !m.IsConstructor && !workspace.IsGenerator(m) {
 				c.add(m.Name, protocol.CompletionItemKindMethod, declText(m), 2)
@@ -227,7 +263,7 @@ func (c *completer) aliases() []*spl.Alias {
 	var out []*spl.Alias
 	seen := map[string]bool{}
 	for _, f := range c.doc.formulas {
-		if f.Method != c.fs.method {
+		if f.Method != c.method { // in .spl files: every alias of the file
 			continue
 		}
 		for _, list := range [][]*spl.Alias{f.Aliases, f.GeneratorAliases} {
@@ -239,7 +275,7 @@ func (c *completer) aliases() []*spl.Alias {
 			}
 		}
 	}
-	for _, m := range aliasDecl.FindAllStringSubmatch(c.fs.value.Text, -1) {
+	for _, m := range aliasDecl.FindAllStringSubmatch(c.scope, -1) {
 		if !seen[m[1]] {
 			seen[m[1]] = true
 			out = append(out, &spl.Alias{Name: m[1]})
@@ -267,7 +303,7 @@ func (c *completer) variables() []string {
 			out = append(out, v)
 		}
 	}
-	for _, f := range c.fs.formulas {
+	for _, f := range c.formulas {
 		if f.Parsed == nil {
 			continue
 		}
@@ -278,7 +314,7 @@ func (c *completer) variables() []string {
 		}
 	}
 	for _, re := range []*regexp.Regexp{thesisVar, originalVar} {
-		for _, m := range re.FindAllStringSubmatch(c.fs.value.Text, -1) {
+		for _, m := range re.FindAllStringSubmatch(c.scope, -1) {
 			add(m[1])
 		}
 	}

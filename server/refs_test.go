@@ -273,4 +273,28 @@ func TestSPLFileReferences(t *testing.T) {
 	if len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != position(t, refsGen, "data(", 0, 0) {
 		t.Errorf("definition through the alias in a .spl file: %+v", locs)
 	}
+
+	complete := func(text string, pos protocol.Position) map[string]bool {
+		t.Helper()
+		rs.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
+		})
+		var list protocol.CompletionList
+		rs.call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &list)
+		got := map[string]bool{}
+		for _, it := range list.Items {
+			got[it.Label] = true
+		}
+		return got
+	}
+	edited := strings.Replace(splText, "<= a.Gen#other[x](n)", "<= a.Gen#", 1)
+	if got := complete(edited, position(t, edited, "<= a.Gen#", 0, 9)); !got["other"] || !got["data"] {
+		t.Errorf("after a.Gen# in a .spl file: %v", got)
+	}
+	edited = strings.Replace(splText, "<= a.Gen#other[x](n)", "<= a.Gen#other[x](", 1)
+	if got := complete(edited, position(t, edited, "[x](", 1, 4)); !got["n"] || !got["x"] || got["SELF"] {
+		t.Errorf("arguments in a .spl file: %v", got)
+	}
 }
