@@ -79,11 +79,12 @@ type CheckOptions struct {
 // cover the reference's text in the formula.
 func (ix *Index) Check(formulas []*Formula, opt CheckOptions) []Diagnostic {
 	var diags []Diagnostic
+	lookups := map[lookupKey]*lookupResult{} // the index does not change during Check
 	for _, f := range formulas {
 		if f == nil || f.Broken || f.Parsed == nil || f.Parsed.Body == nil {
 			continue // its syntax errors come first; a partial AST would only add noise
 		}
-		c := &checker{ix: ix, opt: opt, f: f}
+		c := &checker{ix: ix, opt: opt, f: f, lookups: lookups}
 		c.formula()
 		diags = append(diags, c.diags...)
 	}
@@ -102,6 +103,16 @@ type checker struct {
 	selfOK   bool
 	// via is the alias being resolved, named in messages.
 	via string
+	// lookups remembers lookup's results for the formulas of one Check.
+	lookups map[lookupKey]*lookupResult
+}
+
+type lookupKey struct{ cls, name string }
+
+type lookupResult struct {
+	ms              []candidate // shared: never modified
+	complete, known bool
+	err             error
 }
 
 func (c *checker) add(sp spl.Span, sev Severity, code, format string, args ...any) {
@@ -346,6 +357,18 @@ func packageOf(name string) string {
 // name as written) and its supertypes. known is false when cls is found
 // nowhere; complete is false when a supertype could not be seen.
 func (c *checker) lookup(cls, name string) (ms []candidate, complete, known bool, err error) {
+	k := lookupKey{cls, name}
+	if r := c.lookups[k]; r != nil {
+		return r.ms, r.complete, r.known, r.err
+	}
+	ms, complete, known, err = c.lookupUncached(cls, name)
+	if c.lookups != nil {
+		c.lookups[k] = &lookupResult{ms, complete, known, err}
+	}
+	return ms, complete, known, err
+}
+
+func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, known bool, err error) {
 	complete = true
 	seen := map[string]bool{}
 	queue := []string{cls}
