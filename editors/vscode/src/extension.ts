@@ -49,6 +49,11 @@ export class Perfls implements vscode.Disposable {
     );
   }
 
+  /** Process ids of the server processes this window started that are still running. */
+  get serverProcessIds(): number[] {
+    return [...this.processes].map((p) => p.pid).filter((p): p is number => p !== undefined);
+  }
+
   /** The options the server gets now: the settings, with measuring off unless the workspace is trusted. */
   options(): ServerOptions {
     const { options, problems } = serverOptions(vscode.workspace.getConfiguration('perfls'), vscode.workspace.isTrusted);
@@ -102,8 +107,9 @@ export class Perfls implements vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     this.log(`starting ${found.path} serve${trusted ? '' : ' (untrusted workspace: measuring off)'}`);
     // We start the process ourselves so that stopping can close its stdin:
-    // `perfls serve` ends on end-of-input (the language client's own stop
-    // only sends exit and then SIGTERM, which leaves it running).
+    // `perfls serve` exits at end of input. The language client's own stop
+    // sends exit and, 2 s later, SIGTERM; perfls does not exit on exit alone
+    // while its stdin is open, and ignores SIGTERM before exit.
     const processOptions: ProcessOptions = async () => {
       const child = cp.spawn(found.path, ['serve'], { cwd: folder, stdio: 'pipe' });
       if (child.pid === undefined) {

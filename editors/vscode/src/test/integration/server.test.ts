@@ -36,7 +36,6 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import { configurationChange, serverOptions } from '../../settings';
-import { statusView } from '../../status';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..', '..');
 const quickstart = path.join(repoRoot, 'examples', 'quickstart');
@@ -294,50 +293,5 @@ test('perfls serve speaks the extension\'s contract: diagnostics, code lenses, h
     }
   } finally {
     s.kill();
-  }
-});
-
-test('in a trusted workspace a lens\'s Measure runs, and perfls/status drives the status bar from busy back to idle', { timeout: 600000 }, async (t) => {
-  if (skip) {
-    t.skip(skip);
-    return;
-  }
-  const ws = copyQuickstart('trusted');
-  const file = path.join(ws, 'src', 'main', 'java', 'quickstart', 'Search.java');
-  const uri = pathToFileURL(file).toString();
-  const text = fs.readFileSync(file, 'utf8');
-  const s = new Session(ws, { ...defaultSettings }, true);
-  try {
-    const init = await s.initialize();
-    const commands = init.capabilities.executeCommandProvider?.commands ?? [];
-    for (const c of ['perfls.checkFormulas', 'perfls.measure', 'perfls.checkFile']) {
-      assert.ok(commands.includes(c), `the server offers ${c} (contract); it offers ${commands}`);
-    }
-    await s.conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'java', version: 1, text } });
-    await s.diagnosticsFor(uri, 1);
-    const lenses: CodeLens[] = (await s.request('codeLens', s.conn.sendRequest(CodeLensRequest.type, { textDocument: { uri } }))) ?? [];
-    const measure = lenses.find((l) => l.command?.command === 'perfls.measure');
-    assert.ok(measure?.command, `a Measure lens with its command in a trusted workspace: ${JSON.stringify(lenses)}`);
-    assert.ok(lenses.some((l) => l.command?.command === 'perfls.checkFormulas'), 'a Check lens with its command');
-
-    // What VS Code does when the lens is clicked.
-    await s.request('perfls.measure', s.conn.sendRequest(ExecuteCommandRequest.type, { command: measure.command.command, arguments: measure.command.arguments }));
-    await s.waitFor('a busy perfls/status', () => (s.statuses.some((p) => p.running + p.queued > 0) ? true : undefined));
-    const last = await s.waitFor('perfls/status back to idle', () => {
-      const p = s.statuses[s.statuses.length - 1];
-      return p && p.running === 0 && p.queued === 0 && s.statuses.some((q) => q.running > 0) ? p : undefined;
-    }, 540000);
-    assert.equal(last.message, 'idle');
-    // The extension's status bar over that sequence.
-    const texts = s.statuses.map((p) => statusView(p, true).text);
-    assert.ok(texts.some((x) => /^\$\(pulse\) perfls: 1 running/.test(x)), texts.join(' | '));
-    assert.equal(texts[texts.length - 1], 'perfls: idle');
-    t.diagnostic(`perfls/status sequence: ${s.statuses.map((p) => `${p.running}/${p.queued} ${p.message}`).join(' → ')}`);
-
-    await s.close();
-  } finally {
-    s.kill();
-    // The server started the per-user measurement daemon in this test's cache: stop it.
-    cp.spawnSync(bin, ['daemon', 'stop'], { env: s.env, encoding: 'utf8' });
   }
 });
