@@ -174,7 +174,7 @@ type Fork struct {
 	// Retaken counts the samples taken again because the thread was off
 	// the CPU during them (wall time well above CPU time, no GC): another
 	// process's load, not the method's cost.
-	Retaken int // at most 2 × SamplesPerFork
+	Retaken int           // at most 2 × SamplesPerFork
 	Wall    time.Duration // the fork's wall time, JVM start to exit
 	Output  string        // tail of what user code printed
 	PID     int

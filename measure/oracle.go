@@ -3,6 +3,7 @@ package measure
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Oracle metric names: the per-sample series a fork offers the bounds
@@ -82,4 +83,39 @@ func stableJVMArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// OracleMeta records the options that shape a calibration's runs (sample
+// count and length, warm-up, heap, JVM flags), to be stored with the model
+// (oracle.Model.Measure) so later runs are measured alike.
+func OracleMeta(opt Options) map[string]string {
+	opt = opt.Defaults()
+	return map[string]string{
+		"samples":    strconv.Itoa(opt.SamplesPerFork),
+		"min_sample": opt.MinSampleTime.String(),
+		"warmup":     opt.Warmup.String(),
+		"max_warmup": opt.MaxWarmup.String(),
+		"heap_mb":    strconv.Itoa(opt.HeapMB),
+		"jvm_args":   strings.Join(opt.JVMArgs, "\x1f"),
+	}
+}
+
+// WithOracleMeta returns o with the measuring options OracleMeta recorded;
+// the others (forks, timeout, java) stay o's.
+func (o Options) WithOracleMeta(meta map[string]string) Options {
+	if v, err := strconv.Atoi(meta["samples"]); err == nil {
+		o.SamplesPerFork = v
+	}
+	for k, d := range map[string]*time.Duration{"min_sample": &o.MinSampleTime, "warmup": &o.Warmup, "max_warmup": &o.MaxWarmup} {
+		if v, err := time.ParseDuration(meta[k]); err == nil {
+			*d = v
+		}
+	}
+	if v, err := strconv.Atoi(meta["heap_mb"]); err == nil {
+		o.HeapMB = v
+	}
+	if a := meta["jvm_args"]; a != "" {
+		o.JVMArgs = strings.Split(a, "\x1f")
+	}
+	return o
 }

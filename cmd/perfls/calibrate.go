@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -140,38 +139,6 @@ func forkRuns(forks []measure.Fork, env measure.Environment, opt measure.Options
 		runs[i] = oracle.Run{Series: f.Series(), Env: measure.OracleEnv(env, opt, f.PID)}
 	}
 	return runs
-}
-
-// measuredMeta records the options that shape a calibration's runs
-// (Model.Measure), and optionsOf reads them back for verify.
-func measuredMeta(opt measure.Options) map[string]string {
-	opt = opt.Defaults()
-	return map[string]string{
-		"samples":    strconv.Itoa(opt.SamplesPerFork),
-		"min_sample": opt.MinSampleTime.String(),
-		"warmup":     opt.Warmup.String(),
-		"max_warmup": opt.MaxWarmup.String(),
-		"heap_mb":    strconv.Itoa(opt.HeapMB),
-		"jvm_args":   strings.Join(opt.JVMArgs, "\x1f"),
-	}
-}
-
-func optionsOf(meta map[string]string, opt measure.Options) measure.Options {
-	if v, err := strconv.Atoi(meta["samples"]); err == nil {
-		opt.SamplesPerFork = v
-	}
-	for k, d := range map[string]*time.Duration{"min_sample": &opt.MinSampleTime, "warmup": &opt.Warmup, "max_warmup": &opt.MaxWarmup} {
-		if v, err := time.ParseDuration(meta[k]); err == nil {
-			*d = v
-		}
-	}
-	if v, err := strconv.Atoi(meta["heap_mb"]); err == nil {
-		opt.HeapMB = v
-	}
-	if a := meta["jvm_args"]; a != "" {
-		opt.JVMArgs = strings.Split(a, "\x1f")
-	}
-	return opt
 }
 
 // findModel finds the stored model a selector names without measuring:
@@ -332,7 +299,7 @@ Exit status: 0 calibrated, 2 usage, build or workload errors.`)
 		for i, r := range runs {
 			stored[i] = &cache.OracleRun{Run: r}
 		}
-		if model, err = store.Calibrate(ctx, key, stored, cfg, measuredMeta(opt)); err != nil {
+		if model, err = store.Calibrate(ctx, key, stored, cfg, measure.OracleMeta(opt)); err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stderr, "perfls: calibrated in %.1fs\n", time.Since(start).Seconds())

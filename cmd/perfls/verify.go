@@ -168,7 +168,7 @@ calibration: another JVM, machine, harness or flags — never a regression).`)
 	}
 	// Measure exactly like the calibration (the resolved method keeps an
 	// overload from being confused with another).
-	opt := optionsOf(stored.Model.Measure, measure.Options{Forks: forks, ForkTimeout: timeout})
+	opt := measure.Options{Forks: forks, ForkTimeout: timeout}.WithOracleMeta(stored.Model.Measure)
 	method, _ = parseMethodSpec(key.Method)
 	if key.Workload != "" {
 		g, _ := parseMethodSpec(key.Workload)
