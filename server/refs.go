@@ -30,8 +30,12 @@ func stringAt(doc *document, off int) *formulaString {
 	if doc.java == nil {
 		return nil
 	}
-	m := doc.java.MethodAt(off)
-	for m != nil {
+	// Formula strings belong to a method's annotations; methods nest
+	// (anonymous classes), so every method containing off is a candidate.
+	for _, m := range doc.java.Methods {
+		if m.Span.Start > off || off > m.Span.End {
+			continue
+		}
 		for _, ann := range m.SPL {
 			for _, group := range [][]*javasrc.StringValue{ann.Formulas, ann.MethodAliases, ann.GeneratorAliases} {
 				for _, v := range group {
@@ -47,12 +51,6 @@ func stringAt(doc *document, off int) *formulaString {
 				}
 			}
 		}
-		// A method nested in another (anonymous class): try the outer one.
-		outer := doc.java.MethodAt(m.Span.Start - 1)
-		if outer == m {
-			break
-		}
-		m = outer
 	}
 	return nil
 }
