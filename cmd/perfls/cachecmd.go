@@ -20,7 +20,7 @@ const cacheUsage = `Usage:
   perfls cache show ID         print one measurement with its raw samples summarised
   perfls cache gc [--max-mb N] evict the oldest measurements above N MiB (default 512),
                                keeping the newest of every series
-  perfls cache clear           remove every measurement
+  perfls cache clear           remove every measurement, verdict and bounds-oracle model, run and result
 
 The cache lives in $PERFLS_CACHE_DIR, else the user cache directory.`
 
