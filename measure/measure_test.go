@@ -3,6 +3,8 @@
 package measure
 
 import (
+	"gonum.org/v1/gonum/stat"
+
 	"context"
 	"errors"
 	"os"
@@ -279,6 +281,14 @@ func TestMeasureCases(t *testing.T) {
 		r := ok(t, "workload loop")
 		if r.Forks[0].Ops < 1 || r.Forks[0].Calls != 0 {
 			t.Errorf("fork %+v", r.Forks[0])
+		}
+		// Allocation is counted inside start()..end() only: the array
+		// cloned before each span (over 1 KB) is not the measured code's.
+		alloc := r.Forks[0].AllocBytesPerOp
+		if len(alloc) == 0 {
+			t.Errorf("no allocation figures for a workload loop")
+		} else if m := stat.Mean(alloc, nil); m > 100 {
+			t.Errorf("allocation per span %.0f B: the untimed clone was counted", m)
 		}
 	})
 	t.Run("implicit loop", func(t *testing.T) { ok(t, "implicit loop") })

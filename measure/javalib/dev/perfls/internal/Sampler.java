@@ -27,6 +27,7 @@ public final class Sampler {
 
     private long accNs;
     private long accCpu;
+    private long accAlloc;
     private long accOps;
     private long gc0;
     private long gcMs0;
@@ -36,8 +37,10 @@ public final class Sampler {
     private boolean open;
     private long spanWall;
     private long spanCpu;
+    private long spanAlloc;
     private long iterWall;
     private long iterCpu;
+    private long iterAlloc;
 
     Sampler(Protocol out, Meters meters, Options opt) {
         this.out = out;
@@ -48,6 +51,7 @@ public final class Sampler {
     public boolean needsMore() {
         long now = System.nanoTime();
         long cpuNow = meters.cpu();
+        long allocNow = meters.allocated();
         if (open) {
             throw new IllegalStateException("SPLController.start() was not followed by end()");
         }
@@ -57,12 +61,13 @@ public final class Sampler {
         if (!started) {
             begin(now);
         } else if (!explicit) {
-            record(now - iterWall, cpuNow < 0 ? -1 : cpuNow - iterCpu);
+            record(now - iterWall, cpuNow < 0 ? -1 : cpuNow - iterCpu, allocNow < 0 ? -1 : allocNow - iterAlloc);
         }
         explicit = false;
         if (state == DONE) {
             return false;
         }
+        iterAlloc = meters.allocated();
         iterCpu = meters.cpu();
         iterWall = System.nanoTime();
         return true;
@@ -77,6 +82,7 @@ public final class Sampler {
         }
         open = true;
         explicit = true;
+        spanAlloc = meters.allocated();
         spanCpu = meters.cpu();
         spanWall = System.nanoTime();
     }
@@ -84,12 +90,13 @@ public final class Sampler {
     public void end() {
         long w = System.nanoTime();
         long c = meters.cpu();
+        long a = meters.allocated();
         if (!open) {
             throw new IllegalStateException("SPLController.end() called without start()");
         }
         open = false;
         if (state != DONE) {
-            record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu);
+            record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu, spanAlloc < 0 || a < 0 ? -1 : a - spanAlloc);
         }
     }
 
@@ -107,7 +114,7 @@ public final class Sampler {
         jit = new JitWatch(opt, now);
     }
 
-    private void record(long ns, long cpu) {
+    private void record(long ns, long cpu, long alloc) {
         if (state == WARMUP) {
             recentSpans[(int) (warmSpans % recentSpans.length)] = ns;
             warmSpans++;
@@ -129,11 +136,12 @@ public final class Sampler {
         }
         accNs += ns;
         accCpu = (accCpu < 0 || cpu < 0) ? -1 : accCpu + cpu;
+        accAlloc = (accAlloc < 0 || alloc < 0) ? -1 : accAlloc + alloc;
         accOps++;
         if (accOps >= batch) {
             long gc = meters.gcCount();
             String[] st = meters.state(gcMs0);
-            out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), "-1",
+            out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), Long.toString(accAlloc),
                     Long.toString(gc - gc0), st[0], st[1], st[2], st[3]);
             emitted++;
             if (emitted >= opt.samples) {
@@ -147,6 +155,7 @@ public final class Sampler {
     private void resetSample() {
         accNs = 0;
         accCpu = 0;
+        accAlloc = 0;
         accOps = 0;
         gc0 = meters.gcCount();
         gcMs0 = meters.gcMillis();
