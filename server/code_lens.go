@@ -29,6 +29,7 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 	s.syncResults()
 	allowed := s.settings().AllowMeasuring
 	results := s.resultsOf(doc.path)
+	oracleKeys := s.oracleKeys(context.Background())
 	for _, m := range doc.java.Methods {
 		if m.Type == nil {
 			continue
@@ -53,6 +54,7 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 			}
 			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newMeasureCommand(title, args))})
 		}
+		lenses = append(lenses, s.oracleLenses(s.oracleEntries(context.Background(), oracleKeys, m), args, at, allowed, measurable)...)
 		if n > 0 {
 			title := fmt.Sprintf("▶ Check %d %s", n, plural(n, "formula", "formulas"))
 			if r != nil && len(r.Instances) > 0 {

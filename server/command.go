@@ -19,11 +19,15 @@ const (
 	CommandMeasure = "perfls.measure"
 	// CommandCheckFile checks every formula of one document.
 	CommandCheckFile = "perfls.checkFile"
-	// The bounds oracle's perfls.calibrate / perfls.acceptBaseline come
-	// here once it exists: see Measurer in check.go for the pattern.
+	// CommandCalibrate calibrates the bounds oracle on one method's
+	// workloads (oracle.go); it measures, like the commands above.
+	CommandCalibrate = "perfls.calibrate"
+	// CommandAcceptBaseline accepts the latest oracle run of a method's
+	// workload as normal behaviour; it measures nothing.
+	CommandAcceptBaseline = "perfls.acceptBaseline"
 )
 
-var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile}
+var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile, CommandCalibrate, CommandAcceptBaseline}
 
 // MethodArgs names an annotated method in a document: the argument of
 // CommandCheck and CommandMeasure.
@@ -49,11 +53,25 @@ func newMeasureCommand(title string, args MethodArgs) *protocol.Command {
 	return &protocol.Command{Title: title, Command: CommandMeasure, Arguments: []any{args}}
 }
 
+// newCalibrateCommand builds the typed command of a "Calibrate" code lens.
+func newCalibrateCommand(title string, args OracleArgs) *protocol.Command {
+	return &protocol.Command{Title: title, Command: CommandCalibrate, Arguments: []any{args}}
+}
+
+// newAcceptBaselineCommand builds the typed command of an "Accept latest run
+// as baseline" code lens.
+func newAcceptBaselineCommand(title string, args OracleArgs) *protocol.Command {
+	return &protocol.Command{Title: title, Command: CommandAcceptBaseline, Arguments: []any{args}}
+}
+
 // ExecuteCommand starts the command's work in the background and replies at
 // once: measuring takes seconds and must not hold up other requests. The
 // work reports through $/progress, perfls/status, diagnostics and a code
 // lens refresh.
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+	if res, ok, err := s.executeOracle(ctx, p); ok {
+		return res, err
+	}
 	switch p.Command {
 	case CommandCheck, CommandMeasure, CommandCheckFile:
 	default:

@@ -49,6 +49,9 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if len(m.SeeAlso) > 0 {
 		md = strings.TrimRight(md, "\n") + "\n\n" + s.seeAlso(doc, m, results)
 	}
+	if o := s.oracleHover(ctx, m); o != "" {
+		md = strings.TrimRight(md, "\n") + "\n\n" + o
+	}
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{
 		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},

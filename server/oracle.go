@@ -1,0 +1,579 @@
+package server
+
+// The bounds oracle in the editor (docs/oracle.md): a lens to calibrate a
+// method's workloads and one to accept the latest run as the new baseline,
+// an oracle section in the method's hover, and a diagnostic when the latest
+// classified run of one of its workloads failed. The models and results
+// live in the verdict cache (cache/oracle.go); calibrating measures through
+// the Checker's optional Calibrator interface.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
+)
+
+// DefaultCalibrationForks is the number of forks of the Calibrate lens
+// (below oracle.MinRuns a model is provisional).
+const DefaultCalibrationForks = 30
+
+// CalibrateRequest asks a Calibrator to calibrate the bounds oracle on
+// every workload of one method (its @Workload generators and the workloads
+// its formulas measure it on) with Forks fresh forks each.
+type CalibrateRequest struct {
+	CheckRequest
+	Forks int
+}
+
+// Calibrator is implemented by Checkers that can calibrate the bounds
+// oracle. It stores the models in the verdict cache and returns their keys.
+type Calibrator interface {
+	Calibrate(ctx context.Context, req CalibrateRequest, report func(message string)) ([]cache.OracleKey, error)
+}
+
+// OracleArgs is the argument of CommandCalibrate and CommandAcceptBaseline:
+// the method, the number of calibration forks (0: DefaultCalibrationForks)
+// and, for accepting, the calibrated workload (nil: every workload of the
+// method whose latest run failed).
+type OracleArgs struct {
+	MethodArgs
+	Forks int              `json:"forks,omitempty"`
+	Key   *cache.OracleKey `json:"key,omitempty"`
+}
+
+// oracleEntry is one calibrated workload of a method with its model and
+// latest classified run.
+type oracleEntry struct {
+	key    cache.OracleKey
+	model  *cache.OracleModel
+	latest *cache.OracleResult // nil: none, or older than the model
+}
+
+// accepted tells whether the latest run was accepted into the model.
+func (e oracleEntry) accepted() bool {
+	if e.latest == nil || e.latest.RunID == 0 {
+		return false
+	}
+	id := strconv.FormatInt(e.latest.RunID, 10)
+	for _, r := range e.model.Model.Runs {
+		if r == id {
+			return true
+		}
+	}
+	return false
+}
+
+// state is "pass", "fail", "not applicable", "accepted" or "calibrated"
+// (no run classified since calibration).
+func (e oracleEntry) state() string {
+	switch {
+	case e.latest == nil:
+		return "calibrated"
+	case e.accepted():
+		return "accepted"
+	case e.latest.Result.Verdict == oracle.NotApplicable:
+		return "not applicable"
+	default:
+		return string(e.latest.Result.Verdict)
+	}
+}
+
+// failed tells whether the latest run failed and was not accepted.
+func (e oracleEntry) failed() bool {
+	return e.latest != nil && e.latest.Result.Verdict == oracle.Fail && !e.accepted()
+}
+
+// oracleKeys lists every calibrated workload; nil without a cache.
+func (s *server) oracleKeys(ctx context.Context) []cache.OracleKey {
+	if s.opts.Verdicts == nil {
+		return nil
+	}
+	keys, err := s.opts.Verdicts.OracleModels(ctx)
+	if err != nil {
+		s.logf("oracle models: %v", err)
+	}
+	return keys
+}
+
+// oracleEntries reads the models and latest results of m's calibrated
+// workloads among keys.
+func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *javasrc.Method) []oracleEntry {
+	if m == nil || m.Type == nil {
+		return nil
+	}
+	var out []oracleEntry
+	for _, k := range keys {
+		if !oracleKeyIs(k, m.Type.BinaryName, m.Name, erased(m)) {
+			continue
+		}
+		if e, ok := s.oracleEntry(ctx, k); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *server) oracleEntry(ctx context.Context, k cache.OracleKey) (oracleEntry, bool) {
+	model, err := s.opts.Verdicts.OracleModel(ctx, k)
+	if err != nil || model == nil {
+		if err != nil {
+			s.logf("oracle model of %s: %v", k, err)
+		}
+		return oracleEntry{}, false
+	}
+	e := oracleEntry{key: k, model: model}
+	latest, err := s.opts.Verdicts.LatestOracleResult(ctx, k)
+	if err != nil {
+		s.logf("oracle result of %s: %v", k, err)
+	}
+	// A run classified before the current model was built says nothing
+	// about it, unless it was accepted into it.
+	if latest != nil {
+		e.latest = latest
+		if latest.CheckedAt.Before(model.CreatedAt) && !e.accepted() {
+			e.latest = nil
+		}
+	}
+	return e, true
+}
+
+// oracleKeyIs tells whether a resolved method name ("p.C#m(int[],java.lang.String)")
+// is the method class#name with the erased parameter types params (as the
+// source spells them: "String" matches "java.lang.String").
+func oracleKeyIs(k cache.OracleKey, class, name string, params []string) bool {
+	base, ps, hasParams := strings.Cut(k.Method, "(")
+	if base != class+"#"+name {
+		return false
+	}
+	if !hasParams {
+		return true
+	}
+	ps = strings.ReplaceAll(strings.TrimSuffix(ps, ")"), " ", "")
+	var resolved []string
+	if ps != "" {
+		resolved = strings.Split(ps, ",")
+	}
+	if len(resolved) != len(params) {
+		return false
+	}
+	for i, r := range resolved {
+		e := strings.ReplaceAll(params[i], "$", ".")
+		r = strings.ReplaceAll(r, "$", ".")
+		if r != e && !strings.HasSuffix(r, "."+e) && !strings.HasSuffix(e, "."+r) {
+			return false
+		}
+	}
+	return true
+}
+
+// oracleLabel names a calibrated workload briefly: "gen(100)", or "(100)"
+// without a generator.
+func oracleLabel(k cache.OracleKey) string {
+	w, _, _ := strings.Cut(k.Workload, "(")
+	if i := strings.LastIndexAny(w, "#."); i >= 0 {
+		w = w[i+1:]
+	}
+	return w + "(" + k.Args + ")"
+}
+
+func modelSize(m *oracle.Model) string {
+	s := fmt.Sprintf("%d %s", len(m.Runs), plural(len(m.Runs), "run", "runs"))
+	if m.Provisional {
+		s += ", provisional"
+	}
+	return s
+}
+
+// oracleLenses are the oracle's lenses of one method: "Calibrate" on a
+// method with workloads when the server can calibrate or the method is
+// calibrated (its title then shows the oracle's state), and "Accept latest run as baseline" per workload whose
+// latest run failed. Accepting measures nothing, so it stays active when
+// measuring is not allowed.
+func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protocol.Range, allowed, measurable bool) []protocol.CodeLens {
+	var out []protocol.CodeLens
+	_, canCalibrate := s.opts.Checker.(Calibrator)
+	if measurable && ((canCalibrate && s.opts.Verdicts != nil) || len(entries) > 0) {
+		title := fmt.Sprintf("▶ Calibrate (%d forks)", DefaultCalibrationForks)
+		if len(entries) > 0 {
+			var parts []string
+			for i, e := range entries {
+				if i == 3 {
+					parts = append(parts, fmt.Sprintf("+%d more", len(entries)-3))
+					break
+				}
+				p := fmt.Sprintf("%s (%s)", e.state(), modelSize(e.model.Model))
+				if len(entries) > 1 {
+					p = oracleLabel(e.key) + " " + p
+				}
+				parts = append(parts, p)
+			}
+			title = "▶ Recalibrate · oracle: " + strings.Join(parts, " · ")
+		}
+		lens := protocol.CodeLens{Range: at, Command: action(allowed, newCalibrateCommand(title, OracleArgs{MethodArgs: args}))}
+		out = append(out, lens)
+	}
+	for _, e := range entries {
+		if !e.failed() {
+			continue
+		}
+		title := "Accept latest run as baseline"
+		if len(entries) > 1 {
+			title += " · " + oracleLabel(e.key)
+		}
+		k := e.key
+		out = append(out, protocol.CodeLens{Range: at, Command: newAcceptBaselineCommand(title, OracleArgs{MethodArgs: args, Key: &k})})
+	}
+	return out
+}
+
+// oracleHover renders the oracle section of a method's hover: per
+// calibrated workload its state, model size and, per metric, the band and
+// the latest run's finding. "" when the method is not calibrated.
+func (s *server) oracleHover(ctx context.Context, m *javasrc.Method) string {
+	entries := s.oracleEntries(ctx, s.oracleKeys(ctx), m)
+	if len(entries) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeOracleEntry(&b, e)
+	}
+	return b.String()
+}
+
+func writeOracleEntry(b *strings.Builder, e oracleEntry) {
+	mod := e.model.Model
+	fmt.Fprintf(b, "**Bounds oracle** `%s`: **%s** — model of %d %s", oracleLabel(e.key), e.state(), len(mod.Runs), plural(len(mod.Runs), "run", "runs"))
+	if mod.Provisional {
+		fmt.Fprintf(b, " (provisional: fewer than %d)", oracle.MinRuns)
+	}
+	fmt.Fprintf(b, ", calibrated %s", e.model.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if e.latest != nil {
+		fmt.Fprintf(b, "; latest run %s (%s)", e.latest.CheckedAt.Local().Format("2006-01-02 15:04"), e.latest.Source)
+	}
+	b.WriteString("\n\n")
+	var res *oracle.Result // the findings shown: none once accepted into the model
+	if e.latest != nil && !e.accepted() {
+		res = &e.latest.Result
+	}
+	if res != nil && res.Verdict == oracle.NotApplicable {
+		b.WriteString("The latest run's environment differs from calibration, so the oracle does not judge it:\n\n")
+		for _, d := range res.EnvDiffs {
+			fmt.Fprintf(b, "- %s\n", mdEscape(d.String()))
+		}
+		b.WriteString("\n")
+	}
+	findings := map[string]oracle.MetricFinding{}
+	if res != nil && res.Verdict != oracle.NotApplicable {
+		for _, f := range res.Metrics {
+			findings[f.Metric] = f
+		}
+	}
+	b.WriteString("| metric | typical | band ± | latest run |\n|---|---|---|---|\n")
+	for _, met := range mod.Metrics {
+		typical, half := bandSummary(met)
+		rel := ""
+		if typical != 0 {
+			rel = fmt.Sprintf(" (%.1f %%)", 100*half/math.Abs(typical))
+		}
+		latest := "—"
+		if f, ok := findings[met.Name]; ok {
+			latest = findingCell(f)
+		} else if res != nil && res.Verdict != oracle.NotApplicable {
+			latest = "not measured"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s%s | %s |\n", met.Name, metricValue(met.Name, typical), metricValue(met.Name, half), rel, latest)
+	}
+}
+
+// findingCell is one metric's finding in a table cell: "**fail**: 12/22
+// points outside (first #3: 1.5 kB above [1 kB, 1.1 kB])", "pass", or the
+// points outside the band when they do not fail the metric.
+func findingCell(f oracle.MetricFinding) string {
+	var s string
+	switch {
+	case f.Failed:
+		s = "**fail**"
+	case len(f.Violations) > 0:
+		s = "pass"
+	default:
+		s = fmt.Sprintf("pass, within at all %d points", f.Compared)
+	}
+	if len(f.Violations) > 0 {
+		v := f.Violations[0]
+		dir := "below"
+		if v.Above {
+			dir = "above"
+		}
+		s += fmt.Sprintf(": %d/%d points outside (first #%d: %s %s [%s, %s])", len(f.Violations), f.Compared, v.Index,
+			metricValue(f.Metric, v.Value), dir, metricValue(f.Metric, v.Lo), metricValue(f.Metric, v.Hi))
+	}
+	if f.LengthDiffers {
+		s += fmt.Sprintf("; run of %d points, model of %d", f.RunPoints, f.ModelPoints)
+	}
+	return s
+}
+
+// bandSummary is a metric's median band centre and median half-width.
+func bandSummary(met oracle.Metric) (typical, half float64) {
+	var cs, hs []float64
+	for _, b := range met.Bands {
+		cs = append(cs, b.Center)
+		hs = append(hs, (b.Hi-b.Lo)/2)
+	}
+	return medianOf(cs), medianOf(hs)
+}
+
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// metricValue formats a value of a metric with its unit.
+func metricValue(metric string, v float64) string {
+	switch metric {
+	case "ns_per_op", "cpu_ns_per_op":
+		return report.Duration(v)
+	case "alloc_bytes_per_op", "heap_used":
+		return fmt.Sprintf("%.4g B", v)
+	case "gc_ms", "jit_ms":
+		return fmt.Sprintf("%.4g ms", v)
+	default:
+		return fmt.Sprintf("%.4g", v)
+	}
+}
+
+// mdEscape keeps table and list text literal.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`").Replace(s)
+}
+
+// oracleDiagnostics puts, on the name of each method whose latest oracle
+// run failed, a warning with the failing metrics' findings, and when the
+// run's environment differs from calibration, information saying why the
+// oracle did not judge it.
+func (s *server) oracleDiagnostics(ctx context.Context, doc *document) []protocol.Diagnostic {
+	if doc.java == nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // a publication outlives its request
+	keys := s.oracleKeys(ctx)
+	if len(keys) == 0 {
+		return nil
+	}
+	var out []protocol.Diagnostic
+	for _, m := range doc.java.Methods {
+		for _, e := range s.oracleEntries(ctx, keys, m) {
+			if e.latest == nil || e.accepted() {
+				continue
+			}
+			rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+			res := e.latest.Result
+			when := fmt.Sprintf("%s, %s", e.latest.Source, e.latest.CheckedAt.Local().Format("2006-01-02 15:04"))
+			switch res.Verdict {
+			case oracle.Fail:
+				var lines []string
+				for _, f := range res.Metrics {
+					if f.Failed {
+						lines = append(lines, f.Summary())
+					}
+				}
+				out = append(out, protocol.Diagnostic{
+					Range: rng, Severity: protocol.DiagnosticSeverityWarning, Code: "oracle-fail", Source: "perfls",
+					Message: fmt.Sprintf("bounds oracle: the latest run of %s (%s) left its calibrated behaviour (%s)\n%s",
+						oracleLabel(e.key), when, modelSize(e.model.Model), strings.Join(lines, "\n")),
+				})
+			case oracle.NotApplicable:
+				var diffs []string
+				for _, d := range res.EnvDiffs {
+					diffs = append(diffs, d.String())
+				}
+				out = append(out, protocol.Diagnostic{
+					Range: rng, Severity: protocol.DiagnosticSeverityInformation, Code: "oracle-not-applicable", Source: "perfls",
+					Message: fmt.Sprintf("bounds oracle not applicable to the latest run of %s (%s): its environment differs from calibration: %s",
+						oracleLabel(e.key), when, strings.Join(diffs, "; ")),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// executeOracle runs perfls.calibrate and perfls.acceptBaseline; ok is
+// false for other commands.
+func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandParams) (result any, ok bool, err error) {
+	if p.Command != CommandCalibrate && p.Command != CommandAcceptBaseline {
+		return nil, false, nil
+	}
+	var args OracleArgs
+	if err := decodeArg(p, &args); err != nil {
+		return nil, true, err
+	}
+	if args.Class == "" || args.Method == "" {
+		return nil, true, fmt.Errorf("%s: the argument needs class and method (got %+v)", p.Command, args.MethodArgs)
+	}
+	if s.opts.Verdicts == nil {
+		return nil, true, fmt.Errorf("%s: this server has no cache for the bounds oracle", p.Command)
+	}
+	if p.Command == CommandAcceptBaseline {
+		msg, err := s.acceptBaseline(ctx, args)
+		return msg, true, err
+	}
+	if !s.settings().AllowMeasuring {
+		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+	}
+	c, _ := s.opts.Checker.(Calibrator)
+	if c == nil {
+		return nil, true, fmt.Errorf("%s: this server's measurement service cannot calibrate", p.Command)
+	}
+	if args.URI == "" {
+		return nil, true, fmt.Errorf("%s: the argument needs uri", p.Command)
+	}
+	if args.Forks == 0 {
+		args.Forks = DefaultCalibrationForks
+	}
+	if args.Forks < 2 {
+		return nil, true, fmt.Errorf("%s: forks must be ≥ 2 (got %d)", p.Command, args.Forks)
+	}
+	return started(s.startCalibrate(ctx, args, c)), true, nil
+}
+
+// acceptBaseline accepts the latest run of one calibrated workload (or of
+// every workload of the method whose latest run failed) into its model,
+// then republishes diagnostics and refreshes the lenses.
+func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, error) {
+	var keys []cache.OracleKey
+	if args.Key != nil {
+		keys = []cache.OracleKey{*args.Key}
+	} else {
+		for _, k := range s.oracleKeys(ctx) {
+			if !oracleKeyIs(k, args.Class, args.Method, args.Params) {
+				continue
+			}
+			if e, ok := s.oracleEntry(ctx, k); ok && e.failed() {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return "", fmt.Errorf("%s: %s#%s has no failed oracle run to accept", CommandAcceptBaseline, args.Class, args.Method)
+		}
+	}
+	var done []string
+	var errs []error
+	for _, k := range keys {
+		m, id, err := s.opts.Verdicts.AcceptLatestOracleRun(ctx, k)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", CommandAcceptBaseline, err))
+			continue
+		}
+		done = append(done, fmt.Sprintf("accepted run %d of %s as baseline (model of %s)", id, oracleLabel(k), modelSize(m)))
+	}
+	bg := context.WithoutCancel(ctx)
+	s.syncResults()
+	s.republishOpen(bg)
+	s.refreshCodeLenses(bg)
+	return strings.Join(done, "; "), errors.Join(errs...)
+}
+
+// startCalibrate queues a calibration of a method's workloads as a
+// measuring job: one at a time with checks and measurements, cancellable
+// from its progress item, cancelled on shutdown.
+func (s *server) startCalibrate(ctx context.Context, args OracleArgs, c Calibrator) bool {
+	label := args.Class + "#" + args.Method
+	key := "calibrating " + label + "(" + strings.Join(args.Params, ",") + ")"
+	s.mu.Lock()
+	if s.pending[key] {
+		s.mu.Unlock()
+		return false
+	}
+	s.pending[key] = true
+	s.queued++
+	s.mu.Unlock()
+	s.sendStatus(ctx)
+
+	jobCtx, cancel := context.WithCancel(s.jobsCtx)
+	wd := s.startProgress(ctx, fmt.Sprintf("perfls: calibrating %s (%d forks)", label, args.Forks), cancel)
+	req := CalibrateRequest{CheckRequest: s.request(args.MethodArgs), Forks: args.Forks}
+	s.jobs.Add(1)
+	go func() {
+		defer s.jobs.Done()
+		defer cancel()
+		bg := context.WithoutCancel(jobCtx)
+		running := false
+		defer func() {
+			s.mu.Lock()
+			delete(s.pending, key)
+			if running {
+				s.running--
+				s.current = ""
+			} else {
+				s.queued--
+			}
+			s.mu.Unlock()
+			s.sendStatus(bg)
+		}()
+		select {
+		case s.slot <- struct{}{}:
+		default:
+			wd.report(jobCtx, "waiting for other measurements to finish")
+			select {
+			case s.slot <- struct{}{}:
+			case <-jobCtx.Done():
+				wd.end(jobCtx, "cancelled")
+				return
+			}
+		}
+		defer func() { <-s.slot }()
+		s.mu.Lock()
+		s.queued--
+		s.running++
+		running = true
+		s.current = "calibrating " + label
+		s.mu.Unlock()
+		s.sendStatus(bg)
+
+		keys, err := c.Calibrate(jobCtx, req, func(msg string) { wd.report(jobCtx, msg) })
+		if err != nil {
+			if jobCtx.Err() != nil {
+				wd.end(jobCtx, "cancelled")
+				return
+			}
+			wd.end(jobCtx, "failed")
+			s.showMessage(bg, protocol.MessageTypeError, fmt.Sprintf("perfls: calibrating %s failed: %v", label, err))
+			return
+		}
+		var parts []string
+		for _, k := range keys {
+			if e, ok := s.oracleEntry(bg, k); ok {
+				parts = append(parts, fmt.Sprintf("%s: %s", oracleLabel(k), modelSize(e.model.Model)))
+			}
+		}
+		if len(parts) == 0 {
+			wd.end(jobCtx, "nothing calibrated")
+		} else {
+			wd.end(jobCtx, "calibrated "+strings.Join(parts, "; "))
+		}
+		s.syncResults()
+		s.republishOpen(bg)
+		s.refreshCodeLenses(bg)
+	}()
+	return true
+}
