@@ -259,26 +259,27 @@ func sameMethod(a, b verdict.MethodResult) bool {
 // syncResults reloads the recorded verdicts when any process recorded new
 // ones (a CLI check, another editor), so every window shows the latest. One
 // small query per call keeps it cheap enough for every publish and hover.
-func (s *server) syncResults() {
+// It reports whether the records changed.
+func (s *server) syncResults() bool {
 	if s.opts.Verdicts == nil {
-		return
+		return false
 	}
 	ctx := context.Background()
 	rev, err := s.opts.Verdicts.VerdictsRevision(ctx)
 	if err != nil {
 		s.logf("verdicts: %v", err)
-		return
+		return false
 	}
 	s.mu.Lock()
 	same := rev == s.recordRev
 	s.mu.Unlock()
 	if same {
-		return
+		return false
 	}
 	recs, err := s.opts.Verdicts.Verdicts(ctx)
 	if err != nil {
 		s.logf("verdicts: %v", err)
-		return
+		return false
 	}
 	byFile := map[string][]verdict.MethodResult{}
 	for _, r := range recs {
@@ -287,6 +288,31 @@ func (s *server) syncResults() {
 	s.mu.Lock()
 	s.results, s.recordRev = byFile, rev
 	s.mu.Unlock()
+	return true
+}
+
+// watchVerdicts polls the recorded verdicts' revision every period until
+// done closes; when another process recorded verdicts (a `perfls check` in
+// a terminal, another editor), the open documents' diagnostics are
+// republished and the lenses refreshed without waiting for the user.
+func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			ready := s.initialized && !s.shutdown
+			s.mu.Unlock()
+			if ready && s.syncResults() {
+				ctx := context.Background()
+				s.republishOpen(ctx)
+				s.refreshCodeLenses(ctx)
+			}
+		}
+	}
 }
 
 func (s *server) resultsOf(file string) []verdict.MethodResult {

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/server"
 )
 
@@ -401,4 +402,36 @@ func TestJobsEndWithTheConnection(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the check still runs after the connection closed")
 	}
+}
+
+// Verdicts another process records (a `perfls check` in a terminal) reach
+// the open document and its lenses without any request from the editor.
+func TestVerdictsOfOtherProcessesArePushed(t *testing.T) {
+	cacheDir := t.TempDir()
+	mine, _, err := cache.OpenStore(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	ss := openSession(t, server.Options{Verdicts: mine, VerdictPoll: 20 * time.Millisecond}, nil, lensSource)
+	other, _, err := cache.OpenStore(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.ReplaceVerdicts(context.Background(), violatedResult(ss.path, sourceHash(t, ss.path, "fast"))); err != nil {
+		t.Fatal(err)
+	}
+	ss.await(t, "the other process's verdict", func() bool {
+		ds := ss.lastDiagnostics(ss.u)
+		return len(ds) > 0 && ds[0].Code == "formula-violated"
+	})
+	ss.await(t, "codeLens/refresh", func() bool {
+		for _, m := range ss.methods() {
+			if m == protocol.MethodCodeLensRefresh {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -30,6 +31,10 @@ type Options struct {
 	// Checker measures and decides formulas for the "Check" code lens; nil
 	// disables measuring (the server then only reads and reports).
 	Checker Checker
+	// VerdictPoll is how often the recorded verdicts are polled for
+	// records of other processes (0: every 2 s; negative: never, they are
+	// then read on the next publish, hover or lens request).
+	VerdictPoll time.Duration
 }
 
 // server implements protocol.Server; nyi answers what perfls does not do.
@@ -104,6 +109,13 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		<-conn.Done()
 		s.cancelJobs()
 	}()
+	if opts.Verdicts != nil && opts.VerdictPoll >= 0 {
+		period := opts.VerdictPoll
+		if period == 0 {
+			period = 2 * time.Second
+		}
+		go s.watchVerdicts(conn.Done(), period)
+	}
 	return conn
 }
 
