@@ -197,9 +197,9 @@ func modelSize(m *oracle.Model) string {
 
 // oracleLenses are the oracle's lenses of one method: "Calibrate" on a
 // method with workloads when the server can calibrate or the method is
-// calibrated (its title then shows the oracle's state), and "Accept latest run as baseline" per workload whose
-// latest run failed. Accepting measures nothing, so it stays active when
-// measuring is not allowed.
+// calibrated (its title then shows the oracle's state), and "Accept latest
+// run as baseline" per workload whose latest run failed. Both carry no
+// action when measuring is not allowed.
 func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protocol.Range, allowed, measurable bool) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	_, canCalibrate := s.opts.Checker.(Calibrator)
@@ -232,7 +232,7 @@ func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protoco
 			title += " · " + oracleLabel(e.key)
 		}
 		k := e.key
-		out = append(out, protocol.CodeLens{Range: at, Command: newAcceptBaselineCommand(title, OracleArgs{MethodArgs: args, Key: &k})})
+		out = append(out, protocol.CodeLens{Range: at, Command: action(allowed, newAcceptBaselineCommand(title, OracleArgs{MethodArgs: args, Key: &k}))})
 	}
 	return out
 }
@@ -433,12 +433,15 @@ func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandPa
 	if s.opts.Verdicts == nil {
 		return nil, true, fmt.Errorf("%s: this server has no cache for the bounds oracle", p.Command)
 	}
+	// Accepting measures nothing, but it changes what the oracle accepts
+	// in this workspace: like the editor's trust gate, it needs measuring
+	// to be allowed.
+	if !s.settings().AllowMeasuring {
+		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+	}
 	if p.Command == CommandAcceptBaseline {
 		msg, err := s.acceptBaseline(ctx, args)
 		return msg, true, err
-	}
-	if !s.settings().AllowMeasuring {
-		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
 	}
 	c, _ := s.opts.Checker.(Calibrator)
 	if c == nil {

@@ -234,8 +234,8 @@ func TestOracleNotApplicableIsInformation(t *testing.T) {
 }
 
 // The Calibrate lens runs the checker's calibration in the background with
-// $/progress and refreshes the lenses; it is refused when measuring is not
-// allowed.
+// $/progress and refreshes the lenses; calibrating and accepting are
+// refused when measuring is not allowed.
 func TestCalibrateLens(t *testing.T) {
 	ctx := context.Background()
 	store, _, err := cache.OpenStore(ctx, t.TempDir())
@@ -291,6 +291,9 @@ func TestCalibrateLens(t *testing.T) {
 	})
 	if _, err := ss.execute(t, server.CommandCalibrate, arg); err == nil || !strings.Contains(err.Error(), "allowMeasuring is false") {
 		t.Errorf("calibrate while measuring is disabled: %v", err)
+	}
+	if _, err := ss.execute(t, server.CommandAcceptBaseline, arg); err == nil || !strings.Contains(err.Error(), "allowMeasuring is false") {
+		t.Errorf("accept while measuring is disabled: %v", err)
 	}
 	if n := len(checker.calibrations()); n != 1 {
 		t.Errorf("%d calibrations, want 1", n)
