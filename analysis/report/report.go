@@ -190,9 +190,19 @@ func costLine(ms []verdict.Measurement) string {
 	var pts []stats.CostPoint
 	distinct := map[float64]bool{}
 	for _, m := range ms {
-		if m.N > 0 && m.MeanNs > 0 {
+		if !(m.N > 0 && m.MeanNs > 0) {
+			continue
+		}
+		distinct[m.N] = true
+		// Fork means are the independent points; the overall mean alone
+		// (records written before fork means were kept) gives one per n.
+		if len(m.ForkMeansNs) == 0 {
 			pts = append(pts, stats.CostPoint{N: m.N, Y: m.MeanNs})
-			distinct[m.N] = true
+		}
+		for _, y := range m.ForkMeansNs {
+			if y > 0 {
+				pts = append(pts, stats.CostPoint{N: m.N, Y: y})
+			}
 		}
 	}
 	if len(distinct) < 2 {

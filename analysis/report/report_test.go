@@ -53,20 +53,29 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	res := verdict.MethodResult{File: "/p/A.java", Class: "p.A", Method: "a", Params: []string{"int[]"}, CheckedAt: at, Source: m.SourceHash(f),
 		Measurements: []verdict.Measurement{
-			{Workload: "gen", Args: "10", N: 10, MeanNs: 20, CILowNs: 19, CIHighNs: 21, MedianNs: 20, AllocBytes: 0, Forks: 3, Samples: 30, MeasuredAt: at},
-			{Workload: "gen", Args: "100", N: 100, MeanNs: 200, CILowNs: 190, CIHighNs: 210, MedianNs: 199, AllocBytes: 16, Forks: 3, Samples: 30, MeasuredAt: at},
-			{Workload: "gen", Args: "1000", N: 1000, MeanNs: 2000, MedianNs: 2000, AllocBytes: -1, Forks: 3, Samples: 30, MeasuredAt: at},
+			{Workload: "gen", Args: "10", N: 10, MeanNs: 20, CILowNs: 19, CIHighNs: 21, MedianNs: 20, AllocBytes: 0, Forks: 3, Samples: 30, MeasuredAt: at, ForkMeansNs: []float64{19.5, 20, 20.5}},
+			{Workload: "gen", Args: "100", N: 100, MeanNs: 200, CILowNs: 190, CIHighNs: 210, MedianNs: 199, AllocBytes: 16, Forks: 3, Samples: 30, MeasuredAt: at, ForkMeansNs: []float64{196, 200, 204}},
+			{Workload: "gen", Args: "1000", N: 1000, MeanNs: 2000, MedianNs: 2000, AllocBytes: -1, Forks: 3, Samples: 30, MeasuredAt: at, ForkMeansNs: []float64{1950, 2000, 2050}},
 		}}
 	md := MethodHover(f, m, nil, []verdict.MethodResult{res})
 	for _, want := range []string{
 		"| gen(10) | 20.0 ns (19.0 ns … 21.0 ns) | 20.0 ns | 0 B | 3 × 30 |",
 		"| gen(1000) | 2.00 µs | 2.00 µs | n/a | 3 × 30 |",
 		"```text\n  10 █ 20.0 ns\n 100 " + strings.Repeat("█", 13) + " 200 ns\n1000 " + strings.Repeat("█", 24) + " 2.00 µs\n```",
-		"Cost model: **",
+		"Cost model: **n", // linear data (n, or n^k with k ≈ 1); with only the three means no model could be ranked
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("hover lacks %q:\n%s", want, md)
 		}
+	}
+	// Without fork means there are three points: too few to rank two-parameter models.
+	means := res
+	means.Measurements = append([]verdict.Measurement(nil), res.Measurements...)
+	for i := range means.Measurements {
+		means.Measurements[i].ForkMeansNs = nil
+	}
+	if md := MethodHover(f, m, nil, []verdict.MethodResult{means}); strings.Contains(md, "Cost model") {
+		t.Errorf("a cost model named from three points:\n%s", md)
 	}
 	if strings.Contains(md, "Stale") {
 		t.Errorf("fresh result shown as stale:\n%s", md)

@@ -198,7 +198,9 @@ func FitCostModels(pts []CostPoint) (CostModels, error) {
 		}
 		return a.AICc < b.AICc
 	})
-	if len(res.Fits) > 0 && res.Fits[0].Valid {
+	// With fewer than 4 points a two-parameter model's AICc is undefined
+	// (infinite), so the constant would win by default: no model is named.
+	if len(res.Fits) > 0 && res.Fits[0].Valid && m >= 4 {
 		best := res.Fits[0]
 		res.Best = best.Model
 		for _, f := range res.Fits {

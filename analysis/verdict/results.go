@@ -40,15 +40,18 @@ type MethodResult struct {
 // Measurement summarizes one measurement of an annotated method. Figures
 // that could not be computed are 0 (never NaN, which JSON cannot carry).
 type Measurement struct {
-	Workload   string    `json:"workload"`    // the generator method
-	Args       string    `json:"args"`        // e.g. "10000"
-	N          float64   `json:"n,omitempty"` // the argument when it is a single integer (cost models)
-	MeanNs     float64   `json:"mean_ns_per_op"`
-	CILowNs    float64   `json:"ci95_low_ns"` // 95 % interval of the mean, over fork means
-	CIHighNs   float64   `json:"ci95_high_ns"`
-	MedianNs   float64   `json:"median_ns_per_op"`
-	AllocBytes float64   `json:"alloc_bytes_per_op"` // -1 when not measured
-	Forks      int       `json:"forks"`
-	Samples    int       `json:"samples_per_fork"`
-	MeasuredAt time.Time `json:"measured_at"`
+	Workload   string  `json:"workload"`    // the generator method
+	Args       string  `json:"args"`        // e.g. "10000"
+	N          float64 `json:"n,omitempty"` // the argument when it is a single integer (cost models)
+	MeanNs     float64 `json:"mean_ns_per_op"`
+	CILowNs    float64 `json:"ci95_low_ns"` // 95 % interval of the mean, over fork means
+	CIHighNs   float64 `json:"ci95_high_ns"`
+	MedianNs   float64 `json:"median_ns_per_op"`
+	AllocBytes float64 `json:"alloc_bytes_per_op"` // -1 when not measured
+	Forks      int     `json:"forks"`
+	Samples    int     `json:"samples_per_fork"`
+	// ForkMeansNs holds each fork's mean time per operation: the points a
+	// cost model is fitted to (one per run, as the runs are independent).
+	ForkMeansNs []float64 `json:"fork_means_ns,omitempty"`
+	MeasuredAt  time.Time `json:"measured_at"`
 }

@@ -363,5 +363,10 @@ func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.I
 		m.AllocBytes = s.MeanAllocBytesPerOp
 	}
 	m.Forks, m.Samples = s.Forks, s.SamplesPerFork
+	for _, f := range res.Forks {
+		if len(f.NsPerOp) > 0 {
+			m.ForkMeansNs = append(m.ForkMeansNs, stat.Mean(f.NsPerOp, nil))
+		}
+	}
 	return append(ms, m)
 }
