@@ -106,30 +106,71 @@ func measureForOracle(ctx context.Context, dir string, method measure.MethodSpec
 			fmt.Fprintln(stderr, p.Message)
 		}
 	}
-	resp, err := svc.Measure(ctx, service.Params{Project: dir, Items: []service.Item{item}, Options: opt,
-		Priority: service.Interactive, Fresh: true}, progress)
-	if err != nil {
-		return cache.OracleKey{}, nil, exitUsage, err
-	}
-	for _, n := range resp.Notices {
-		fmt.Fprintln(stderr, "perfls:", n)
-	}
-	if len(resp.CompileErrors) > 0 {
+	resp, key, runs, err := oracleMeasure(ctx, svc, dir, item, opt, progress)
+	if resp != nil {
+		for _, n := range resp.Notices {
+			fmt.Fprintln(stderr, "perfls:", n)
+		}
 		for _, m := range resp.CompileErrors {
 			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s\n", rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
 		}
-		return cache.OracleKey{}, nil, exitUsage, errors.New("the project does not compile")
+		if len(resp.Items) > 0 && resp.Items[0].Failure != nil {
+			printWorkloadError(stderr, dir, resp.Items[0].Failure)
+		}
+	}
+	if err != nil {
+		return cache.OracleKey{}, nil, exitUsage, err
+	}
+	return key, runs, exitOK, nil
+}
+
+// errNoCompile is oracleMeasure's error when the project does not compile
+// (the messages are in the response).
+var errNoCompile = errors.New("the project does not compile")
+
+// oracleMeasure measures one workload with fresh forks through svc, as
+// calibrate and the editor's Calibrate lens do, and returns the response
+// (nil when the service failed) with the workload's oracle key and runs. It
+// fails on compile errors (errNoCompile) and on the workload's failure.
+func oracleMeasure(ctx context.Context, svc service.Service, dir string, item service.Item, opt measure.Options,
+	progress func(service.Progress)) (*service.Response, cache.OracleKey, []oracle.Run, error) {
+	resp, err := svc.Measure(ctx, service.Params{Project: dir, Items: []service.Item{item}, Options: opt,
+		Priority: service.Interactive, Fresh: true}, progress)
+	if err != nil {
+		return nil, cache.OracleKey{}, nil, err
+	}
+	if len(resp.CompileErrors) > 0 {
+		return resp, cache.OracleKey{}, nil, errNoCompile
+	}
+	if len(resp.Items) != 1 {
+		return resp, cache.OracleKey{}, nil, fmt.Errorf("the measurement service answered %d items for 1", len(resp.Items))
 	}
 	it := resp.Items[0]
 	switch {
 	case it.Failure != nil:
-		printWorkloadError(stderr, dir, it.Failure)
-		return cache.OracleKey{}, nil, exitUsage, it.Failure
+		return resp, cache.OracleKey{}, nil, it.Failure
 	case it.Error != "":
-		return cache.OracleKey{}, nil, exitUsage, errors.New(it.Error)
+		return resp, cache.OracleKey{}, nil, errors.New(it.Error)
 	}
-	key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: argsKey(args)}
-	return key, forkRuns(it.Forks, it.Env, opt), exitOK, nil
+	key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: argsKey(item.Args)}
+	return resp, key, forkRuns(it.Forks, it.Env, opt), nil
+}
+
+// calibrationOptions are calibrate's measuring defaults: perfls check's, so
+// check's forks can be classified against the model.
+func calibrationOptions() measure.Options {
+	return measure.Options{Forks: 30, SamplesPerFork: 30, MinSampleTime: time.Millisecond, Warmup: 300 * time.Millisecond,
+		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second, HeapMB: 512}
+}
+
+// storeCalibration stores runs measured with opt as the calibration of k
+// and builds its model with cfg.
+func storeCalibration(ctx context.Context, store *cache.Store, k cache.OracleKey, runs []oracle.Run, cfg oracle.Config, opt measure.Options) (*oracle.Model, error) {
+	stored := make([]*cache.OracleRun, len(runs))
+	for i, r := range runs {
+		stored[i] = &cache.OracleRun{Run: r}
+	}
+	return store.Calibrate(ctx, k, stored, cfg, measure.OracleMeta(opt))
 }
 
 // forkRuns turns forks into oracle runs, one per fork.
@@ -206,13 +247,14 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	sel.register(fl)
-	fl.IntVar(&opt.Forks, "forks", 30, fmt.Sprintf("calibration forks (below %d the oracle is provisional)", oracle.MinRuns))
-	fl.IntVar(&opt.SamplesPerFork, "samples", 30, "samples per fork: the length of each run (as perfls check measures)")
-	fl.DurationVar(&opt.MinSampleTime, "min-sample", time.Millisecond, "minimum length of one sample")
-	fl.DurationVar(&opt.Warmup, "warmup", 300*time.Millisecond, "minimum warm-up time per fork")
-	fl.DurationVar(&opt.MaxWarmup, "max-warmup", 5*time.Second, "warm-up cap per fork")
-	fl.DurationVar(&opt.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
-	fl.IntVar(&opt.HeapMB, "heap", 512, "heap of each fork, MB")
+	def := calibrationOptions()
+	fl.IntVar(&opt.Forks, "forks", def.Forks, fmt.Sprintf("calibration forks (below %d the oracle is provisional)", oracle.MinRuns))
+	fl.IntVar(&opt.SamplesPerFork, "samples", def.SamplesPerFork, "samples per fork: the length of each run (as perfls check measures)")
+	fl.DurationVar(&opt.MinSampleTime, "min-sample", def.MinSampleTime, "minimum length of one sample")
+	fl.DurationVar(&opt.Warmup, "warmup", def.Warmup, "minimum warm-up time per fork")
+	fl.DurationVar(&opt.MaxWarmup, "max-warmup", def.MaxWarmup, "warm-up cap per fork")
+	fl.DurationVar(&opt.ForkTimeout, "fork-timeout", def.ForkTimeout, "time limit of one fork")
+	fl.IntVar(&opt.HeapMB, "heap", def.HeapMB, "heap of each fork, MB")
 	fl.StringVar(&cfg.Smoothing, "smoothing", "", "mean (default), median or none")
 	fl.IntVar(&cfg.Window, "window", 0, "odd smoothing window (default 9; 17 with ≥ 50 samples; at most a third of a run)")
 	fl.Float64Var(&cfg.K, "k", 0, "half-width of the displayed bands in standard deviations (default 4)")
@@ -295,11 +337,7 @@ Exit status: 0 calibrated, 2 usage, build or workload errors.`)
 		if err != nil {
 			return code, err
 		}
-		stored := make([]*cache.OracleRun, len(runs))
-		for i, r := range runs {
-			stored[i] = &cache.OracleRun{Run: r}
-		}
-		if model, err = store.Calibrate(ctx, key, stored, cfg, measure.OracleMeta(opt)); err != nil {
+		if model, err = storeCalibration(ctx, store, key, runs, cfg, opt); err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stderr, "perfls: calibrated in %.1fs\n", time.Since(start).Seconds())

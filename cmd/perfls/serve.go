@@ -237,9 +237,72 @@ func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, repor
 		return nil, err
 	}
 	dir := projectDir(req)
-	proj, err := measure.FindProject(dir)
+	w, err := methodWorkloads(req)
 	if err != nil {
 		return nil, err
+	}
+	reqs, problems, self, selfFile := w.reqs, w.problems, w.self, w.selfFile
+	params := service.Params{Project: dir, Options: opts, Priority: service.Interactive, Budget: req.Budget}
+	for _, r := range reqs {
+		params.Items = append(params.Items, workloadItem(r))
+	}
+	resp, err := lazyService{c, req.Budget}.Measure(ctx, params, func(p service.Progress) { report(p.Message) })
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.CompileErrors) > 0 {
+		m := resp.CompileErrors[0]
+		return nil, fmt.Errorf("the project does not compile: %s:%d: %s (and %d more)", m.File, m.Line, m.Message, len(resp.CompileErrors)-1)
+	}
+	var ms []verdict.Measurement
+	var failures []string
+	for i, r := range reqs {
+		it := resp.Items[i]
+		if it.Failure != nil {
+			failures = append(failures, it.Failure.Error())
+		} else if it.Error != "" {
+			failures = append(failures, it.Error)
+		}
+		ms = addMeasurement(ms, r, it)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("nothing could be measured: %s", strings.Join(append(problems, failures...), "; "))
+	}
+	for _, p := range append(problems, failures...) {
+		report("not measured: " + p)
+	}
+	rec, err := c.recordMeasurements(ctx, req, self, selfFile, ms)
+	if err != nil {
+		return nil, err
+	}
+	return []verdict.MethodResult{rec}, nil
+}
+
+// workloads are the workloads of one method: what Measure measures and
+// Calibrate calibrates.
+type workloads struct {
+	reqs     []workspace.Request
+	problems []string // @Workload annotations that name no usable workload
+	self     *javasrc.Method
+	selfFile *javasrc.File
+}
+
+// workloadItem is the measurement service's item of a workload.
+func workloadItem(r workspace.Request) service.Item {
+	item := service.Item{Method: toSpec(r.Method), Generator: toSpec(r.Generator)}
+	for _, a := range r.Args {
+		item.Args = append(item.Args, toMeasureArg(a))
+	}
+	return item
+}
+
+// methodWorkloads finds the requested method's workloads: those its
+// formulas measure SELF on, and its @Workload generators (called with each
+// parameter's documented minimum). It fails when there is none.
+func methodWorkloads(req server.CheckRequest) (workloads, error) {
+	proj, err := measure.FindProject(projectDir(req))
+	if err != nil {
+		return workloads{}, err
 	}
 	var files []*javasrc.File
 	var formulas []*workspace.Formula
@@ -248,11 +311,11 @@ func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, repor
 	for _, path := range proj.Sources {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+			return workloads{}, fmt.Errorf("read %s: %w", path, err)
 		}
 		f, err := javasrc.Parse(path, src)
 		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
+			return workloads{}, fmt.Errorf("parse %s: %w", path, err)
 		}
 		files = append(files, f)
 		if path != req.File {
@@ -271,7 +334,7 @@ func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, repor
 		}
 	}
 	if self == nil {
-		return nil, fmt.Errorf("%s#%s(%s) is not declared in %s", req.Class, req.Method, strings.Join(req.Params, ","), req.File)
+		return workloads{}, fmt.Errorf("%s#%s(%s) is not declared in %s", req.Class, req.Method, strings.Join(req.Params, ","), req.File)
 	}
 	ix := workspace.NewIndex(files)
 	var reqs []workspace.Request
@@ -312,46 +375,9 @@ func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, repor
 		if len(problems) > 0 {
 			msg = strings.Join(problems, "; ")
 		}
-		return nil, fmt.Errorf("%s#%s: %s", req.Class, req.Method, msg)
+		return workloads{}, fmt.Errorf("%s#%s: %s", req.Class, req.Method, msg)
 	}
-	params := service.Params{Project: dir, Options: opts, Priority: service.Interactive, Budget: req.Budget}
-	for _, r := range reqs {
-		item := service.Item{Method: toSpec(r.Method), Generator: toSpec(r.Generator)}
-		for _, a := range r.Args {
-			item.Args = append(item.Args, toMeasureArg(a))
-		}
-		params.Items = append(params.Items, item)
-	}
-	resp, err := lazyService{c, req.Budget}.Measure(ctx, params, func(p service.Progress) { report(p.Message) })
-	if err != nil {
-		return nil, err
-	}
-	if len(resp.CompileErrors) > 0 {
-		m := resp.CompileErrors[0]
-		return nil, fmt.Errorf("the project does not compile: %s:%d: %s (and %d more)", m.File, m.Line, m.Message, len(resp.CompileErrors)-1)
-	}
-	var ms []verdict.Measurement
-	var failures []string
-	for i, r := range reqs {
-		it := resp.Items[i]
-		if it.Failure != nil {
-			failures = append(failures, it.Failure.Error())
-		} else if it.Error != "" {
-			failures = append(failures, it.Error)
-		}
-		ms = addMeasurement(ms, r, it)
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("nothing could be measured: %s", strings.Join(append(problems, failures...), "; "))
-	}
-	for _, p := range append(problems, failures...) {
-		report("not measured: " + p)
-	}
-	rec, err := c.recordMeasurements(ctx, req, self, selfFile, ms)
-	if err != nil {
-		return nil, err
-	}
-	return []verdict.MethodResult{rec}, nil
+	return workloads{reqs: reqs, problems: problems, self: self, selfFile: selfFile}, nil
 }
 
 // documentedArgs are the arguments a @Workload generator is called with:
