@@ -286,8 +286,17 @@ func (s *server) syncResults() bool {
 		byFile[r.File] = append(byFile[r.File], r)
 	}
 	s.mu.Lock()
+	first := s.recordRev == -1
 	s.results, s.recordRev = byFile, rev
 	s.mu.Unlock()
+	if !first {
+		// New verdicts change lens titles too, whichever request noticed
+		// them first; the watcher sends the refresh (not from a handler).
+		select {
+		case s.lensesStale <- struct{}{}:
+		default:
+		}
+	}
 	return true
 }
 
@@ -307,10 +316,10 @@ func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
 			ready := s.initialized && !s.shutdown
 			s.mu.Unlock()
 			if ready && s.syncResults() {
-				ctx := context.Background()
-				s.republishOpen(ctx)
-				s.refreshCodeLenses(ctx)
+				s.republishOpen(context.Background())
 			}
+		case <-s.lensesStale:
+			s.refreshCodeLenses(context.Background())
 		}
 	}
 }

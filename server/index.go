@@ -16,6 +16,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/measure"
 )
 
 // wsIndex is the index of the Java files on disk under the projects of the
@@ -29,6 +30,7 @@ type wsIndex struct {
 
 	mu       sync.Mutex
 	roots    map[string]bool          // project roots being or already indexed
+	rootOf   map[string]string        // directory → its project root, found once (every change asks)
 	building int                      // roots still being built
 	files    map[string]*javasrc.File // by path
 	ix       *workspace.Index         // of files; rebuilt when they change
@@ -113,8 +115,23 @@ func (w *wsIndex) snapshot() (*workspace.Index, bool) {
 }
 
 // ensure starts indexing the project that holds path, once per project.
+// It runs on every change, so a directory's root is looked up once: a
+// build file created later in the session is seen after a restart.
 func (w *wsIndex) ensure(path string) {
-	w.ensureRoot(projectRoot(filepath.Dir(path)))
+	dir := filepath.Dir(path)
+	w.mu.Lock()
+	root, ok := w.rootOf[dir]
+	w.mu.Unlock()
+	if !ok {
+		root = projectRoot(dir)
+		w.mu.Lock()
+		if w.rootOf == nil {
+			w.rootOf = map[string]string{}
+		}
+		w.rootOf[dir] = root
+		w.mu.Unlock()
+	}
+	w.ensureRoot(root)
 }
 
 // ensureRoot starts indexing root unless it is (being) indexed, or lies
@@ -250,11 +267,11 @@ feed:
 // maxIndexedFile skips generated giants that declare nothing to measure.
 const maxIndexedFile = 4 << 20
 
-// projectRoot is the nearest directory at or above dir with a build file
+// projectRoot is the nearest directory at or above dir with a perfls.json, a build file
 // or a .git, else dir itself.
 func projectRoot(dir string) string {
 	for cur := dir; ; {
-		for _, marker := range []string{"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".git"} {
+		for _, marker := range []string{measure.ConfigFile, "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".git"} {
 			if _, err := os.Stat(filepath.Join(cur, marker)); err == nil {
 				return cur
 			}

@@ -63,6 +63,7 @@ type server struct {
 	docs        map[protocol.DocumentURI]*document
 	results     map[string][]verdict.MethodResult // latest verdicts by file path
 	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read
+	lensesStale chan struct{}                     // signalled when newly read verdicts change lens titles
 	cancels     map[string]func()                 // progress token → cancel of its job
 	cfg         Settings                          // the client's settings (settings.go)
 	initWarning string                            // bad initializationOptions, shown once initialized
@@ -96,6 +97,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		logf:    func(string, ...any) {},
 	}
 	s.recordRev = -1
+	s.lensesStale = make(chan struct{}, 1)
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
 	if opts.Logger != nil {
