@@ -399,14 +399,24 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 	}
 	fmt.Printf("(resolving the method, one short JVM, takes %.0f ms when the request is new)\n", ms(time.Since(start)))
 
-	// Forks one at a time until the t-interval over fork means is within ±2 %.
-	for _, target := range []float64{0.02} {
+	// Forks one at a time until the t-interval over fork means is within ±2 %:
+	// with the default fork (≥ 300 ms warm-up, 30 samples), and with a
+	// shorter one (≥ 150 ms warm-up, still until JIT compilation settles,
+	// and 10 samples): the interval is over fork means, so what it needs is
+	// more forks, not more samples per fork.
+	for _, fo := range []measure.Options{
+		{Forks: 1, SamplesPerFork: opt.SamplesPerFork},
+		{Forks: 1, SamplesPerFork: 10, Warmup: 150 * time.Millisecond},
+	} {
+		target := 0.02
+		fo = fo.Defaults()
+		fmt.Printf("forks of ≥ %s warm-up × %d samples:\n", fo.Warmup, fo.SamplesPerFork)
 		start := time.Now()
 		var forks []measure.Fork
 		var s measure.Summary
 		cpuAt, cpuForks := time.Duration(0), 0
 		for len(forks) < 30 {
-			r, err := e.measureReqs(ctx, measure.Options{Forks: 1, SamplesPerFork: opt.SamplesPerFork}, req)
+			r, err := e.measureReqs(ctx, fo, req)
 			if err != nil {
 				return err
 			}
@@ -419,12 +429,12 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 				break
 			}
 		}
-		fmt.Printf("±%.0f%% CI of the wall-time mean (over fork means): %.1f s wall, %d forks × %d samples, mean %s/op ± %.2f%%\n",
-			100*target, time.Since(start).Seconds(), len(forks), opt.SamplesPerFork, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+		fmt.Printf("  ±%.0f%% CI of the wall-time mean (over fork means): %.1f s wall, %d forks × %d samples, mean %s/op ± %.2f%%\n",
+			100*target, time.Since(start).Seconds(), len(forks), fo.SamplesPerFork, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
 		if cpuAt > 0 {
-			fmt.Printf("±%.0f%% CI of the thread-CPU-time mean (immune to preemption): reached after %.1f s, %d forks\n", 100*target, cpuAt.Seconds(), cpuForks)
+			fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean (immune to preemption): reached after %.1f s, %d forks\n", 100*target, cpuAt.Seconds(), cpuForks)
 		} else {
-			fmt.Printf("±%.0f%% CI of the thread-CPU-time mean: not reached in %d forks (± %.2f%%)\n", 100*target, len(forks), 100*cpuSummary(forks).RelativeHalfWidth())
+			fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean: not reached in %d forks (± %.2f%%)\n", 100*target, len(forks), 100*cpuSummary(forks).RelativeHalfWidth())
 		}
 	}
 	start = time.Now()
