@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,7 +231,10 @@ func TestServeOverStdio(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{stdout, stdin}))
+	// Like some clients, this one keeps the server's stdin open to the end
+	// (closing the connection does not close it): the server must exit on
+	// the exit notification alone.
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{stdout, keepOpen{stdin}}))
 	published := make(chan protocol.PublishDiagnosticsParams, 10)
 	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
@@ -298,6 +302,12 @@ type pipe struct {
 func (p pipe) Read(b []byte) (int, error)  { return p.r.Read(b) }
 func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p pipe) Close() error                { return p.w.Close() }
+
+// keepOpen is a writer whose Close leaves it open.
+type keepOpen struct{ w io.Writer }
+
+func (k keepOpen) Write(b []byte) (int, error) { return k.w.Write(b) }
+func (keepOpen) Close() error                  { return nil }
 
 // TestInterpretationPrecedence: a formula's interpretation= beats the
 // command line, which beats perfls.json, which beats the automatic choice;

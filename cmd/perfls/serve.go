@@ -58,8 +58,22 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	} else {
 		opts.Logger.Printf("no cache directory, so no verdicts and no measuring: %v", err)
 	}
-	// stdout belongs to the protocol from here on.
-	conn := server.Serve(ctx, stdio{in: stdin, out: stdout}, opts)
+	// stdout belongs to the protocol from here on. The connection reads
+	// stdin through a pipe: closing a blocked read of the process's stdin
+	// does not interrupt it, so without the pipe the exit notification
+	// would close the connection but leave it waiting for input that the
+	// client may never close. The copying goroutine ends at end of input,
+	// or with the process.
+	in := stdin
+	if stdin != nil {
+		pr, pw := io.Pipe()
+		go func() {
+			_, err := io.Copy(pw, stdin)
+			pw.CloseWithError(err)
+		}()
+		in = pr
+	}
+	conn := server.Serve(ctx, stdio{in: in, out: stdout}, opts)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
