@@ -272,6 +272,7 @@ func (s *server) syncResults() bool {
 	}
 	s.mu.Lock()
 	same := rev == s.recordRev
+	s.lastSync = time.Now()
 	s.mu.Unlock()
 	if same {
 		return false
@@ -298,6 +299,25 @@ func (s *server) syncResults() bool {
 		}
 	}
 	return true
+}
+
+// publishSyncInterval is how stale the verdicts a publication shows may be.
+// Publications follow every keystroke, and a database query each time showed
+// as latency spikes (SQLite waits now and then); what other processes record
+// arrives through watchVerdicts anyway, and this server's own checks update
+// the results directly.
+const publishSyncInterval = 500 * time.Millisecond
+
+// syncResultsEvery is syncResults unless the verdicts were read less than
+// interval ago (the first read always happens).
+func (s *server) syncResultsEvery(interval time.Duration) bool {
+	s.mu.Lock()
+	recent := s.recordRev != -1 && time.Since(s.lastSync) < interval
+	s.mu.Unlock()
+	if recent {
+		return false
+	}
+	return s.syncResults()
 }
 
 // watchVerdicts polls the recorded verdicts' revision every period until

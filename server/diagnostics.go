@@ -20,7 +20,7 @@ import (
 // check — since LSP clients replace, never merge. The slice is never nil: a
 // nil slice would go out as null.
 func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
-	s.syncResults()
+	s.syncResultsEvery(publishSyncInterval)
 	diags := make([]protocol.Diagnostic, 0, len(doc.diagnostics))
 	for _, d := range doc.diagnostics {
 		diags = append(diags, protocol.Diagnostic{

@@ -94,15 +94,29 @@ func (e oracleEntry) failed() bool {
 	return e.latest != nil && e.latest.Result.Verdict == oracle.Fail && !e.accepted()
 }
 
-// oracleKeys lists every calibrated workload; nil without a cache.
+// oracleKeys lists every calibrated workload; nil without a cache. Storing
+// a model bumps the verdicts' revision, so the list is read again only when
+// the revision the results were read at changed.
 func (s *server) oracleKeys(ctx context.Context) []cache.OracleKey {
 	if s.opts.Verdicts == nil {
 		return nil
 	}
+	s.mu.Lock()
+	rev := s.recordRev
+	if rev != -1 && rev == s.oracleRev {
+		keys := s.calibrated
+		s.mu.Unlock()
+		return keys
+	}
+	s.mu.Unlock()
 	keys, err := s.opts.Verdicts.OracleModels(ctx)
 	if err != nil {
 		s.logf("oracle models: %v", err)
+		return keys
 	}
+	s.mu.Lock()
+	s.calibrated, s.oracleRev = keys, rev
+	s.mu.Unlock()
 	return keys
 }
 

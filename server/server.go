@@ -64,6 +64,9 @@ type server struct {
 	results     map[string][]verdict.MethodResult // latest verdicts by file path
 	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read
 	lensesStale chan struct{}                     // signalled when newly read verdicts change lens titles
+	lastSync    time.Time                         // when syncResults last read the revision
+	calibrated  []cache.OracleKey                 // calibrated workloads as of oracleRev
+	oracleRev   int64                             // recordRev calibrated was read at; -1 = not read
 	cancels     map[string]func()                 // progress token → cancel of its job
 	cfg         Settings                          // the client's settings (settings.go)
 	initWarning string                            // bad initializationOptions, shown once initialized
@@ -96,7 +99,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		slot:    make(chan struct{}, 1),
 		logf:    func(string, ...any) {},
 	}
-	s.recordRev = -1
+	s.recordRev, s.oracleRev = -1, -1
 	s.lensesStale = make(chan struct{}, 1)
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
