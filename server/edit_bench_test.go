@@ -198,9 +198,6 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 		}
 		bc.await(b, version)
 		ds = append(ds, time.Since(t0))
-		if os.Getenv("SLOWDBG") != "" && time.Since(t0) > 25*time.Millisecond {
-			fmt.Fprintf(os.Stderr, "slow %d at %s: %s\n", i, time.Now().Format("05.000"), time.Since(t0))
-		}
 	}
 	b.StopTimer()
 	report(b, ds)
