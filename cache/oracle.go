@@ -67,6 +67,11 @@ type OracleResult struct {
 	Source    string // "verify" or "check"
 	CheckedAt time.Time
 	Result    oracle.Result
+	// Runs and FailedRuns count the runs classified together with this one
+	// (the forks of one check or verify; they share CheckedAt) and how many
+	// of them failed. LatestOracleResult returns a run whose verdict is the
+	// batch's combined verdict (oracle.Combine).
+	Runs, FailedRuns int
 }
 
 // PutOracleRuns stores runs in one transaction, setting their ID and
@@ -264,27 +269,60 @@ func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
 	return nil
 }
 
-// LatestOracleResult returns the newest classification recorded for k, or
-// nil when there is none.
+// LatestOracleResult returns the latest classification of k's runs; nil,
+// nil when there is none. When several runs were classified together (the
+// forks of one check), it is one of them whose verdict is the batch's
+// combined verdict, so a majority of passing forks is not shown as a
+// failure (nor the reverse), with Runs and FailedRuns counting the batch.
 func (s *Store) LatestOracleResult(ctx context.Context, k OracleKey) (*OracleResult, error) {
-	r := &OracleResult{Key: k}
-	var runID sql.NullInt64
-	var checked int64
-	var b string
-	err := s.db.QueryRowContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
-		WHERE method = ? AND workload = ? AND args = ? ORDER BY checked_at DESC, id DESC LIMIT 1`,
-		k.Method, k.Workload, k.Args).Scan(&r.ID, &runID, &r.Source, &checked, &b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
+		WHERE method = ? AND workload = ? AND args = ? AND checked_at = (
+			SELECT MAX(checked_at) FROM oracle_results WHERE method = ? AND workload = ? AND args = ?)
+		ORDER BY id`,
+		k.Method, k.Workload, k.Args, k.Method, k.Workload, k.Args)
 	if err != nil {
 		return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
 	}
-	r.RunID, r.CheckedAt = runID.Int64, time.Unix(0, checked)
-	if err := json.Unmarshal([]byte(b), &r.Result); err != nil {
-		return nil, fmt.Errorf("read oracle result of %s: %w", k, err)
+	defer rows.Close()
+	var batch []*OracleResult
+	for rows.Next() {
+		r := &OracleResult{Key: k}
+		var runID sql.NullInt64
+		var checked int64
+		var b string
+		if err := rows.Scan(&r.ID, &runID, &r.Source, &checked, &b); err != nil {
+			return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
+		}
+		r.RunID, r.CheckedAt = runID.Int64, time.Unix(0, checked)
+		if err := json.Unmarshal([]byte(b), &r.Result); err != nil {
+			return nil, fmt.Errorf("read oracle result of %s: %w", k, err)
+		}
+		batch = append(batch, r)
 	}
-	return r, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
+	}
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	results := make([]oracle.Result, len(batch))
+	failed := 0
+	for i, r := range batch {
+		results[i] = r.Result
+		if r.Result.Verdict == oracle.Fail {
+			failed++
+		}
+	}
+	combined := oracle.Combine(results)
+	pick := batch[len(batch)-1]
+	for _, r := range batch {
+		if r.Result.Verdict == combined {
+			pick = r
+			break
+		}
+	}
+	pick.Runs, pick.FailedRuns = len(batch), failed
+	return pick, nil
 }
 
 // ErrNotCalibrated is returned when a workload has no stored model.
@@ -354,9 +392,10 @@ func (s *Store) rebuild(ctx context.Context, k OracleKey, ids []string, cfg orac
 }
 
 // AcceptLatestOracleRun accepts the latest classified run of k as normal
-// behaviour (the seed's "accept and re-train", reference §1.2): the run
-// joins the model's calibration runs and the model is rebuilt with its own
-// configuration. It returns the new model and the accepted run's ID. It
+// behaviour (the seed's "accept and re-train", reference §1.2) — all runs of
+// it when it was a batch (the forks of one check): they join the model's
+// calibration runs and the model is rebuilt with its own configuration. It
+// returns the new model and the ID of the run LatestOracleResult shows. It
 // fails when k is not calibrated or no classified run is stored, and when
 // the run came from another environment (a model spans one environment).
 func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle.Model, int64, error) {
@@ -367,32 +406,54 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 	if old == nil {
 		return nil, 0, fmt.Errorf("%s: %w", k, ErrNotCalibrated)
 	}
-	var id int64
-	err = s.db.QueryRowContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
-		WHERE o.method = ? AND o.workload = ? AND o.args = ? ORDER BY o.checked_at DESC, o.id DESC LIMIT 1`,
-		k.Method, k.Workload, k.Args).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
+	latest, err := s.LatestOracleResult(ctx, k)
+	if err != nil {
+		return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, err)
+	}
+	if latest == nil || latest.RunID == 0 {
 		return nil, 0, fmt.Errorf("%s: no verified run to accept (run perfls verify first)", k)
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
+		WHERE o.method = ? AND o.workload = ? AND o.args = ? AND o.checked_at = ? ORDER BY o.id`,
+		k.Method, k.Workload, k.Args, latest.CheckedAt.UnixNano())
 	if err != nil {
 		return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, classify(err))
 	}
-	sid := strconv.FormatInt(id, 10)
-	ids := old.Model.Runs
-	for _, have := range ids {
-		if have == sid {
-			return old.Model, id, nil // already accepted
+	var batch []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, classify(err))
+		}
+		batch = append(batch, id)
+	}
+	rows.Close()
+	have := map[string]bool{}
+	for _, id := range old.Model.Runs {
+		have[id] = true
+	}
+	ids := append([]string(nil), old.Model.Runs...)
+	var added []int64
+	for _, id := range batch {
+		if sid := strconv.FormatInt(id, 10); !have[sid] {
+			ids = append(ids, sid)
+			added = append(added, id)
 		}
 	}
-	ids = append(append([]string(nil), ids...), sid)
+	if len(added) == 0 {
+		return old.Model, latest.RunID, nil // already accepted
+	}
 	m, err := s.rebuild(ctx, k, ids, old.Model.Config, old.Model.Measure)
 	if err != nil {
 		return nil, 0, err
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id); err != nil {
-		return nil, 0, fmt.Errorf("accept run %d of %s: %w", id, k, err)
+	for _, id := range added {
+		if _, err := s.db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id); err != nil {
+			return nil, 0, fmt.Errorf("accept run %d of %s: %w", id, k, err)
+		}
 	}
-	return m, id, nil
+	return m, latest.RunID, nil
 }
 
 // ClassifyAndRecord classifies runs (forks of one measurement) against the
@@ -414,13 +475,14 @@ func (s *Store) ClassifyAndRecord(ctx context.Context, k OracleKey, runs []oracl
 	}
 	defer tx.Rollback()
 	results := make([]oracle.Result, len(runs))
+	at := time.Now() // one time for the batch: LatestOracleResult combines it
 	for i, r := range runs {
 		stored := &OracleRun{Key: k, Role: RoleVerify, Run: r}
 		if err := putOracleRun(ctx, tx, stored); err != nil {
 			return nil, "", err
 		}
 		results[i] = oracle.Classify(m.Model, stored.Run)
-		if err := putOracleResult(ctx, tx, &OracleResult{Key: k, RunID: stored.ID, Source: source, Result: results[i]}); err != nil {
+		if err := putOracleResult(ctx, tx, &OracleResult{Key: k, RunID: stored.ID, Source: source, CheckedAt: at, Result: results[i]}); err != nil {
 			return nil, "", err
 		}
 	}

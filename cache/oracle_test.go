@@ -68,6 +68,23 @@ func TestOracleCalibrateClassifyRebuildAccept(t *testing.T) {
 		t.Fatalf("latest %+v %v", latest, err)
 	}
 
+	// A check's forks are one batch: one failing fork of three does not
+	// make the latest result a failure, two do.
+	ok1, ok2 := oracleRun(rng, 100).Run, oracleRun(rng, 100).Run
+	if _, v, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{ok1, ok2, slow}, "check"); err != nil || v != oracle.Pass {
+		t.Fatalf("batch of two passing forks and a failing one: %v %v", v, err)
+	}
+	if b, err := s.LatestOracleResult(ctx, oKey); err != nil || b.Result.Verdict != oracle.Pass || b.Runs != 3 || b.FailedRuns != 1 || b.Source != "check" {
+		t.Fatalf("latest of a passing batch: %+v %v", b, err)
+	}
+	if _, v, _ := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{slow, ok1, slow}, "check"); v != oracle.Fail {
+		t.Fatalf("two failing forks of three: %v", v)
+	}
+	latest, err = s.LatestOracleResult(ctx, oKey)
+	if err != nil || latest.Result.Verdict != oracle.Fail || latest.Runs != 3 || latest.FailedRuns != 2 || latest.RunID == 0 {
+		t.Fatalf("latest of a failing batch: %+v %v", latest, err)
+	}
+
 	// Rebuild with other settings, without measuring.
 	cfg := m.Config
 	cfg.Window, cfg.K = 3, 6
@@ -76,16 +93,17 @@ func TestOracleCalibrateClassifyRebuildAccept(t *testing.T) {
 		t.Fatalf("rebuilt %+v %v", rb, err)
 	}
 
-	// Accept the slow run as the new normal: it joins the model.
+	// Accept the latest run as the new normal: it joins the model
 	acc, id, err := s.AcceptLatestOracleRun(ctx, oKey)
-	if err != nil || id != latest.RunID || len(acc.Runs) != 11 || acc.Runs[10] != fmt.Sprint(id) || acc.Config.Window != 3 {
+	// (all three forks of the latest check).
+	if err != nil || id != latest.RunID || len(acc.Runs) != 13 || acc.Runs[10] != fmt.Sprint(id) || acc.Config.Window != 3 {
 		t.Fatalf("accepted %v %d %v", acc.Runs, id, err)
 	}
 	cal, _ := s.OracleRuns(ctx, oKey, RoleCalibration)
-	if len(cal) != 11 {
-		t.Errorf("%d calibration runs after accepting, want 11", len(cal))
+	if len(cal) != 13 {
+		t.Errorf("%d calibration runs after accepting, want 13", len(cal))
 	}
-	if again, _, err := s.AcceptLatestOracleRun(ctx, oKey); err != nil || len(again.Runs) != 11 {
+	if again, _, err := s.AcceptLatestOracleRun(ctx, oKey); err != nil || len(again.Runs) != 13 {
 		t.Errorf("accepting twice must not add the run twice: %v %v", again.Runs, err)
 	}
 	if _, _, err := s.ClassifyAndRecord(ctx, OracleKey{Method: "other"}, []oracle.Run{slow}, "check"); !errors.Is(err, ErrNotCalibrated) {

@@ -277,7 +277,7 @@ func writeOracleEntry(b *strings.Builder, e oracleEntry) {
 	}
 	fmt.Fprintf(b, ", calibrated %s", e.model.CreatedAt.Local().Format("2006-01-02 15:04"))
 	if e.latest != nil {
-		fmt.Fprintf(b, "; latest run %s (%s)", e.latest.CheckedAt.Local().Format("2006-01-02 15:04"), e.latest.Source)
+		fmt.Fprintf(b, "; latest run %s (%s%s)", e.latest.CheckedAt.Local().Format("2006-01-02 15:04"), e.latest.Source, batchNote(e.latest))
 	}
 	b.WriteString("\n\n")
 	var res *oracle.Result // the findings shown: none once accepted into the model
@@ -401,7 +401,7 @@ func (s *server) oracleDiagnostics(ctx context.Context, doc *document) []protoco
 			}
 			rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 			res := e.latest.Result
-			when := fmt.Sprintf("%s, %s", e.latest.Source, e.latest.CheckedAt.Local().Format("2006-01-02 15:04"))
+			when := fmt.Sprintf("%s%s, %s", e.latest.Source, batchNote(e.latest), e.latest.CheckedAt.Local().Format("2006-01-02 15:04"))
 			switch res.Verdict {
 			case oracle.Fail:
 				var lines []string
@@ -593,4 +593,13 @@ func (s *server) startCalibrate(ctx context.Context, args OracleArgs, c Calibrat
 		s.refreshCodeLenses(bg)
 	}()
 	return true
+}
+
+// batchNote says how many forks of a multi-fork measurement failed, e.g.
+// ": 2 of 3 forks failed"; "" for a single run.
+func batchNote(r *cache.OracleResult) string {
+	if r.Runs < 2 {
+		return ""
+	}
+	return fmt.Sprintf(": %d of %d forks failed", r.FailedRuns, r.Runs)
 }
