@@ -92,14 +92,43 @@ func (s *server) startMeasure(ctx context.Context, args MethodArgs, m Measurer) 
 	return s.startJob(ctx, jobMeasure, args, m.Measure)
 }
 
-// startJob runs measuring work in the background, one job at a time (two
-// measurements at once would disturb each other); the others wait in a
-// queue. A job belongs to the server: it is cancelled on shutdown, or by
-// the user from its progress item, queued or running. It reports false
-// when the same job is already queued or running.
+// startJob runs a check or a measurement of one method as a measuring job
+// (see runQueued) and records, publishes and shows its results.
 func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, run func(context.Context, CheckRequest, func(string)) ([]verdict.MethodResult, error)) bool {
 	label := args.Class + "#" + args.Method
 	key := string(kind) + " " + label + "(" + strings.Join(args.Params, ",") + ")"
+	req := s.request(args)
+	return s.runQueued(ctx, key, fmt.Sprintf("%s %s", kind, label), func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+		results, err := run(jobCtx, req, report)
+		if err != nil {
+			return "", nil, err
+		}
+		publish := func(bg context.Context) {
+			s.setResults(req.File, results)
+			if doc := s.snapshot(args.URI); doc != nil {
+				if err := s.publishDiagnostics(bg, doc); err != nil {
+					s.logf("publish diagnostics for %s: %v", doc.path, err)
+				}
+			}
+			s.refreshCodeLenses(bg)
+		}
+		if kind == jobMeasure {
+			return measuredSummary(results), publish, nil
+		}
+		return summarize(results), publish, nil
+	})
+}
+
+// runQueued runs measuring work in the background, one job at a time (two
+// measurements at once would disturb each other); the others wait in a
+// queue. A job belongs to the server: it is cancelled on shutdown, or by
+// the user from its progress item ("perfls: what"), queued or running.
+// work returns the progress's end message and what to do once the job has
+// left the queue (publish its results: a request they prompt, such as a
+// re-check on save, must not find the job still pending); its error is
+// shown to the user. It reports false when a job with the same key is
+// already queued or running.
+func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx context.Context, report func(string)) (string, func(context.Context), error)) bool {
 	s.mu.Lock()
 	if s.pending[key] {
 		s.mu.Unlock()
@@ -111,15 +140,20 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 	s.sendStatus(ctx)
 
 	jobCtx, cancel := context.WithCancel(s.jobsCtx)
-	title := fmt.Sprintf("perfls: %s %s", kind, label)
-	wd := s.startProgress(ctx, title, cancel)
-	req := s.request(args)
+	wd := s.startProgress(ctx, "perfls: "+what, cancel)
 	s.jobs.Add(1)
 	go func() {
 		defer s.jobs.Done()
 		defer cancel()
 		bg := context.WithoutCancel(jobCtx)
-		finish := func(running bool) {
+		running := false
+		var after func(context.Context)
+		defer func() { // runs last, once the job has left the queue
+			if after != nil {
+				after(bg)
+			}
+		}()
+		defer func() {
 			s.mu.Lock()
 			delete(s.pending, key)
 			if running {
@@ -130,7 +164,7 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 			}
 			s.mu.Unlock()
 			s.sendStatus(bg)
-		}
+		}()
 		select {
 		case s.slot <- struct{}{}:
 		default:
@@ -139,7 +173,6 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 			case s.slot <- struct{}{}:
 			case <-jobCtx.Done():
 				wd.end(jobCtx, "cancelled")
-				finish(false)
 				return
 			}
 		}
@@ -147,33 +180,22 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 		s.mu.Lock()
 		s.queued--
 		s.running++
-		s.current = fmt.Sprintf("%s %s", kind, label)
+		running = true
+		s.current = what
 		s.mu.Unlock()
 		s.sendStatus(bg)
-		defer finish(true)
 
-		results, err := run(jobCtx, req, func(msg string) { wd.report(jobCtx, msg) })
-		if err != nil {
-			if jobCtx.Err() != nil {
-				wd.end(jobCtx, "cancelled")
-				return
-			}
+		end, then, err := work(jobCtx, func(msg string) { wd.report(jobCtx, msg) })
+		after = then
+		switch {
+		case err != nil && jobCtx.Err() != nil:
+			wd.end(jobCtx, "cancelled")
+		case err != nil:
 			wd.end(jobCtx, "failed")
-			s.showMessage(bg, protocol.MessageTypeError, fmt.Sprintf("perfls: %s %s failed: %v", kind, label, err))
-			return
+			s.showMessage(bg, protocol.MessageTypeError, fmt.Sprintf("perfls: %s failed: %v", what, err))
+		default:
+			wd.end(jobCtx, end)
 		}
-		if kind == jobMeasure {
-			wd.end(jobCtx, measuredSummary(results))
-		} else {
-			wd.end(jobCtx, summarize(results))
-		}
-		s.setResults(req.File, results)
-		if doc := s.snapshot(args.URI); doc != nil {
-			if err := s.publishDiagnostics(bg, doc); err != nil {
-				s.logf("publish diagnostics for %s: %v", doc.path, err)
-			}
-		}
-		s.refreshCodeLenses(bg)
 	}()
 	return true
 }

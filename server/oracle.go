@@ -516,83 +516,29 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 func (s *server) startCalibrate(ctx context.Context, args OracleArgs, c Calibrator) bool {
 	label := args.Class + "#" + args.Method
 	key := "calibrating " + label + "(" + strings.Join(args.Params, ",") + ")"
-	s.mu.Lock()
-	if s.pending[key] {
-		s.mu.Unlock()
-		return false
-	}
-	s.pending[key] = true
-	s.queued++
-	s.mu.Unlock()
-	s.sendStatus(ctx)
-
-	jobCtx, cancel := context.WithCancel(s.jobsCtx)
-	wd := s.startProgress(ctx, fmt.Sprintf("perfls: calibrating %s (%d forks)", label, args.Forks), cancel)
 	req := CalibrateRequest{CheckRequest: s.request(args.MethodArgs), Forks: args.Forks}
-	s.jobs.Add(1)
-	go func() {
-		defer s.jobs.Done()
-		defer cancel()
-		bg := context.WithoutCancel(jobCtx)
-		running := false
-		defer func() {
-			s.mu.Lock()
-			delete(s.pending, key)
-			if running {
-				s.running--
-				s.current = ""
-			} else {
-				s.queued--
-			}
-			s.mu.Unlock()
-			s.sendStatus(bg)
-		}()
-		select {
-		case s.slot <- struct{}{}:
-		default:
-			wd.report(jobCtx, "waiting for other measurements to finish")
-			select {
-			case s.slot <- struct{}{}:
-			case <-jobCtx.Done():
-				wd.end(jobCtx, "cancelled")
-				return
-			}
-		}
-		defer func() { <-s.slot }()
-		s.mu.Lock()
-		s.queued--
-		s.running++
-		running = true
-		s.current = "calibrating " + label
-		s.mu.Unlock()
-		s.sendStatus(bg)
-
-		keys, err := c.Calibrate(jobCtx, req, func(msg string) { wd.report(jobCtx, msg) })
+	what := fmt.Sprintf("calibrating %s (%d forks)", label, args.Forks)
+	return s.runQueued(ctx, key, what, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+		keys, err := c.Calibrate(jobCtx, req, report)
 		if err != nil {
-			if jobCtx.Err() != nil {
-				wd.end(jobCtx, "cancelled")
-				return
-			}
-			wd.end(jobCtx, "failed")
-			s.showMessage(bg, protocol.MessageTypeError, fmt.Sprintf("perfls: calibrating %s failed: %v", label, err))
-			return
+			return "", nil, err
 		}
 		var parts []string
 		for _, k := range keys {
-			if e, ok := s.oracleEntry(bg, k); ok {
+			if e, ok := s.oracleEntry(context.WithoutCancel(jobCtx), k); ok {
 				parts = append(parts, fmt.Sprintf("%s: %s", oracleLabel(k), modelSize(e.model.Model)))
 			}
 		}
-		if len(parts) == 0 {
-			wd.end(jobCtx, "nothing calibrated")
-		} else {
-			wd.end(jobCtx, "calibrated "+strings.Join(parts, "; "))
+		publish := func(bg context.Context) {
+			s.syncResults()
+			s.republishOpen(bg)
+			s.refreshCodeLenses(bg)
 		}
-		s.syncResults()
-		s.republishOpen(bg)
-		s.refreshCodeLenses(bg)
-	}()
-	return true
+		if len(parts) == 0 {
+			return "nothing calibrated", publish, nil
+		}
+		return "calibrated " + strings.Join(parts, "; "), publish, nil
+	})
 }
 
 // batchNote says how many forks of a multi-fork measurement failed, e.g.
