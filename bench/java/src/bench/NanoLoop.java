@@ -42,7 +42,11 @@ public final class NanoLoop {
         }
     }
 
-    /** As main's loop, for Work.serialChain; prints "serial:n ns-per-op". */
+    /**
+     * As main's loop, for Work.serialChain; prints "serial:n ns-per-op". A copy on purpose: one
+     * timing loop taking the method as a lambda would make its call site megamorphic once several
+     * methods went through it, adding a virtual call to every timed call of the baseline.
+     */
     private static void serial(int n) {
         long s = 0;
         long t0 = System.nanoTime();
