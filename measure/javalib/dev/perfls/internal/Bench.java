@@ -216,7 +216,9 @@ public abstract class Bench {
         long elapsed;
         // The smallest wall/CPU ratio of warm-up iterations at least half a sample long: what an
         // undisturbed sample of this workload looks like (about 1 for CPU-bound code), so that
-        // even the first sample can be recognised as preempted.
+        // even the first sample can be recognised as preempted. Never below 1: a thread cannot run
+        // longer than the time that passed, and a clock read's own cost (or a VM's CPU clock) can
+        // make one iteration look like it did, which would then mark every sample as preempted.
         double bestRatio = Double.MAX_VALUE;
         while (true) {
             long wc0 = m.cpu();
@@ -226,7 +228,7 @@ public abstract class Bench {
             long wc1 = m.cpu();
             long dt = t1 - t0;
             if (wc0 >= 0 && wc1 > wc0 && dt >= opt.minSampleNs / 2) {
-                bestRatio = Math.min(bestRatio, dt / (double) (wc1 - wc0));
+                bestRatio = Math.max(1, Math.min(bestRatio, dt / (double) (wc1 - wc0)));
             }
             passes += batch;
             recent[iters % recent.length] = Math.max(dt, 1) / (double) batch;
@@ -270,7 +272,7 @@ public abstract class Bench {
                     out.line("retaken", Long.toString(wall), Long.toString(cpu));
                     continue;
                 }
-                bestRatio = Math.min(bestRatio, ratio);
+                bestRatio = Math.max(1, Math.min(bestRatio, ratio));
             }
             String[] st = m.state(gcMs0);
             out.line("sample", Long.toString(wall), Long.toString(c0 < 0 ? -1 : cpu), Long.toString(ops),
