@@ -201,22 +201,33 @@ var chainLengths = []int64{8, 80, 800, 8000, 80000, 800000, 8000000}
 
 func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 	fmt.Printf("== accuracy: dependent multiply-add chain of n steps (%d forks × %d samples) vs a hand-written System.nanoTime loop\n", opt.Forks, opt.SamplesPerFork)
+	// Both chains in one call: forks run round-robin across all requests,
+	// so a drift of the machine (frequency, neighbours) over the minutes
+	// this takes touches every workload alike instead of skewing one group
+	// against the other.
 	var reqs []measure.Request
+	var nanoArgs []string
 	for _, n := range chainLengths {
 		r, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", n)
 		if err != nil {
 			return err
 		}
 		reqs = append(reqs, r)
+		nanoArgs = append(nanoArgs, strconv.FormatInt(n, 10))
 	}
-	res, err := measure.Measure(ctx, e.build, reqs, opt, nil)
+	for _, n := range serialLengths {
+		r, err := e.request(ctx, "bench.Work#serialChain", "bench.Work#serialArgs", n)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, r)
+		nanoArgs = append(nanoArgs, fmt.Sprintf("serial:%d", n))
+	}
+	all, err := measure.Measure(ctx, e.build, reqs, opt, nil)
 	if err != nil {
 		return err
 	}
-	var nanoArgs []string
-	for _, n := range chainLengths {
-		nanoArgs = append(nanoArgs, strconv.FormatInt(n, 10))
-	}
+	res, serialRes := all[:len(chainLengths)], all[len(chainLengths):]
 	nanoByName, err := nanoLoop(ctx, e, nanoArgs)
 	if err != nil {
 		return err
@@ -260,37 +271,23 @@ func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 	fmt.Printf("fit t = a + b·n over n ≥ %.0f (relative least squares): perfls medians a = %.2f ns, b = %.4f ns/step; nanoTime loop a = %.2f ns, b = %.4f ns/step\n",
 		ns[2], a, b, na, nb)
 	fmt.Printf("largest deviation from the fit, n ≥ %.0f: perfls %.2f%%, nanoTime loop %.2f%%\n", ns[2], maxDev(ns[2:], perflsMed[2:], a, b), maxDev(ns[2:], base[2:], na, nb))
-	return serialAccuracy(ctx, e, opt, b)
+	return serialAccuracy(opt, b, serialRes, nanoByName)
 }
 
 // serialLengths are the serial chain's lengths: the call alone, then about
 // 10 to 200 ns per operation, where independent chains overlap.
 var serialLengths = []int64{0, 8, 16, 32, 64, 128, 800}
 
-// serialAccuracy measures short chains whose calls depend on each other
+// serialAccuracy reports short chains whose calls depend on each other
 // (Work.serialChain): the processor cannot overlap consecutive calls, and the
 // call's own work (loading arguments, the blackhole) runs in the shadow of
 // the chain's latency, so the cost is n steps of the latency the long chains
 // measured (perStep). n = 0 shows the call alone, for reference.
-func serialAccuracy(ctx context.Context, e *env, opt measure.Options, perStep float64) error {
+func serialAccuracy(opt measure.Options, perStep float64, res []measure.Result, nano map[string]float64) error {
 	fmt.Printf("\n== accuracy at 10–200 ns: serial chain (consecutive calls depend on each other), %d forks × %d samples\n", opt.Forks, opt.SamplesPerFork)
-	var reqs []measure.Request
-	var nargs []string
-	for _, n := range serialLengths {
-		r, err := e.request(ctx, "bench.Work#serialChain", "bench.Work#serialArgs", n)
-		if err != nil {
-			return err
-		}
-		reqs = append(reqs, r)
-		nargs = append(nargs, fmt.Sprintf("serial:%d", n))
-	}
-	res, err := measure.Measure(ctx, e.build, reqs, opt, nil)
-	if err != nil {
-		return err
-	}
-	nano, err := nanoLoop(ctx, e, nargs)
-	if err != nil {
-		return err
+	nargs := make([]string, len(serialLengths))
+	for i, n := range serialLengths {
+		nargs[i] = fmt.Sprintf("serial:%d", n)
 	}
 	fmt.Printf("%5s  %11s %11s %25s  %11s  %9s %9s  %11s %9s %9s\n", "n", "median", "cpu mean", "95% CI of mean", "n × step", "ns/step", "vs step", "nanoTime", "ns/step", "vs step")
 	worst, worstNano := 0.0, 0.0
