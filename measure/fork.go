@@ -122,8 +122,7 @@ type protoWriter struct {
 	mu         sync.Mutex
 	st         protoState
 	maxSamples int
-	partial    []byte
-	overlong   bool
+	lines      lineSplitter
 	other      *tailBuffer
 	dumpSeen   chan struct{} // closed when a thread dump has been printed
 	dumpClosed bool
@@ -143,27 +142,46 @@ func newProtoWriter(maxSamples int) *protoWriter {
 func (w *protoWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := len(p)
+	w.lines.write(p, w.line)
+	return len(p), nil
+}
+
+// acceptLine takes one whole line (without its newline) from a lineRouter.
+func (w *protoWriter) acceptLine(l string, truncated bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.line(l, truncated)
+}
+
+// lineSplitter cuts a byte stream into lines, each at most maxProtocolLine
+// bytes (the rest of a longer line is dropped and the line marked truncated).
+type lineSplitter struct {
+	partial  []byte
+	overlong bool
+}
+
+// write passes every line p completes to emit, without its newline, and
+// keeps the unfinished rest for the next call.
+func (s *lineSplitter) write(p []byte, emit func(line string, truncated bool)) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			w.appendPartial(p)
-			break
+			s.appendPartial(p)
+			return
 		}
-		w.appendPartial(p[:i])
-		w.line(string(w.partial), w.overlong)
-		w.partial, w.overlong = w.partial[:0], false
+		s.appendPartial(p[:i])
+		emit(string(s.partial), s.overlong)
+		s.partial, s.overlong = s.partial[:0], false
 		p = p[i+1:]
 	}
-	return n, nil
 }
 
-func (w *protoWriter) appendPartial(p []byte) {
-	if room := maxProtocolLine - len(w.partial); len(p) > room {
+func (s *lineSplitter) appendPartial(p []byte) {
+	if room := maxProtocolLine - len(s.partial); len(p) > room {
 		p = p[:max(room, 0)]
-		w.overlong = true
+		s.overlong = true
 	}
-	w.partial = append(w.partial, p...)
+	s.partial = append(s.partial, p...)
 }
 
 func (w *protoWriter) line(l string, truncated bool) {

@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -395,7 +394,7 @@ type workerDone struct {
 type lineRouter struct {
 	mu        sync.Mutex
 	target    *protoWriter
-	partial   []byte
+	lines     lineSplitter
 	ready     chan struct{}
 	readySeen bool
 	done      chan workerDone // buffered: one request at a time
@@ -410,25 +409,12 @@ func (r *lineRouter) setTarget(pw *protoWriter) {
 func (r *lineRouter) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			if len(r.partial) < maxProtocolLine {
-				r.partial = append(r.partial, p[:min(len(p), maxProtocolLine-len(r.partial))]...)
-			}
-			break
-		}
-		r.partial = append(r.partial, p[:i+1]...)
-		r.line(r.partial)
-		r.partial = r.partial[:0]
-		p = p[i+1:]
-	}
-	return n, nil
+	r.lines.write(p, r.line)
+	return len(p), nil
 }
 
-func (r *lineRouter) line(l []byte) {
-	s := strings.TrimRight(string(l), "\r\n")
+func (r *lineRouter) line(l string, truncated bool) {
+	s := strings.TrimSuffix(l, "\r")
 	switch {
 	case strings.HasPrefix(s, "perfls-ready "):
 		if !r.readySeen {
@@ -447,6 +433,6 @@ func (r *lineRouter) line(l []byte) {
 		}
 	}
 	if r.target != nil {
-		r.target.Write(l)
+		r.target.acceptLine(l, truncated)
 	}
 }
