@@ -256,7 +256,10 @@ func (c *lspChecker) Measure(ctx context.Context, req server.CheckRequest, repor
 		return nil, err
 	}
 	reqs, problems, self, selfFile := w.reqs, w.problems, w.self, w.selfFile
-	params := service.Params{Project: dir, Options: opts, Priority: service.Interactive, Budget: req.Budget}
+	// Both phases: the user who clicked Measure sees a preliminary figure
+	// from the warm worker JVM in the progress within a second or so, then
+	// the forks refine it.
+	params := service.Params{Project: dir, Options: opts, Priority: service.Interactive, Budget: req.Budget, Phase: service.PhaseBoth}
 	for _, r := range reqs {
 		params.Items = append(params.Items, workloadItem(r))
 	}

@@ -55,6 +55,10 @@ public class A {
 	if len(recs) != 1 || len(recs[0].Measurements) != 2 {
 		t.Fatalf("measured %+v", recs)
 	}
+	// The quick phase's figure comes first, then the forks'.
+	if len(reports) == 0 || !strings.HasPrefix(reports[0], "preliminary figure of ") {
+		t.Errorf("first progress %q, want the preliminary figure", reports)
+	}
 	got := map[string]bool{}
 	for _, m := range recs[0].Measurements {
 		got[m.Workload+"("+m.Args+")"] = m.MeanNs > 0 && m.Forks == 2
