@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/benchtime"
 	"github.com/perfls/perfls/server"
 )
 
@@ -112,13 +112,6 @@ func (bc *benchClient) await(b *testing.B, v uint32) {
 	}
 }
 
-func report(b *testing.B, ds []time.Duration) {
-	slices.Sort(ds)
-	ms := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e6 }
-	b.ReportMetric(ms(0.5), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
-}
-
 // benchWorkspace writes the generated file into a project and records a
 // verdict with measurements for every annotated method, as a cache after
 // a check would hold.
@@ -200,7 +193,7 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 		ds = append(ds, time.Since(t0))
 	}
 	b.StopTimer()
-	report(b, ds)
+	benchtime.Latencies(b, ds)
 }
 
 // BenchmarkHover: hover on an annotated method of the 5,000-line file with
@@ -233,7 +226,7 @@ func BenchmarkHover(b *testing.B) {
 		ds = append(ds, time.Since(t0))
 	}
 	b.StopTimer()
-	report(b, ds)
+	benchtime.Latencies(b, ds)
 }
 
 // BenchmarkInitializeToFirstDiagnostics: a new session on the quickstart
@@ -256,7 +249,7 @@ func BenchmarkInitializeToFirstDiagnostics(b *testing.B) {
 		bc.await(b, 1)
 		ds = append(ds, time.Since(t0))
 	}
-	report(b, ds)
+	benchtime.Latencies(b, ds)
 }
 
 // BenchmarkWorkspaceMemory: the Go heap of a session over a generated

@@ -3,13 +3,11 @@ package javasrc
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/internal/benchtime"
 )
 
 // genJava generates a realistic file of about the given number of lines
@@ -94,7 +92,7 @@ func BenchmarkParse(b *testing.B) {
 	b.Logf("%d lines, %d bytes", strings.Count(string(src), "\n"), len(src))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
-	timed(b, func(int) {
+	benchtime.Run(b, func(int) {
 		f, err := Parse("Generated.java", src)
 		if err != nil {
 			b.Fatal(err)
@@ -129,45 +127,13 @@ func BenchmarkTreeSitterOnly(b *testing.B) {
 	p := newParser()
 	defer p.Close()
 	b.SetBytes(int64(len(src)))
-	timed(b, func(int) {
+	benchtime.Run(b, func(int) {
 		tree, err := p.ParseCtx(context.Background(), nil, src)
 		if err != nil {
 			b.Fatal(err)
 		}
 		tree.Close()
 	})
-}
-
-// timed runs f b.N times and reports the fastest run, the median and the
-// 99th percentile in milliseconds, and the process CPU time per run
-// (cpu-ms, GC included), besides the mean: on a shared machine the mean
-// mixes in other processes' bursts.
-func timed(b *testing.B, f func(i int)) {
-	ds := make([]time.Duration, 0, b.N)
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		f(i)
-		ds = append(ds, time.Since(t0))
-	}
-	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	slices.Sort(ds)
-	ms := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e6 }
-	b.ReportMetric(ms(0.5), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
-	b.ReportMetric(ms(0), "min-ms")
-	b.ReportMetric(float64(cpu.Nanoseconds())/1e6/float64(b.N), "cpu-ms")
-}
-
-// cpuTime is the CPU time the process used so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkExtractOnly is Parse without the tree-sitter parse: the model
@@ -182,7 +148,7 @@ func BenchmarkExtractOnly(b *testing.B) {
 	}
 	defer tree.Close()
 	b.ReportAllocs()
-	timed(b, func(int) {
+	benchtime.Run(b, func(int) {
 		base := &File{Path: "Generated.java", Src: src, Mapper: textpos.NewMapper(src)}
 		f, _, err := extract(base, tree, nil, false, false)
 		if err != nil || len(f.Methods) == 0 {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/benchtime"
 )
 
 // After any sequence of edits, the incrementally reparsed model equals the
@@ -99,7 +101,7 @@ func BenchmarkDocEdit(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
-	timed(b, func(i int) {
+	benchtime.Run(b, func(i int) {
 		if _, err := d.Update(texts[i%2]); err != nil {
 			b.Fatal(err)
 		}
@@ -118,7 +120,7 @@ func BenchmarkDocEditAnnotation(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
-	timed(b, func(i int) {
+	benchtime.Run(b, func(i int) {
 		if _, err := d.Update(texts[i%2]); err != nil {
 			b.Fatal(err)
 		}

@@ -2,13 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/internal/benchtime"
 )
 
 // genAnnotated generates a Java file of about the given number of lines
@@ -56,37 +54,6 @@ func genAnnotated(lines int) string {
 	return sb.String()
 }
 
-// timed runs f b.N times and reports the fastest run, the median and the
-// 99th percentile in milliseconds, and the process CPU time per run
-// (cpu-ms, GC included), besides the mean.
-func timed(b *testing.B, f func(i int)) {
-	ds := make([]time.Duration, 0, b.N)
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		f(i)
-		ds = append(ds, time.Since(t0))
-	}
-	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	slices.Sort(ds)
-	ms := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e6 }
-	b.ReportMetric(ms(0.5), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
-	b.ReportMetric(ms(0), "min-ms")
-	b.ReportMetric(float64(cpu.Nanoseconds())/1e6/float64(b.N), "cpu-ms")
-}
-
-// cpuTime is the CPU time the process used so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkEditInFormula is what an editor's didChange costs for a
 // one-character edit inside an @SPL string of a 5,000-line file: the
 // incremental reparse, the formulas and their syntax diagnostics, and the
@@ -110,7 +77,7 @@ func BenchmarkEditInFormula(b *testing.B) {
 		b.Fatalf("checked diagnostics: %v", checked[0])
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
-	timed(b, func(i int) {
+	benchtime.Run(b, func(i int) {
 		f, err := d.Update(texts[i%2])
 		if err != nil {
 			b.Fatal(err)
