@@ -316,16 +316,22 @@ func (s *server) openJava(doc *document) []*javasrc.File {
 	return out
 }
 
-// recheckOpen re-checks and republishes every open document, after the
-// workspace index changed.
-func (s *server) recheckOpen(ctx context.Context) {
+// openDocs is a snapshot of the open documents (each immutable), to work
+// on without holding the lock.
+func (s *server) openDocs() []*document {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	docs := make([]*document, 0, len(s.docs))
 	for _, d := range s.docs {
 		docs = append(docs, d)
 	}
-	s.mu.Unlock()
-	for _, d := range docs {
+	return docs
+}
+
+// recheckOpen re-checks and republishes every open document, after the
+// workspace index changed.
+func (s *server) recheckOpen(ctx context.Context) {
+	for _, d := range s.openDocs() {
 		nd := *d
 		nd.checked = s.checkDiagnostics(d, s.openJava(d))
 		nd.diagnostics = merge(d.syntax, nd.checked)

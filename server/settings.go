@@ -174,13 +174,7 @@ func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, msg 
 // republishOpen publishes every open document's diagnostics again, e.g.
 // after the violation severity changed.
 func (s *server) republishOpen(ctx context.Context) {
-	s.mu.Lock()
-	docs := make([]*document, 0, len(s.docs))
-	for _, d := range s.docs {
-		docs = append(docs, d)
-	}
-	s.mu.Unlock()
-	for _, d := range docs {
+	for _, d := range s.openDocs() {
 		if err := s.publishDiagnostics(ctx, d); err != nil {
 			s.logf("publish diagnostics for %s: %v", d.path, err)
 		}
