@@ -115,13 +115,21 @@ func (s *server) oracleKeys(ctx context.Context) []cache.OracleKey {
 		return keys
 	}
 	s.mu.Lock()
-	s.calibrated, s.oracleRev = keys, rev
+	s.calibrated, s.oracleRev, s.oracleRead = keys, rev, map[cache.OracleKey]oracleRead{}
 	s.mu.Unlock()
 	return keys
 }
 
+// oracleRead is a workload's oracle state as read at oracleRev.
+type oracleRead struct {
+	entry oracleEntry
+	ok    bool
+}
+
 // oracleEntries reads the models and latest results of m's calibrated
-// workloads among keys.
+// workloads among keys. Every publication asks (each keystroke), so what
+// was read is kept until the revision changes (storing a model or a result
+// bumps it), like the key list.
 func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *javasrc.Method) []oracleEntry {
 	if m == nil || m.Type == nil {
 		return nil
@@ -131,8 +139,20 @@ func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *j
 		if !oracleKeyIs(k, m.Type.BinaryName, m.Name, erased(m)) {
 			continue
 		}
-		if e, ok := s.oracleEntry(ctx, k); ok {
-			out = append(out, e)
+		s.mu.Lock()
+		rev := s.oracleRev
+		r, cached := s.oracleRead[k]
+		s.mu.Unlock()
+		if !cached {
+			r.entry, r.ok = s.oracleEntry(ctx, k)
+			s.mu.Lock()
+			if s.oracleRev == rev && s.oracleRead != nil {
+				s.oracleRead[k] = r
+			}
+			s.mu.Unlock()
+		}
+		if r.ok {
+			out = append(out, r.entry)
 		}
 	}
 	return out

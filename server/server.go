@@ -67,6 +67,7 @@ type server struct {
 	lastSync    time.Time                         // when syncResults last read the revision
 	calibrated  []cache.OracleKey                 // calibrated workloads as of oracleRev
 	oracleRev   int64                             // recordRev calibrated was read at; -1 = not read
+	oracleRead  map[cache.OracleKey]oracleRead    // models and latest results read at oracleRev
 	cancels     map[string]func()                 // progress token → cancel of its job
 	cfg         Settings                          // the client's settings (settings.go)
 	initWarning string                            // bad initializationOptions, shown once initialized
