@@ -152,6 +152,9 @@ func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx 
 			if after != nil {
 				after(bg)
 			}
+			// The status follows the publication, so a client that sees
+			// "idle" has the job's results too.
+			s.sendStatus(bg)
 		}()
 		defer func() {
 			s.mu.Lock()
@@ -163,7 +166,6 @@ func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx 
 				s.queued--
 			}
 			s.mu.Unlock()
-			s.sendStatus(bg)
 		}()
 		select {
 		case s.slot <- struct{}{}:
