@@ -25,11 +25,16 @@ type Doc struct {
 	parser *sitter.Parser
 	src    []byte       // the text tree was parsed from
 	tree   *sitter.Tree // nil before the first Update and after a failure
-	file   *File        // the model of src
-	state  *docState    // what memberEdit needs about file
-	moved  int          // updates that moved the old model instead of extracting (for tests)
-	member int          // updates that re-extracted one method (for tests)
-	closed bool
+	// pending, when set, delivers the tree of src (nil on failure): a
+	// large document's first version is modelled from two half trees
+	// (split.go), and its whole tree, needed for the next edit, is parsed
+	// meanwhile on another goroutine.
+	pending chan *sitter.Tree
+	file    *File     // the model of src
+	state   *docState // what memberEdit needs about file
+	moved   int       // updates that moved the old model instead of extracting (for tests)
+	member  int       // updates that re-extracted one method (for tests)
+	closed  bool
 }
 
 // NewDoc returns an empty document for path.
@@ -56,6 +61,24 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 	}
 	if d.parser == nil {
 		d.parser = newParser()
+	}
+	if d.pending != nil {
+		d.tree = <-d.pending
+		d.pending = nil
+		if d.tree == nil {
+			d.src, d.file, d.state = nil, nil, nil
+		}
+	}
+	if d.tree == nil {
+		if plan, ok := planSplit(src); ok {
+			f, st, ok, err := parseSplit(context.Background(), base, src, plan, true)
+			if err == nil && ok {
+				d.drop()
+				d.src, d.file, d.state = src, f, st
+				d.pending = parseLater(src)
+				return f, nil
+			}
+		}
 	}
 	var old *sitter.Tree
 	var edit sitter.EditInput
@@ -116,11 +139,40 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 
 // drop forgets the tree; the next Update parses from scratch.
 func (d *Doc) drop() {
+	if d.pending != nil {
+		go func(pending chan *sitter.Tree) {
+			if t := <-pending; t != nil {
+				t.Close()
+			}
+		}(d.pending)
+		d.pending = nil
+	}
 	if d.tree != nil {
 		d.tree.Close()
-		d.tree, d.src = nil, nil
+		d.tree = nil
 	}
-	d.file, d.state = nil, nil
+	d.src, d.file, d.state = nil, nil, nil
+}
+
+// parseLater parses src on a new goroutine and delivers its tree (nil on
+// failure) on the channel it returns.
+func parseLater(src []byte) chan *sitter.Tree {
+	out := make(chan *sitter.Tree, 1)
+	go func() {
+		var t *sitter.Tree
+		defer func() {
+			recover() // t stays nil: the next Update parses from scratch
+			out <- t
+		}()
+		p := getParser()
+		tree, err := p.ParseCtx(context.Background(), nil, src)
+		if err != nil {
+			p.Reset()
+		}
+		putParser(p)
+		t = tree
+	}()
+	return out
 }
 
 // Close releases the tree and the parser. Update fails afterwards.

@@ -12,11 +12,32 @@ import (
 // After any sequence of edits, the incrementally reparsed model equals the
 // model of a fresh parse of the same text.
 func TestDocUpdateMatchesFreshParse(t *testing.T) {
+	t.Run("whole", func(t *testing.T) { checkDocEdits(t, false) })
+	// The first version modelled from two halves (as a large file's is),
+	// its whole tree parsed meanwhile for the edits.
+	t.Run("split", func(t *testing.T) { checkDocEdits(t, true) })
+}
+
+func checkDocEdits(t *testing.T, split bool) {
 	text := genJava(400)
 	d := NewDoc("Gen.java")
 	defer d.Close()
-	if _, err := d.Update([]byte(text)); err != nil {
+	if split {
+		old := splitMinBytes
+		splitMinBytes = 0
+		defer func() { splitMinBytes = old }()
+	}
+	first, err := d.Update([]byte(text))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if split {
+		if d.pending == nil {
+			t.Fatalf("the first version was not split")
+		}
+		want := parseWhole(t, text)
+		want.Path = first.Path
+		sameModel(t, "first version", first, want)
 	}
 	moved := 0
 	rng := rand.New(rand.NewSource(1))

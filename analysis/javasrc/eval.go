@@ -563,6 +563,10 @@ func (b *builder) constRef(n *fnode, qual, name string, ctx *Type) (cval, *evalE
 		b.numRef = true
 		b.abort = b.abort || b.fast
 	}
+	if pc.state == 0 && b.shared {
+		b.abort = true
+		return cval{}, &evalErr{sp, "not evaluated"} // the work is done again
+	}
 	v, err := b.constValue(pc)
 	if err != nil {
 		return cval{}, &evalErr{sp, full + " is not a compile-time constant: " + err.msg}

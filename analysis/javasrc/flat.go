@@ -28,6 +28,12 @@ func (n *fnode) expand() {
 	if n.raw == 0 {
 		return
 	}
+	// Builders on two goroutines (builder.methods) share the tree.
+	n.t.mu.Lock()
+	defer n.t.mu.Unlock()
+	if n.raw == 0 {
+		return
+	}
 	if n.t.sealed {
 		// The tree-sitter tree is gone.
 		n.raw = 0

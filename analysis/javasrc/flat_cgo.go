@@ -135,6 +135,7 @@ import "C"
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -142,6 +143,7 @@ import (
 
 // ftree is the state shared by the nodes of one flattened tree.
 type ftree struct {
+	mu   sync.Mutex  // held while a skipped node is copied
 	skip []uint16    // symbols whose children are copied on demand
 	raw  []C.pf_node // the tree-sitter node of each skipped node
 	err  error       // the first failure to copy a skipped body

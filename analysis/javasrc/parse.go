@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -68,6 +69,15 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 			err = fmt.Errorf("javasrc: internal error analysing %s: %v\n%s", path, r, debug.Stack())
 		}
 	}()
+	if plan, ok := planSplit(src); ok {
+		f, _, ok, err := parseSplit(ctx, base, src, plan, false)
+		if err != nil {
+			return base, err
+		}
+		if ok {
+			return f, nil
+		}
+	}
 	var p *sitter.Parser
 	pooled := ctx.Done() == nil
 	if pooled {
@@ -124,7 +134,7 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 // takes milliseconds).
 func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, error), save, own bool) (*File, *docState, error) {
 	text := base.Src
-	b := &builder{src: text, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}, save: save}
+	b := newBuilder(text, save)
 	use := tree
 	var closeLater []*sitter.Tree // trees extract must close
 	if own {
@@ -146,28 +156,39 @@ func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, er
 			}
 		}
 	}
-	var closed chan struct{}
-	closeAll := func() {
+	root, err := flatten(use.RootNode(), true)
+	if err != nil {
 		for _, t := range closeLater {
 			t.Close()
 		}
-		closeLater = nil
+		return base, nil, err
 	}
+	return b.buildModel(base, root, []*ftree{root.t}, closeLater, own)
+}
+
+// buildModel builds the model of base.Src from root, whose nodes come from
+// the flattened trees fts, and closes the tree-sitter trees closeLater.
+// With early, they are closed as soon as the declarations are collected,
+// on another goroutine, while the rest of the model is built from the
+// copied nodes (freeing a large tree takes milliseconds); otherwise when
+// the model is done.
+func (b *builder) buildModel(base *File, root *fnode, fts []*ftree, closeLater []*sitter.Tree, early bool) (*File, *docState, error) {
+	var closed chan struct{}
 	defer func() {
 		if closed != nil {
 			<-closed // the goroutine below is done with the trees
 		}
-		closeAll()
+		for _, t := range closeLater {
+			t.Close()
+		}
 	}()
-	root, err := flatten(use.RootNode(), true)
-	if err != nil {
-		return base, nil, err
-	}
 	out := *base
 	b.f = &out
-	if own {
+	if early {
 		b.collected = func() {
-			root.t.sealed = true
+			for _, ft := range fts {
+				ft.sealed = true
+			}
 			closed = make(chan struct{})
 			trees := closeLater
 			closeLater = nil
@@ -180,8 +201,10 @@ func extract(base *File, tree *sitter.Tree, parse func(string) (*sitter.Tree, er
 		}
 	}
 	b.build(root)
-	if err := root.t.err; err != nil {
-		return base, nil, err
+	for _, ft := range fts {
+		if ft.err != nil {
+			return base, nil, ft.err
+		}
 	}
 	return b.f, b.state, nil
 }
@@ -205,11 +228,19 @@ type builder struct {
 	// the constants saved by the last full extraction, and a reference to
 	// a non-String constant sets abort.
 	fast, abort bool
-	save        bool      // keep state for a Doc
-	state       *docState // set by build when save is set
+	// shared marks a builder that runs beside another (methods): it must
+	// not evaluate a constant, which would change state both read, and
+	// sets abort instead.
+	shared bool
+	save   bool      // keep state for a Doc
+	state  *docState // set by build when save is set
 	// collected, when set, is called once the declarations are collected:
 	// nothing reads the tree-sitter tree after that.
 	collected func()
+}
+
+func newBuilder(src string, save bool) *builder {
+	return &builder{src: src, localIdx: map[string]int{}, pend: map[*Type]map[string]*pconst{}, save: save}
 }
 
 // pconst is a constant field (static final String or primitive) whose
@@ -303,14 +334,7 @@ func (b *builder) build(root *fnode) {
 	}
 
 	// 4. Methods and their annotations.
-	var numRefs []bool
-	for _, mi := range methods {
-		b.numRef = false
-		if m := b.method(mi.n, mi.owner); m != nil {
-			b.f.Methods = append(b.f.Methods, m)
-			numRefs = append(numRefs, b.numRef)
-		}
-	}
+	numRefs := b.methods(methods)
 
 	// 5. Syntax errors.
 	b.syntaxErrors(root)
@@ -333,6 +357,63 @@ func (b *builder) build(root *fnode) {
 		pc.value = nil
 	}
 	b.pend, b.pendList = nil, nil
+}
+
+// parallelMethods is the number of methods from which step 4 of build
+// runs on two goroutines.
+var parallelMethods = 200
+
+// methodRedos counts the parallel builds of methods done again (for tests).
+var methodRedos atomic.Int64
+
+// methods builds the methods of mis, in order, into b.f.Methods and
+// returns for each whether it referred to a non-String constant. Many
+// methods are built on two goroutines, each half with its own problems;
+// should either need a constant not yet evaluated, the work is done again
+// on one.
+func (b *builder) methods(mis []methodItem) []bool {
+	if len(mis) >= parallelMethods && runtime.GOMAXPROCS(0) >= 2 && !b.fast {
+		half := len(mis) / 2
+		other := *b
+		f := *b.f
+		f.Methods, f.Problems = nil, nil
+		other.f, other.shared = &f, true
+		b.shared = true
+		done := make(chan struct{})
+		var refs2 []bool
+		go func() {
+			defer close(done)
+			refs2 = other.methodsInOrder(mis[half:])
+		}()
+		problems := len(b.f.Problems)
+		refs := b.methodsInOrder(mis[:half])
+		<-done
+		b.shared = false
+		if !b.abort && !other.abort {
+			b.f.Methods = append(b.f.Methods, other.f.Methods...)
+			b.f.Problems = append(b.f.Problems, other.f.Problems...)
+			return append(refs, refs2...)
+		}
+		b.abort = false
+		b.f.Methods, b.f.Problems = nil, b.f.Problems[:problems]
+		methodRedos.Add(1)
+	}
+	return b.methodsInOrder(mis)
+}
+
+func (b *builder) methodsInOrder(mis []methodItem) []bool {
+	var numRefs []bool
+	for _, mi := range mis {
+		b.numRef = false
+		if m := b.method(mi.n, mi.owner); m != nil {
+			b.f.Methods = append(b.f.Methods, m)
+			numRefs = append(numRefs, b.numRef)
+		}
+		if b.abort && b.shared {
+			break
+		}
+	}
+	return numRefs
 }
 
 func (b *builder) problem(sp textpos.Span, format string, args ...any) {

@@ -1,0 +1,442 @@
+package javasrc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// A large file is parsed as two halves on two cores. Tree-sitter parses
+// one text on one thread, and its parse is most of a cold extraction; but
+// it can parse a chosen set of byte ranges of a document (included ranges)
+// with every node keeping its document position. The split falls between
+// two members of a top-level type's body, or between two top-level types:
+//
+//	first:  [0, mid) + the body's closing brace
+//	second: [0, the body's opening brace] + [mid, end)
+//
+// Each half is then a valid compilation unit on its own, so when neither
+// tree has an error their union is the tree of the whole file: the first
+// gives every node ending before mid, the second every node starting at or
+// after it, and the nodes spanning mid (the compilation unit, the type
+// declaration, its body) are in both and are joined. Where to split is
+// found by a lexical scan (braces, parentheses, comments, literals); a
+// wrong guess leaves an error in a half and the file is parsed whole.
+
+// splitMinBytes is the size from which a file is split: below it a parse
+// takes a few milliseconds and a second goroutine buys nothing.
+var splitMinBytes = 48 << 10
+
+// splitPlan is where a file is cut.
+type splitPlan struct {
+	mid           int // first byte of the second half
+	first, second []sitter.Range
+}
+
+// planSplit chooses the cut of src, or reports that it should be parsed
+// whole (small, one core, or no good cut found).
+func planSplit(src []byte) (splitPlan, bool) {
+	if len(src) < splitMinBytes || len(src) >= 1<<31 || runtime.GOMAXPROCS(0) < 2 {
+		return splitPlan{}, false
+	}
+	return planSplitAt(src)
+}
+
+// planSplitAt is planSplit without the size and core checks.
+func planSplitAt(src []byte) (splitPlan, bool) {
+	cuts, ok := scanCuts(src)
+	if !ok || len(cuts) == 0 {
+		return splitPlan{}, false
+	}
+	// The second half also parses [0, open]: balance the bytes each
+	// parses.
+	best, bestCost := -1, len(src)
+	for i, c := range cuts {
+		first := c.at
+		second := c.open + 1 + len(src) - c.at
+		cost := first - second
+		if cost < 0 {
+			cost = -cost
+		}
+		if cost < bestCost {
+			best, bestCost = i, cost
+		}
+	}
+	c := cuts[best]
+	first := c.at
+	second := c.open + 1 + len(src) - c.at
+	if first < len(src)/4 || second < len(src)/4 || first > 3*len(src)/4 || second > 3*len(src)/4 {
+		return splitPlan{}, false
+	}
+	return planFor(src, c), true
+}
+
+// planFor is the plan of cut c.
+func planFor(src []byte, c cut) splitPlan {
+	pts := newPointer(src)
+	p := splitPlan{mid: c.at}
+	if c.open < 0 { // between top-level types
+		p.first = []sitter.Range{pts.rng(0, c.at)}
+		p.second = []sitter.Range{pts.rng(c.at, len(src))}
+	} else {
+		p.first = []sitter.Range{pts.rng(0, c.at), pts.rng(c.close, c.close+1)}
+		p.second = []sitter.Range{pts.rng(0, c.open+1), pts.rng(c.at, len(src))}
+	}
+	return p
+}
+
+// cut is a place between two members of a top-level type's body (open and
+// close are its braces), or between two top-level types (open = close = -1).
+type cut struct {
+	at          int
+	open, close int
+}
+
+// scanCuts lists the places where src may be cut. It fails on text it
+// cannot follow (unbalanced braces, an unterminated literal or comment).
+func scanCuts(src []byte) ([]cut, bool) {
+	var cuts []cut
+	var braces []int // offsets of the open braces
+	parens := 0
+	bodyStart := 0 // index in cuts of the current body's first cut
+	n := len(src)
+	for i := 0; i < n; i++ {
+		switch c := src[i]; c {
+		case '/':
+			if i+1 < n && src[i+1] == '/' {
+				j := bytes.IndexByte(src[i:], '\n')
+				if j < 0 {
+					i = n
+				} else {
+					i += j
+				}
+			} else if i+1 < n && src[i+1] == '*' {
+				j := bytes.Index(src[i+2:], []byte("*/"))
+				if j < 0 {
+					return nil, false
+				}
+				i += 2 + j + 1
+			}
+		case '"':
+			end, ok := skipString(src, i)
+			if !ok {
+				return nil, false
+			}
+			i = end - 1
+		case '\'':
+			end, ok := skipChar(src, i)
+			if !ok {
+				return nil, false
+			}
+			i = end - 1
+		case '(', '[':
+			parens++
+		case ')', ']':
+			parens--
+			if parens < 0 {
+				return nil, false
+			}
+		case '{':
+			if len(braces) == 0 {
+				bodyStart = len(cuts)
+			}
+			braces = append(braces, i)
+		case '}':
+			if len(braces) == 0 {
+				return nil, false
+			}
+			braces = braces[:len(braces)-1]
+			switch {
+			case len(braces) == 0:
+				// The end of a top-level type: its body's cuts learn
+				// the closing brace; the next type may start here.
+				for k := bodyStart; k < len(cuts); k++ {
+					cuts[k].close = i
+				}
+				if parens == 0 && startsMember(src, i+1) {
+					cuts = append(cuts, cut{at: i + 1, open: -1, close: -1})
+				}
+			case len(braces) == 1 && parens == 0 && startsMember(src, i+1):
+				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
+			}
+		case ';':
+			if len(braces) == 1 && parens == 0 {
+				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
+			}
+		}
+	}
+	if len(braces) != 0 || parens != 0 {
+		return nil, false
+	}
+	// A cut right after a body's last member has nothing after it to
+	// parse; cuts whose body never closed cannot be used (not reached:
+	// the braces balance).
+	out := cuts[:0]
+	for _, c := range cuts {
+		if c.open >= 0 && c.close <= c.at {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, true
+}
+
+// startsMember reports whether the first token at or after i can start a
+// member or type declaration, so that the '}' before i ended one (a method
+// body, a nested type) rather than an expression (an array initializer, a
+// lambda or anonymous class in a field's initializer).
+func startsMember(src []byte, i int) bool {
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				return false
+			}
+			i += 2 + j + 2
+		default:
+			return c == '@' || c == '<' || c == '{' || c == '_' || c == '$' ||
+				(c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80
+		}
+	}
+	return false
+}
+
+// skipString returns the offset after the string literal or text block
+// that starts at i.
+func skipString(src []byte, i int) (int, bool) {
+	if bytes.HasPrefix(src[i:], []byte(`"""`)) {
+		for j := i + 3; j < len(src); j++ {
+			switch src[j] {
+			case '\\':
+				j++
+			case '"':
+				if bytes.HasPrefix(src[j:], []byte(`"""`)) {
+					return j + 3, true
+				}
+			}
+		}
+		return 0, false
+	}
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		case '\n':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// skipChar returns the offset after the character literal that starts at i.
+func skipChar(src []byte, i int) (int, bool) {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '\'':
+			return j + 1, true
+		case '\n':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// pointer converts byte offsets to tree-sitter points (row, byte column).
+type pointer struct {
+	lines []int // offset of each line's start
+}
+
+func newPointer(src []byte) pointer {
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i, c := range src {
+		if c == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return pointer{lines: lines}
+}
+
+func (p pointer) at(off int) sitter.Point {
+	lo, hi := 0, len(p.lines)-1
+	for lo < hi {
+		m := (lo + hi + 1) / 2
+		if p.lines[m] <= off {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return sitter.Point{Row: uint32(lo), Column: uint32(off - p.lines[lo])}
+}
+
+func (p pointer) rng(from, to int) sitter.Range {
+	return sitter.Range{StartByte: uint32(from), EndByte: uint32(to), StartPoint: p.at(from), EndPoint: p.at(to)}
+}
+
+// joinHalves joins the flattened trees of the two halves cut at mid into
+// the tree of the whole file. It returns nil when they do not fit
+// together as expected.
+func joinHalves(a, b *fnode, mid uint32) *fnode {
+	// The compilation units start where their first declarations do.
+	if a.sym != b.sym || (a.start != b.start && a.parent != nil) {
+		return nil
+	}
+	ak, bk := a.allKids(), b.allKids()
+	kids := make([]*fnode, 0, len(ak)+len(bk))
+	var joined *fnode
+	for _, k := range ak {
+		switch {
+		case k.end <= mid:
+			kids = append(kids, k)
+		case k.start < mid:
+			if joined != nil {
+				return nil
+			}
+			var other *fnode
+			for _, o := range bk {
+				if o.start == k.start && o.end > mid {
+					other = o
+					break
+				}
+			}
+			if other == nil {
+				return nil
+			}
+			if joined = joinHalves(k, other, mid); joined == nil {
+				return nil
+			}
+			kids = append(kids, joined)
+		}
+		// A node of the first half starting at or after mid is the body's
+		// closing brace, which the second half has too.
+	}
+	for _, k := range bk {
+		if k.start >= mid {
+			kids = append(kids, k)
+		}
+	}
+	n := *a
+	n.end = b.end
+	n.kids = kids
+	n.flags = a.flags | b.flags
+	for _, k := range kids {
+		k.parent = &n
+	}
+	return &n
+}
+
+// Parsers of halves, kept apart from freeParsers because their included
+// ranges are set for each parse.
+var freeSplitParsers = make(chan *sitter.Parser, 4)
+
+// parseSplit parses src as two halves on two goroutines and builds the
+// model from their joined trees (with save, also what a Doc keeps). ok is
+// false when a half has a syntax error or the halves do not join: the
+// file must then be parsed whole.
+func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, save bool) (f *File, st *docState, ok bool, err error) {
+	type half struct {
+		tree *sitter.Tree
+		root *fnode
+		err  error
+	}
+	parseHalf := func(ranges []sitter.Range) (h half) {
+		pooled := ctx.Done() == nil // see freeParsers on cancellable parses
+		var p *sitter.Parser
+		if pooled {
+			select {
+			case p = <-freeSplitParsers:
+			default:
+				p = newParser()
+			}
+		} else {
+			p = newParser()
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				h.err = fmt.Errorf("javasrc: internal error parsing part of %s: %v", base.Path, r)
+				pooled = false
+			}
+			if !pooled {
+				p.Close()
+				return
+			}
+			select {
+			case freeSplitParsers <- p:
+			default:
+				p.Close()
+			}
+		}()
+		p.SetIncludedRanges(ranges)
+		t, err := p.ParseCtx(ctx, nil, src)
+		if err == nil && t == nil {
+			err = fmt.Errorf("javasrc: tree-sitter returned no tree")
+		}
+		if err != nil {
+			p.Reset()
+			return half{err: err}
+		}
+		h.tree = t
+		if t.RootNode().HasError() {
+			return h // parsed whole instead
+		}
+		h.root, h.err = flatten(t.RootNode(), true)
+		return h
+	}
+	var a half
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a = parseHalf(plan.first)
+	}()
+	b := parseHalf(plan.second)
+	<-done
+	trees := []*sitter.Tree{}
+	for _, h := range []half{a, b} {
+		if h.tree != nil {
+			trees = append(trees, h.tree)
+		}
+	}
+	closeAll := func() {
+		for _, t := range trees {
+			t.Close()
+		}
+	}
+	if a.err != nil || b.err != nil {
+		closeAll()
+		if ctx.Err() != nil {
+			return nil, nil, false, ctx.Err()
+		}
+		return nil, nil, false, nil // a whole parse reports it, if it recurs
+	}
+	if a.root == nil || b.root == nil {
+		closeAll()
+		return nil, nil, false, nil
+	}
+	root := joinHalves(a.root, b.root, uint32(plan.mid))
+	if root == nil {
+		closeAll()
+		return nil, nil, false, nil
+	}
+	f, st, err = newBuilder(base.Src, save).buildModel(base, root, []*ftree{a.root.t, b.root.t}, trees, true)
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	return f, st, true, nil
+}
