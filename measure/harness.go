@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"os"
@@ -9,12 +10,14 @@ import (
 	"strings"
 )
 
-// The generated harness (one class per distinct Request) extends
-// dev.perfls.internal.Bench, which drives warm-up, sampling and reporting.
-// The class only holds what must be typed: the generator call, the
-// extraction of typed per-call arguments (before timing) and the timed loop
-// with direct calls. Its locals and fields start with '$' so that they never
-// obscure a package name used in a qualified type name.
+// The generated harness (one class per distinct method and generator)
+// extends dev.perfls.internal.Bench, which drives warm-up, sampling and
+// reporting. The class only holds what must be typed: the generator call,
+// the extraction of typed per-call arguments (before timing) and the timed
+// loop with direct calls. The request's argument values are not in it: they
+// are program arguments, read and converted by generate() or workload(). Its
+// locals and fields start with '$' so that they never obscure a package name
+// used in a qualified type name.
 
 const splControllerClass = "dev.perfls.SPLController"
 
@@ -75,113 +78,104 @@ func typeParts(t string) (string, int) {
 	return t, dims
 }
 
-// javaStringLiteral quotes s as a Java string literal. Non-ASCII text is kept
-// as is (sources are compiled as UTF-8); controls use octal escapes, which
-// unlike \u escapes are not translated before lexing.
-func javaStringLiteral(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\%03o`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// argLiteral renders one generator (or workload) argument as a Java
-// expression of the parameter type typ.
-func argLiteral(a Arg, typ string) (string, error) {
+// argValue checks that a (a generator, workload or method argument) can be
+// passed as the parameter type typ and encodes it for the harness's command
+// line: "i:<decimal>" or "s:<base64 of UTF-8>" (see Options.java). The value
+// travels at run time so that the harness's source, and so its compiled
+// class, do not depend on it; base64 keeps commas, quotes, newlines and
+// non-ASCII text intact whatever the platform's argument encoding.
+func argValue(a Arg, typ string) (string, error) {
 	if a.IsString {
 		switch typ {
 		case "java.lang.String", "java.lang.CharSequence", "java.lang.Object":
-			return javaStringLiteral(a.Str), nil
+			return "s:" + base64.StdEncoding.EncodeToString([]byte(a.Str)), nil
 		}
 		return "", fmt.Errorf("string argument %s cannot be passed as %s", strconv.Quote(a.Str), typ)
 	}
 	v := a.Int
-	n := strconv.FormatInt(v, 10) // -2147483648 and -9223372036854775808L are valid Java
-	check := func(lo, hi int64, lit string) (string, error) {
+	enc := "i:" + strconv.FormatInt(v, 10)
+	check := func(lo, hi int64) (string, error) {
 		if v < lo || v > hi {
 			return "", fmt.Errorf("argument %d does not fit in %s", v, typ)
 		}
-		return lit, nil
+		return enc, nil
 	}
 	switch typ {
-	case "int":
-		return check(math.MinInt32, math.MaxInt32, n)
-	case "java.lang.Integer":
-		return check(math.MinInt32, math.MaxInt32, "java.lang.Integer.valueOf("+n+")")
-	case "long":
-		return n + "L", nil
-	case "java.lang.Long":
-		return "java.lang.Long.valueOf(" + n + "L)", nil
-	case "short":
-		return check(math.MinInt16, math.MaxInt16, "(short) "+n)
-	case "java.lang.Short":
-		return check(math.MinInt16, math.MaxInt16, "java.lang.Short.valueOf((short) "+n+")")
-	case "byte":
-		return check(math.MinInt8, math.MaxInt8, "(byte) "+n)
-	case "java.lang.Byte":
-		return check(math.MinInt8, math.MaxInt8, "java.lang.Byte.valueOf((byte) "+n+")")
-	case "double":
-		return check(-(1 << 53), 1<<53, n+".0")
-	case "java.lang.Double":
-		return check(-(1 << 53), 1<<53, "java.lang.Double.valueOf("+n+".0)")
-	case "float":
-		return check(-(1 << 24), 1<<24, n+".0f")
-	case "java.lang.Float":
-		return check(-(1 << 24), 1<<24, "java.lang.Float.valueOf("+n+".0f)")
-	case "java.lang.Object", "java.lang.Number":
-		if v >= math.MinInt32 && v <= math.MaxInt32 {
-			return "java.lang.Integer.valueOf(" + n + ")", nil
-		}
-		return "java.lang.Long.valueOf(" + n + "L)", nil
+	case "int", "java.lang.Integer":
+		return check(math.MinInt32, math.MaxInt32)
+	case "long", "java.lang.Long", "java.lang.Object", "java.lang.Number":
+		return enc, nil
+	case "short", "java.lang.Short":
+		return check(math.MinInt16, math.MaxInt16)
+	case "byte", "java.lang.Byte":
+		return check(math.MinInt8, math.MaxInt8)
+	case "double", "java.lang.Double": // integers a double holds exactly
+		return check(-(1 << 53), 1<<53)
+	case "float", "java.lang.Float":
+		return check(-(1 << 24), 1<<24)
 	}
 	return "", fmt.Errorf("integer argument %d cannot be passed as %s", v, typ)
 }
 
-// argList renders args for the parameter types params.
-func argList(what string, args []Arg, params []string) (string, error) {
+// argExprs maps a parameter type that argValue accepts to the Java
+// expression, of exactly that type (so that overload resolution picks the
+// resolved method), that reads request argument %d through Bench's accessors.
+var argExprs = map[string]string{
+	"int":                    "intArg(%d)",
+	"java.lang.Integer":      "java.lang.Integer.valueOf(intArg(%d))",
+	"long":                   "longArg(%d)",
+	"java.lang.Long":         "java.lang.Long.valueOf(longArg(%d))",
+	"short":                  "shortArg(%d)",
+	"java.lang.Short":        "java.lang.Short.valueOf(shortArg(%d))",
+	"byte":                   "byteArg(%d)",
+	"java.lang.Byte":         "java.lang.Byte.valueOf(byteArg(%d))",
+	"double":                 "doubleArg(%d)",
+	"java.lang.Double":       "java.lang.Double.valueOf(doubleArg(%d))",
+	"float":                  "floatArg(%d)",
+	"java.lang.Float":        "java.lang.Float.valueOf(floatArg(%d))",
+	"java.lang.Object":       "objectArg(%d)",
+	"java.lang.Number":       "((java.lang.Number) objectArg(%d))",
+	"java.lang.String":       "stringArg(%d)",
+	"java.lang.CharSequence": "((java.lang.CharSequence) stringArg(%d))",
+}
+
+// bindArgs checks args against the parameter types params and returns the
+// Java expressions that read them in the harness and the harness's program
+// arguments that carry their values.
+func bindArgs(what string, args []Arg, params []string) (exprs, argv []string, err error) {
 	if len(args) != len(params) {
-		return "", fmt.Errorf("%s takes %d argument(s) (%s), got %d", what, len(params), strings.Join(params, ","), len(args))
+		return nil, nil, fmt.Errorf("%s takes %d argument(s) (%s), got %d", what, len(params), strings.Join(params, ","), len(args))
 	}
-	out := make([]string, len(args))
 	for i, a := range args {
-		lit, err := argLiteral(a, params[i])
+		v, err := argValue(a, params[i])
 		if err != nil {
-			return "", fmt.Errorf("%s, argument %d: %w", what, i+1, err)
+			return nil, nil, fmt.Errorf("%s, argument %d: %w", what, i+1, err)
 		}
-		out[i] = lit
+		expr, ok := argExprs[params[i]]
+		if !ok { // cannot happen: argValue accepts only these types
+			return nil, nil, fmt.Errorf("%s, argument %d: unsupported parameter type %s", what, i+1, params[i])
+		}
+		exprs = append(exprs, fmt.Sprintf(expr, i))
+		argv = append(argv, "arg."+strconv.Itoa(i)+"="+v)
 	}
-	return strings.Join(out, ", "), nil
+	return exprs, argv, nil
 }
 
 // harnessSource generates the Java source of the harness class pkg.name for
-// req.
-func harnessSource(pkg, name string, req Request) (string, error) {
+// req, and the program arguments that pass req.Args to it. The source
+// depends on req's method and generator only, never on the argument values,
+// so that requests differing only in Args share one compiled class.
+func harnessSource(pkg, name string, req Request) (string, []string, error) {
 	m := req.Method
 	if m.IsZero() {
-		return "", fmt.Errorf("no method to measure")
+		return "", nil, fmt.Errorf("no method to measure")
 	}
 	var b strings.Builder
-	b.WriteString("// Generated by perfls for " + strings.ReplaceAll(req.Key(), "\n", " ") + ". Do not edit.\n")
+	what := m.String()
+	if !req.Generator.IsZero() {
+		what += "[" + req.Generator.String() + "]"
+	}
+	b.WriteString("// Generated by perfls for " + strings.ReplaceAll(what, "\n", " ") + ". Do not edit.\n")
 	if pkg != "" {
 		b.WriteString("package " + pkg + ";\n")
 	}
@@ -189,65 +183,73 @@ func harnessSource(pkg, name string, req Request) (string, error) {
 	fmt.Fprintf(&b, "public final class %s extends dev.perfls.internal.Bench {\n", name)
 	owner := sourceClassName(m.Class)
 
+	var argv []string
 	workloadLoop := req.Generator.IsZero() && len(m.ParamTypes) > 0 && m.ParamTypes[0] == splControllerClass
 	switch {
 	case workloadLoop:
-		args, err := argList("workload "+m.String(), req.Args, m.ParamTypes[1:])
+		exprs, av, err := bindArgs("workload "+m.String(), req.Args, m.ParamTypes[1:])
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		if args != "" {
-			args = ", " + args
-		}
+		argv = av
 		target := owner
 		if !m.Static {
 			target = "new " + owner + "()"
 		}
 		b.WriteString("    @Override protected boolean workloadLoop() { return true; }\n\n")
 		b.WriteString("    @Override protected void workload(dev.perfls.SPLController $spl) throws Throwable {\n")
-		fmt.Fprintf(&b, "        %s.%s($spl%s);\n", target, m.Name, args)
+		// Typed locals first: the arguments are converted before the workload runs.
+		call := "$spl"
+		for i, e := range exprs {
+			fmt.Fprintf(&b, "        final %s $a%d = %s;\n", m.ParamTypes[1+i], i, e)
+			call += fmt.Sprintf(", $a%d", i)
+		}
+		fmt.Fprintf(&b, "        %s.%s(%s);\n", target, m.Name, call)
 		b.WriteString("    }\n")
 	default:
-		if err := writeGenerate(&b, req); err != nil {
-			return "", err
+		av, err := writeGenerate(&b, req)
+		if err != nil {
+			return "", nil, err
 		}
+		argv = av
 		if err := writeCalls(&b, m, owner); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	fmt.Fprintf(&b, "\n    public static void main(String[] args) {\n        dev.perfls.internal.Bench.main(new %s(), args);\n    }\n}\n", name)
-	return b.String(), nil
+	return b.String(), argv, nil
 }
 
 // writeGenerate writes generate(): the generator call, or, without a
-// generator, a single call whose arguments are the request's Args.
-func writeGenerate(b *strings.Builder, req Request) error {
+// generator, a single call whose arguments are the request's Args. It
+// returns the program arguments that carry the Args.
+func writeGenerate(b *strings.Builder, req Request) ([]string, error) {
 	m, g := req.Method, req.Generator
+	var exprs, argv []string
+	var err error
 	b.WriteString("    @Override protected Object generate() throws Throwable {\n")
 	if g.IsZero() {
 		if !m.Static {
-			return fmt.Errorf("instance method %s needs a generator that supplies the receiver as args[0]", m)
+			return nil, fmt.Errorf("instance method %s needs a generator that supplies the receiver as args[0]", m)
 		}
-		args, err := argList("method "+m.String(), req.Args, m.ParamTypes)
-		if err != nil {
-			return err
+		if exprs, argv, err = bindArgs("method "+m.String(), req.Args, m.ParamTypes); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(b, "        return java.util.Collections.singletonList(new Object[] {%s});\n", args)
+		fmt.Fprintf(b, "        return java.util.Collections.singletonList(new Object[] {%s});\n", strings.Join(exprs, ", "))
 	} else {
 		if !g.Static {
-			return fmt.Errorf("generator %s must be static", g)
+			return nil, fmt.Errorf("generator %s must be static", g)
 		}
 		if _, prim := javaPrimitives[g.ReturnType]; prim || g.ReturnType == "void" {
-			return fmt.Errorf("generator %s returns %s; it must return an Iterable<Object[]>", g, g.ReturnType)
+			return nil, fmt.Errorf("generator %s returns %s; it must return an Iterable<Object[]>", g, g.ReturnType)
 		}
-		args, err := argList("generator "+g.String(), req.Args, g.ParamTypes)
-		if err != nil {
-			return err
+		if exprs, argv, err = bindArgs("generator "+g.String(), req.Args, g.ParamTypes); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(b, "        return %s.%s(%s);\n", sourceClassName(g.Class), g.Name, args)
+		fmt.Fprintf(b, "        return %s.%s(%s);\n", sourceClassName(g.Class), g.Name, strings.Join(exprs, ", "))
 	}
 	b.WriteString("    }\n\n")
-	return nil
+	return argv, nil
 }
 
 // writeCalls writes the typed argument fields, prepare() and the timed run().

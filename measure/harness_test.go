@@ -1,43 +1,54 @@
 package measure
 
 import (
+	"encoding/base64"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestArgLiteral(t *testing.T) {
+func TestArgValue(t *testing.T) {
 	cases := []struct {
 		arg  Arg
 		typ  string
 		want string
 		err  string
 	}{
-		{IntArg(1000), "int", "1000", ""},
-		{IntArg(-2147483648), "int", "-2147483648", ""},
+		{IntArg(1000), "int", "i:1000", ""},
+		{IntArg(-2147483648), "int", "i:-2147483648", ""},
 		{IntArg(1 << 31), "int", "", "does not fit in int"},
-		{IntArg(1 << 40), "long", "1099511627776L", ""},
-		{IntArg(7), "java.lang.Integer", "java.lang.Integer.valueOf(7)", ""},
-		{IntArg(7), "java.lang.Long", "java.lang.Long.valueOf(7L)", ""},
-		{IntArg(-3), "short", "(short) -3", ""},
+		{IntArg(1 << 31), "java.lang.Integer", "", "does not fit in java.lang.Integer"},
+		{IntArg(1 << 40), "long", "i:1099511627776", ""},
+		{IntArg(7), "java.lang.Integer", "i:7", ""},
+		{IntArg(7), "java.lang.Long", "i:7", ""},
+		{IntArg(-3), "short", "i:-3", ""},
 		{IntArg(300), "byte", "", "does not fit in byte"},
-		{IntArg(2), "double", "2.0", ""},
-		{IntArg(2), "float", "2.0f", ""},
-		{IntArg(5), "java.lang.Object", "java.lang.Integer.valueOf(5)", ""},
+		{IntArg(2), "double", "i:2", ""},
+		{IntArg(1<<53 + 1), "double", "", "does not fit in double"},
+		{IntArg(2), "float", "i:2", ""},
+		{IntArg(1<<24 + 1), "java.lang.Float", "", "does not fit in java.lang.Float"},
+		{IntArg(5), "java.lang.Object", "i:5", ""},
+		{IntArg(1 << 40), "java.lang.Number", "i:1099511627776", ""},
 		{IntArg(5), "java.lang.String", "", "integer argument 5 cannot be passed as java.lang.String"},
-		{StringArg("a\"b\\c\n\x01é"), "java.lang.String", `"a\"b\\c\n\001é"`, ""},
-		{StringArg(`\u0041`), "java.lang.CharSequence", `"\\u0041"`, ""},
+		{IntArg(5), "int[]", "", "integer argument 5 cannot be passed as int[]"},
+		{StringArg("a\"b\\c\n\x01é"), "java.lang.String", "s:" + base64.StdEncoding.EncodeToString([]byte("a\"b\\c\n\x01é")), ""},
+		{StringArg("a, b"), "java.lang.CharSequence", "s:YSwgYg==", ""},
+		{StringArg(""), "java.lang.Object", "s:", ""},
 		{StringArg("x"), "int", "", `string argument "x" cannot be passed as int`},
 	}
 	for _, c := range cases {
-		got, err := argLiteral(c.arg, c.typ)
+		got, err := argValue(c.arg, c.typ)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("argLiteral(%v, %s) = %q, %v; want error %q", c.arg, c.typ, got, err, c.err)
+				t.Errorf("argValue(%v, %s) = %q, %v; want error %q", c.arg, c.typ, got, err, c.err)
 			}
 			continue
 		}
 		if err != nil || got != c.want {
-			t.Errorf("argLiteral(%v, %s) = %q, %v; want %q", c.arg, c.typ, got, err, c.want)
+			t.Errorf("argValue(%v, %s) = %q, %v; want %q", c.arg, c.typ, got, err, c.want)
+		}
+		if _, ok := argExprs[c.typ]; !ok {
+			t.Errorf("argValue accepts %s, which has no Java expression", c.typ)
 		}
 	}
 }
@@ -47,13 +58,13 @@ func TestHarnessSource(t *testing.T) {
 	inst := Resolved{Class: "q.Box$Inner", Name: "get", ParamTypes: []string{"long[][]"}, ReturnType: "void"}
 	gen := Resolved{Class: "q.Data", Name: "sorted", Static: true, ParamTypes: []string{"int"}, ReturnType: "java.util.List"}
 
-	src, err := harnessSource("q", "PerflsHarness_0", Request{Method: search, Generator: gen, Args: []Arg{IntArg(10)}})
+	src, argv, err := harnessSource("q", "PerflsHarness_0", Request{Method: search, Generator: gen, Args: []Arg{IntArg(10)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"package q;",
-		"return q.Data.sorted(10);",
+		"return q.Data.sorted(intArg(0));",
 		"$p0[$i] = dev.perfls.internal.Convert.ref($a[0], int[].class, $i, 0);",
 		"$p1[$i] = dev.perfls.internal.Convert.toInt($a[1], $i, 1);",
 		"$bh.consume(q.Search.find($p0[$i], $p1[$i]));",
@@ -62,8 +73,16 @@ func TestHarnessSource(t *testing.T) {
 			t.Errorf("harness lacks %q:\n%s", want, src)
 		}
 	}
+	if want := []string{"arg.0=i:10"}; !slices.Equal(argv, want) {
+		t.Errorf("program arguments %q, want %q", argv, want)
+	}
+	// Another argument value: the same source, other program arguments.
+	src2, argv2, err := harnessSource("q", "PerflsHarness_0", Request{Method: search, Generator: gen, Args: []Arg{IntArg(-7)}})
+	if err != nil || src2 != src || !slices.Equal(argv2, []string{"arg.0=i:-7"}) {
+		t.Errorf("harness for another argument: %v %q, source changed: %v", err, argv2, src2 != src)
+	}
 
-	src, err = harnessSource("", "PerflsHarness_1", Request{Method: inst, Generator: gen, Args: []Arg{IntArg(1)}})
+	src, argv, err = harnessSource("", "PerflsHarness_1", Request{Method: inst, Generator: gen, Args: []Arg{IntArg(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +100,26 @@ func TestHarnessSource(t *testing.T) {
 		t.Error("default-package harness has a package declaration")
 	}
 
-	loop := Resolved{Class: "q.W", Name: "loop", ParamTypes: []string{splControllerClass, "java.lang.String"}, ReturnType: "void"}
-	src, err = harnessSource("q", "PerflsHarness_2", Request{Method: loop, Args: []Arg{StringArg("s")}})
-	if err != nil || !strings.Contains(src, `new q.W().loop($spl, "s");`) || !strings.Contains(src, "workloadLoop() { return true; }") {
-		t.Errorf("workload harness: %v\n%s", err, src)
+	loop := Resolved{Class: "q.W", Name: "loop", ParamTypes: []string{splControllerClass, "java.lang.String", "java.lang.Long"}, ReturnType: "void"}
+	src, argv, err = harnessSource("q", "PerflsHarness_2", Request{Method: loop, Args: []Arg{StringArg("s"), IntArg(3)}})
+	for _, want := range []string{
+		"workloadLoop() { return true; }",
+		"final java.lang.String $a0 = stringArg(0);",
+		"final java.lang.Long $a1 = java.lang.Long.valueOf(longArg(1));",
+		"new q.W().loop($spl, $a0, $a1);",
+	} {
+		if err != nil || !strings.Contains(src, want) {
+			t.Errorf("workload harness lacks %q: %v\n%s", want, err, src)
+		}
+	}
+	if want := []string{"arg.0=s:cw==", "arg.1=i:3"}; !slices.Equal(argv, want) {
+		t.Errorf("workload program arguments %q, want %q", argv, want)
+	}
+
+	plain := Resolved{Class: "q.P", Name: "f", Static: true, ParamTypes: []string{"short", "java.lang.Object", "java.lang.CharSequence"}, ReturnType: "int"}
+	src, _, err = harnessSource("q", "H", Request{Method: plain, Args: []Arg{IntArg(2), StringArg("o"), StringArg("c")}})
+	if want := "return java.util.Collections.singletonList(new Object[] {shortArg(0), objectArg(1), ((java.lang.CharSequence) stringArg(2))});"; err != nil || !strings.Contains(src, want) {
+		t.Errorf("harness without generator lacks %q: %v\n%s", want, err, src)
 	}
 
 	bad := []struct {
@@ -95,10 +130,12 @@ func TestHarnessSource(t *testing.T) {
 		{Request{Method: search, Generator: Resolved{Class: "q.D", Name: "g", ParamTypes: []string{}, ReturnType: "java.util.List"}}, "generator q.D#g() must be static"},
 		{Request{Method: search, Generator: Resolved{Class: "q.D", Name: "g", Static: true, ParamTypes: []string{}, ReturnType: "int"}}, "must return an Iterable<Object[]>"},
 		{Request{Method: search, Generator: gen}, "takes 1 argument(s) (int), got 0"},
+		{Request{Method: search, Generator: gen, Args: []Arg{IntArg(3000000000)}}, "generator q.Data#sorted(int), argument 1: argument 3000000000 does not fit in int"},
+		{Request{Method: loop, Args: []Arg{IntArg(1), IntArg(3)}}, "workload q.W#loop(dev.perfls.SPLController,java.lang.String,java.lang.Long), argument 1: integer argument 1 cannot be passed as java.lang.String"},
 		{Request{}, "no method to measure"},
 	}
 	for _, c := range bad {
-		if _, err := harnessSource("q", "H", c.req); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := harnessSource("q", "H", c.req); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("harnessSource(%s) = %v, want error %q", c.req.Key(), err, c.want)
 		}
 	}

@@ -2,7 +2,9 @@
 // name, and measures them in forked JVMs.
 //
 // A measurement (Measure) generates one small Java harness class per
-// distinct Request, compiles them with one javac call, and runs Options.Forks
+// distinct method and generator (argument values are passed to the JVM at run
+// time, so a new value needs no new class), compiles them with one javac call
+// (or finds them compiled in the cache), and runs Options.Forks
 // forks of each, round-robin across requests and never two at once. A fork is
 // a fresh JVM with a fixed heap and the serial collector (no concurrent GC
 // threads adding noise). In the fork the generator runs once, outside the
@@ -38,6 +40,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -291,7 +294,8 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 				return assemble(), ctx.Err()
 			}
 			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
-			fork, env, err := measureFork(ctx, java, jvmArgs(opt, cp, hs.mains[i], hs.crashDir), opt, b.SourceRoots)
+			args := append(jvmArgs(opt, cp, hs.mains[i], hs.crashDir), hs.args[i]...)
+			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots)
 			if ctx.Err() != nil {
 				return assemble(), ctx.Err()
 			}
@@ -365,11 +369,12 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 
 // harnessSet is the compiled harnesses of one Measure call.
 type harnessSet struct {
-	classes  string   // class directory
-	mains    []string // per request: main class ("" when errs[i] != nil)
-	errs     []error  // per request
-	tmp      string   // removed by cleanup
-	crashDir string   // for JVM crash logs
+	classes  string     // class directory
+	mains    []string   // per request: main class ("" when errs[i] != nil)
+	args     [][]string // per request: the program arguments carrying its Args
+	errs     []error    // per request
+	tmp      string     // removed by cleanup
+	crashDir string     // for JVM crash logs
 }
 
 func (h *harnessSet) cleanup() {
@@ -412,42 +417,61 @@ func runtimeClasspath(ctx context.Context, j *jdk, b *Build) ([]string, error) {
 	return cp, nil
 }
 
-// prepareHarnesses generates and compiles the harness of every request with
-// one javac call. A harness that does not compile fails only its request: the
-// others are compiled again without it. Fully compiled sets are cached by
-// content under <cache>/harness/<hash>.
+// harnessJavacRuns counts the javac runs of prepareHarnesses, so that tests
+// can tell a cache hit from a compilation.
+var harnessJavacRuns atomic.Int64
+
+// prepareHarnesses generates and compiles the harnesses of reqs with one javac
+// call: one class per distinct harness source, shared by the requests that
+// differ only in their arguments. A harness that does not compile fails only
+// its requests: the others are compiled again without it. Fully compiled sets
+// are cached by content under <cache>/harness/<hash>; as the sources hold no
+// argument values, a new value finds the set already compiled.
 func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
 	root, err := cacheRoot(b)
 	if err != nil {
 		return nil, err
 	}
-	hs := &harnessSet{mains: make([]string, len(reqs)), errs: make([]error, len(reqs))}
+	hs := &harnessSet{mains: make([]string, len(reqs)), args: make([][]string, len(reqs)), errs: make([]error, len(reqs))}
 	if err := os.MkdirAll(filepath.Join(root, "crash"), 0o755); err == nil {
 		hs.crashDir = filepath.Join(root, "crash")
 	}
 	type unit struct {
-		i        int
-		rel, src string
+		reqs           []int // the requests this class measures
+		main, rel, src string
 	}
-	var units []unit
+	var units []*unit
+	byShape := map[string]*unit{} // package and source (under a common name) → unit
 	h := sha256.New()
 	fmt.Fprintf(h, "perfls-harness-v1\njavac %s\ncp %s\n", j.version, strings.Join(classpath, "\x00"))
 	for i, r := range reqs {
 		pkg := harnessPackage(b, r)
-		name := "PerflsHarness_" + strconv.Itoa(i)
-		src, err := harnessSource(pkg, name, r)
+		shape, argv, err := harnessSource(pkg, "PerflsHarness", r)
 		if err != nil {
 			hs.errs[i] = fmt.Errorf("measure %s: %w", r.Key(), err)
 			continue
 		}
-		main, rel := name, name+".java"
-		if pkg != "" {
-			main = pkg + "." + name
-			rel = strings.ReplaceAll(pkg, ".", "/") + "/" + rel
+		hs.args[i] = argv
+		u := byShape[pkg+"\x00"+shape]
+		if u == nil {
+			name := "PerflsHarness_" + strconv.Itoa(len(units))
+			src, _, err := harnessSource(pkg, name, r)
+			if err != nil { // cannot happen: the same request generated above
+				hs.errs[i] = fmt.Errorf("measure %s: %w", r.Key(), err)
+				continue
+			}
+			main, rel := name, name+".java"
+			if pkg != "" {
+				main = pkg + "." + name
+				rel = strings.ReplaceAll(pkg, ".", "/") + "/" + rel
+			}
+			u = &unit{main: main, rel: rel, src: src}
+			units = append(units, u)
+			byShape[pkg+"\x00"+shape] = u
+			fmt.Fprintf(h, "%s %d\n%s", rel, len(src), src)
 		}
-		hs.mains[i] = main
-		units = append(units, unit{i, rel, src})
-		fmt.Fprintf(h, "%s %d\n%s", rel, len(src), src)
+		u.reqs = append(u.reqs, i)
+		hs.mains[i] = u.main
 	}
 	if len(units) == 0 {
 		return hs, nil
@@ -465,7 +489,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 		return nil, err
 	}
 	hs.tmp = tmp
-	files := map[string]int{} // source path → request
+	files := map[string]*unit{} // source path → unit
 	var srcs []string
 	for _, u := range units {
 		p := filepath.Join(tmp, "src", filepath.FromSlash(u.rel))
@@ -475,11 +499,18 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 		if err := os.WriteFile(p, []byte(u.src), 0o644); err != nil {
 			return nil, err
 		}
-		files[p] = u.i
+		files[p] = u
 		srcs = append(srcs, p)
+	}
+	fail := func(u *unit, err func(key string) error) {
+		for _, i := range u.reqs {
+			hs.errs[i] = err(reqs[i].Key())
+			hs.mains[i] = ""
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		out := filepath.Join(tmp, "classes"+strconv.Itoa(attempt))
+		harnessJavacRuns.Add(1)
 		err := javac(ctx, j, out, classpath, srcs, false)
 		if err == nil {
 			if attempt == 0 { // everything compiled: keep it (and the sources, to read) for next time
@@ -507,27 +538,26 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 			return nil, err
 		}
 		// Attribute the errors to harnesses and drop those.
-		byReq := map[int][]string{}
+		byUnit := map[*unit][]string{}
 		for _, m := range ce.Messages {
-			if i, ok := files[m.File]; ok && m.Severity == "error" {
-				byReq[i] = append(byReq[i], m.Message)
+			if u, ok := files[m.File]; ok && m.Severity == "error" {
+				byUnit[u] = append(byUnit[u], m.Message)
 			}
 		}
-		if len(byReq) == 0 || attempt > 0 {
+		if len(byUnit) == 0 || attempt > 0 {
 			for _, p := range srcs {
-				i := files[p]
-				hs.errs[i] = fmt.Errorf("measure %s: compile the generated harness: %w", reqs[i].Key(), ce)
-				hs.mains[i] = ""
+				fail(files[p], func(key string) error {
+					return fmt.Errorf("measure %s: compile the generated harness: %w", key, ce)
+				})
 			}
 			return hs, nil
 		}
 		var keep []string
 		for _, p := range srcs {
-			i := files[p]
-			if msgs, bad := byReq[i]; bad {
-				hs.errs[i] = fmt.Errorf("measure %s: the generated harness does not compile: %s",
-					reqs[i].Key(), strings.Join(msgs, "; "))
-				hs.mains[i] = ""
+			if msgs, bad := byUnit[files[p]]; bad {
+				fail(files[p], func(key string) error {
+					return fmt.Errorf("measure %s: the generated harness does not compile: %s", key, strings.Join(msgs, "; "))
+				})
 				continue
 			}
 			keep = append(keep, p)

@@ -189,7 +189,7 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 		return res, fmt.Errorf("measure (quick): %w", err)
 	}
 	w.nextID++
-	run, clean, err := p.request(ctx, w.nextID, hs.mains[0], cp, opt)
+	run, clean, err := p.request(ctx, w.nextID, hs.mains[0], cp, append(harnessOptions(opt), hs.args[0]...), opt)
 	if err != nil || !clean || run.exitCode != 0 || run.timedOut || !run.proto.ended {
 		w.retire(p) // a new JVM on next use
 	}
@@ -292,15 +292,16 @@ func (p *workerProc) kill() {
 	})
 }
 
-// request runs one measurement and returns its raw outcome in the shape of a
-// fork's, and whether the worker is still clean. The error is ctx's or a
+// request runs one measurement of the harness class main with the harness
+// program arguments hargs (options and the request's arguments; none holds a
+// space or a control character) and returns its raw outcome in the shape of
+// a fork's, and whether the worker is still clean. The error is ctx's or a
 // failure to talk to the worker.
-func (p *workerProc) request(ctx context.Context, id int, main, cp string, opt Options) (*forkRun, bool, error) {
+func (p *workerProc) request(ctx context.Context, id int, main, cp string, hargs []string, opt Options) (*forkRun, bool, error) {
 	pw := newProtoWriter(opt.SamplesPerFork)
 	p.router.setTarget(pw)
 	defer p.router.setTarget(nil)
-	opts := harnessOptions(opt)
-	line := fmt.Sprintf("run %d %s %s %s\n", id, escapeField(main), escapeField(cp), strings.Join(opts, " "))
+	line := fmt.Sprintf("run %d %s %s %s\n", id, escapeField(main), escapeField(cp), strings.Join(hargs, " "))
 	start := time.Now()
 	run := &forkRun{pid: p.pid}
 	if _, err := io.WriteString(p.stdin, line); err != nil {

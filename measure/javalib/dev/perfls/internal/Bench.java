@@ -26,6 +26,9 @@ public abstract class Bench {
 
     private static volatile boolean finished;
 
+    /** The request's arguments (a Long or a String each), from the "arg.i" options. */
+    private Object[] requestArgs = new Object[0];
+
     /** Calls the generator (directly) and returns what it returned. */
     protected Object generate() throws Throwable {
         throw new IllegalStateException("this harness has no generator");
@@ -46,6 +49,72 @@ public abstract class Bench {
 
     /** Calls the workload-loop method once. */
     protected void workload(SPLController spl) throws Throwable {
+    }
+
+    // The request's arguments, converted to a parameter type by the generated generate() or
+    // workload() before anything is timed. perfls has checked types and ranges before starting
+    // the JVM; the checks here only guard against a harness run by hand with other options.
+
+    private Object requestArg(int i) {
+        if (i >= requestArgs.length || requestArgs[i] == null) {
+            throw new IllegalArgumentException("request argument " + (i + 1) + " was not given to the harness");
+        }
+        return requestArgs[i];
+    }
+
+    private long integerArg(int i, long min, long max, String type) {
+        Object v = requestArg(i);
+        if (!(v instanceof Long)) {
+            throw new IllegalArgumentException("request argument " + (i + 1) + " is a string, not " + type);
+        }
+        long n = (Long) v;
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("request argument " + (i + 1) + ": " + n + " does not fit in " + type);
+        }
+        return n;
+    }
+
+    protected final int intArg(int i) {
+        return (int) integerArg(i, Integer.MIN_VALUE, Integer.MAX_VALUE, "int");
+    }
+
+    protected final long longArg(int i) {
+        return integerArg(i, Long.MIN_VALUE, Long.MAX_VALUE, "long");
+    }
+
+    protected final short shortArg(int i) {
+        return (short) integerArg(i, Short.MIN_VALUE, Short.MAX_VALUE, "short");
+    }
+
+    protected final byte byteArg(int i) {
+        return (byte) integerArg(i, Byte.MIN_VALUE, Byte.MAX_VALUE, "byte");
+    }
+
+    /** Integers that a double holds exactly, as a Java literal "n.0" would. */
+    protected final double doubleArg(int i) {
+        return (double) integerArg(i, -(1L << 53), 1L << 53, "double");
+    }
+
+    protected final float floatArg(int i) {
+        return (float) integerArg(i, -(1L << 24), 1L << 24, "float");
+    }
+
+    protected final String stringArg(int i) {
+        Object v = requestArg(i);
+        if (!(v instanceof String)) {
+            throw new IllegalArgumentException("request argument " + (i + 1) + " is an integer, not a string");
+        }
+        return (String) v;
+    }
+
+    /** For Object (and Number) parameters: a String, or an Integer when the value fits, else a Long. */
+    protected final Object objectArg(int i) {
+        Object v = requestArg(i);
+        if (v instanceof Long) {
+            long n = (Long) v;
+            return n >= Integer.MIN_VALUE && n <= Integer.MAX_VALUE ? (Object) Integer.valueOf((int) n) : v;
+        }
+        return v;
     }
 
     public static void main(Bench bench, String[] args) {
@@ -88,6 +157,7 @@ public abstract class Bench {
         String phase = "harness";
         try {
             Options opt = Options.parse(args);
+            bench.requestArgs = opt.args;
             environment(out);
             Meters meters = new Meters();
             if (bench.workloadLoop()) {

@@ -1,6 +1,16 @@
 package dev.perfls.internal;
 
-/** Harness options, passed as {@code key=value} program arguments. */
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * Harness options, passed as {@code key=value} program arguments. The request's own arguments
+ * (generator, workload-loop or method arguments) come as {@code arg.<i>=i:<decimal>} or
+ * {@code arg.<i>=s:<base64 of UTF-8>}, so that the generated harness does not depend on their
+ * values and any string survives the command line.
+ */
 final class Options {
     long warmupNs = 300_000_000L;
     int samples = 30;
@@ -8,15 +18,29 @@ final class Options {
     int minWarmup = 5;
     long maxWarmupNs = 5_000_000_000L;
     long quietNs = 100_000_000L;
+    /** The request's arguments in order: a Long or a String each. */
+    Object[] args = new Object[0];
 
     static Options parse(String[] args) {
         Options o = new Options();
+        List<Object> runArgs = new ArrayList<>();
         for (String a : args) {
             int eq = a.indexOf('=');
             if (eq < 0) {
                 throw new IllegalArgumentException("bad harness argument " + a);
             }
             String k = a.substring(0, eq);
+            if (k.startsWith("arg.")) {
+                int i = Integer.parseInt(k.substring(4));
+                if (i < 0 || i > 255) {
+                    throw new IllegalArgumentException("bad harness argument " + a);
+                }
+                while (runArgs.size() <= i) {
+                    runArgs.add(null);
+                }
+                runArgs.set(i, decodeArg(a.substring(eq + 1)));
+                continue;
+            }
             long v = Long.parseLong(a.substring(eq + 1));
             switch (k) {
                 case "warmup":
@@ -41,6 +65,18 @@ final class Options {
                     // unknown options are ignored so that newer perfls versions can add some
             }
         }
+        o.args = runArgs.toArray();
         return o;
+    }
+
+    /** Decodes one request argument: "i:-12" is a Long, "s:YQ==" the String "a". */
+    static Object decodeArg(String v) {
+        if (v.startsWith("i:")) {
+            return Long.valueOf(v.substring(2));
+        }
+        if (v.startsWith("s:")) {
+            return new String(Base64.getDecoder().decode(v.substring(2)), StandardCharsets.UTF_8);
+        }
+        throw new IllegalArgumentException("bad request argument " + v);
     }
 }
