@@ -103,6 +103,24 @@ func BenchmarkParse(b *testing.B) {
 	})
 }
 
+// BenchmarkParseCold is BenchmarkParse with each parse started on an idle
+// process (the previous parse's garbage collected, a pause): a file opened
+// while the editor is otherwise quiet. BenchmarkParse, back to back, also
+// pays for the previous parse's garbage collection.
+func BenchmarkParseCold(b *testing.B) {
+	src := []byte(genJava(5000))
+	b.SetBytes(int64(len(src)))
+	benchtime.RunIdle(b, nil, func(int) {
+		f, err := Parse("Generated.java", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(f.Methods) == 0 {
+			b.Fatal("no methods")
+		}
+	})
+}
+
 // BenchmarkParseBroken measures a file with an unclosed method body, which
 // adds the repair pass (a second parse).
 func BenchmarkParseBroken(b *testing.B) {

@@ -5,6 +5,7 @@
 package benchtime
 
 import (
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -24,6 +25,33 @@ func Run(b *testing.B, f func(i int)) {
 	}
 	b.StopTimer()
 	cpu := cpuTime() - cpu0
+	Latencies(b, ds)
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e6/float64(b.N), "cpu-ms")
+}
+
+// RunIdle is Run with prepare(i) run before each f(i), untimed, followed
+// by a garbage collection and a short pause: f starts on an idle process,
+// as a request does that arrives while the user reads (cold latency, not
+// throughput). cpu-ms counts f's runs only.
+func RunIdle(b *testing.B, prepare, f func(i int)) {
+	ds := make([]time.Duration, 0, b.N)
+	var cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if prepare != nil {
+			prepare(i)
+		}
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+		b.StartTimer()
+		cpu0 := cpuTime()
+		t0 := time.Now()
+		f(i)
+		ds = append(ds, time.Since(t0))
+		cpu += cpuTime() - cpu0
+	}
+	b.StopTimer()
 	Latencies(b, ds)
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e6/float64(b.N), "cpu-ms")
 }
