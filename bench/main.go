@@ -53,7 +53,7 @@ func main() {
 	fl := flag.NewFlagSet("bench", flag.ExitOnError)
 	project := fl.String("project", "bench/java", "the benchmark's Java project")
 	pairs := fl.Int("pairs", 20, "stability: pairs of measurements")
-	forks := fl.Int("forks", 3, "forks per measurement (perfls's default)")
+	forks := fl.Int("forks", measure.DefaultForks, "forks per measurement (perfls's default)")
 	samples := fl.Int("samples", 30, "samples per fork (perfls's default)")
 	oracleFile := fl.String("oracle-runs", "", "oracle: save the measured runs to this JSON file, or read them from it when it exists")
 	calibForks := fl.Int("calibration-forks", 30, "oracle: calibration forks per pair")

@@ -41,7 +41,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fl.SetOutput(stderr)
 	fl.StringVar(&cf.format, "format", "text", "output format: text or json")
 	fl.Float64Var(&cf.alpha, "alpha", 0.05, "significance level of the tests")
-	fl.IntVar(&cf.opts.Forks, "forks", 3, "JVM forks per measurement")
+	fl.IntVar(&cf.opts.Forks, "forks", measure.DefaultForks, "JVM forks per measurement")
 	fl.IntVar(&cf.opts.SamplesPerFork, "samples", 30, "samples per fork")
 	fl.DurationVar(&cf.opts.Warmup, "warmup", 300*time.Millisecond, "minimum warm-up time per fork")
 	fl.DurationVar(&cf.opts.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")

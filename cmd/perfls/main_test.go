@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/measure"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -61,8 +62,13 @@ func TestCheckQuickstart(t *testing.T) {
 			}
 			for _, c := range in.Comparisons {
 				ev := c.Evidence
-				if ev.Left.Forks != 3 || ev.Left.Samples != 90 || ev.Left.MeanNs <= 0 || ev.Right.MeanNs <= 0 {
-					t.Errorf("%s: evidence %+v, want 3 forks × 30 samples per side", c.Text, ev)
+				if ev.Left.Forks != measure.DefaultForks || ev.Left.Samples != 30*measure.DefaultForks || ev.Left.MeanNs <= 0 || ev.Right.MeanNs <= 0 {
+					t.Errorf("%s: evidence %+v, want %d forks × 30 samples per side", c.Text, ev, measure.DefaultForks)
+				}
+				// With the default forks the default interpretation is
+				// the parametric one (stats.MinParametricForks).
+				if ev.Interpretation != "parametric" {
+					t.Errorf("%s: interpretation %q, want parametric", c.Text, ev.Interpretation)
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	fl.StringVar(&mf.format, "format", "text", "output format: text or json (one JSON document per line)")
 	fl.StringVar(&mf.phase, "phase", "full", "quick (warm worker JVM, preliminary), full (forked JVMs) or both")
 	fl.DurationVar(&mf.budget, "budget", 0, "wall-time budget of the forked phase; when it runs out, the forks done so far are reported (0: none)")
-	fl.IntVar(&mf.opts.Forks, "forks", 3, "JVM forks")
+	fl.IntVar(&mf.opts.Forks, "forks", measure.DefaultForks, "JVM forks")
 	fl.IntVar(&mf.opts.SamplesPerFork, "samples", 30, "samples per fork")
 	fl.DurationVar(&mf.opts.Warmup, "warmup", 300*time.Millisecond, "minimum warm-up time per fork (warm-up then runs until JIT compilation settles)")
 	fl.DurationVar(&mf.opts.MaxWarmup, "max-warmup", 5*time.Second, "warm-up cap per fork")
