@@ -26,11 +26,12 @@ type Doc struct {
 	src    []byte       // the text tree was parsed from
 	tree   *sitter.Tree // nil before the first Update and after a failure
 	// pending, when set, delivers the tree of src (nil on failure): a
-	// large document's first version is modelled from two half trees
-	// (split.go), and its whole tree, needed for the next edit, is parsed
-	// meanwhile on another goroutine.
+	// large document's first version is modelled as Parse models it
+	// (split.go, lazy.go), and its whole tree, needed for the next edit,
+	// is parsed meanwhile on another goroutine.
 	pending chan *sitter.Tree
 	file    *File     // the model of src
+	clean   bool      // tree has no syntax error
 	state   *docState // what memberEdit needs about file
 	moved   int       // updates that moved the old model instead of extracting (for tests)
 	member  int       // updates that re-extracted one method (for tests)
@@ -67,6 +68,8 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		d.pending = nil
 		if d.tree == nil {
 			d.src, d.file, d.state = nil, nil, nil
+		} else {
+			d.clean = !d.tree.RootNode().HasError()
 		}
 	}
 	if d.tree == nil {
@@ -111,7 +114,13 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		return base, err
 	}
 	d.tree, d.src = tree, src
-	if old != nil && prevFile != nil && len(prevFile.SyntaxErrors) == 0 && bodyEdit(prevSrc, src, edit, tree) {
+	// The fast paths below rely on both trees being free of errors (a
+	// large file's model may have none listed while its tree has some:
+	// see lazy.go).
+	prevClean := d.clean
+	d.clean = !tree.RootNode().HasError()
+	fast := old != nil && prevFile != nil && prevClean && d.clean
+	if fast && len(prevFile.SyntaxErrors) == 0 && bodyEdit(prevSrc, src, edit, tree) {
 		// Only one method body changed: the declarations stay, moved.
 		s := newShifter(int(edit.OldEndIndex), int(edit.NewEndIndex)-int(edit.OldEndIndex))
 		d.file = prevFile.shiftWith(s, text, base.Mapper)
@@ -119,7 +128,17 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		d.moved++
 		return d.file, nil
 	}
-	if old != nil && prevFile != nil {
+	if !d.clean {
+		// A large file is modelled as Parse models it: method bodies left
+		// out, so that an error inside one does not count.
+		if plan, ok := planSplit(src); ok {
+			if f, st, ok, err := parseSplit(context.Background(), base, src, plan, true); err == nil && ok {
+				d.file, d.state = f, st
+				return f, nil
+			}
+		}
+	}
+	if fast {
 		if f, st := memberEdit(prevFile, prevState, prevSrc, src, text, base.Mapper, edit, tree); f != nil {
 			// One method changed (e.g. inside an annotation): it alone
 			// is extracted again.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -26,37 +27,72 @@ import (
 // found by a lexical scan (braces, parentheses, comments, literals); a
 // wrong guess leaves an error in a half and the file is parsed whole.
 
-// splitMinBytes is the size from which a file is split: below it a parse
-// takes a few milliseconds and a second goroutine buys nothing.
+// splitMinBytes is the size from which a file is split and its method
+// bodies left out (lazy.go): below it a parse takes a few milliseconds.
 var splitMinBytes = 48 << 10
 
-// splitPlan is where a file is cut.
+// splitPlan is how a large file is parsed: in one or two parts (each a
+// list of included ranges), the second from mid on, with holes left out.
 type splitPlan struct {
-	mid           int // first byte of the second half
-	first, second []sitter.Range
+	mid   int // first byte of the second part
+	parts [][]sitter.Range
+	holes []hole
 }
 
-// planSplit chooses the cut of src, or reports that it should be parsed
-// whole (small, one core, or no good cut found).
+// planSplit chooses how src is parsed, or reports that it should be
+// parsed whole (small, or neither a cut nor a hole found).
 func planSplit(src []byte) (splitPlan, bool) {
-	if len(src) < splitMinBytes || len(src) >= 1<<31 || runtime.GOMAXPROCS(0) < 2 {
+	if len(src) < splitMinBytes || len(src) >= 1<<31 {
 		return splitPlan{}, false
 	}
-	return planSplitAt(src)
+	holes := lazyHoles(src)
+	var c cut
+	ok := false
+	if runtime.GOMAXPROCS(0) >= 2 {
+		c, ok = chooseCut(src, holes)
+	}
+	if !ok && len(holes) == 0 {
+		return splitPlan{}, false
+	}
+	pts := newPointer(src)
+	p := splitPlan{parts: [][]sitter.Range{{pts.rng(0, len(src))}}}
+	if ok {
+		p = planFor(src, c)
+	}
+	p.holes = holes
+	for i := range p.parts {
+		p.parts[i] = withoutHoles(p.parts[i], holes, pts)
+	}
+	return p, true
 }
 
-// planSplitAt is planSplit without the size and core checks.
-func planSplitAt(src []byte) (splitPlan, bool) {
+// chooseCut finds the cut that best balances the bytes each half parses
+// (the second also parses [0, open], neither the holes).
+func chooseCut(src []byte, holes []hole) (cut, bool) {
 	cuts, ok := scanCuts(src)
 	if !ok || len(cuts) == 0 {
-		return splitPlan{}, false
+		return cut{}, false
 	}
-	// The second half also parses [0, open]: balance the bytes each
-	// parses.
-	best, bestCost := -1, len(src)
+	// parsed(x) is the number of bytes before x outside the holes.
+	cum := make([]int, len(holes)+1)
+	for i, h := range holes {
+		cum[i+1] = cum[i] + h.to - h.from
+	}
+	parsed := func(x int) int {
+		k := sort.Search(len(holes), func(i int) bool { return holes[i].to > x })
+		hidden := cum[k]
+		if k < len(holes) && holes[k].from < x {
+			hidden += x - holes[k].from
+		}
+		return x - hidden
+	}
+	total := parsed(len(src))
+	sizes := func(c cut) (int, int) {
+		return parsed(c.at), parsed(c.open+1) + total - parsed(c.at)
+	}
+	best, bestCost := -1, total
 	for i, c := range cuts {
-		first := c.at
-		second := c.open + 1 + len(src) - c.at
+		first, second := sizes(c)
 		cost := first - second
 		if cost < 0 {
 			cost = -cost
@@ -65,25 +101,24 @@ func planSplitAt(src []byte) (splitPlan, bool) {
 			best, bestCost = i, cost
 		}
 	}
-	c := cuts[best]
-	first := c.at
-	second := c.open + 1 + len(src) - c.at
-	if first < len(src)/4 || second < len(src)/4 || first > 3*len(src)/4 || second > 3*len(src)/4 {
-		return splitPlan{}, false
+	first, second := sizes(cuts[best])
+	if first < total/4 || second < total/4 || first > 3*total/4 || second > 3*total/4 {
+		return cut{}, false
 	}
-	return planFor(src, c), true
+	return cuts[best], true
 }
 
-// planFor is the plan of cut c.
+// planFor is the plan of cut c, without holes.
 func planFor(src []byte, c cut) splitPlan {
 	pts := newPointer(src)
 	p := splitPlan{mid: c.at}
 	if c.open < 0 { // between top-level types
-		p.first = []sitter.Range{pts.rng(0, c.at)}
-		p.second = []sitter.Range{pts.rng(c.at, len(src))}
+		p.parts = [][]sitter.Range{{pts.rng(0, c.at)}, {pts.rng(c.at, len(src))}}
 	} else {
-		p.first = []sitter.Range{pts.rng(0, c.at), pts.rng(c.close, c.close+1)}
-		p.second = []sitter.Range{pts.rng(0, c.open+1), pts.rng(c.at, len(src))}
+		p.parts = [][]sitter.Range{
+			{pts.rng(0, c.at), pts.rng(c.close, c.close+1)},
+			{pts.rng(0, c.open+1), pts.rng(c.at, len(src))},
+		}
 	}
 	return p
 }
@@ -105,33 +140,14 @@ func scanCuts(src []byte) ([]cut, bool) {
 	n := len(src)
 	for i := 0; i < n; i++ {
 		switch c := src[i]; c {
-		case '/':
-			if i+1 < n && src[i+1] == '/' {
-				j := bytes.IndexByte(src[i:], '\n')
-				if j < 0 {
-					i = n
-				} else {
-					i += j
-				}
-			} else if i+1 < n && src[i+1] == '*' {
-				j := bytes.Index(src[i+2:], []byte("*/"))
-				if j < 0 {
-					return nil, false
-				}
-				i += 2 + j + 1
-			}
-		case '"':
-			end, ok := skipString(src, i)
+		case '/', '"', '\'':
+			end, skipped, ok := skipTrivia(src, i)
 			if !ok {
 				return nil, false
 			}
-			i = end - 1
-		case '\'':
-			end, ok := skipChar(src, i)
-			if !ok {
-				return nil, false
+			if skipped {
+				i = end - 1
 			}
-			i = end - 1
 		case '(', '[':
 			parens++
 		case ')', ']':
@@ -212,6 +228,33 @@ func startsMember(src []byte, i int) bool {
 		}
 	}
 	return false
+}
+
+// skipTrivia skips the comment, string or character literal that starts
+// at i, if any: end is the offset after it. ok is false when it does not
+// end (a line comment ends at the end of the text).
+func skipTrivia(src []byte, i int) (end int, skipped, ok bool) {
+	switch {
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return len(src), true, true
+		}
+		return i + j, true, true
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+		j := bytes.Index(src[i+2:], []byte("*/"))
+		if j < 0 {
+			return 0, true, false
+		}
+		return i + 2 + j + 2, true, true
+	case src[i] == '"':
+		end, ok := skipString(src, i)
+		return end, true, ok
+	case src[i] == '\'':
+		end, ok := skipChar(src, i)
+		return end, true, ok
+	}
+	return i + 1, false, true
 }
 
 // skipString returns the offset after the string literal or text block
@@ -346,17 +389,18 @@ func joinHalves(a, b *fnode, mid uint32) *fnode {
 // ranges are set for each parse.
 var freeSplitParsers = make(chan *sitter.Parser, 4)
 
-// parseSplit parses src as two halves on two goroutines and builds the
-// model from their joined trees (with save, also what a Doc keeps). ok is
-// false when a half has a syntax error or the halves do not join: the
-// file must then be parsed whole.
+// parseSplit parses src as planned, the parts on goroutines of their
+// own, and builds the model from their joined trees (with save, also what
+// a Doc keeps). ok is false when a part has a syntax error, the parts do
+// not join, or a hole is not a method body: the file must then be parsed
+// whole.
 func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, save bool) (f *File, st *docState, ok bool, err error) {
-	type half struct {
+	type part struct {
 		tree *sitter.Tree
 		root *fnode
 		err  error
 	}
-	parseHalf := func(ranges []sitter.Range) (h half) {
+	parsePart := func(ranges []sitter.Range) (h part) {
 		pooled := ctx.Done() == nil // see freeParsers on cancellable parses
 		var p *sitter.Parser
 		if pooled {
@@ -390,7 +434,7 @@ func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, sav
 		}
 		if err != nil {
 			p.Reset()
-			return half{err: err}
+			return part{err: err}
 		}
 		h.tree = t
 		if t.RootNode().HasError() {
@@ -399,18 +443,27 @@ func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, sav
 		h.root, h.err = flatten(t.RootNode(), true)
 		return h
 	}
-	var a half
+	parts := make([]part, len(plan.parts))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a = parseHalf(plan.first)
+		for i := 1; i < len(parts); i++ {
+			parts[i] = parsePart(plan.parts[i])
+		}
 	}()
-	b := parseHalf(plan.second)
+	parts[0] = parsePart(plan.parts[0])
 	<-done
-	trees := []*sitter.Tree{}
-	for _, h := range []half{a, b} {
+	var trees []*sitter.Tree
+	var fts []*ftree
+	failed := false
+	for _, h := range parts {
 		if h.tree != nil {
 			trees = append(trees, h.tree)
+		}
+		if h.err != nil || h.root == nil {
+			failed = true
+		} else {
+			fts = append(fts, h.root.t)
 		}
 	}
 	closeAll := func() {
@@ -418,23 +471,22 @@ func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, sav
 			t.Close()
 		}
 	}
-	if a.err != nil || b.err != nil {
+	if failed {
 		closeAll()
 		if ctx.Err() != nil {
 			return nil, nil, false, ctx.Err()
 		}
 		return nil, nil, false, nil // a whole parse reports it, if it recurs
 	}
-	if a.root == nil || b.root == nil {
+	root := parts[0].root
+	if len(parts) == 2 {
+		root = joinHalves(root, parts[1].root, uint32(plan.mid))
+	}
+	if root == nil || !holesAreBodies(root, plan.holes) {
 		closeAll()
 		return nil, nil, false, nil
 	}
-	root := joinHalves(a.root, b.root, uint32(plan.mid))
-	if root == nil {
-		closeAll()
-		return nil, nil, false, nil
-	}
-	f, st, err = newBuilder(base.Src, save).buildModel(base, root, []*ftree{a.root.t, b.root.t}, trees, true)
+	f, st, err = newBuilder(base.Src, save).buildModel(base, root, fts, trees, true)
 	if err != nil {
 		return nil, nil, false, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	sitter "github.com/smacker/go-tree-sitter"
+
 	"github.com/perfls/perfls/analysis/textpos"
 )
 
@@ -174,7 +176,7 @@ func TestLargeFileIsSplit(t *testing.T) {
 	if !ok {
 		t.Skip("one CPU: no split") // GOMAXPROCS=1
 	}
-	if plan.mid < len(src)/4 || plan.mid > 3*len(src)/4 {
+	if len(plan.parts) != 2 || plan.mid < len(src)/4 || plan.mid > 3*len(src)/4 {
 		t.Fatalf("unbalanced cut at %d of %d", plan.mid, len(src))
 	}
 	got := mustParse(t, src)
@@ -205,8 +207,9 @@ func TestScanCutsRejects(t *testing.T) {
 	}
 }
 
-// FuzzSplit: whatever the text, a split parse that joins gives exactly the
-// whole parse's model, and the cut finder never panics or loops.
+// FuzzSplit: whatever the text, a split parse that joins, and a parse with
+// the method bodies left out that succeeds, give exactly the whole parse's
+// model when that has no syntax error; the scanners never panic or loop.
 func FuzzSplit(f *testing.F) {
 	for _, s := range splitSources {
 		f.Add([]byte(s))
@@ -224,6 +227,9 @@ func FuzzSplit(f *testing.F) {
 			return
 		}
 		want := parseWhole(t, string(src))
+		if got, _, ok := parseLazy(t, string(src)); ok && len(want.SyntaxErrors) == 0 {
+			sameModel(t, "bodies left out", got, want)
+		}
 		for i, c := range cuts {
 			if i == 8 {
 				break
@@ -270,5 +276,127 @@ class N {
 		if name == "numeric" && methodRedos.Load() == redos {
 			t.Errorf("the numeric constants did not make the parallel build start again")
 		}
+	}
+}
+
+// parseLazy parses src with its method bodies left out, in one part.
+func parseLazy(t testing.TB, src string) (*File, []hole, bool) {
+	t.Helper()
+	holes := lazyHoles([]byte(src))
+	pts := newPointer([]byte(src))
+	plan := splitPlan{parts: [][]sitter.Range{withoutHoles([]sitter.Range{pts.rng(0, len(src))}, holes, pts)}, holes: holes}
+	base := &File{Path: "Test.java", Src: src, Mapper: textpos.NewMapper(src)}
+	f, _, ok, err := parseSplit(context.Background(), base, []byte(src), plan, false)
+	if err != nil {
+		t.Fatalf("lazy parse: %v", err)
+	}
+	return f, holes, ok
+}
+
+// TestLazyBodiesMatchWholeParse leaves method bodies out and expects the
+// whole parse's model, for every clean source; a body that may declare a
+// type is parsed.
+func TestLazyBodiesMatchWholeParse(t *testing.T) {
+	srcs := map[string]string{
+		"Names.java": readTestdata(t, "Names.java"), "methods": methodsSrc, "annotations": annotationsSrc,
+		"member": memberSrc, "generated": genJava(300),
+	}
+	for k, v := range splitSources {
+		srcs[k] = v
+	}
+	lazy := 0
+	for name, src := range srcs {
+		want := parseWhole(t, src)
+		got, holes, ok := parseLazy(t, src)
+		if len(holes) == 0 {
+			continue // empty bodies, or bodies with classes
+		}
+		lazy++
+		if !ok {
+			t.Errorf("%s: %d holes, fell back to a whole parse", name, len(holes))
+			continue
+		}
+		sameModel(t, name, got, want)
+		for _, h := range holes {
+			if mayDeclareType(src[h.from:h.to]) {
+				t.Errorf("%s: left out a body that may declare a type: %q", name, src[h.from:h.to])
+			}
+		}
+	}
+
+	if lazy < len(srcs)/2 {
+		t.Errorf("only %d of %d sources had bodies to leave out", lazy, len(srcs))
+	}
+
+	// The generated file: most of its bytes are bodies.
+	src := genJava(5000)
+	holes := lazyHoles([]byte(src))
+	left := 0
+	for _, h := range holes {
+		left += h.to - h.from
+	}
+	if left < len(src)/3 {
+		t.Errorf("only %d of %d bytes left out in %d holes", left, len(src), len(holes))
+	}
+	t.Logf("5,000 lines: %d of %d bytes left out in %d bodies", left, len(src), len(holes))
+}
+
+// TestLazyBodiesFallBack: holes that are not method bodies (an annotated
+// enum constant's class body) make the parse whole; a syntax error inside
+// a left-out body is not seen, one outside is.
+func TestLazyBodiesFallBack(t *testing.T) {
+	enum := "enum E {\n  @Deprecated A(1) { void f() {} },\n  B(2);\n  E(int x) {}\n  void g() { int y = 1; }\n}\n"
+	if _, holes, ok := parseLazy(t, enum); ok || len(holes) == 0 {
+		t.Errorf("annotated enum constant body: ok=%v with %d holes, want a fallback", ok, len(holes))
+	}
+
+	bodyErr := "class A {\n  void f() { int x = ; }\n  @SPL(\"SELF = SELF\") void g() {}\n}\n"
+	got, _, ok := parseLazy(t, bodyErr)
+	if !ok {
+		t.Fatalf("error inside a body: fell back")
+	}
+	if len(got.SyntaxErrors) != 0 || len(got.Methods) != 2 {
+		t.Errorf("error inside a left-out body: %d syntax errors, %d methods; want 0 and 2", len(got.SyntaxErrors), len(got.Methods))
+	}
+	if whole := parseWhole(t, bodyErr); len(whole.SyntaxErrors) == 0 {
+		t.Errorf("the whole parse should see the error")
+	}
+
+	declErr := "class A {\n  void f() { int x = 1; }\n  int = 3;\n  void g() {}\n}\n"
+	if _, _, ok := parseLazy(t, declErr); ok {
+		t.Errorf("error outside bodies: the lazy parse should fall back")
+	}
+}
+
+// TestDocBodyErrorMatchesParse: a large document whose tree has an error
+// inside a method body is modelled as Parse models it (the body left
+// out), and typing on from there stays equal to Parse.
+func TestDocBodyErrorMatchesParse(t *testing.T) {
+	old := splitMinBytes
+	splitMinBytes = 0
+	defer func() { splitMinBytes = old }()
+	text := genJava(400)
+	d := NewDoc("Test.java")
+	defer d.Close()
+	if _, err := d.Update([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(text, "return copy;")
+	j := strings.LastIndex(text, `SELF(n) <= 1.5`)
+	for k, next := range []string{
+		text[:i] + "int x = ; " + text[i:],                                        // an error inside a body
+		text[:i] + "int x = 1; " + text[i:],                                       // fixed
+		text[:i] + "int x = 1 " + text[i:],                                        // broken again
+		text[:i] + "int x = 1 " + text[i:j] + "SELF(m)" + text[j+len("SELF(n)"):], // and an annotation edited
+	} {
+		got, err := d.Update([]byte(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mustParse(t, next)
+		if k == 0 && len(want.SyntaxErrors) != 0 {
+			t.Fatalf("Parse lists the error inside a left-out body")
+		}
+		sameModel(t, fmt.Sprintf("version %d", k+2), got, want)
 	}
 }

@@ -1,0 +1,230 @@
+package javasrc
+
+import (
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Method bodies are most of a Java file and nothing in them reaches the
+// model unless they declare a type (a local or anonymous class). A large
+// file is therefore parsed with the inside of such bodies left out of
+// tree-sitter's included ranges: it sees "void m() { }". Which braces are
+// method bodies is guessed lexically (a '{' after the ')' of a parameter
+// list, or after its throws clause) and then checked on the tree: every
+// hole must be exactly the inside of a method's or constructor's body,
+// and the tree must have no error; otherwise the file is parsed whole.
+//
+// The cost: a syntax error inside a left-out body is not seen (the
+// model's SyntaxErrors list those in the declarations only, for such
+// files), which the model does not need: javac reports them.
+
+// hole is the inside of a method body left out of a parse: the bytes
+// after its '{' up to its '}'.
+type hole struct{ from, to int }
+
+// bodyKeywords cannot name a method before its parameter list.
+var bodyKeywords = map[string]bool{
+	"if": true, "for": true, "while": true, "switch": true, "catch": true, "synchronized": true,
+	"try": true, "return": true, "new": true, "super": true, "this": true, "assert": true,
+	"throw": true, "case": true, "default": true, "else": true, "do": true, "yield": true,
+}
+
+// lazyHoles finds the method bodies of src that can be left out of a
+// parse: after a parameter list whose name is preceded by a type (an
+// identifier other than new or record, '>' or ']'), not inside another
+// method body, and whose text cannot declare a type (mayDeclareType). It
+// returns nil when braces or parentheses do not balance.
+func lazyHoles(src []byte) []hole {
+	type tok struct {
+		kind byte // 'i' identifier or keyword, else the punctuation byte
+		word []byte
+	}
+	var (
+		holes       []hole
+		last, prev  tok // the last two tokens
+		parens      []bool
+		braces      int  // open braces outside the holes
+		methodParen bool // the last ')' closed a method's parameter list
+		state       int  // 0 nothing, 1 after a method's ')', 2 in its throws clause
+	)
+	// parens holds, per open '(', whether it opens a parameter list.
+	n := len(src)
+	push := func(t tok) {
+		switch {
+		case t.kind == ')':
+			state = 0
+			if methodParen {
+				state = 1
+			}
+		case state == 1 && t.kind == 'i' && string(t.word) == "throws":
+			state = 2
+		case state == 2 && (t.kind == 'i' || t.kind == '.' || t.kind == ','):
+		default:
+			state = 0
+		}
+		prev, last = last, t
+	}
+	for i := 0; i < n; i++ {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+		case c == '/' || c == '"' || c == '\'':
+			end, skipped, ok := skipTrivia(src, i)
+			if !ok {
+				return nil
+			}
+			if !skipped {
+				push(tok{kind: c})
+				continue
+			}
+			i = end - 1
+			if c != '/' {
+				push(tok{kind: c}) // a literal
+			}
+		case c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80 || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < n {
+				d := src[j]
+				if d == '_' || d == '$' || (d|0x20 >= 'a' && d|0x20 <= 'z') || d >= 0x80 || (d >= '0' && d <= '9') {
+					j++
+					continue
+				}
+				break
+			}
+			push(tok{kind: 'i', word: src[i:j]})
+			i = j - 1
+		case c == '(':
+			// A parameter list: NAME( where NAME is preceded by a type.
+			params := last.kind == 'i' && !bodyKeywords[string(last.word)] &&
+				((prev.kind == 'i' && string(prev.word) != "new" && string(prev.word) != "record" && !bodyKeywords[string(prev.word)]) ||
+					prev.kind == '>' || prev.kind == ']')
+			parens = append(parens, params)
+			push(tok{kind: '('})
+		case c == ')':
+			if len(parens) == 0 {
+				return nil
+			}
+			methodParen = parens[len(parens)-1]
+			parens = parens[:len(parens)-1]
+			push(tok{kind: ')'})
+		case c == '{':
+			if state == 1 || state == 2 {
+				end, ok := matchBrace(src, i)
+				if !ok {
+					return nil
+				}
+				if !mayDeclareType(string(src[i+1 : end])) {
+					if end > i+1 {
+						holes = append(holes, hole{from: i + 1, to: end})
+					}
+				}
+				// Either way nothing inside is looked at: a body that may
+				// declare a type is parsed as it is.
+				i = end
+				push(tok{kind: '}'})
+				continue
+			}
+			braces++
+			push(tok{kind: '{'})
+		case c == '}':
+			if braces--; braces < 0 {
+				return nil
+			}
+			push(tok{kind: '}'})
+		default:
+			push(tok{kind: c})
+		}
+	}
+	if len(parens) != 0 || braces != 0 {
+		return nil // unbalanced: the whole parse will find the error
+	}
+	return holes
+}
+
+// matchBrace returns the offset of the '}' that closes the '{' at open.
+func matchBrace(src []byte, open int) (int, bool) {
+	depth := 0
+	for i := open; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '/', '"', '\'':
+			end, skipped, ok := skipTrivia(src, i)
+			if !ok {
+				return 0, false
+			}
+			if skipped {
+				i = end - 1
+			}
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// withoutHoles returns ranges minus the holes (both sorted).
+func withoutHoles(ranges []sitter.Range, holes []hole, pts pointer) []sitter.Range {
+	if len(holes) == 0 {
+		return ranges
+	}
+	out := make([]sitter.Range, 0, len(ranges)+len(holes))
+	k := 0
+	for _, r := range ranges {
+		from, to := int(r.StartByte), int(r.EndByte)
+		for k < len(holes) && holes[k].to <= from {
+			k++
+		}
+		for k < len(holes) && holes[k].from < to {
+			h := holes[k]
+			if h.from > from {
+				out = append(out, pts.rng(from, h.from))
+			}
+			if h.to > from {
+				from = h.to
+			}
+			if h.to > to {
+				break
+			}
+			k++
+		}
+		if from < to {
+			out = append(out, pts.rng(from, to))
+		}
+	}
+	return out
+}
+
+// holesAreBodies reports whether every hole is the inside of the body of a
+// method or constructor of root's tree (whose bodies are not copied).
+func holesAreBodies(root *fnode, holes []hole) bool {
+	if len(holes) == 0 {
+		return true
+	}
+	found := make(map[int]bool, len(holes))
+	want := make(map[int]int, len(holes))
+	for _, h := range holes {
+		want[h.from-1] = h.to + 1
+	}
+	var walk func(n *fnode)
+	walk = func(n *fnode) {
+		switch kindOf(n) {
+		case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
+			// The body is a block or constructor_body child.
+			for _, k := range n.kids {
+				if k.field == fieldID("body") {
+					if end, ok := want[int(k.start)]; ok && int(k.end) == end {
+						found[int(k.start)] = true
+					}
+				}
+			}
+		}
+		for _, k := range n.kids { // skipped bodies have no kids copied
+			walk(k)
+		}
+	}
+	walk(root)
+	return len(found) == len(holes)
+}
