@@ -285,12 +285,19 @@ func parseLazy(t testing.TB, src string) (*File, []hole, bool) {
 	holes := lazyHoles([]byte(src))
 	pts := newPointer([]byte(src))
 	plan := splitPlan{parts: [][]sitter.Range{withoutHoles([]sitter.Range{pts.rng(0, len(src))}, holes, pts)}, holes: holes}
+	f, ok := parseWithPlan(t, src, plan)
+	return f, holes, ok
+}
+
+// parseWithPlan parses src as planned; ok is false when it fell back.
+func parseWithPlan(t testing.TB, src string, plan splitPlan) (*File, bool) {
+	t.Helper()
 	base := &File{Path: "Test.java", Src: src, Mapper: textpos.NewMapper(src)}
 	f, _, ok, err := parseSplit(context.Background(), base, []byte(src), plan, false)
 	if err != nil {
-		t.Fatalf("lazy parse: %v", err)
+		t.Fatalf("parse as planned: %v", err)
 	}
-	return f, holes, ok
+	return f, ok
 }
 
 // TestLazyBodiesMatchWholeParse leaves method bodies out and expects the
