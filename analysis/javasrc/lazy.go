@@ -1,6 +1,8 @@
 package javasrc
 
 import (
+	"sort"
+
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -198,33 +200,48 @@ func withoutHoles(ranges []sitter.Range, holes []hole, pts pointer) []sitter.Ran
 }
 
 // holesAreBodies reports whether every hole is the inside of the body of a
-// method or constructor of root's tree (whose bodies are not copied).
+// method or constructor of root's tree. Bodies are not copied by flatten;
+// one is copied here only when a hole lies inside it (a method of an
+// anonymous class in a static initializer, say).
 func holesAreBodies(root *fnode, holes []hole) bool {
 	if len(holes) == 0 {
 		return true
 	}
-	found := make(map[int]bool, len(holes))
-	want := make(map[int]int, len(holes))
-	for _, h := range holes {
-		want[h.from-1] = h.to + 1
+	body := fieldID("body")
+	found, failed := 0, false
+	// inside reports whether a hole lies strictly inside [start, end).
+	inside := func(start, end uint32) bool {
+		k := sort.Search(len(holes), func(i int) bool { return holes[i].from > int(start) })
+		return k < len(holes) && holes[k].to < int(end)
 	}
 	var walk func(n *fnode)
 	walk = func(n *fnode) {
+		if n.raw != 0 {
+			if !inside(n.start, n.end) {
+				return
+			}
+			n.expand()
+			if n.t.err != nil {
+				failed = true
+				return
+			}
+		}
 		switch kindOf(n) {
 		case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
-			// The body is a block or constructor_body child.
 			for _, k := range n.kids {
-				if k.field == fieldID("body") {
-					if end, ok := want[int(k.start)]; ok && int(k.end) == end {
-						found[int(k.start)] = true
-					}
+				if k.field != body {
+					continue
+				}
+				i := sort.Search(len(holes), func(i int) bool { return holes[i].from >= int(k.start)+1 })
+				if i < len(holes) && holes[i].from == int(k.start)+1 && holes[i].to+1 == int(k.end) {
+					found++
 				}
 			}
 		}
-		for _, k := range n.kids { // skipped bodies have no kids copied
+		for _, k := range n.kids {
 			walk(k)
 		}
 	}
 	walk(root)
-	return len(found) == len(holes)
+	return found == len(holes) && !failed
 }

@@ -98,6 +98,16 @@ import java.util.*;
     @SPL(T) void last() { class Local {} new Object() {}; }
 }
 `,
+	"initializers": `package s;
+class S {
+    static { register(new Object() { public String toString() { return "x" + 1; } }); }
+    static final Runnable R = new Runnable() { public void run() { int y = 1; } };
+    Runnable l = () -> { int z = 2; };
+    @SPL("SELF = SELF") void m() throws java.io.IOException, RuntimeException { int q = 3; }
+    { new Thread() { @Override public void run() { super.run(); } }.start(); }
+    static void register(Object o) { o.hashCode(); }
+}
+`,
 	"types": `package q;
 class One { void a() {} @SPL("SELF = SELF") void b() {} }
 interface Two { int c(); }
