@@ -137,9 +137,26 @@ func scanCuts(src []byte) ([]cut, bool) {
 	var braces []int // offsets of the open braces
 	parens := 0
 	bodyStart := 0 // index in cuts of the current body's first cut
+	// An enum's members follow its constants' ';', which a second half
+	// would lack: its body is not cut.
+	enum, inEnum := false, false
 	n := len(src)
 	for i := 0; i < n; i++ {
 		switch c := src[i]; c {
+		case 'c', 'e', 'i', 'r':
+			if len(braces) == 0 && (i == 0 || !isWordByte(src[i-1])) {
+				j := i
+				for j < n && isWordByte(src[j]) {
+					j++
+				}
+				switch string(src[i:j]) {
+				case "enum":
+					enum = true
+				case "class", "interface", "record":
+					enum = false
+				}
+				i = j - 1
+			}
 		case '/', '"', '\'':
 			end, skipped, ok := skipTrivia(src, i)
 			if !ok {
@@ -158,6 +175,7 @@ func scanCuts(src []byte) ([]cut, bool) {
 		case '{':
 			if len(braces) == 0 {
 				bodyStart = len(cuts)
+				inEnum = enum
 			}
 			braces = append(braces, i)
 		case '}':
@@ -175,11 +193,11 @@ func scanCuts(src []byte) ([]cut, bool) {
 				if parens == 0 && startsMember(src, i+1) {
 					cuts = append(cuts, cut{at: i + 1, open: -1, close: -1})
 				}
-			case len(braces) == 1 && parens == 0 && startsMember(src, i+1):
+			case len(braces) == 1 && parens == 0 && !inEnum && startsMember(src, i+1):
 				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
 			}
 		case ';':
-			if len(braces) == 1 && parens == 0 {
+			if len(braces) == 1 && parens == 0 && !inEnum {
 				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
 			}
 		}

@@ -202,6 +202,25 @@ func TestLargeFileIsSplit(t *testing.T) {
 	sameModel(t, "broken", got, parseWhole(t, broken))
 }
 
+// TestNoCutInEnumBody: an enum's members follow its constants' ';', which
+// the second half would lack, so its body is never cut.
+func TestNoCutInEnumBody(t *testing.T) {
+	src := "enum E {\n  A, B;\n  int x;\n  void f() {}\n  void g() {}\n}\nclass C {\n  int y;\n  void h() {}\n}\n"
+	cuts, ok := scanCuts([]byte(src))
+	if !ok {
+		t.Fatal("scanner failed")
+	}
+	enumEnd := strings.Index(src, "}\nclass")
+	for _, c := range cuts {
+		if c.at <= enumEnd {
+			t.Errorf("cut at %d, inside the enum (which ends at %d)", c.at, enumEnd)
+		}
+	}
+	if len(cuts) == 0 {
+		t.Errorf("no cut at all: the class after the enum should have some")
+	}
+}
+
 // TestScanCutsRejects lists text the scanner must not cut.
 func TestScanCutsRejects(t *testing.T) {
 	for _, src := range []string{
