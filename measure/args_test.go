@@ -188,7 +188,15 @@ func TestHarnessSharedAcrossArguments(t *testing.T) {
 	if strings.Join(hs.args[1], " ") != "arg.0=s:eA== arg.1=i:1" || strings.Join(hs.args[3], " ") != "arg.0=s:eQ== arg.1=i:2" {
 		t.Errorf("loop program arguments %q, %q", hs.args[1], hs.args[3])
 	}
-	srcs, _ := filepath.Glob(filepath.Join(filepath.Dir(hs.classes), "src", "a", "*.java"))
+	// Each class has its cache directory, its source kept next to its classes.
+	var srcs []string
+	for _, i := range []int{0, 1} {
+		got, _ := filepath.Glob(filepath.Join(filepath.Dir(hs.classes[i]), "src", "a", "*.java"))
+		srcs = append(srcs, got...)
+	}
+	if hs.classes[0] != hs.classes[2] || hs.classes[0] == hs.classes[1] {
+		t.Errorf("class directories %q: want one per harness class", hs.classes)
+	}
 	if len(srcs) != 2 {
 		t.Errorf("harness sources %q, want 2", srcs)
 	}

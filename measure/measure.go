@@ -3,8 +3,8 @@
 //
 // A measurement (Measure) generates one small Java harness class per
 // distinct method and generator (argument values are passed to the JVM at run
-// time, so a new value needs no new class), compiles them with one javac call
-// (or finds them compiled in the cache), and runs Options.Forks
+// time, so a new value needs no new class), compiles those not in the cache (each
+// class is cached on its own) with one javac call, and runs Options.Forks
 // forks of each, round-robin across requests and never two at once. A fork is
 // a fresh JVM with a fixed heap and the serial collector (no concurrent GC
 // threads adding noise). In the fork the generator runs once, outside the
@@ -291,7 +291,6 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 		}
 	}
 
-	cp := strings.Join(append([]string{hs.classes}, classpath...), string(os.PathListSeparator))
 	for f := 1; f <= opt.Forks; f++ {
 		for i := range dist {
 			if res[i].Err != nil {
@@ -301,6 +300,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 				return assemble(), ctx.Err()
 			}
 			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
+			cp := strings.Join(append([]string{hs.classes[i]}, classpath...), string(os.PathListSeparator))
 			args := append(jvmArgs(opt, cp, hs.mains[i], hs.crashDir), hs.args[i]...)
 			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots)
 			if ctx.Err() != nil {
@@ -376,7 +376,7 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 
 // harnessSet is the compiled harnesses of one Measure call.
 type harnessSet struct {
-	classes  string     // class directory
+	classes  []string   // per request: its harness's class directory ("" when errs[i] != nil)
 	mains    []string   // per request: main class ("" when errs[i] != nil)
 	args     [][]string // per request: the program arguments carrying its Args
 	errs     []error    // per request
@@ -424,33 +424,42 @@ func runtimeClasspath(ctx context.Context, j *jdk, b *Build) ([]string, error) {
 	return cp, nil
 }
 
-// harnessJavacRuns counts the javac runs of prepareHarnesses, so that tests
-// can tell a cache hit from a compilation.
-var harnessJavacRuns atomic.Int64
+// harnessJavacRuns counts the javac runs of prepareHarnesses, and
+// harnessJavacUnits the harness classes they were given, so that tests can
+// tell a cache hit from a compilation, and what was compiled.
+var harnessJavacRuns, harnessJavacUnits atomic.Int64
 
-// prepareHarnesses generates and compiles the harnesses of reqs with one javac
-// call: one class per distinct harness source, shared by the requests that
-// differ only in their arguments. A harness that does not compile fails only
-// its requests: the others are compiled again without it. Fully compiled sets
-// are cached by content under <cache>/harness/<hash>; as the sources hold no
-// argument values, a new value finds the set already compiled.
+// harnessUnit is one generated harness class, shared by the requests that
+// differ only in their arguments.
+type harnessUnit struct {
+	reqs      []int  // the requests this class measures
+	key       string // hex hash of everything its bytes depend on; names its cache directory
+	name      string // simple class name
+	main, rel string // binary class name; source path relative to the source root
+	src       string
+	classes   string // class directory once compiled
+}
+
+// prepareHarnesses generates the harnesses of reqs, one class per distinct
+// harness source, and compiles those not in the cache with one javac call.
+// Each class is cached on its own, under <cache>/harness/<key>/classes, so a
+// later Measure of any subset (or superset) of these requests compiles only
+// what it has not seen; as the sources hold no argument values, a new value
+// finds its class already compiled. A harness that does not compile fails
+// only its requests: the others are compiled again without it.
 func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
 	root, err := cacheRoot(b)
 	if err != nil {
 		return nil, err
 	}
-	hs := &harnessSet{mains: make([]string, len(reqs)), args: make([][]string, len(reqs)), errs: make([]error, len(reqs))}
+	hs := &harnessSet{classes: make([]string, len(reqs)), mains: make([]string, len(reqs)),
+		args: make([][]string, len(reqs)), errs: make([]error, len(reqs))}
 	if err := os.MkdirAll(filepath.Join(root, "crash"), 0o755); err == nil {
 		hs.crashDir = filepath.Join(root, "crash")
 	}
-	type unit struct {
-		reqs           []int // the requests this class measures
-		main, rel, src string
-	}
-	var units []*unit
-	byShape := map[string]*unit{} // package and source (under a common name) → unit
-	h := sha256.New()
-	fmt.Fprintf(h, "perfls-harness-v1\njavac %s\ncp %s\n", j.version, strings.Join(classpath, "\x00"))
+	hdir := filepath.Join(root, "harness")
+	var units []*harnessUnit
+	byKey := map[string]*harnessUnit{}
 	for i, r := range reqs {
 		pkg := harnessPackage(b, r)
 		shape, argv, err := harnessSource(pkg, "PerflsHarness", r)
@@ -459,9 +468,15 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 			continue
 		}
 		hs.args[i] = argv
-		u := byShape[pkg+"\x00"+shape]
+		// The class's bytes depend on javac, the classpath it compiles
+		// against, its package and its source; the source is its shape
+		// with the class name, which is derived from this key.
+		h := sha256.New()
+		fmt.Fprintf(h, "perfls-harness-v2\njavac %s\ncp %s\npkg %s\n%d\n%s", j.version, strings.Join(classpath, "\x00"), pkg, len(shape), shape)
+		key := hex.EncodeToString(h.Sum(nil))[:16]
+		u := byKey[key]
 		if u == nil {
-			name := "PerflsHarness_" + strconv.Itoa(len(units))
+			name := "PerflsHarness_" + key
 			src, _, err := harnessSource(pkg, name, r)
 			if err != nil { // cannot happen: the same request generated above
 				hs.errs[i] = fmt.Errorf("measure %s: %w", r.Key(), err)
@@ -472,80 +487,93 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 				main = pkg + "." + name
 				rel = strings.ReplaceAll(pkg, ".", "/") + "/" + rel
 			}
-			u = &unit{main: main, rel: rel, src: src}
+			u = &harnessUnit{key: key, name: name, main: main, rel: rel, src: src}
+			if _, err := os.Stat(filepath.Join(hdir, key, ".complete")); err == nil {
+				u.classes = filepath.Join(hdir, key, "classes")
+			}
 			units = append(units, u)
-			byShape[pkg+"\x00"+shape] = u
-			fmt.Fprintf(h, "%s %d\n%s", rel, len(src), src)
+			byKey[key] = u
 		}
 		u.reqs = append(u.reqs, i)
-		hs.mains[i] = u.main
 	}
-	if len(units) == 0 {
-		return hs, nil
+	var missing []*harnessUnit
+	for _, u := range units {
+		if u.classes == "" {
+			missing = append(missing, u)
+		}
 	}
-	dir := filepath.Join(root, "harness", hex.EncodeToString(h.Sum(nil))[:16])
-	hs.classes = filepath.Join(dir, "classes")
-	if _, err := os.Stat(filepath.Join(hs.classes, ".complete")); err == nil {
-		return hs, nil
+	if len(missing) > 0 {
+		if err := compileHarnesses(ctx, j, hdir, classpath, missing, hs, reqs); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.MkdirAll(filepath.Join(root, "harness"), 0o755); err != nil {
-		return nil, err
+	for _, u := range units {
+		if u.classes == "" {
+			continue // failed: its requests have their errors
+		}
+		for _, i := range u.reqs {
+			hs.classes[i], hs.mains[i] = u.classes, u.main
+		}
 	}
-	tmp, err := os.MkdirTemp(filepath.Join(root, "harness"), "tmp-")
+	return hs, nil
+}
+
+// compileHarnesses compiles units with one javac call (two when some do not
+// compile), stores each compiled unit in its cache directory and sets its
+// classes; a unit that does not compile gets errors for its requests
+// instead, in hs.errs.
+func compileHarnesses(ctx context.Context, j *jdk, hdir string, classpath []string, units []*harnessUnit, hs *harnessSet, reqs []Request) error {
+	if err := os.MkdirAll(hdir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(hdir, "tmp-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	hs.tmp = tmp
-	files := map[string]*unit{} // source path → unit
+	files := map[string]*harnessUnit{} // source path → unit
 	var srcs []string
 	for _, u := range units {
 		p := filepath.Join(tmp, "src", filepath.FromSlash(u.rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		if err := os.WriteFile(p, []byte(u.src), 0o644); err != nil {
-			return nil, err
+			return err
 		}
 		files[p] = u
 		srcs = append(srcs, p)
 	}
-	fail := func(u *unit, err func(key string) error) {
+	fail := func(u *harnessUnit, err func(key string) error) {
 		for _, i := range u.reqs {
 			hs.errs[i] = err(reqs[i].Key())
-			hs.mains[i] = ""
 		}
 	}
 	for attempt := 0; ; attempt++ {
 		out := filepath.Join(tmp, "classes"+strconv.Itoa(attempt))
 		harnessJavacRuns.Add(1)
+		harnessJavacUnits.Add(int64(len(srcs)))
 		err := javac(ctx, j, out, classpath, srcs, false)
 		if err == nil {
-			if attempt == 0 { // everything compiled: keep it (and the sources, to read) for next time
-				if err := os.WriteFile(filepath.Join(out, ".complete"), nil, 0o644); err == nil {
-					if err := os.MkdirAll(dir, 0o755); err == nil {
-						if os.Rename(out, hs.classes) == nil {
-							_ = os.RemoveAll(filepath.Join(dir, "src"))
-							_ = os.Rename(filepath.Join(tmp, "src"), filepath.Join(dir, "src"))
-							return hs, nil
-						}
-						if _, err := os.Stat(filepath.Join(hs.classes, ".complete")); err == nil {
-							return hs, nil
-						}
-					}
+			for _, p := range srcs {
+				u := files[p]
+				dir, err := storeHarness(tmp, hdir, out, p, u)
+				if err != nil {
+					return fmt.Errorf("store the compiled harness %s: %w", u.main, err)
 				}
+				u.classes = dir
 			}
-			hs.classes = out
-			return hs, nil
+			return nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		var ce *CompileError
 		if !errors.As(err, &ce) {
-			return nil, err
+			return err
 		}
 		// Attribute the errors to harnesses and drop those.
-		byUnit := map[*unit][]string{}
+		byUnit := map[*harnessUnit][]string{}
 		for _, m := range ce.Messages {
 			if u, ok := files[m.File]; ok && m.Severity == "error" {
 				byUnit[u] = append(byUnit[u], m.Message)
@@ -557,7 +585,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 					return fmt.Errorf("measure %s: compile the generated harness: %w", key, ce)
 				})
 			}
-			return hs, nil
+			return nil
 		}
 		var keep []string
 		for _, p := range srcs {
@@ -570,8 +598,62 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 			keep = append(keep, p)
 		}
 		if len(keep) == 0 {
-			return hs, nil
+			return nil
 		}
 		srcs = keep
 	}
+}
+
+// storeHarness moves u's class files (Name.class and Name$*.class: nested and
+// synthetic classes) from javac's output out, and its source src, into a
+// directory of its own under tmp, marks it complete and renames it to
+// <hdir>/<key>, atomically, so that another process sees either nothing or the
+// whole class. It returns the class directory to run with: the cached one, or,
+// when the rename fails and no complete copy is there, the one under tmp
+// (removed with it).
+func storeHarness(tmp, hdir, out, src string, u *harnessUnit) (string, error) {
+	pkgDir := filepath.Dir(filepath.FromSlash(u.rel))
+	unit := filepath.Join(tmp, "unit-"+u.key)
+	classes := filepath.Join(unit, "classes", pkgDir)
+	if err := os.MkdirAll(classes, 0o755); err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(filepath.Join(out, pkgDir))
+	if err != nil {
+		return "", err
+	}
+	found := false
+	for _, e := range entries {
+		n := e.Name()
+		if n != u.name+".class" && !(strings.HasPrefix(n, u.name+"$") && strings.HasSuffix(n, ".class")) {
+			continue
+		}
+		if err := os.Rename(filepath.Join(out, pkgDir, n), filepath.Join(classes, n)); err != nil {
+			return "", err
+		}
+		found = found || n == u.name+".class"
+	}
+	if !found {
+		return "", fmt.Errorf("javac wrote no %s.class", u.name)
+	}
+	// The source is kept next to the classes for a reader of the cache.
+	if err := os.MkdirAll(filepath.Join(unit, "src", pkgDir), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(src, filepath.Join(unit, "src", filepath.FromSlash(u.rel))); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(unit, ".complete"), nil, 0o644); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(hdir, u.key)
+	if os.Rename(unit, dir) == nil {
+		return filepath.Join(dir, "classes"), nil
+	}
+	// Another process stored it first (the rename fails on a non-empty
+	// directory): use that copy, identical to ours.
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return filepath.Join(dir, "classes"), nil
+	}
+	return filepath.Join(unit, "classes"), nil
 }

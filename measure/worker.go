@@ -172,7 +172,7 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 		res.Err = hs.errs[0]
 		return res, nil
 	}
-	cp := strings.Join(append([]string{hs.classes}, classpath...), string(os.PathListSeparator))
+	cp := strings.Join(append([]string{hs.classes[0]}, classpath...), string(os.PathListSeparator))
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
