@@ -139,7 +139,8 @@ func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (string, error
 	dir := filepath.Join(cacheDir, "javalib", hex.EncodeToString(h.Sum(nil))[:16])
 	done := filepath.Join(dir, ".complete")
 	defer dirLocks.lock(dir)()
-	if _, err := os.Stat(done); err == nil {
+	if fileExists(done) {
+		touch(done) // PruneFiles keeps what is used
 		return dir, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -370,6 +371,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	stampFile := filepath.Join(bdir, "stamp")
 	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
 		if st, err := os.Stat(classes); err == nil && st.IsDir() {
+			touch(stampFile) // PruneFiles keeps what is used
 			return b, nil
 		}
 	}

@@ -488,8 +488,9 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 				rel = strings.ReplaceAll(pkg, ".", "/") + "/" + rel
 			}
 			u = &harnessUnit{key: key, name: name, main: main, rel: rel, src: src}
-			if _, err := os.Stat(filepath.Join(hdir, key, ".complete")); err == nil {
+			if done := filepath.Join(hdir, key, ".complete"); fileExists(done) {
 				u.classes = filepath.Join(hdir, key, "classes")
+				touch(done) // PruneFiles keeps what is used
 			}
 			units = append(units, u)
 			byKey[key] = u

@@ -13,13 +13,17 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
 )
 
 const cacheUsage = `Usage:
   perfls cache ls              list stored measurements, newest first
   perfls cache show ID         print one measurement with its raw samples summarised
-  perfls cache gc [--max-mb N] evict the oldest measurements above N MiB (default 512),
-                               keeping the newest of every series
+  perfls cache gc [--max-mb N] [--max-age-days D]
+                               evict the oldest measurements above N MiB (default 512),
+                               keeping the newest of every series, and remove compiled
+                               harnesses, libraries and projects not used for D days
+                               (default 30) and left-over temporary files
   perfls cache clear           remove every measurement, verdict and bounds-oracle model, run and result
 
 The cache lives in $PERFLS_CACHE_DIR, else the user cache directory.`
@@ -76,14 +80,24 @@ func runCache(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fl := flag.NewFlagSet("cache gc", flag.ContinueOnError)
 		fl.SetOutput(stderr)
 		maxMB := fl.Int64("max-mb", 512, "size limit of the stored samples in MiB")
+		maxAge := fl.Int("max-age-days", 30, "remove compiled code not used for this many days")
 		if err := fl.Parse(rest); err != nil {
 			return exitUsage, nil
+		}
+		if *maxAge < 1 {
+			return exitUsage, usageError{"--max-age-days must be ≥ 1"}
 		}
 		n, err := store.GC(ctx, *maxMB<<20, true)
 		if err != nil {
 			return exitUsage, err
 		}
 		fmt.Fprintf(stdout, "removed %d measurements\n", n)
+		p, err := measure.PruneFiles(dir, time.Duration(*maxAge)*24*time.Hour)
+		if err != nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stdout, "removed %d compiled harnesses, libraries or projects unused for %d days and %d temporary files (%s)\n",
+			p.Entries, *maxAge, p.Temp, bytesText(p.Bytes))
 	case "clear":
 		if err := store.Clear(ctx); err != nil {
 			return exitUsage, err

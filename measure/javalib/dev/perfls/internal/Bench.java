@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Base class of the generated harnesses ({@code PerflsHarness_<n>}). A generated subclass
+ * Base class of the generated harnesses ({@code PerflsHarness_<key>}). A generated subclass
  * overrides either the generator hooks ({@link #generate}, {@link #prepare}, {@link #run}) or the
  * workload-loop hook ({@link #workload}); {@link #main} drives it and reports on the protocol
  * stream (see {@link Protocol}).

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCacheGCPrunesCompiledCode: perfls cache gc removes a harness not
+// used for longer than --max-age-days and keeps a recent one.
+func TestCacheGCPrunesCompiledCode(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", dir)
+	for name, age := range map[string]time.Duration{"old": 10 * 24 * time.Hour, "new": time.Minute} {
+		m := filepath.Join(dir, "harness", name, ".complete")
+		if err := os.MkdirAll(filepath.Dir(m), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(m, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(m, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cache", "gc", "--max-age-days", "7"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "removed 1 compiled harnesses, libraries or projects unused for 7 days") {
+		t.Errorf("output %q", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "harness", "old")); err == nil {
+		t.Errorf("the old harness was kept")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "harness", "new")); err != nil {
+		t.Errorf("the recent harness was removed: %v", err)
+	}
+	var bad bytes.Buffer
+	if code := run(context.Background(), []string{"cache", "gc", "--max-age-days", "0"}, nil, &bad, &bad); code == 0 {
+		t.Errorf("--max-age-days 0 accepted")
+	}
+}
