@@ -172,7 +172,7 @@ func TestHarnessSharedAcrossArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs, err := prepareHarnesses(ctx, j, b, cp, reqs)
+	hs, err := prepareHarnesses(ctx, j, 0, b, cp, reqs)
 	if err != nil {
 		t.Fatal(err)
 	}

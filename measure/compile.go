@@ -165,7 +165,7 @@ func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (string, error
 	}
 	classes := filepath.Join(tmp, "classes")
 	// The library must run on any JDK >= 11, whatever JDK compiles it.
-	if err := javac(ctx, j, classes, nil, srcs, true); err != nil {
+	if err := javac(ctx, j, classes, nil, srcs, 11); err != nil {
 		return "", fmt.Errorf("compile perfls library: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(classes, ".complete"), nil, 0o644); err != nil {
@@ -182,10 +182,10 @@ func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (string, error
 }
 
 // javac compiles srcs into out (created; must not exist or be empty) against
-// classpath. release11 asks for --release 11 and falls back to the compiler's
-// default when this javac no longer supports that release. A compiler failure
-// is a *CompileError.
-func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, release11 bool) error {
+// classpath. A release > 0 asks for --release N and falls back to the
+// compiler's default when this javac does not support that release. A
+// compiler failure is a *CompileError.
+func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, release int) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -216,11 +216,11 @@ func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, re
 		args = append(args, "-cp", strings.Join(classpath, string(os.PathListSeparator)))
 	}
 	withRelease := args
-	if release11 {
-		withRelease = append(append([]string{}, args...), "--release", "11")
+	if release > 0 {
+		withRelease = append(append([]string{}, args...), "--release", strconv.Itoa(release))
 	}
 	output, err := runTool(ctx, j.javac, append(withRelease, "@"+argfile.Name()), "", 4<<20)
-	if err != nil && release11 && ctx.Err() == nil && releaseUnsupported(output) {
+	if err != nil && release > 0 && ctx.Err() == nil && releaseUnsupported(output) {
 		output, err = runTool(ctx, j.javac, append(args, "@"+argfile.Name()), "", 4<<20)
 	}
 	if err == nil {
@@ -236,11 +236,9 @@ func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, re
 	return &CompileError{Messages: parseJavacOutput(output), Output: output}
 }
 
-func releaseUnsupported(output string) bool {
-	return strings.Contains(output, "release version 11 not supported") ||
-		strings.Contains(output, "invalid flag: --release") ||
-		strings.Contains(output, "release 11 is no longer supported")
-}
+var releaseUnsupportedRE = regexp.MustCompile(`release version \d+ not supported|invalid flag: --release|release \d+ is no longer supported`)
+
+func releaseUnsupported(output string) bool { return releaseUnsupportedRE.MatchString(output) }
 
 // quoteArg quotes one argument for a javac @argfile.
 func quoteArg(s string) string {
@@ -364,7 +362,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	depCP := append([]string{lib}, p.Classpath...)
 
 	defer dirLocks.lock(bdir)()
-	stamp, err := buildStamp(j, projDir, depCP, p.Sources)
+	stamp, err := buildStamp(j, p.Release, projDir, depCP, p.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", projDir, err)
 	}
@@ -393,7 +391,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 		}
 	}
 	if len(srcs) > 0 {
-		if err := javac(ctx, j, tmp, depCP, srcs, false); err != nil {
+		if err := javac(ctx, j, tmp, depCP, srcs, p.Release); err != nil {
 			var ce *CompileError
 			if errors.As(err, &ce) {
 				return nil, ce
@@ -414,9 +412,12 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 }
 
 // buildStamp describes everything a project compilation depends on.
-func buildStamp(j *jdk, projDir string, classpath, sources []string) (string, error) {
+func buildStamp(j *jdk, release int, projDir string, classpath, sources []string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "perfls-build-v1\nproject %s\njavac %s %s\n", projDir, j.javac, j.version)
+	if release > 0 {
+		fmt.Fprintf(&b, "release %d\n", release)
+	}
 	for _, c := range classpath {
 		fmt.Fprintf(&b, "cp %s\n", c)
 	}

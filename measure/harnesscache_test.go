@@ -115,7 +115,7 @@ func TestHarnessCacheConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sets[k], errs[k] = prepareHarnesses(ctx, j, b, cp, reqs)
+			sets[k], errs[k] = prepareHarnesses(ctx, j, 0, b, cp, reqs)
 		}()
 	}
 	wg.Wait()

@@ -112,10 +112,10 @@ func TestCompileUsesFreshBuildOutput(t *testing.T) {
 		}
 	}
 	classes, testClasses := filepath.Join(dir, "target", "classes"), filepath.Join(dir, "target", "test-classes")
-	if err := javac(ctx, j, classes, []string{lib}, mainSrc, false); err != nil {
+	if err := javac(ctx, j, classes, []string{lib}, mainSrc, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := javac(ctx, j, testClasses, []string{lib, classes}, testSrc, false); err != nil {
+	if err := javac(ctx, j, testClasses, []string{lib, classes}, testSrc, 0); err != nil {
 		t.Fatal(err)
 	}
 

@@ -167,3 +167,53 @@ func (t *tailBuffer) String() string {
 	defer t.mu.Unlock()
 	return string(t.buf)
 }
+
+// releaseFor returns the Java release javac (of j) must compile for so that
+// the JVM java can load the classes: java's feature release when it is
+// older than javac's, else 0 (javac's own). An unknown version counts as
+// javac's.
+func (j *jdk) releaseFor(java string) int {
+	if java == "" || java == j.java {
+		return 0
+	}
+	if v := javaFeature(java); v > 0 && v < j.major {
+		return v
+	}
+	return 0
+}
+
+// ForkRelease returns the Java release the project and harness classes are
+// compiled for when measuring with opt: the feature release of opt.Java when
+// it is older than the compiling JDK (e.g. an editor's javaHome of JDK 11
+// with perfls running on JDK 17), else 0.
+func ForkRelease(ctx context.Context, opt Options) (int, error) {
+	j, err := findJDK(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return j.releaseFor(opt.Java), nil
+}
+
+var javaFeatures sync.Map // resolved java path → feature release (0: unknown)
+
+var javaVersionRE = regexp.MustCompile(`(?m)^JAVA_VERSION="(?:1\.)?(\d+)`)
+
+// javaFeature reads the feature release of the JDK or JRE that java belongs
+// to from its release file (<home>/release, JAVA_VERSION="11.0.2"); 0 when
+// there is none.
+func javaFeature(java string) int {
+	if real, err := filepath.EvalSymlinks(java); err == nil {
+		java = real
+	}
+	if v, ok := javaFeatures.Load(java); ok {
+		return v.(int)
+	}
+	v := 0
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(java)), "release")); err == nil {
+		if m := javaVersionRE.FindSubmatch(data); m != nil {
+			v, _ = strconv.Atoi(string(m[1]))
+		}
+	}
+	javaFeatures.Store(java, v)
+	return v
+}

@@ -276,7 +276,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 		}
 		return nil, fmt.Errorf("measure: %w", err)
 	}
-	hs, err := prepareHarnesses(ctx, j, b, classpath, dist)
+	hs, err := prepareHarnesses(ctx, j, j.releaseFor(java), b, classpath, dist)
 	if err != nil {
 		if ctx.Err() != nil {
 			return assemble(), ctx.Err()
@@ -446,8 +446,9 @@ type harnessUnit struct {
 // later Measure of any subset (or superset) of these requests compiles only
 // what it has not seen; as the sources hold no argument values, a new value
 // finds its class already compiled. A harness that does not compile fails
-// only its requests: the others are compiled again without it.
-func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
+// only its requests: the others are compiled again without it. release is
+// the Java release to compile for (jdk.releaseFor), 0 for javac's own.
+func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
 	root, err := cacheRoot(b)
 	if err != nil {
 		return nil, err
@@ -472,7 +473,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 		// against, its package and its source; the source is its shape
 		// with the class name, which is derived from this key.
 		h := sha256.New()
-		fmt.Fprintf(h, "perfls-harness-v2\njavac %s\ncp %s\npkg %s\n%d\n%s", j.version, strings.Join(classpath, "\x00"), pkg, len(shape), shape)
+		fmt.Fprintf(h, "perfls-harness-v2\njavac %s\nrelease %d\ncp %s\npkg %s\n%d\n%s", j.version, release, strings.Join(classpath, "\x00"), pkg, len(shape), shape)
 		key := hex.EncodeToString(h.Sum(nil))[:16]
 		u := byKey[key]
 		if u == nil {
@@ -504,7 +505,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 		}
 	}
 	if len(missing) > 0 {
-		if err := compileHarnesses(ctx, j, hdir, classpath, missing, hs, reqs); err != nil {
+		if err := compileHarnesses(ctx, j, release, hdir, classpath, missing, hs, reqs); err != nil {
 			return nil, err
 		}
 	}
@@ -523,7 +524,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, b *Build, classpath []string,
 // compile), stores each compiled unit in its cache directory and sets its
 // classes; a unit that does not compile gets errors for its requests
 // instead, in hs.errs.
-func compileHarnesses(ctx context.Context, j *jdk, hdir string, classpath []string, units []*harnessUnit, hs *harnessSet, reqs []Request) error {
+func compileHarnesses(ctx context.Context, j *jdk, release int, hdir string, classpath []string, units []*harnessUnit, hs *harnessSet, reqs []Request) error {
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
 		return err
 	}
@@ -554,7 +555,7 @@ func compileHarnesses(ctx context.Context, j *jdk, hdir string, classpath []stri
 		out := filepath.Join(tmp, "classes"+strconv.Itoa(attempt))
 		harnessJavacRuns.Add(1)
 		harnessJavacUnits.Add(int64(len(srcs)))
-		err := javac(ctx, j, out, classpath, srcs, false)
+		err := javac(ctx, j, out, classpath, srcs, release)
 		if err == nil {
 			for _, p := range srcs {
 				u := files[p]

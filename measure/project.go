@@ -31,6 +31,10 @@ type Project struct {
 	// build/classes/java/main and build/classes/java/test. Compile uses them
 	// instead of compiling when they are fresh.
 	Outputs []string
+	// Release, when set, is the Java release Compile compiles for (javac
+	// --release): the forked JVM's, when it is older than javac
+	// (ForkRelease). Not read from disk: the caller sets it.
+	Release int
 	// Config is the path of the perfls.json read, "" when there is none.
 	Config string
 	// Interpretation and Alpha are the project's defaults for deciding

@@ -160,7 +160,7 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 		}
 		return res, fmt.Errorf("measure (quick): %w", err)
 	}
-	hs, err := prepareHarnesses(ctx, j, b, classpath, []Request{req})
+	hs, err := prepareHarnesses(ctx, j, j.releaseFor(java), b, classpath, []Request{req})
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()

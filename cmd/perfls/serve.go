@@ -172,8 +172,8 @@ func (l lazyService) Close() error { return nil }
 
 // measureOptions turns the editor's JVM settings into measurement options.
 // javaHome selects the java that forks; the compiling JDK is the one of the
-// measurement service (the daemon's JAVA_HOME / PATH): the daemon protocol
-// carries no JDK for javac.
+// measurement service (the daemon's JAVA_HOME / PATH), which compiles for
+// javaHome's release when that is older (measure.ForkRelease).
 func measureOptions(base measure.Options, req server.CheckRequest) (measure.Options, error) {
 	opt := base
 	opt.JVMArgs = append(append([]string(nil), base.JVMArgs...), req.JVMArgs...)

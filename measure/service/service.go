@@ -187,6 +187,11 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	if err != nil {
 		return nil, err
 	}
+	// A JVM older than the compiling JDK (an editor's javaHome) needs
+	// classes compiled for its release.
+	if proj.Release, err = measure.ForkRelease(ctx, p.Options); err != nil {
+		return nil, err
+	}
 	build, err := l.compile(ctx, proj)
 	var ce *measure.CompileError
 	if errors.As(err, &ce) {
