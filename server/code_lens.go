@@ -15,8 +15,9 @@ import (
 )
 
 // CodeLens puts "Measure" above every method with workloads (@Workload, or
-// formulas measuring SELF on a generator) and "Check N formulas" above every
-// method with @SPL formulas; titles show the latest results. Lenses sit
+// formulas measuring SELF on a generator), "Check N formulas" above every
+// method with @SPL formulas and the bounds oracle's lenses above every
+// calibrated method; titles show the latest results. Lenses sit
 // zero-width at the method name, and carry server-side commands so any
 // client can run them. When measuring is not allowed, the lenses still show
 // the recorded results but carry no action.
@@ -36,7 +37,8 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 		}
 		n := formulaCount(doc, m)
 		measurable := len(m.Workloads) > 0 || measuresSelf(doc, m)
-		if n == 0 && !measurable {
+		entries := s.oracleEntries(context.Background(), oracleKeys, m)
+		if n == 0 && !measurable && len(entries) == 0 {
 			continue
 		}
 		args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
@@ -54,7 +56,7 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 			}
 			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newMeasureCommand(title, args))})
 		}
-		lenses = append(lenses, s.oracleLenses(s.oracleEntries(context.Background(), oracleKeys, m), args, at, allowed, measurable)...)
+		lenses = append(lenses, s.oracleLenses(entries, args, at, allowed, measurable)...)
 		if n > 0 {
 			title := fmt.Sprintf("▶ Check %d %s", n, plural(n, "formula", "formulas"))
 			if r != nil && len(r.Instances) > 0 {

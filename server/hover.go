@@ -40,8 +40,17 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 			Range:    &rng,
 		}, nil
 	}
-	if m == nil || (len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0) {
+	if m == nil {
 		return nil, nil
+	}
+	if len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
+		// A method calibrated from the command line: its oracle alone.
+		o := s.oracleHover(ctx, m)
+		if o == "" {
+			return nil, nil
+		}
+		rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: o}, Range: &rng}, nil
 	}
 	s.syncResults()
 	results := s.resultsOf(doc.path)

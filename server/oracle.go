@@ -231,8 +231,9 @@ func modelSize(m *oracle.Model) string {
 
 // oracleLenses are the oracle's lenses of one method: "Calibrate" on a
 // method with workloads when the server can calibrate or the method is
-// calibrated (its title then shows the oracle's state), and "Accept latest
-// run as baseline" per workload whose latest run failed. Both carry no
+// calibrated (its title then shows the oracle's state), the state alone on
+// a calibrated method without workloads in its source, and "Accept latest
+// run as baseline" per workload whose latest run failed. They carry no
 // action when measuring is not allowed.
 func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protocol.Range, allowed, measurable bool) []protocol.CodeLens {
 	var out []protocol.CodeLens
@@ -256,6 +257,16 @@ func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protoco
 		}
 		lens := protocol.CodeLens{Range: at, Command: action(allowed, newCalibrateCommand(title, OracleArgs{MethodArgs: args}))}
 		out = append(out, lens)
+	} else if len(entries) > 0 {
+		// Calibrated from the command line on workloads the source does
+		// not name: the state, without a Recalibrate the editor could not
+		// carry out.
+		var parts []string
+		for _, e := range entries {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", oracleLabel(e.key), e.state(), modelSize(e.model.Model)))
+		}
+		out = append(out, protocol.CodeLens{Range: at, Command: &protocol.Command{
+			Title: "oracle: " + strings.Join(parts, " · ") + " · recalibrate with perfls calibrate"}})
 	}
 	for _, e := range entries {
 		if !e.failed() {

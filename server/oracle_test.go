@@ -299,3 +299,34 @@ func TestCalibrateLens(t *testing.T) {
 		t.Errorf("%d calibrations, want 1", n)
 	}
 }
+
+// TestOracleOnMethodWithoutAnnotations: a method calibrated from the
+// command line, on a workload its source does not name, shows the oracle's
+// state in a lens and its bands in the hover.
+func TestOracleOnMethodWithoutAnnotations(t *testing.T) {
+	ctx := context.Background()
+	store, _, err := cache.OpenStore(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	key := cache.OracleKey{Method: "demo.Demo#slow(int[])", Workload: "demo.Demo#gen(int)", Args: "20"}
+	calibrate(t, store, key, 20)
+	ss := openSession(t, server.Options{Verdicts: store, Checker: &calibratingChecker{fakeChecker: &fakeChecker{}, store: store}}, nil, lensSource)
+
+	lens := findLens(ss.lenses(t), "oracle: gen(20) calibrated (20 runs)")
+	if lens == nil {
+		t.Fatalf("no oracle lens on slow: %q", lensTitles(ss.lenses(t)))
+	}
+	if lens.Command.Command != "" || !strings.Contains(lens.Command.Title, "recalibrate with perfls calibrate") {
+		t.Errorf("lens %+v: want a title without an action", lens.Command)
+	}
+	hover := ss.hoverAt(t, lensSource, "slow(int[] a)")
+	if !strings.Contains(hover, "**Bounds oracle** `gen(20)`") || !strings.Contains(hover, "| ns_per_op | 1.00 µs |") {
+		t.Errorf("hover on slow:\n%s", hover)
+	}
+	// gen has no oracle and no annotations: no hover beyond its own.
+	if h := ss.hoverAt(t, lensSource, "gen(int n)"); strings.Contains(h, "Bounds oracle") {
+		t.Errorf("hover on gen:\n%s", h)
+	}
+}
