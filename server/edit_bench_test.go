@@ -196,6 +196,49 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	benchtime.Latencies(b, ds)
 }
 
+// BenchmarkDidOpenToDiagnostics: opening the 5,000-line file (about 180
+// formulas, recorded verdicts) in a running session, from the didOpen
+// notification leaving the editor to its publishDiagnostics arriving: the
+// editor's cold path (the file is parsed anew, split and lazily; see
+// analysis/javasrc). Each open is closed again, untimed.
+func BenchmarkDidOpenToDiagnostics(b *testing.B) {
+	dir, path, src, store := benchWorkspace(b, 5000)
+	bc := startBench(b, server.Options{Verdicts: store}, dir)
+	u := uri.File(path)
+	frame := func(method string, params any) []byte {
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)
+	}
+	closing := frame(protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+	const warm = 5 // the background index settles
+	frames := make([][]byte, b.N+warm)
+	for i := range frames {
+		frames[i] = frame(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+			TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: int32(i + 1), Text: src}})
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i, f := range frames {
+		runtime.GC() // untimed: each open starts on a quiet process
+		t0 := time.Now()
+		if _, err := bc.raw.Write(f); err != nil {
+			b.Fatal(err)
+		}
+		bc.await(b, uint32(i+1))
+		if i >= warm {
+			ds = append(ds, time.Since(t0))
+		}
+		if _, err := bc.raw.Write(closing); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	benchtime.Latencies(b, ds)
+}
+
 // BenchmarkHover: hover on an annotated method of the 5,000-line file with
 // its recorded verdicts and measurements (warm: the records were read by
 // an earlier publish), request to reply.
