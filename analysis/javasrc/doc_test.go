@@ -164,21 +164,27 @@ func FuzzDocEdit(f *testing.F) {
 		pos := min(int(at), len(base))
 		end := min(pos+int(del), len(base))
 		text := base[:pos] + ins + base[end:]
-		d := NewDoc("Gen.java")
-		defer d.Close()
-		if _, err := d.Update([]byte(base)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := d.Update([]byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := Parse("Gen.java", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("incremental model differs from a fresh parse after replacing [%d,%d) by %q", pos, end, ins)
+		// Also as a large file: split in parts, bodies left out.
+		for _, minBytes := range []int{splitMinBytes, 0} {
+			old := splitMinBytes
+			splitMinBytes = minBytes
+			d := NewDoc("Gen.java")
+			_, err := d.Update([]byte(base))
+			var got, want *File
+			if err == nil {
+				got, err = d.Update([]byte(text))
+			}
+			if err == nil {
+				want, err = Parse("Gen.java", []byte(text))
+			}
+			d.Close()
+			splitMinBytes = old
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("incremental model differs from a fresh parse after replacing [%d,%d) by %q (files from %d bytes split)", pos, end, ins, minBytes)
+			}
 		}
 	})
 }

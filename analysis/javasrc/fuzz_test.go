@@ -70,5 +70,14 @@ class G {
 			t.Fatalf("Src differs from input")
 		}
 		checkInvariants(t, file, false)
+		// The same text as a large file: split in parts, bodies left out.
+		old := splitMinBytes
+		splitMinBytes = 0
+		large, err := Parse("Fuzz.java", src)
+		splitMinBytes = old
+		if err != nil {
+			t.Fatalf("Parse as a large file: %v", err)
+		}
+		checkInvariants(t, large, false)
 	})
 }
