@@ -103,6 +103,18 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		return t, nil
 	}
 	tree, err := parse(src, old)
+	// A large file with errors is modelled as Parse models it, method
+	// bodies left out (lazy.go), whenever that parse has none (the usual
+	// case while typing in a body); the tree, errors and all, serves the
+	// next edit.
+	if err == nil && tree.RootNode().HasError() {
+		if f, st, ok := lazyModel(base, src); ok {
+			d.drop()
+			d.tree, d.src, d.clean = tree, src, false
+			d.file, d.state = f, st
+			return f, nil
+		}
+	}
 	if err == nil && old != nil && tree.RootNode().HasError() {
 		// Error recovery may differ when old subtrees are reused; a broken
 		// text is parsed afresh so its model is exactly Parse's.
@@ -127,16 +139,6 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		d.state = s.state(prevState)
 		d.moved++
 		return d.file, nil
-	}
-	if !d.clean {
-		// A large file is modelled as Parse models it: method bodies left
-		// out, so that an error inside one does not count.
-		if plan, ok := planSplit(src); ok {
-			if f, st, ok, err := parseSplit(context.Background(), base, src, plan, true); err == nil && ok {
-				d.file, d.state = f, st
-				return f, nil
-			}
-		}
 	}
 	if fast {
 		if f, st := memberEdit(prevFile, prevState, prevSrc, src, text, base.Mapper, edit, tree); f != nil {

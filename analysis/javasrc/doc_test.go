@@ -319,3 +319,43 @@ func TestDocAnnotationEditsMatchFreshParse(t *testing.T) {
 	}
 	t.Logf("%d of 400 edits re-extracted one method", d.member)
 }
+
+// BenchmarkDocEditBodyError: typing in a 5,000-line file while a method
+// body has a syntax error ("int x = ;" then "int x = 1 "): each version is
+// modelled with the bodies left out (lazy.go), from the incremental tree.
+func BenchmarkDocEditBodyError(b *testing.B) {
+	src := genJava(5000)
+	mid := strings.Index(src[len(src)/2:], "return copy;") + len(src)/2
+	broken := src[:mid] + "int x = ; " + src[mid:]
+	broken2 := src[:mid] + "int x = 1 " + src[mid:]
+	d := NewDoc("Gen.java")
+	defer d.Close()
+	d.Update([]byte(src))
+	d.Update([]byte(broken))
+	texts := [][]byte{[]byte(broken2), []byte(broken)}
+	benchtime.Run(b, func(i int) {
+		if _, err := d.Update(texts[i%2]); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkDocEditDeclError: the same with the error among the
+// declarations ("int = ;"): the lazy parse fails, and the file is parsed
+// afresh and whole, with the repair pass.
+func BenchmarkDocEditDeclError(b *testing.B) {
+	src := genJava(5000)
+	mid := strings.Index(src[len(src)/2:], "    public static int[] sort") + len(src)/2
+	broken := src[:mid] + "    int = ;\n" + src[mid:]
+	broken2 := src[:mid] + "    int = 1;\n" + src[mid:]
+	d := NewDoc("Gen.java")
+	defer d.Close()
+	d.Update([]byte(src))
+	d.Update([]byte(broken))
+	texts := [][]byte{[]byte(broken2), []byte(broken)}
+	benchtime.Run(b, func(i int) {
+		if _, err := d.Update(texts[i%2]); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

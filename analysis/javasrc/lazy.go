@@ -1,6 +1,7 @@
 package javasrc
 
 import (
+	"context"
 	"sort"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -244,4 +245,19 @@ func holesAreBodies(root *fnode, holes []hole) bool {
 	}
 	walk(root)
 	return found == len(holes) && !failed
+}
+
+// lazyModel models a large src whose tree has errors as Parse does: with
+// the method bodies left out, when that parse has no error. ok is false
+// otherwise: the model of the whole tree is then Parse's.
+func lazyModel(base *File, src []byte) (*File, *docState, bool) {
+	plan, ok := planSplit(src)
+	if !ok || len(plan.holes) == 0 {
+		return nil, nil, false
+	}
+	f, st, ok, err := parseSplit(context.Background(), base, src, plan, true)
+	if err != nil || !ok {
+		return nil, nil, false
+	}
+	return f, st, true
 }
