@@ -127,8 +127,17 @@ test('in a fake extension host with the real language client: untrusted, trusted
     await until('the old server to exit', () => !alive(first));
     assert.notEqual(second, first);
     await until('the client to run again', () => host.statusItem.text === 'perfls: idle');
-    lenses = await host.codeLenses(doc);
-    const measure = lenses.find((l) => l.command?.command === 'perfls.measure' && l.range.start.line === decl);
+    // The new server learns of the open document from the client's
+    // didOpen, which may arrive after its first status: ask until it
+    // answers for the document (at most 5 s).
+    let measure: (typeof lenses)[number] | undefined;
+    for (let i = 0; i < 200 && !measure; i++) {
+      lenses = await host.codeLenses(doc);
+      measure = lenses.find((l) => l.command?.command === 'perfls.measure' && l.range.start.line === decl);
+      if (!measure) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
     assert.ok(measure, `trusted: a Measure lens with its command: ${JSON.stringify(lenses.map((l) => l.command))}`);
 
     // A click on the lens: the status bar shows the job, then idle.
