@@ -44,12 +44,11 @@ func lazyHoles(src []byte) []hole {
 	var (
 		holes       []hole
 		last, prev  tok // the last two tokens
-		parens      []bool
-		braces      int  // open braces outside the holes
-		methodParen bool // the last ')' closed a method's parameter list
-		state       int  // 0 nothing, 1 after a method's ')', 2 in its throws clause
+		parens      []bool // per open '(': whether it opens a parameter list
+		braces      int    // open braces outside the holes
+		methodParen bool   // the last ')' closed a method's parameter list
+		state       int    // 0 nothing, 1 after a method's ')', 2 in its throws clause
 	)
-	// parens holds, per open '(', whether it opens a parameter list.
 	n := len(src)
 	push := func(t tok) {
 		switch {
@@ -83,15 +82,10 @@ func lazyHoles(src []byte) []hole {
 			if c != '/' {
 				push(tok{kind: c}) // a literal
 			}
-		case c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80 || (c >= '0' && c <= '9'):
+		case isWordByte(c):
 			j := i + 1
-			for j < n {
-				d := src[j]
-				if d == '_' || d == '$' || (d|0x20 >= 'a' && d|0x20 <= 'z') || d >= 0x80 || (d >= '0' && d <= '9') {
-					j++
-					continue
-				}
-				break
+			for j < n && isWordByte(src[j]) {
+				j++
 			}
 			push(tok{kind: 'i', word: src[i:j]})
 			i = j - 1
