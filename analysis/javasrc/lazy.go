@@ -43,7 +43,7 @@ func lazyHoles(src []byte) []hole {
 	}
 	var (
 		holes       []hole
-		last, prev  tok // the last two tokens
+		last, prev  tok    // the last two tokens
 		parens      []bool // per open '(': whether it opens a parameter list
 		braces      int    // open braces outside the holes
 		methodParen bool   // the last ')' closed a method's parameter list
