@@ -3,6 +3,7 @@ package javasrc
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -749,5 +750,35 @@ func TestCRLFAndTabs(t *testing.T) {
 	}
 	if len(f.Methods[0].SPL[1].Formulas) != 0 {
 		t.Errorf("marker @SPL has formulas")
+	}
+}
+
+// TestLongConcatenation: a constant joined from ~2,000 literals (as
+// in the JDK's GB18030.java) keeps every piece, in order, with each byte
+// mapped back to its literal; the join grows one buffer in place.
+func TestLongConcatenation(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("class C {\n  static final String T =\n")
+	var want strings.Builder
+	const n = 1900 // below maxEvalDepth
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "    \"%04d\" +\n", i)
+		fmt.Fprintf(&want, "%04d", i)
+	}
+	sb.WriteString("    \"end\";\n  @SPL(T) void m() {}\n}\n")
+	want.WriteString("end")
+	src := sb.String()
+	f := mustParse(t, src)
+	if len(f.Methods) != 1 || len(f.Methods[0].SPL) != 1 || len(f.Methods[0].SPL[0].Formulas) != 1 {
+		t.Fatalf("model: %+v", f.Methods)
+	}
+	v := f.Methods[0].SPL[0].Formulas[0]
+	if v.Text != want.String() {
+		t.Fatalf("value has %d bytes, want %d", len(v.Text), want.Len())
+	}
+	// The byte of piece 1234 comes from its literal in the constant.
+	i := strings.Index(want.String(), "1234")
+	if at := v.DocOffset(i); src[at:at+4] != "1234" {
+		t.Errorf("byte %d maps to %q", i, src[at:at+4])
 	}
 }

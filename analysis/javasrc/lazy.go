@@ -204,10 +204,14 @@ func holesAreBodies(root *fnode, holes []hole) bool {
 	}
 	body := fieldID("body")
 	found, failed := 0, false
-	// inside reports whether a hole lies strictly inside [start, end).
+	// inside reports whether a hole lies inside the node [start, end),
+	// other than its own inside (a left-out body's, which holds no other).
 	inside := func(start, end uint32) bool {
 		k := sort.Search(len(holes), func(i int) bool { return holes[i].from > int(start) })
-		return k < len(holes) && holes[k].to < int(end)
+		if k == len(holes) || holes[k].to >= int(end) {
+			return false
+		}
+		return holes[k].from != int(start)+1 || holes[k].to != int(end)-1
 	}
 	var walk func(n *fnode)
 	walk = func(n *fnode) {
