@@ -172,14 +172,9 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	frames := make([][]byte, b.N)
 	for i := range frames {
 		v := version + uint32(i) + 1
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.MethodTextDocumentDidChange,
-			"params": &protocol.DidChangeTextDocumentParams{
-				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(v)},
-				ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[v%2]}}}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		frames[i] = append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)
+		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(v)},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[v%2]}}})
 	}
 	ds := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -205,18 +200,11 @@ func BenchmarkDidOpenToDiagnostics(b *testing.B) {
 	dir, path, src, store := benchWorkspace(b, 5000)
 	bc := startBench(b, server.Options{Verdicts: store}, dir)
 	u := uri.File(path)
-	frame := func(method string, params any) []byte {
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)
-	}
-	closing := frame(protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+	closing := frame(b, protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 	const warm = 5 // the background index settles
 	frames := make([][]byte, b.N+warm)
 	for i := range frames {
-		frames[i] = frame(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		frames[i] = frame(b, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 			TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: int32(i + 1), Text: src}})
 	}
 	ds := make([]time.Duration, 0, b.N)
@@ -237,6 +225,15 @@ func BenchmarkDidOpenToDiagnostics(b *testing.B) {
 	}
 	b.StopTimer()
 	benchtime.Latencies(b, ds)
+}
+
+// frame encodes a notification as the client writes it to the pipe.
+func frame(b *testing.B, method string, params any) []byte {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)
 }
 
 // BenchmarkHover: hover on an annotated method of the 5,000-line file with

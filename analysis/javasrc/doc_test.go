@@ -114,38 +114,14 @@ func TestEditBetween(t *testing.T) {
 // middle of a 5,000-line file, reparsed from the old tree, the model moved.
 func BenchmarkDocEdit(b *testing.B) {
 	src := genJava(5000)
-	mid := strings.Index(src[len(src)/2:], "return") + len(src)/2
-	edited := src[:mid] + " " + src[mid:]
-	d := NewDoc("Gen.java")
-	defer d.Close()
-	if _, err := d.Update([]byte(src)); err != nil {
-		b.Fatal(err)
-	}
-	texts := [][]byte{[]byte(edited), []byte(src)}
-	benchtime.Run(b, func(i int) {
-		if _, err := d.Update(texts[i%2]); err != nil {
-			b.Fatal(err)
-		}
-	})
+	benchUpdates(b, []string{src}, insertMid(src, "return", " "), src)
 }
 
 // BenchmarkDocEditAnnotation: a one-character edit inside an @SPL formula
 // of a 5,000-line file: reparsed from the old tree, the model extracted anew.
 func BenchmarkDocEditAnnotation(b *testing.B) {
 	src := genJava(5000)
-	mid := strings.Index(src[len(src)/2:], "SELF(n)") + len(src)/2
-	edited := src[:mid] + " " + src[mid:]
-	d := NewDoc("Gen.java")
-	defer d.Close()
-	if _, err := d.Update([]byte(src)); err != nil {
-		b.Fatal(err)
-	}
-	texts := [][]byte{[]byte(edited), []byte(src)}
-	benchtime.Run(b, func(i int) {
-		if _, err := d.Update(texts[i%2]); err != nil {
-			b.Fatal(err)
-		}
-	})
+	benchUpdates(b, []string{src}, insertMid(src, "SELF(n)", " "), src)
 }
 
 // FuzzDocEdit: after an edit (at a position, deleting some bytes,
@@ -325,19 +301,8 @@ func TestDocAnnotationEditsMatchFreshParse(t *testing.T) {
 // modelled with the bodies left out (lazy.go), from the incremental tree.
 func BenchmarkDocEditBodyError(b *testing.B) {
 	src := genJava(5000)
-	mid := strings.Index(src[len(src)/2:], "return copy;") + len(src)/2
-	broken := src[:mid] + "int x = ; " + src[mid:]
-	broken2 := src[:mid] + "int x = 1 " + src[mid:]
-	d := NewDoc("Gen.java")
-	defer d.Close()
-	d.Update([]byte(src))
-	d.Update([]byte(broken))
-	texts := [][]byte{[]byte(broken2), []byte(broken)}
-	benchtime.Run(b, func(i int) {
-		if _, err := d.Update(texts[i%2]); err != nil {
-			b.Fatal(err)
-		}
-	})
+	broken := insertMid(src, "return copy;", "int x = ; ")
+	benchUpdates(b, []string{src, broken}, insertMid(src, "return copy;", "int x = 1 "), broken)
 }
 
 // BenchmarkDocEditDeclError: the same with the error among the
@@ -345,14 +310,28 @@ func BenchmarkDocEditBodyError(b *testing.B) {
 // afresh and whole, with the repair pass.
 func BenchmarkDocEditDeclError(b *testing.B) {
 	src := genJava(5000)
-	mid := strings.Index(src[len(src)/2:], "    public static int[] sort") + len(src)/2
-	broken := src[:mid] + "    int = ;\n" + src[mid:]
-	broken2 := src[:mid] + "    int = 1;\n" + src[mid:]
+	const at = "    public static int[] sort"
+	broken := insertMid(src, at, "    int = ;\n")
+	benchUpdates(b, []string{src, broken}, insertMid(src, at, "    int = 1;\n"), broken)
+}
+
+// insertMid inserts text before the first needle in the second half of src.
+func insertMid(src, needle, text string) string {
+	mid := strings.Index(src[len(src)/2:], needle) + len(src)/2
+	return src[:mid] + text + src[mid:]
+}
+
+// benchUpdates brings a new Doc through the versions first, untimed, then
+// times Update alternating between a and c.
+func benchUpdates(b *testing.B, first []string, a, c string) {
 	d := NewDoc("Gen.java")
 	defer d.Close()
-	d.Update([]byte(src))
-	d.Update([]byte(broken))
-	texts := [][]byte{[]byte(broken2), []byte(broken)}
+	for _, v := range first {
+		if _, err := d.Update([]byte(v)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	texts := [][]byte{[]byte(a), []byte(c)}
 	benchtime.Run(b, func(i int) {
 		if _, err := d.Update(texts[i%2]); err != nil {
 			b.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"log"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,24 +28,7 @@ func TestLSPCheckerCalibrate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	cacheDir := t.TempDir()
-	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "p", "A.java")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	os.WriteFile(src, []byte(`package p;
-import dev.perfls.*;
-public class A {
-    @SPL("SELF[gen](100) <= p.A#slow[gen](100)")
-    @Workload("p.A#sizes")
-    public static long fast(int n) { long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s; }
-    public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
-    public static long idle(int n) { return 0; }
-    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
-    @Generator("one call with n")
-    public static Iterable<Object[]> sizes(@Param(value = "n", min = 50) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
-}
-`), 0o644)
+	cacheDir, dir, src := writeJavaProject(t, "p/A.java", classA("long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s;"))
 	c := &lspChecker{cacheDir: cacheDir, logf: log.New(os.Stderr, "", 0).Printf, inProcess: true,
 		base: measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}}
 	defer c.close()
@@ -117,10 +99,6 @@ func TestCalibrateLensEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	cacheDir := t.TempDir()
-	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "p", "B.java")
 	text := `package p;
 import dev.perfls.*;
 public class B {
@@ -130,8 +108,7 @@ public class B {
     public static Iterable<Object[]> sizes(@Param(value = "n", min = 500) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
 `
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	os.WriteFile(src, []byte(text), 0o644)
+	cacheDir, dir, src := writeJavaProject(t, "p/B.java", text)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store, _, err := cache.OpenStore(ctx, cacheDir)

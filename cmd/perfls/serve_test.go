@@ -24,24 +24,7 @@ func TestLSPCheckerMeasureAndSettings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	cacheDir := t.TempDir()
-	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "p", "A.java")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	os.WriteFile(src, []byte(`package p;
-import dev.perfls.*;
-public class A {
-    @SPL("SELF[gen](100) <= p.A#slow[gen](100)")
-    @Workload("p.A#sizes")
-    public static long fast(int n) { return n; }
-    public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
-    public static long idle(int n) { return 0; }
-    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
-    @Generator("one call with n")
-    public static Iterable<Object[]> sizes(@Param(value = "n", min = 50) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
-}
-`), 0o644)
+	cacheDir, dir, src := writeJavaProject(t, "p/A.java", classA("return n;"))
 	c := &lspChecker{cacheDir: cacheDir, logf: log.New(os.Stderr, "", 0).Printf, inProcess: true,
 		base: measure.Options{Forks: 2, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}}
 	defer c.close()
@@ -122,4 +105,41 @@ func TestLSPCheckerSharesTheBudget(t *testing.T) {
 	if len(rec.got) != 3 || rec.got[0].Budget != 2500*time.Millisecond || rec.got[1].Budget != time.Second || rec.got[2].Budget != 0 {
 		t.Errorf("budgets %v", []time.Duration{rec.got[0].Budget, rec.got[1].Budget, rec.got[2].Budget})
 	}
+}
+
+// writeJavaProject writes one source file, text, at rel in a new project
+// directory, gives the test a cache directory of its own
+// (PERFLS_CACHE_DIR) and returns both and the file's path.
+func writeJavaProject(t *testing.T, rel, text string) (cacheDir, dir, src string) {
+	t.Helper()
+	cacheDir = t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
+	dir = t.TempDir()
+	src = filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cacheDir, dir, src
+}
+
+// classA is the checker tests' class: fast (whose body is given) is
+// compared with slow on gen and has sizes as its @Workload; idle has no
+// workload.
+func classA(fastBody string) string {
+	return `package p;
+import dev.perfls.*;
+public class A {
+    @SPL("SELF[gen](100) <= p.A#slow[gen](100)")
+    @Workload("p.A#sizes")
+    public static long fast(int n) { ` + fastBody + ` }
+    public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
+    public static long idle(int n) { return 0; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+    @Generator("one call with n")
+    public static Iterable<Object[]> sizes(@Param(value = "n", min = 50) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`
 }
