@@ -194,26 +194,24 @@ func ForkRelease(ctx context.Context, opt Options) (int, error) {
 	return j.releaseFor(opt.Java), nil
 }
 
-var javaFeatures sync.Map // resolved java path → feature release (0: unknown)
-
 var javaVersionRE = regexp.MustCompile(`(?m)^JAVA_VERSION="(?:1\.)?(\d+)`)
 
 // javaFeature reads the feature release of the JDK or JRE that java belongs
 // to from its release file (<home>/release, JAVA_VERSION="11.0.2"); 0 when
-// there is none.
+// there is none. It is read on every call (a small file, once per
+// measurement), so a JDK upgraded in place is seen.
 func javaFeature(java string) int {
 	if real, err := filepath.EvalSymlinks(java); err == nil {
 		java = real
 	}
-	if v, ok := javaFeatures.Load(java); ok {
-		return v.(int)
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(java)), "release"))
+	if err != nil {
+		return 0
 	}
-	v := 0
-	if data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(java)), "release")); err == nil {
-		if m := javaVersionRE.FindSubmatch(data); m != nil {
-			v, _ = strconv.Atoi(string(m[1]))
-		}
+	m := javaVersionRE.FindSubmatch(data)
+	if m == nil {
+		return 0
 	}
-	javaFeatures.Store(java, v)
+	v, _ := strconv.Atoi(string(m[1]))
 	return v
 }

@@ -126,13 +126,13 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		return base, err
 	}
 	d.tree, d.src = tree, src
-	// The fast paths below rely on both trees being free of errors (a
-	// large file's model may have none listed while its tree has some:
-	// see lazy.go).
+	// The fast paths below rely on both trees being free of errors. That
+	// is the trees', not the models': a large file's model may list none
+	// while its tree has some (lazy.go).
 	prevClean := d.clean
 	d.clean = !tree.RootNode().HasError()
 	fast := old != nil && prevFile != nil && prevClean && d.clean
-	if fast && len(prevFile.SyntaxErrors) == 0 && bodyEdit(prevSrc, src, edit, tree) {
+	if fast && bodyEdit(prevSrc, src, edit, tree) {
 		// Only one method body changed: the declarations stay, moved.
 		s := newShifter(int(edit.OldEndIndex), int(edit.NewEndIndex)-int(edit.OldEndIndex))
 		d.file = prevFile.shiftWith(s, text, base.Mapper)

@@ -57,7 +57,7 @@ func planSplit(src []byte) (splitPlan, bool) {
 	pts := newPointer(src)
 	p := splitPlan{parts: [][]sitter.Range{{pts.rng(0, len(src))}}}
 	if ok {
-		p = planFor(src, c)
+		p = planFor(pts, len(src), c)
 	}
 	p.holes = holes
 	for i := range p.parts {
@@ -108,16 +108,15 @@ func chooseCut(src []byte, holes []hole) (cut, bool) {
 	return cuts[best], true
 }
 
-// planFor is the plan of cut c, without holes.
-func planFor(src []byte, c cut) splitPlan {
-	pts := newPointer(src)
+// planFor is the plan of cut c of a text of size bytes, without holes.
+func planFor(pts pointer, size int, c cut) splitPlan {
 	p := splitPlan{mid: c.at}
 	if c.open < 0 { // between top-level types
-		p.parts = [][]sitter.Range{{pts.rng(0, c.at)}, {pts.rng(c.at, len(src))}}
+		p.parts = [][]sitter.Range{{pts.rng(0, c.at)}, {pts.rng(c.at, size)}}
 	} else {
 		p.parts = [][]sitter.Range{
 			{pts.rng(0, c.at), pts.rng(c.close, c.close+1)},
-			{pts.rng(0, c.open+1), pts.rng(c.at, len(src))},
+			{pts.rng(0, c.open+1), pts.rng(c.at, size)},
 		}
 	}
 	return p
@@ -462,15 +461,17 @@ func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, sav
 		return h
 	}
 	parts := make([]part, len(plan.parts))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 1; i < len(parts); i++ {
-			parts[i] = parsePart(plan.parts[i])
-		}
-	}()
-	parts[0] = parsePart(plan.parts[0])
-	<-done
+	if len(parts) == 2 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			parts[1] = parsePart(plan.parts[1])
+		}()
+		parts[0] = parsePart(plan.parts[0])
+		<-done
+	} else {
+		parts[0] = parsePart(plan.parts[0])
+	}
 	var trees []*sitter.Tree
 	var fts []*ftree
 	failed := false

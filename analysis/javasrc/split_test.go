@@ -25,7 +25,7 @@ func parseWhole(t testing.TB, src string) *File {
 func parseAtCut(t testing.TB, src string, c cut) (*File, bool) {
 	t.Helper()
 	base := &File{Path: "Test.java", Src: src, Mapper: textpos.NewMapper(src)}
-	f, _, ok, err := parseSplit(context.Background(), base, []byte(src), planFor([]byte(src), c), false)
+	f, _, ok, err := parseSplit(context.Background(), base, []byte(src), planFor(newPointer([]byte(src)), len(src), c), false)
 	if err != nil {
 		t.Fatalf("parseSplit at %d: %v", c.at, err)
 	}
