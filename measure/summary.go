@@ -2,9 +2,8 @@ package measure
 
 import (
 	"math"
-	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/perfls/perfls/analysis/stats"
 )
 
 // Summary condenses the forks of one result into per-operation figures.
@@ -13,7 +12,7 @@ type Summary struct {
 	// number of samples, so this equals the mean of all samples, but it is
 	// computed per fork because forks are the independent runs.
 	MeanNsPerOp float64
-	// MedianNsPerOp is the median of all samples of all forks.
+	// MedianNsPerOp is the median (stats.Median) of all samples of all forks.
 	MedianNsPerOp float64
 	// CI95 is the 95 % confidence interval of the mean; NaN when it cannot
 	// be computed (one sample in total).
@@ -67,7 +66,7 @@ func Summarize(forks []Fork) Summary {
 		return s
 	}
 	s.MeanNsPerOp = mean(means)
-	s.MedianNsPerOp = medianOf(all)
+	s.MedianNsPerOp = stats.Median(all)
 	if hasAlloc {
 		s.MeanAllocBytesPerOp = mean(allocs)
 	}
@@ -78,7 +77,7 @@ func Summarize(forks []Fork) Summary {
 	if len(means) >= 2 {
 		xs, s.CIOverForks = means, true
 	}
-	if lo, hi, ok := tInterval(xs, 0.95); ok {
+	if lo, hi, ok := stats.TInterval(xs, 0.95); ok {
 		s.CI95 = [2]float64{lo, hi}
 	}
 	return s
@@ -96,30 +95,4 @@ func mean(xs []float64) float64 {
 		sum += x
 	}
 	return sum / float64(len(xs))
-}
-
-func medianOf(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// tInterval is the Student-t confidence interval of the mean of xs.
-func tInterval(xs []float64, level float64) (lo, hi float64, ok bool) {
-	n := len(xs)
-	if n < 2 {
-		return 0, 0, false
-	}
-	m := mean(xs)
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	se := math.Sqrt(ss / float64(n-1) / float64(n))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.5 + level/2)
-	return m - t*se, m + t*se, true
 }

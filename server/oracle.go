@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -330,7 +329,7 @@ func writeOracleEntry(b *strings.Builder, e oracleEntry) {
 	}
 	b.WriteString("| metric | typical | band ± | latest run |\n|---|---|---|---|\n")
 	for _, met := range mod.Metrics {
-		typical, half := bandSummary(met)
+		typical, half := met.Typical()
 		rel := ""
 		if typical != 0 {
 			rel = fmt.Sprintf(" (%.1f %%)", 100*half/math.Abs(typical))
@@ -371,25 +370,6 @@ func findingCell(f oracle.MetricFinding) string {
 		s += fmt.Sprintf("; run of %d points, model of %d", f.RunPoints, f.ModelPoints)
 	}
 	return s
-}
-
-// bandSummary is a metric's median band centre and median half-width.
-func bandSummary(met oracle.Metric) (typical, half float64) {
-	var cs, hs []float64
-	for _, b := range met.Bands {
-		cs = append(cs, b.Center)
-		hs = append(hs, (b.Hi-b.Lo)/2)
-	}
-	return medianOf(cs), medianOf(hs)
-}
-
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }
 
 // metricValue formats a value of a metric with its unit.

@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -410,15 +409,12 @@ func modelSummary(m *oracle.Model) modelJSON {
 	out := modelJSON{Runs: len(m.Runs), Provisional: m.Provisional, Config: m.Config, Env: m.Env, Measure: m.Measure}
 	for _, met := range m.Metrics {
 		s := metricSummary{Metric: met.Name, Points: len(met.Bands)}
-		var centres, halves []float64
 		for _, b := range met.Bands {
-			centres = append(centres, b.Center)
-			halves = append(halves, (b.Hi-b.Lo)/2)
 			if b.Floored {
 				s.Floored++
 			}
 		}
-		s.Typical, s.HalfWidth = median(centres), median(halves)
+		s.Typical, s.HalfWidth = met.Typical()
 		if s.Typical != 0 {
 			s.RelHalfWidth = s.HalfWidth / abs(s.Typical)
 		}
@@ -447,15 +443,6 @@ func printModel(w io.Writer, m *oracle.Model) {
 		}
 		fmt.Fprintf(w, "  %-20s %3d points, typical %-12.4g ± %.4g (%.1f%%)%s\n", ms.Metric, ms.Points, ms.Typical, ms.HalfWidth, 100*ms.RelHalfWidth, floor)
 	}
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }
 
 func abs(x float64) float64 {
