@@ -30,9 +30,8 @@ type Build struct {
 	// Classpath is ClassesDir, the compiled perfls library and the
 	// project's extra classpath, in that order.
 	Classpath []string
-	// CacheDir is where generated harnesses are written and compiled;
-	// empty means $PERFLS_CACHE_DIR, else a "perfls" directory in the user
-	// cache directory.
+	// CacheDir is where generated harnesses are written and compiled: the
+	// cache directory Compile was given.
 	CacheDir string
 	// SourceRoots, when set, let errors point at source files.
 	SourceRoots []string

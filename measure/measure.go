@@ -35,7 +35,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/perfls/perfls/cache"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -390,17 +389,13 @@ func (h *harnessSet) cleanup() {
 	}
 }
 
-// cacheRoot is where perfls keeps generated files for b: b.CacheDir, else
-// $PERFLS_CACHE_DIR, else "perfls" in the user cache directory.
+// cacheRoot is where perfls keeps generated files for b: b.CacheDir, which
+// Compile sets (the cache directory is passed in, never looked up here).
 func cacheRoot(b *Build) (string, error) {
-	if b.CacheDir != "" {
-		return filepath.Abs(b.CacheDir)
+	if b.CacheDir == "" {
+		return "", errors.New("measure: the build has no cache directory (Build.CacheDir)")
 	}
-	d, err := cache.Dir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Abs(d)
+	return filepath.Abs(b.CacheDir)
 }
 
 // runtimeClasspath is the classpath of resolver and harness JVMs: perfls's
