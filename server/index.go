@@ -123,7 +123,7 @@ func (w *wsIndex) ensure(path string) {
 	root, ok := w.rootOf[dir]
 	w.mu.Unlock()
 	if !ok {
-		root = projectRoot(dir)
+		root = measure.ProjectRoot(dir)
 		w.mu.Lock()
 		if w.rootOf == nil {
 			w.rootOf = map[string]string{}
@@ -266,23 +266,6 @@ feed:
 
 // maxIndexedFile skips generated giants that declare nothing to measure.
 const maxIndexedFile = 4 << 20
-
-// projectRoot is the nearest directory at or above dir with a perfls.json, a build file
-// or a .git, else dir itself.
-func projectRoot(dir string) string {
-	for cur := dir; ; {
-		for _, marker := range []string{measure.ConfigFile, "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".git"} {
-			if _, err := os.Stat(filepath.Join(cur, marker)); err == nil {
-				return cur
-			}
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return dir
-		}
-		cur = parent
-	}
-}
 
 // checkDiagnostics resolves the references of a document's formulas
 // against the workspace index overlaid with the open documents.

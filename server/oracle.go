@@ -21,6 +21,7 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
 )
 
 // DefaultCalibrationForks is the number of forks of the Calibrate lens
@@ -135,7 +136,7 @@ func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *j
 	}
 	var out []oracleEntry
 	for _, k := range keys {
-		if !oracleKeyIs(k, m.Type.BinaryName, m.Name, erased(m)) {
+		if !(measure.MethodSpec{Class: m.Type.BinaryName, Name: m.Name, Params: erased(m)}).Matches(k.Method) {
 			continue
 		}
 		s.mu.Lock()
@@ -179,35 +180,6 @@ func (s *server) oracleEntry(ctx context.Context, k cache.OracleKey) (oracleEntr
 		}
 	}
 	return e, true
-}
-
-// oracleKeyIs tells whether a resolved method name ("p.C#m(int[],java.lang.String)")
-// is the method class#name with the erased parameter types params (as the
-// source spells them: "String" matches "java.lang.String").
-func oracleKeyIs(k cache.OracleKey, class, name string, params []string) bool {
-	base, ps, hasParams := strings.Cut(k.Method, "(")
-	if base != class+"#"+name {
-		return false
-	}
-	if !hasParams {
-		return true
-	}
-	ps = strings.ReplaceAll(strings.TrimSuffix(ps, ")"), " ", "")
-	var resolved []string
-	if ps != "" {
-		resolved = strings.Split(ps, ",")
-	}
-	if len(resolved) != len(params) {
-		return false
-	}
-	for i, r := range resolved {
-		e := strings.ReplaceAll(params[i], "$", ".")
-		r = strings.ReplaceAll(r, "$", ".")
-		if r != e && !strings.HasSuffix(r, "."+e) && !strings.HasSuffix(e, "."+r) {
-			return false
-		}
-	}
-	return true
 }
 
 // oracleLabel names a calibrated workload briefly: "gen(100)", or "(100)"
@@ -493,7 +465,7 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 		keys = []cache.OracleKey{*args.Key}
 	} else {
 		for _, k := range s.oracleKeys(ctx) {
-			if !oracleKeyIs(k, args.Class, args.Method, args.Params) {
+			if !(measure.MethodSpec{Class: args.Class, Name: args.Method, Params: args.Params}).Matches(k.Method) {
 				continue
 			}
 			if e, ok := s.oracleEntry(ctx, k); ok && e.failed() {

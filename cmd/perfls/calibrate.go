@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/oracle"
@@ -55,11 +54,11 @@ func (s *oracleSelector) parse(cmd string) (dir string, method measure.MethodSpe
 	if s.format != "text" && s.format != "json" {
 		return "", method, nil, nil, usageError{fmt.Sprintf("unknown --format %q (want text or json)", s.format)}
 	}
-	if method, err = parseMethodSpec(s.method); err != nil {
+	if method, err = measure.ParseMethodSpec(s.method); err != nil {
 		return "", method, nil, nil, usageError{"--method: " + err.Error()}
 	}
 	if s.workload != "" {
-		g, err := parseMethodSpec(s.workload)
+		g, err := measure.ParseMethodSpec(s.workload)
 		if err != nil {
 			return "", method, nil, nil, usageError{"--workload: " + err.Error()}
 		}
@@ -71,16 +70,7 @@ func (s *oracleSelector) parse(cmd string) (dir string, method measure.MethodSpe
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return "", method, nil, nil, usageError{fmt.Sprintf("--project %s is not a directory", s.project)}
 	}
-	return dir, method, gen, parseArgs(s.args), nil
-}
-
-// argsKey spells arguments as cache keys do ("1000", "a,5").
-func argsKey(args []measure.Arg) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = a.String()
-	}
-	return strings.Join(parts, ",")
+	return dir, method, gen, measure.ParseArgs(s.args), nil
 }
 
 // measureForOracle measures one workload with fresh forks through the
@@ -151,7 +141,7 @@ func oracleMeasure(ctx context.Context, svc service.Service, dir string, item se
 	case it.Error != "":
 		return resp, cache.OracleKey{}, nil, errors.New(it.Error)
 	}
-	key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: argsKey(item.Args)}
+	key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: measure.ArgsKey(item.Args)}
 	return resp, key, forkRuns(it.Forks, it.Env, opt), nil
 }
 
@@ -191,17 +181,17 @@ func findModel(ctx context.Context, store *cache.Store, method measure.MethodSpe
 	}
 	var found []cache.OracleKey
 	for _, k := range keys {
-		if !specMatches(method, k.Method) || k.Args != argsKey(args) {
+		if !method.Matches(k.Method) || k.Args != measure.ArgsKey(args) {
 			continue
 		}
-		if (gen == nil) != (k.Workload == "") || (gen != nil && !specMatches(*gen, k.Workload)) {
+		if (gen == nil) != (k.Workload == "") || (gen != nil && !gen.Matches(k.Workload)) {
 			continue
 		}
 		found = append(found, k)
 	}
 	switch len(found) {
 	case 0:
-		return cache.OracleKey{}, fmt.Errorf("%s%s(%s) is %w (run perfls calibrate first)", method, genLabel(gen), argsKey(args), cache.ErrNotCalibrated)
+		return cache.OracleKey{}, fmt.Errorf("%s%s(%s) is %w (run perfls calibrate first)", method, genLabel(gen), measure.ArgsKey(args), cache.ErrNotCalibrated)
 	case 1:
 		return found[0], nil
 	default:
@@ -214,19 +204,6 @@ func genLabel(gen *measure.MethodSpec) string {
 		return ""
 	}
 	return "[" + gen.String() + "]"
-}
-
-// specMatches tells whether a resolved method ("p.C#m(int[],int)") is the
-// one a spec names ("p.C#m", or with its parameter types).
-func specMatches(spec measure.MethodSpec, resolved string) bool {
-	name, params, _ := strings.Cut(resolved, "(")
-	if name != spec.Class+"#"+spec.Name {
-		return false
-	}
-	if spec.Params == nil {
-		return true
-	}
-	return strings.ReplaceAll(strings.TrimSuffix(params, ")"), " ", "") == strings.Join(spec.Params, ",")
 }
 
 func openOracleStore(ctx context.Context) (*cache.Store, error) {

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,19 +72,19 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if mf.opts.Forks < 1 || mf.opts.SamplesPerFork < 2 {
 		return exitUsage, usageError{"--forks must be ≥ 1 and --samples ≥ 2"}
 	}
-	method, err := parseMethodSpec(mf.method)
+	method, err := measure.ParseMethodSpec(mf.method)
 	if err != nil {
 		return exitUsage, usageError{"--method: " + err.Error()}
 	}
 	var gen *measure.MethodSpec
 	if mf.workload != "" {
-		g, err := parseMethodSpec(mf.workload)
+		g, err := measure.ParseMethodSpec(mf.workload)
 		if err != nil {
 			return exitUsage, usageError{"--workload: " + err.Error()}
 		}
 		gen = &g
 	}
-	margs := parseArgs(mf.args)
+	margs := measure.ParseArgs(mf.args)
 	dir, err := filepath.Abs(mf.project)
 	if err != nil {
 		return exitUsage, err
@@ -94,98 +93,6 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, usageError{fmt.Sprintf("--project %s is not a directory", mf.project)}
 	}
 	return measureOne(ctx, dir, method, gen, margs, mf, stdout, stderr)
-}
-
-// parseMethodSpec reads "pkg.Class#m" or "pkg.Class#m(int[], int)".
-func parseMethodSpec(s string) (measure.MethodSpec, error) {
-	cls, rest, ok := strings.Cut(strings.TrimSpace(s), "#")
-	if !ok || cls == "" || rest == "" {
-		return measure.MethodSpec{}, fmt.Errorf("%q is not pkg.Class#method", s)
-	}
-	name, params, hasParams := strings.Cut(rest, "(")
-	spec := measure.MethodSpec{Class: cls, Name: strings.TrimSpace(name)}
-	if hasParams {
-		if !strings.HasSuffix(params, ")") {
-			return measure.MethodSpec{}, fmt.Errorf("%q: missing ')'", s)
-		}
-		params = strings.TrimSpace(strings.TrimSuffix(params, ")"))
-		spec.Params = []string{}
-		if params != "" {
-			for _, p := range strings.Split(params, ",") {
-				spec.Params = append(spec.Params, strings.TrimSpace(p))
-			}
-		}
-	}
-	return spec, nil
-}
-
-// parseArgs reads the comma-separated --args: integers, or strings, bare
-// (abc) or quoted with ' or " ('a, b' keeps its comma and spaces; a quote
-// inside is written twice).
-func parseArgs(s string) []measure.Arg {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	var out []measure.Arg
-	for _, f := range splitArgs(s) {
-		if f.quoted {
-			out = append(out, measure.StringArg(f.text))
-			continue
-		}
-		if v, err := strconv.ParseInt(f.text, 10, 64); err == nil {
-			out = append(out, measure.IntArg(v))
-			continue
-		}
-		out = append(out, measure.StringArg(f.text))
-	}
-	return out
-}
-
-type argField struct {
-	text   string
-	quoted bool
-}
-
-// splitArgs splits at commas outside quotes. An unterminated quote runs to
-// the end of the input.
-func splitArgs(s string) []argField {
-	var out []argField
-	var cur strings.Builder
-	var quote rune
-	quoted := false
-	flush := func() {
-		text := cur.String()
-		if !quoted {
-			text = strings.TrimSpace(text)
-		}
-		out = append(out, argField{text, quoted})
-		cur.Reset()
-		quoted = false
-	}
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case quote != 0 && r == quote && i+1 < len(rs) && rs[i+1] == quote:
-			cur.WriteRune(r) // a doubled quote stands for itself
-			i++
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case (r == '\'' || r == '"') && strings.TrimSpace(cur.String()) == "":
-			cur.Reset()
-			quote, quoted = r, true
-		case r == ',':
-			flush()
-		default:
-			if !quoted || r != ' ' {
-				cur.WriteRune(r)
-			}
-		}
-	}
-	flush()
-	return out
 }
 
 func measureOne(ctx context.Context, dir string, method measure.MethodSpec, gen *measure.MethodSpec, args []measure.Arg, mf measureFlags, stdout, stderr io.Writer) (int, error) {

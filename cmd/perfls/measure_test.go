@@ -216,16 +216,4 @@ func TestMeasureUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	if got := parseArgs(" 100, 5 ,abc,'x'"); len(got) != 4 || got[0].Int != 100 || got[1].Int != 5 || got[2].Str != "abc" || got[3].Str != "x" {
-		t.Errorf("parseArgs: %+v", got)
-	}
-	// Quotes keep commas and spaces, make digits a string, and double to stand for themselves.
-	got := parseArgs(`'a, b', "42", 'it''s', 7`)
-	if len(got) != 4 || got[0].Str != "a, b" || !got[1].IsString || got[1].Str != "42" || got[2].Str != "it's" || got[3].Int != 7 || got[3].IsString {
-		t.Errorf("parseArgs with quotes: %+v", got)
-	}
-	spec, err := parseMethodSpec("a.B#m(int[], java.lang.String)")
-	if err != nil || spec.Class != "a.B" || spec.Name != "m" || len(spec.Params) != 2 || spec.Params[1] != "java.lang.String" {
-		t.Errorf("parseMethodSpec: %+v %v", spec, err)
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 	"github.com/perfls/perfls/server"
 )
@@ -47,7 +48,7 @@ func (c *lspChecker) Calibrate(ctx context.Context, req server.CalibrateRequest,
 	var keys []cache.OracleKey
 	for i, r := range w.reqs {
 		item := workloadItem(r)
-		label := fmt.Sprintf("%s(%s)", r.Generator.Method, argsKey(item.Args))
+		label := fmt.Sprintf("%s(%s)", r.Generator.Method, measure.ArgsKey(item.Args))
 		progress := func(p service.Progress) { report(fmt.Sprintf("%d/%d %s: %s", i+1, len(w.reqs), label, p.Message)) }
 		resp, key, runs, err := oracleMeasure(ctx, svc, dir, item, opt, progress)
 		switch {

@@ -169,9 +169,9 @@ calibration: another JVM, machine, harness or flags — never a regression).`)
 	// Measure exactly like the calibration (the resolved method keeps an
 	// overload from being confused with another).
 	opt := measure.Options{Forks: forks, ForkTimeout: timeout}.WithOracleMeta(stored.Model.Measure)
-	method, _ = parseMethodSpec(key.Method)
+	method, _ = measure.ParseMethodSpec(key.Method)
 	if key.Workload != "" {
-		g, _ := parseMethodSpec(key.Workload)
+		g, _ := measure.ParseMethodSpec(key.Workload)
 		gen = &g
 	}
 	mkey, runs, code, err := measureForOracle(ctx, dir, method, gen, margs, opt, sel.verbose, stderr)
@@ -279,7 +279,7 @@ func checkOracle(ctx context.Context, items []service.ItemResult, opts measure.O
 		if it.Error != "" || len(it.Forks) == 0 {
 			continue
 		}
-		key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: argsKey(it.Args)}
+		key := cache.OracleKey{Method: it.Method, Workload: it.Workload, Args: measure.ArgsKey(it.Args)}
 		if !calibrated[key] || seen[key] {
 			continue
 		}
@@ -349,7 +349,7 @@ func withOracle(methods []verdict.MethodResult, vs []oracleVerdict) []methodWith
 		at := 0
 		for i, m := range methods {
 			name, _, _ := strings.Cut(v.Method, "(")
-			if name == m.Class+"#"+m.Method && specMatches(measure.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}, v.Method) {
+			if name == m.Class+"#"+m.Method && (measure.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(v.Method) {
 				at = i
 				break
 			}

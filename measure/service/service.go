@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -284,10 +283,6 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 	if err != nil {
 		return cache.Key{}, err
 	}
-	args := make([]string, len(req.Args))
-	for i, a := range req.Args {
-		args[i] = a.String()
-	}
 	workload := ""
 	if !req.Generator.IsZero() {
 		workload = req.Generator.String()
@@ -295,7 +290,7 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 	return cache.Key{
 		Method:   req.Method.String(),
 		Workload: workload,
-		Args:     strings.Join(args, ","),
+		Args:     measure.ArgsKey(req.Args),
 		Code:     code,
 		JVM:      jvm,
 		// Sample length shapes per-op figures (batching), so it is part of
