@@ -5,10 +5,9 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-)
 
-// Version is reported to clients in serverInfo.
-var Version = "0.1.0-dev"
+	"github.com/perfls/perfls/internal/version"
+)
 
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	s.mu.Lock()
@@ -48,7 +47,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			CodeLensProvider:       &protocol.CodeLensOptions{},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: allCommands},
 		},
-		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: Version},
+		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: version.String()},
 	}, nil
 }
 

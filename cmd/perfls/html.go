@@ -15,6 +15,7 @@ import (
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/version"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -226,7 +227,7 @@ func environmentFields(out *checkOutcome, cf checkFlags) []htmlreport.Field {
 	}
 	fields = append(fields,
 		htmlreport.Field{Name: "measurement", Value: fmt.Sprintf("%d forks × %d samples per measurement, warm-up at least %s, fork time limit %s", cf.opts.Forks, cf.opts.SamplesPerFork, cf.opts.Warmup, cf.opts.ForkTimeout)},
-		htmlreport.Field{Name: "perfls", Value: "built with " + runtime.Version()},
+		htmlreport.Field{Name: "perfls", Value: version.String() + ", built with " + runtime.Version()},
 	)
 	return fields
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/perfls/perfls/internal/version"
 )
 
 // Exit codes shared by the subcommands.
@@ -42,8 +44,6 @@ Usage:
 
 Run 'perfls COMMAND -h' for the flags of a command.
 `
-
-var version = "0.1.0-dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		code, err = runServe(ctx, rest, stdin, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "perfls", version)
+		fmt.Fprintln(stdout, "perfls", version.String())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
