@@ -9,15 +9,21 @@ type ComparisonResult struct {
 	Outcome  Outcome  `json:"outcome"`
 	Evidence Evidence `json:"evidence"`
 	Reason   string   `json:"reason,omitempty"`
+	// Failed is true when an error (an unresolved reference, a failed
+	// measurement) left the comparison undecided; Reason says which.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // InstanceResult is the verdict on one formula instance (one binding of the
 // formula's quantified variables).
 type InstanceResult struct {
-	Formula     string             `json:"formula"`
-	Line        int                `json:"line"`               // 1-based line of the formula
-	Instance    string             `json:"instance,omitempty"` // e.g. "n=1000"
-	Outcome     Outcome            `json:"outcome"`
+	Formula  string  `json:"formula"`
+	Line     int     `json:"line"`               // 1-based line of the formula
+	Instance string  `json:"instance,omitempty"` // e.g. "n=1000"
+	Outcome  Outcome `json:"outcome"`
+	// Failed is true when the instance is undecided because of an error
+	// (a failed comparison), not for lack of evidence.
+	Failed      bool               `json:"failed,omitempty"`
 	Comparisons []ComparisonResult `json:"comparisons"`
 }
 

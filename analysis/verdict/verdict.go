@@ -174,6 +174,9 @@ type Comparison struct {
 	Outcome  Outcome
 	Evidence Evidence
 	Reason   string // why undecided or what failed; empty when decided cleanly
+	// Failed is true when a side's error (Side.Err) left it undecided,
+	// false when it is undecided for lack of evidence.
+	Failed bool
 }
 
 // tester runs the chosen interpretation on the scaled sides cl·L, cr·R.
@@ -184,7 +187,7 @@ type tester func(cl, cr float64) (stats.Test, error)
 func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
 	opt = opt.withDefaults()
 	if left.Err != nil || right.Err != nil {
-		return Comparison{Reason: joinErrs(left.Err, right.Err)}
+		return Comparison{Reason: joinErrs(left.Err, right.Err), Failed: true}
 	}
 	ld, rd := left.describe(), right.describe()
 	lraw, rraw := ld.Pooled, rd.Pooled

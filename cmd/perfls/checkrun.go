@@ -190,19 +190,15 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		}
 		opt := opt
 		opt.Interpretation = interp
-		outcomes := map[*spl.Comparison]verdict.Outcome{}
-		ir := verdict.InstanceResult{Line: f.Line(), Instance: in.Label()}
+		inputs := make([]verdict.Input, len(in.Comparisons))
+		for i, c := range in.Comparisons {
+			inputs[i] = verdict.Input{Node: c.Node, Text: c.Text, Left: sideOf(c.Left), Right: sideOf(c.Right)}
+		}
+		ir := verdict.DecideInstance(in.Inst.Body, inputs, opt)
+		ir.Line, ir.Instance = f.Line(), in.Label()
 		if f.Value != nil {
 			ir.Formula = f.Value.Text
 		}
-		for _, c := range in.Comparisons {
-			cv := verdict.Compare(c.Node.Op, sideOf(c.Left), sideOf(c.Right), c.Node.Interval, opt)
-			outcomes[c.Node] = cv.Outcome
-			ir.Comparisons = append(ir.Comparisons, verdict.ComparisonResult{
-				Text: c.Text, Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason,
-			})
-		}
-		ir.Outcome = verdict.Combine(in.Inst.Body, func(c *spl.Comparison) verdict.Outcome { return outcomes[c] })
 
 		mr := verdict.MethodResult{File: f.Path, CheckedAt: now}
 		if f.Method != nil {

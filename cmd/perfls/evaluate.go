@@ -157,9 +157,9 @@ func evaluate(src string, ms []dataset.Measurement, source string, opt verdict.O
 			return nil, fmt.Errorf("formula %q has no instances", f)
 		}
 		for _, in := range insts {
-			ei := evalInstance{Formula: f.String(), Instance: in.Label()}
-			outcomes := map[*spl.Comparison]verdict.Outcome{}
-			for _, c := range spl.Comparisons(in.Body) {
+			comps := spl.Comparisons(in.Body)
+			inputs := make([]verdict.Input, len(comps))
+			for i, c := range comps {
 				l, err := evalSide(in, c, c.Left, true, aliases, ms, source, prepared)
 				if err != nil {
 					return nil, err
@@ -168,20 +168,17 @@ func evaluate(src string, ms []dataset.Measurement, source string, opt verdict.O
 				if err != nil {
 					return nil, err
 				}
-				cv := verdict.Compare(c.Op, l, r, c.Interval, opt)
-				outcomes[c] = cv.Outcome
-				ei.Comparisons = append(ei.Comparisons, evalComparison{
-					ComparisonResult: verdict.ComparisonResult{Text: in.Render(c), Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason},
-					PValue:           cv.Evidence.P,
-				})
-				if cv.Evidence.StatName != "" && !math.IsNaN(cv.Evidence.P) {
-					if ei.PValue == nil || cv.Evidence.P < *ei.PValue {
-						p := cv.Evidence.P
-						ei.PValue = &p
-					}
+				inputs[i] = verdict.Input{Node: c, Text: in.Render(c), Left: l, Right: r}
+			}
+			ir := verdict.DecideInstance(in.Body, inputs, opt)
+			ei := evalInstance{Formula: f.String(), Instance: in.Label(), Result: ir.Outcome}
+			for _, cr := range ir.Comparisons {
+				ei.Comparisons = append(ei.Comparisons, evalComparison{ComparisonResult: cr, PValue: cr.Evidence.P})
+				if cr.Evidence.StatName != "" && !math.IsNaN(cr.Evidence.P) && (ei.PValue == nil || cr.Evidence.P < *ei.PValue) {
+					p := cr.Evidence.P
+					ei.PValue = &p
 				}
 			}
-			ei.Result = verdict.Combine(in.Body, func(c *spl.Comparison) verdict.Outcome { return outcomes[c] })
 			res.Result = andOutcome(res.Result, ei.Result)
 			res.Instances = append(res.Instances, ei)
 		}
