@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -16,6 +14,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/cache/declindex"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -26,7 +25,8 @@ import (
 //
 // Its goroutines belong to the connection: they stop when it closes.
 type wsIndex struct {
-	done <-chan struct{} // the connection's Done
+	done     <-chan struct{} // the connection's Done
+	cacheDir string          // where the declarations are persisted; "" = not at all
 
 	mu       sync.Mutex
 	roots    map[string]bool          // project roots being or already indexed
@@ -72,7 +72,7 @@ func (s *server) noteClient(p *protocol.InitializeParams) {
 
 // newWorkspaceIndex makes the server's index; it stops with the connection.
 func newWorkspaceIndex(s *server) *wsIndex {
-	w := &wsIndex{done: s.conn.Done(), roots: map[string]bool{}, files: map[string]*javasrc.File{}, logf: s.logf, client: s.client,
+	w := &wsIndex{done: s.conn.Done(), cacheDir: s.opts.CacheDir, roots: map[string]bool{}, files: map[string]*javasrc.File{}, logf: s.logf, client: s.client,
 		progressOK: func() bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -154,14 +154,11 @@ func (w *wsIndex) ensureRoot(root string) {
 	go w.build(root)
 }
 
-// build parses every Java file under root with one worker per CPU.
+// build reads the declarations of every Java file under root, from the
+// persisted index in the cache directory where their files are unchanged.
 func (w *wsIndex) build(root string) {
-	cache, err := indexCachePath(root)
-	if err != nil {
-		w.logf("%v", err)
-	}
 	report := w.beginProgress(root)
-	files, stats, err := IndexRoot(root, cache, w.done, report.update)
+	files, stats, err := declindex.IndexRoot(root, declindex.Path(w.cacheDir, root), w.done, report.update)
 	report.end(stats)
 	if err != nil {
 		w.logf("%v", err)
@@ -217,55 +214,6 @@ func (w *wsIndex) refresh(path string) {
 	}
 	w.rebuildLocked()
 }
-
-// ParseFiles parses Java files in parallel, one worker per CPU, in the
-// order given; files that cannot be read or parsed are left out. It stops
-// early when done closes (nil: never).
-//
-// progress, when not nil, is called from the workers after each file with
-// the number of files handled so far; it must be safe for concurrent use.
-func ParseFiles(paths []string, done <-chan struct{}, progress func(parsed, total int)) []*javasrc.File {
-	out := make([]*javasrc.File, len(paths))
-	var handled atomic.Int64
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if src, err := os.ReadFile(paths[i]); err == nil && len(src) <= maxIndexedFile {
-					if f, err := javasrc.Parse(paths[i], src); err == nil {
-						out[i] = f
-					}
-				}
-				if progress != nil {
-					progress(int(handled.Add(1)), len(paths))
-				}
-			}
-		}()
-	}
-feed:
-	for i := range paths {
-		select {
-		case next <- i:
-		case <-done:
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	files := out[:0]
-	for _, f := range out {
-		if f != nil {
-			files = append(files, f)
-		}
-	}
-	return files
-}
-
-// maxIndexedFile skips generated giants that declare nothing to measure.
-const maxIndexedFile = 4 << 20
 
 // checkDiagnostics resolves the references of a document's formulas
 // against the workspace index overlaid with the open documents.
@@ -400,7 +348,7 @@ func (r *progressReport) update(parsed, total int) {
 	r.send(&protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: fmt.Sprintf("%d/%d files", parsed, total), Percentage: pct})
 }
 
-func (r *progressReport) end(st IndexStats) {
+func (r *progressReport) end(st declindex.Stats) {
 	if r == nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/cache/declindex"
 )
 
 // formulaString is the @SPL string under the cursor.
@@ -147,7 +148,7 @@ func (c *declFiles) parsed(path string) *javasrc.File {
 		return e.file
 	}
 	src, err := os.ReadFile(path)
-	if err != nil || len(src) > maxIndexedFile {
+	if err != nil || len(src) > declindex.MaxFileSize {
 		return nil
 	}
 	f, err := javasrc.Parse(path, src)

@@ -31,6 +31,10 @@ type Options struct {
 	// Checker measures and decides formulas for the "Check" code lens; nil
 	// disables measuring (the server then only reads and reports).
 	Checker Checker
+	// CacheDir is perfls's cache directory, where the workspace's
+	// declarations are persisted between sessions (cache/declindex); ""
+	// persists nothing.
+	CacheDir string
 	// VerdictPoll is how often the recorded verdicts are polled for
 	// records of other processes (0: every 2 s; negative: never, they are
 	// then read on the next publish, hover or lens request).

@@ -43,6 +43,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
 	if dir, err := cache.Dir(); err == nil {
+		opts.CacheDir = dir
 		if store, notice, err := cache.OpenStore(ctx, dir); err == nil {
 			defer store.Close()
 			opts.Verdicts = store

@@ -1,4 +1,4 @@
-package server_test
+package declindex_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
-	"github.com/perfls/perfls/server"
+	"github.com/perfls/perfls/cache/declindex"
 )
 
 func TestIndexRootPersistsAndReuses(t *testing.T) {
@@ -37,11 +37,11 @@ func TestIndexRootPersistsAndReuses(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	files1, st1, err := server.IndexRoot(root, cache, nil, nil)
+	files1, st1, err := declindex.IndexRoot(root, cache, nil, nil)
 	if err != nil || st1.Files != 2 || st1.Parsed != 2 || st1.Reused != 0 {
 		t.Fatalf("cold: %+v %v", st1, err)
 	}
-	files2, st2, err := server.IndexRoot(root, cache, nil, nil)
+	files2, st2, err := declindex.IndexRoot(root, cache, nil, nil)
 	if err != nil || st2.Parsed != 0 || st2.Reused != 2 {
 		t.Fatalf("reopen: %+v %v", st2, err)
 	}
@@ -65,7 +65,7 @@ func TestIndexRootPersistsAndReuses(t *testing.T) {
 	os.WriteFile(a, []byte("package a;\npublic class A { void g() {} }\n"), 0o644)
 	os.Chtimes(a, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
 	os.Remove(filepath.Join(root, "a/B.java"))
-	files3, st3, err := server.IndexRoot(root, cache, nil, nil)
+	files3, st3, err := declindex.IndexRoot(root, cache, nil, nil)
 	if err != nil || st3.Files != 1 || st3.Parsed != 1 || st3.Reused != 0 {
 		t.Fatalf("after changes: %+v %v", st3, err)
 	}
@@ -75,10 +75,10 @@ func TestIndexRootPersistsAndReuses(t *testing.T) {
 
 	// A corrupt cache is ignored and rewritten.
 	os.WriteFile(cache, []byte("garbage"), 0o644)
-	if _, st, err := server.IndexRoot(root, cache, nil, nil); err != nil || st.Parsed != 1 {
+	if _, st, err := declindex.IndexRoot(root, cache, nil, nil); err != nil || st.Parsed != 1 {
 		t.Errorf("corrupt cache: %+v %v", st, err)
 	}
-	if _, st, err := server.IndexRoot(root, cache, nil, nil); err != nil || st.Reused != 1 {
+	if _, st, err := declindex.IndexRoot(root, cache, nil, nil); err != nil || st.Reused != 1 {
 		t.Errorf("rewritten cache: %+v %v", st, err)
 	}
 }

@@ -1,4 +1,11 @@
-package server
+// Package declindex reads the declarations of every Java file of a project
+// and persists them per project root in the cache directory, so that
+// reopening a project in the editor (or completing names on the command
+// line) reads declarations instead of parsing every file again. Only what the
+// workspace index needs is kept: packages, imports, types with their
+// supertypes, and method signatures. An entry is reused while its file's size
+// and modification time are unchanged.
+package declindex
 
 import (
 	"bufio"
@@ -6,22 +13,18 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
-	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/measure"
 )
-
-// The workspace index is persisted per project root, so that reopening a
-// project reads declarations instead of parsing every file again. Only what
-// the index needs is kept: packages, imports, types with their supertypes,
-// and method signatures. An entry is reused while its file's size and
-// modification time are unchanged.
 
 // indexCacheVersion changes whenever the stored form changes.
 const indexCacheVersion = 1
@@ -104,15 +107,14 @@ func (c indexedFile) restore(path string) *javasrc.File {
 	return f
 }
 
-// indexCachePath is where the index of root is kept: perfls's cache
-// directory (PERFLS_CACHE_DIR or the user cache dir), one file per root.
-func indexCachePath(root string) (string, error) {
-	dir, err := cache.Dir()
-	if err != nil {
-		return "", fmt.Errorf("index cache: %w", err)
+// Path is where the index of root is kept in the cache directory cacheDir:
+// one file per root; "" when cacheDir is "" (nothing is persisted).
+func Path(cacheDir, root string) string {
+	if cacheDir == "" {
+		return ""
 	}
 	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(dir, "index-"+hex.EncodeToString(sum[:8])+".gob"), nil
+	return filepath.Join(cacheDir, "index-"+hex.EncodeToString(sum[:8])+".gob")
 }
 
 func loadIndexCache(path, root string) map[string]indexedFile {
@@ -154,8 +156,8 @@ func saveIndexCache(path string, c *indexCacheFile) error {
 	return nil
 }
 
-// IndexStats tells how an index was built.
-type IndexStats struct {
+// Stats tells how an index was built.
+type Stats struct {
 	Files, Parsed, Reused int
 	Elapsed               time.Duration
 }
@@ -165,7 +167,7 @@ type IndexStats struct {
 // and writing it back when anything changed. It stops early when done
 // closes. progress (may be nil) sees the files parsed so far of those that
 // need parsing.
-func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, total int)) ([]*javasrc.File, IndexStats, error) {
+func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, total int)) ([]*javasrc.File, Stats, error) {
 	start := time.Now()
 	type entry struct {
 		path        string
@@ -193,7 +195,7 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 		return nil
 	})
 	if err != nil {
-		return nil, IndexStats{}, fmt.Errorf("index %s: %w", root, err)
+		return nil, Stats{}, fmt.Errorf("index %s: %w", root, err)
 	}
 	var old map[string]indexedFile
 	if cache != "" {
@@ -225,7 +227,7 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 		next.Files[f.Path] = c
 		files = append(files, c.restore(f.Path)) // keeps declarations, drops the text
 	}
-	stats := IndexStats{Files: len(entries), Parsed: len(parsed), Reused: len(files) - len(parsed)}
+	stats := Stats{Files: len(entries), Parsed: len(parsed), Reused: len(files) - len(parsed)}
 	select {
 	case <-done:
 		stats.Elapsed = time.Since(start)
@@ -241,3 +243,53 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 	stats.Elapsed = time.Since(start)
 	return files, stats, nil
 }
+
+// ParseFiles parses Java files in parallel, one worker per CPU, in the
+// order given; files that cannot be read or parsed are left out. It stops
+// early when done closes (nil: never).
+//
+// progress, when not nil, is called from the workers after each file with
+// the number of files handled so far; it must be safe for concurrent use.
+func ParseFiles(paths []string, done <-chan struct{}, progress func(parsed, total int)) []*javasrc.File {
+	out := make([]*javasrc.File, len(paths))
+	var handled atomic.Int64
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if src, err := os.ReadFile(paths[i]); err == nil && len(src) <= MaxFileSize {
+					if f, err := javasrc.Parse(paths[i], src); err == nil {
+						out[i] = f
+					}
+				}
+				if progress != nil {
+					progress(int(handled.Add(1)), len(paths))
+				}
+			}
+		}()
+	}
+feed:
+	for i := range paths {
+		select {
+		case next <- i:
+		case <-done:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	files := out[:0]
+	for _, f := range out {
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// MaxFileSize is the largest Java file read: bigger ones are generated
+// giants that declare nothing to measure.
+const MaxFileSize = 4 << 20

@@ -1,4 +1,4 @@
-package server_test
+package declindex_test
 
 import (
 	"archive/zip"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
-	"github.com/perfls/perfls/server"
+	"github.com/perfls/perfls/cache/declindex"
 )
 
 // unpackJavaBase extracts the java.base module of the JDK's src.zip
@@ -89,12 +89,12 @@ func BenchmarkIndexJavaBase(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		os.Remove(cache)
-		files, cold, err := server.IndexRoot(root, cache, nil, nil)
+		files, cold, err := declindex.IndexRoot(root, cache, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		ix := workspace.NewIndex(files)
-		files, warm, err := server.IndexRoot(root, cache, nil, nil)
+		files, warm, err := declindex.IndexRoot(root, cache, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
