@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -44,6 +43,7 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 	at := textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)}
 	c := &completer{s: s, doc: doc, ix: s.overlay(doc), seen: map[string]bool{}}
 	var text string // the formula text up to the cursor
+	var site spl.Site
 	switch {
 	case doc.spl != nil:
 		// A .spl file: the text of its current line, which holds one item
@@ -61,7 +61,8 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 				c.formulas = append(c.formulas, f)
 			}
 		}
-		c.word = trailingIdent(text)
+		site = spl.CompletionSite(text)
+		c.word = site.Word
 		c.rng = toProtocolRange(doc.spl.Range(textpos.Span{Start: off - len(c.word), End: off}))
 	case doc.java != nil:
 		off := doc.java.Mapper.Offset(at)
@@ -70,19 +71,19 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 			return empty, nil // outside the string (or on its quotes)
 		}
 		text, c.scope, c.method, c.file, c.formulas = fs.value.Text[:fs.index], fs.value.Text, fs.method, doc.java, fs.formulas
-		c.word = trailingIdent(text)
+		site = spl.CompletionSite(text)
+		c.word = site.Word
 		wordSpan := fs.value.DocSpan(textpos.Span{Start: fs.index - len(c.word), End: fs.index})
 		c.rng = toProtocolRange(doc.java.Mapper.Range(wordSpan))
 	default:
 		return empty, nil
 	}
-	before := text[:len(text)-len(c.word)]
-	switch {
-	case strings.HasSuffix(before, "#"):
-		c.members(qualifierBefore(before[:len(before)-1]), inBrackets(before))
-	case strings.HasSuffix(before, "."):
-		c.dotted(qualifierBefore(before[:len(before)-1]), inBrackets(before))
-	case inBrackets(before):
+	switch site.Kind {
+	case spl.SiteMember:
+		c.members(site.Qualifier, site.Generator)
+	case spl.SiteDotted:
+		c.dotted(site.Qualifier, site.Generator)
+	case spl.SiteGenerator:
 		c.generators()
 	default:
 		c.terms()
@@ -275,30 +276,21 @@ func (c *completer) aliases() []*spl.Alias {
 			}
 		}
 	}
-	for _, m := range aliasDecl.FindAllStringSubmatch(c.scope, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, &spl.Alias{Name: m[1]})
+	for _, name := range spl.DeclaredAliases(c.scope) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, &spl.Alias{Name: name})
 		}
 	}
 	return out
 }
-
-var (
-	aliasDecl = regexp.MustCompile(`(?m)(?:^|\s)([A-Za-z_$][\w$]*)\s*:=`)
-	// quantified variables: "for n in {…}" and SPL Tools "n{…}".
-	thesisVar   = regexp.MustCompile(`\bfor\s+([A-Za-z_$][\w$]*)\s+in\b`)
-	originalVar = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s*\{`)
-)
-
-var keyword = map[string]bool{"for": true, "in": true, "and": true, "or": true, "implies": true, "SELF": true, "THIS": true}
 
 // variables quantified in the string being typed.
 func (c *completer) variables() []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(v string) {
-		if !seen[v] && !keyword[v] {
+		if !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}
@@ -313,50 +305,8 @@ func (c *completer) variables() []string {
 			}
 		}
 	}
-	for _, re := range []*regexp.Regexp{thesisVar, originalVar} {
-		for _, m := range re.FindAllStringSubmatch(c.scope, -1) {
-			add(m[1])
-		}
+	for _, v := range spl.QuantifiedVariables(c.scope) {
+		add(v)
 	}
 	return out
-}
-
-func isIdentByte(b byte) bool {
-	return b == '_' || b == '$' || b >= 0x80 || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-}
-
-// trailingIdent is the identifier that ends s.
-func trailingIdent(s string) string {
-	i := len(s)
-	for i > 0 && isIdentByte(s[i-1]) {
-		i--
-	}
-	return s[i:]
-}
-
-// qualifierBefore is the dotted name that ends s ("demo.Demo" in
-// "SELF <= demo.Demo").
-func qualifierBefore(s string) string {
-	i := len(s)
-	for i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '.') {
-		i--
-	}
-	return strings.Trim(s[i:], ".")
-}
-
-// inBrackets tells whether s leaves a "[" open: the cursor is in a term's
-// generator position.
-func inBrackets(s string) bool {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			if depth > 0 {
-				depth--
-			}
-		}
-	}
-	return depth > 0
 }
