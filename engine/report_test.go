@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"math"
@@ -31,12 +31,12 @@ func TestFitCostsFindsQuadraticGrowth(t *testing.T) {
 	// A failed measurement and a string argument are left out, not fitted.
 	bad := workspace.Request{Method: workspace.Target{Class: "p.C", Method: "x"}, Args: []spl.Value{{Kind: spl.String, Str: "a"}}}
 	reqs = append(reqs, bad)
-	costs := fitCosts(reqs, results)
-	if len(costs) != 1 {
+	costs := (&CheckResult{plan: &workspace.Plan{Requests: reqs}, results: results}).costs()
+	if len(costs) != 1 || costs[0].Fit == nil {
 		t.Fatalf("costs %+v", costs)
 	}
 	c := costs[0]
-	if c.Subject != "p.C#sort[gen]" || c.Points != 4 || math.Abs(c.Decades-3) > 1e-9 {
+	if c.Subject != "p.C#sort[gen]" || len(c.Points) != 4 || math.Abs(c.Decades()-3) > 1e-9 {
 		t.Errorf("cost %+v", c)
 	}
 	if c.Fit.Best != "n^2" && c.Fit.Best != "n^k" {

@@ -11,51 +11,20 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 )
 
-// CheckRequest asks a Checker to measure and decide the formulas of one
-// annotated method (or, for Measure, to measure the method's own
-// workloads). The settings fields come from the editor (settings.go).
-type CheckRequest struct {
-	Root   string // project directory: the workspace root
-	File   string // the Java file declaring the method
-	Class  string // binary name
-	Method string
-	Params []string // erased parameter types
-
-	// Alpha is the significance level; 0 = the project's (perfls.json),
-	// else perfls's default.
-	Alpha float64
-	// Interpretation overrides the project's choice for formulas without
-	// their own interpretation=; "" = automatic.
-	Interpretation string
-	// Budget limits the measuring of one command (shared by its
-	// measurements); 0 = none.
-	Budget time.Duration
-	// JavaHome is the JDK to fork (and, where the service allows, to
-	// compile with); "" = JAVA_HOME / PATH.
-	JavaHome string
-	// JVMArgs are extra flags of the forked JVMs.
-	JVMArgs []string
-}
-
-// Checker measures and decides formulas: the server's door to the
-// measurement service. It records the verdicts it returns (so hovers and
-// other editors see them) and reports progress through report.
-type Checker interface {
-	Check(ctx context.Context, req CheckRequest, report func(message string)) ([]verdict.MethodResult, error)
-}
-
-// Measurer is implemented by Checkers that can measure a method's own
-// workloads without deciding formulas (the "Measure" lens). It returns the
-// method's record with its Measurements updated (its verdicts kept), which
-// it has recorded for other editors.
-//
-// Further measuring features (the bounds oracle's calibrate / accept as
-// baseline) plug in the same way: an optional interface on the Checker, a
-// command in command.go, a lens in code_lens.go, run through startJob.
-type Measurer interface {
-	Measure(ctx context.Context, req CheckRequest, report func(message string)) ([]verdict.MethodResult, error)
+// Actions are what the server asks of perfls's engine (engine.Engine): to
+// measure and decide the formulas of one method (the Check lens), to measure
+// its own workloads (Measure) and to calibrate the bounds oracle on them
+// (Calibrate). Each records what it found in the store, where hovers and
+// other editors read it, and reports progress through report. Tests put a
+// fake in its place.
+type Actions interface {
+	CheckMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
+	MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
+	CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, report func(message string)) ([]cache.OracleKey, error)
 }
 
 // errMeasuringDisabled is the answer to measuring commands when the
@@ -70,10 +39,11 @@ const (
 	jobMeasure jobKind = "measuring"
 )
 
-// request builds the CheckRequest of a method job with the current settings.
-func (s *server) request(args MethodArgs) CheckRequest {
+// request builds the engine's request of a method job with the current
+// settings.
+func (s *server) request(args MethodArgs) engine.MethodRequest {
 	cfg := s.settings()
-	return CheckRequest{
+	return engine.MethodRequest{
 		Root: s.root(), File: uri.URI(args.URI).Filename(),
 		Class: args.Class, Method: args.Method, Params: args.Params,
 		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation,
@@ -84,17 +54,17 @@ func (s *server) request(args MethodArgs) CheckRequest {
 
 // startCheck queues a check of one method's formulas.
 func (s *server) startCheck(ctx context.Context, args MethodArgs) bool {
-	return s.startJob(ctx, jobCheck, args, s.opts.Checker.Check)
+	return s.startJob(ctx, jobCheck, args, s.opts.Actions.CheckMethod)
 }
 
 // startMeasure queues a measurement of one method's own workloads.
-func (s *server) startMeasure(ctx context.Context, args MethodArgs, m Measurer) bool {
-	return s.startJob(ctx, jobMeasure, args, m.Measure)
+func (s *server) startMeasure(ctx context.Context, args MethodArgs) bool {
+	return s.startJob(ctx, jobMeasure, args, s.opts.Actions.MeasureMethod)
 }
 
 // startJob runs a check or a measurement of one method as a measuring job
 // (see runQueued) and records, publishes and shows its results.
-func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, run func(context.Context, CheckRequest, func(string)) ([]verdict.MethodResult, error)) bool {
+func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, run func(context.Context, engine.MethodRequest, func(string)) ([]verdict.MethodResult, error)) bool {
 	label := args.Class + "#" + args.Method
 	key := string(kind) + " " + label + "(" + strings.Join(args.Params, ",") + ")"
 	req := s.request(args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,15 +16,17 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/server"
 )
 
-// fakeChecker stands in for the measurement service: this test is about the
+// fakeActions stands in for the measurement service: this test is about the
 // wire layer (lenses, commands, progress, diagnostics), not about JVMs.
-type fakeChecker struct {
+type fakeActions struct {
 	mu       sync.Mutex
-	requests []server.CheckRequest
-	measures []server.CheckRequest
+	requests []engine.MethodRequest
+	measures []engine.MethodRequest
 	result   []verdict.MethodResult
 	measured []verdict.MethodResult
 	err      error
@@ -31,7 +34,7 @@ type fakeChecker struct {
 	stopped  chan struct{} // when set, receives one value per cancelled Check
 }
 
-func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
+func (f *fakeActions) CheckMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
 	f.mu.Unlock()
@@ -51,6 +54,11 @@ func (f *fakeChecker) Check(ctx context.Context, req server.CheckRequest, report
 	return f.result, f.err
 }
 
+// CalibrateMethod is refused: this fake does not calibrate.
+func (f *fakeActions) CalibrateMethod(context.Context, engine.MethodRequest, int, func(string)) ([]cache.OracleKey, error) {
+	return nil, errors.New("the fake does not calibrate")
+}
+
 const lensSource = `package demo;
 
 public class Demo {
@@ -65,7 +73,14 @@ public class Demo {
 
 func (fc *fakeClient) await(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	fc.awaitFor(t, 30*time.Second, what, ok)
+}
+
+// awaitFor waits up to limit for ok, checking on every message from the
+// server.
+func (fc *fakeClient) awaitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.After(limit)
 	for !ok() {
 		select {
 		case <-fc.ch:
@@ -74,6 +89,29 @@ func (fc *fakeClient) await(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// seen tells whether the server sent method with params that ok accepts.
+func (fc *fakeClient) seen(method string, ok func(json.RawMessage) bool) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, c := range fc.calls {
+		if c.method == method && ok(c.params) {
+			return true
+		}
+	}
+	return false
+}
+
+// log is every message from the server, one a line.
+func (fc *fakeClient) log() string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var b strings.Builder
+	for _, c := range fc.calls {
+		fmt.Fprintf(&b, "%s %s\n", c.method, c.params)
+	}
+	return b.String()
 }
 
 func (fc *fakeClient) methods() []string {
@@ -116,7 +154,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Demo.java")
-	checker := &fakeChecker{release: make(chan struct{})}
+	checker := &fakeActions{release: make(chan struct{})}
 	checker.result = []verdict.MethodResult{{
 		File: path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, CheckedAt: time.Now(), Source: sourceHash(t, path, "fast"),
 		Instances: []verdict.InstanceResult{
@@ -126,7 +164,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 					Evidence: verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 900, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 300, Samples: 90}, Ratio: 3, P: 1e-9}}}},
 		},
 	}}
-	fc := startSession(t, server.Options{Checker: checker})
+	fc := startSession(t, server.Options{Actions: checker})
 	var init protocol.InitializeResult
 	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{
 		RootURI: uri.File(dir),
@@ -227,8 +265,8 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
-	checker := &fakeChecker{err: errors.New("the project does not compile: Demo.java:3: ';' expected")}
-	fc := startSession(t, server.Options{Checker: checker})
+	checker := &fakeActions{err: errors.New("the project does not compile: Demo.java:3: ';' expected")}
+	fc := startSession(t, server.Options{Actions: checker})
 	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
 	u := uri.File(filepath.Join(dir, "Demo.java"))
 	args := server.MethodArgs{URI: u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
@@ -243,8 +281,8 @@ func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
 	})
 
 	// A check still running at shutdown is cancelled, and shutdown waits for it.
-	blocked := &fakeChecker{release: make(chan struct{})}
-	fc2 := startSession(t, server.Options{Checker: blocked})
+	blocked := &fakeActions{release: make(chan struct{})}
+	fc2 := startSession(t, server.Options{Actions: blocked})
 	fc2.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
 	fc2.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

@@ -80,7 +80,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	if !s.settings().AllowMeasuring {
 		return nil, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
 	}
-	if s.opts.Checker == nil {
+	if s.opts.Actions == nil {
 		return nil, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
 	}
 	switch p.Command {
@@ -95,11 +95,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if err := decodeMethodArg(p, &args); err != nil {
 			return nil, err
 		}
-		m, ok := s.opts.Checker.(Measurer)
-		if !ok {
-			return nil, fmt.Errorf("%s: this server's measurement service cannot measure single methods", p.Command)
-		}
-		return started(s.startMeasure(ctx, args, m)), nil
+		return started(s.startMeasure(ctx, args)), nil
 	default: // CommandCheckFile
 		var args FileArgs
 		if err := decodeArg(p, &args); err != nil {

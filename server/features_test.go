@@ -14,11 +14,12 @@ import (
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/server"
 )
 
-// Measure makes fakeChecker a server.Measurer.
-func (f *fakeChecker) Measure(ctx context.Context, req server.CheckRequest, report func(string)) ([]verdict.MethodResult, error) {
+// MeasureMethod is the Measure lens's action.
+func (f *fakeActions) MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
 	f.mu.Lock()
 	f.measures = append(f.measures, req)
 	f.mu.Unlock()
@@ -35,10 +36,10 @@ func (f *fakeChecker) Measure(ctx context.Context, req server.CheckRequest, repo
 	return f.measured, f.err
 }
 
-func (f *fakeChecker) checkRequests() []server.CheckRequest {
+func (f *fakeActions) checkRequests() []engine.MethodRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]server.CheckRequest(nil), f.requests...)
+	return append([]engine.MethodRequest(nil), f.requests...)
 }
 
 // session opens lensSource (or src) in a fresh session with the given
@@ -157,10 +158,10 @@ func violatedResult(path, source string) []verdict.MethodResult {
 // from didChangeConfiguration republishes; related information points at
 // the other side of the comparison; perfls/status follows the job.
 func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
-	checker := &fakeChecker{}
+	checker := &fakeActions{}
 	dir0 := t.TempDir()
 	checker.result = violatedResult("", "")
-	ss := openSession(t, server.Options{Checker: checker}, map[string]any{
+	ss := openSession(t, server.Options{Actions: checker}, map[string]any{
 		"alpha": 0.01, "interpretation": "rank", "budgetSeconds": 2.5, "javaHome": dir0, "jvmArgs": []string{"-Xint"},
 		"violationSeverity": "error",
 	}, lensSource)
@@ -235,8 +236,8 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 // allowMeasuring=false refuses every measuring command with a clear error
 // and leaves the lenses without actions.
 func TestAllowMeasuringFalseRefuses(t *testing.T) {
-	checker := &fakeChecker{}
-	ss := openSession(t, server.Options{Checker: checker}, map[string]any{"allowMeasuring": false}, lensSource)
+	checker := &fakeActions{}
+	ss := openSession(t, server.Options{Actions: checker}, map[string]any{"allowMeasuring": false}, lensSource)
 	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
 	for _, c := range []struct {
 		cmd string
@@ -265,8 +266,8 @@ func TestAllowMeasuringFalseRefuses(t *testing.T) {
 // Measure runs in the background; its result shows in the Measure lens's
 // title, refreshed; checkFile checks every method with formulas.
 func TestMeasureLensAndCheckFile(t *testing.T) {
-	checker := &fakeChecker{}
-	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	checker := &fakeActions{}
+	ss := openSession(t, server.Options{Actions: checker}, nil, lensSource)
 	checker.mu.Lock()
 	checker.measured = []verdict.MethodResult{{
 		File: ss.path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, Source: sourceHash(t, ss.path, "fast"),
@@ -313,8 +314,8 @@ func TestMeasureLensAndCheckFile(t *testing.T) {
 
 // Jobs queue behind the running one and can be cancelled while queued.
 func TestJobsQueueOneAtATime(t *testing.T) {
-	checker := &fakeChecker{release: make(chan struct{})}
-	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	checker := &fakeActions{release: make(chan struct{})}
+	ss := openSession(t, server.Options{Actions: checker}, nil, lensSource)
 	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
 	ss.execute(t, server.CommandCheck, args)
 	ss.execute(t, server.CommandMeasure, args)
@@ -340,8 +341,8 @@ func TestJobsQueueOneAtATime(t *testing.T) {
 // measureOnSave re-checks, on save, the methods changed since their
 // verdicts, and only when enabled.
 func TestMeasureOnSave(t *testing.T) {
-	checker := &fakeChecker{}
-	ss := openSession(t, server.Options{Checker: checker}, map[string]any{"measureOnSave": true}, lensSource)
+	checker := &fakeActions{}
+	ss := openSession(t, server.Options{Actions: checker}, map[string]any{"measureOnSave": true}, lensSource)
 	checker.mu.Lock()
 	checker.result = violatedResult(ss.path, sourceHash(t, ss.path, "fast"))
 	checker.mu.Unlock()
@@ -372,8 +373,8 @@ func TestMeasureOnSave(t *testing.T) {
 	}
 
 	// Off (the default): saving a changed method measures nothing.
-	checker2 := &fakeChecker{}
-	ss2 := openSession(t, server.Options{Checker: checker2}, nil, lensSource)
+	checker2 := &fakeActions{}
+	ss2 := openSession(t, server.Options{Actions: checker2}, nil, lensSource)
 	checker2.mu.Lock()
 	checker2.result = violatedResult(ss2.path, "0123456789abcdef") // recorded for other code
 	checker2.mu.Unlock()
@@ -392,8 +393,8 @@ func TestMeasureOnSave(t *testing.T) {
 
 // A client that goes away without shutdown leaves no measurement running.
 func TestJobsEndWithTheConnection(t *testing.T) {
-	checker := &fakeChecker{release: make(chan struct{}), stopped: make(chan struct{}, 1)}
-	ss := openSession(t, server.Options{Checker: checker}, nil, lensSource)
+	checker := &fakeActions{release: make(chan struct{}), stopped: make(chan struct{}, 1)}
+	ss := openSession(t, server.Options{Actions: checker}, nil, lensSource)
 	ss.execute(t, server.CommandCheck, server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}})
 	ss.await(t, "the running check", func() bool { return len(checker.checkRequests()) == 1 })
 	ss.conn.Close()

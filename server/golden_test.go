@@ -160,7 +160,7 @@ func runGolden(t *testing.T, a archive) map[string]string {
 			t.Fatalf("settings.json: %v", err)
 		}
 	}
-	fc := startSession(t, server.Options{Verdicts: store, Checker: &fakeChecker{}})
+	fc := startSession(t, server.Options{Verdicts: store, Actions: &fakeActions{}})
 	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), InitializationOptions: initOpts}, nil)
 	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	u := uri.File(mainPath)

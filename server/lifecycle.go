@@ -2,6 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+
+	"go.lsp.dev/jsonrpc2"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -74,4 +80,43 @@ func (s *server) Shutdown(context.Context) error {
 }
 
 // Exit closes the connection; Serve's caller sees Done and exits.
-func (s *server) Exit(context.Context) error { return s.conn.Close() }
+func (s *server) Exit(context.Context) error {
+	s.mu.Lock()
+	s.exited = true
+	s.mu.Unlock()
+	return s.conn.Close()
+}
+
+// Session is one LSP session: its connection, and how it ended.
+type Session struct {
+	jsonrpc2.Conn
+	s *server
+}
+
+// ExitCode is the exit status of a server process once the session is
+// Done: 0 after shutdown and exit, or when the client closed the stream; 1
+// after exit without shutdown (as the specification asks) or when the
+// connection failed (a broken pipe, an unreadable stream). Malformed
+// messages do not end a session: they are answered with errors.
+func (ss *Session) ExitCode() int {
+	ss.s.mu.Lock()
+	exited, shutdown := ss.s.exited, ss.s.shutdown
+	ss.s.mu.Unlock()
+	if exited {
+		if shutdown {
+			return 0
+		}
+		return 1
+	}
+	if err := ss.Err(); err != nil && !closedStream(err) {
+		ss.s.logf("connection failed: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// closedStream tells the end of input, or a stream closed by this side,
+// from a failure.
+func closedStream(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed)
+}

@@ -5,7 +5,7 @@ package server
 // an oracle section in the method's hover, and a diagnostic when the latest
 // classified run of one of its workloads failed. The models and results
 // live in the verdict cache (cache/oracle.go); calibrating measures through
-// the Checker's optional Calibrator interface.
+// the engine (Actions.CalibrateMethod).
 
 import (
 	"context"
@@ -21,29 +21,12 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/measure"
 )
 
-// DefaultCalibrationForks is the number of forks of the Calibrate lens
-// (below oracle.MinRuns a model is provisional).
-const DefaultCalibrationForks = 30
-
-// CalibrateRequest asks a Calibrator to calibrate the bounds oracle on
-// every workload of one method (its @Workload generators and the workloads
-// its formulas measure it on) with Forks fresh forks each.
-type CalibrateRequest struct {
-	CheckRequest
-	Forks int
-}
-
-// Calibrator is implemented by Checkers that can calibrate the bounds
-// oracle. It stores the models in the verdict cache and returns their keys.
-type Calibrator interface {
-	Calibrate(ctx context.Context, req CalibrateRequest, report func(message string)) ([]cache.OracleKey, error)
-}
-
 // OracleArgs is the argument of CommandCalibrate and CommandAcceptBaseline:
-// the method, the number of calibration forks (0: DefaultCalibrationForks)
+// the method, the number of calibration forks (0: engine.DefaultCalibrationForks)
 // and, for accepting, the calibrated workload (nil: every workload of the
 // method whose latest run failed).
 type OracleArgs struct {
@@ -208,9 +191,9 @@ func modelSize(m *oracle.Model) string {
 // action when measuring is not allowed.
 func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protocol.Range, allowed, measurable bool) []protocol.CodeLens {
 	var out []protocol.CodeLens
-	_, canCalibrate := s.opts.Checker.(Calibrator)
+	canCalibrate := s.opts.Actions != nil
 	if measurable && ((canCalibrate && s.opts.Verdicts != nil) || len(entries) > 0) {
-		title := fmt.Sprintf("▶ Calibrate (%d forks)", DefaultCalibrationForks)
+		title := fmt.Sprintf("▶ Calibrate (%d forks)", engine.DefaultCalibrationForks)
 		if len(entries) > 0 {
 			var parts []string
 			for i, e := range entries {
@@ -440,20 +423,19 @@ func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandPa
 		msg, err := s.acceptBaseline(ctx, args)
 		return msg, true, err
 	}
-	c, _ := s.opts.Checker.(Calibrator)
-	if c == nil {
-		return nil, true, fmt.Errorf("%s: this server's measurement service cannot calibrate", p.Command)
+	if s.opts.Actions == nil {
+		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
 	}
 	if args.URI == "" {
 		return nil, true, fmt.Errorf("%s: the argument needs uri", p.Command)
 	}
 	if args.Forks == 0 {
-		args.Forks = DefaultCalibrationForks
+		args.Forks = engine.DefaultCalibrationForks
 	}
 	if args.Forks < 2 {
 		return nil, true, fmt.Errorf("%s: forks must be ≥ 2 (got %d)", p.Command, args.Forks)
 	}
-	return started(s.startCalibrate(ctx, args, c)), true, nil
+	return started(s.startCalibrate(ctx, args)), true, nil
 }
 
 // acceptBaseline accepts the latest run of one calibrated workload (or of
@@ -496,13 +478,13 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 // startCalibrate queues a calibration of a method's workloads as a
 // measuring job: one at a time with checks and measurements, cancellable
 // from its progress item, cancelled on shutdown.
-func (s *server) startCalibrate(ctx context.Context, args OracleArgs, c Calibrator) bool {
+func (s *server) startCalibrate(ctx context.Context, args OracleArgs) bool {
 	label := args.Class + "#" + args.Method
 	key := "calibrating " + label + "(" + strings.Join(args.Params, ",") + ")"
-	req := CalibrateRequest{CheckRequest: s.request(args.MethodArgs), Forks: args.Forks}
+	req := s.request(args.MethodArgs)
 	what := fmt.Sprintf("calibrating %s (%d forks)", label, args.Forks)
 	return s.runQueued(ctx, key, what, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
-		keys, err := c.Calibrate(jobCtx, req, report)
+		keys, err := s.opts.Actions.CalibrateMethod(jobCtx, req, args.Forks, report)
 		if err != nil {
 			return "", nil, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/server"
 )
 
@@ -44,20 +45,26 @@ func calibrate(t *testing.T, store *cache.Store, k cache.OracleKey, n int) {
 	}
 }
 
-// calibratingChecker is a fakeChecker that calibrates with synthetic runs.
-type calibratingChecker struct {
-	*fakeChecker
+// calibratingActions is a fakeActions that calibrates with synthetic runs.
+type calibratingActions struct {
+	*fakeActions
 	store *cache.Store
 	mu    sync.Mutex
-	reqs  []server.CalibrateRequest
+	reqs  []calibration
 }
 
-func (c *calibratingChecker) Calibrate(ctx context.Context, req server.CalibrateRequest, report func(string)) ([]cache.OracleKey, error) {
+// calibration is one CalibrateMethod call.
+type calibration struct {
+	engine.MethodRequest
+	Forks int
+}
+
+func (c *calibratingActions) CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, report func(string)) ([]cache.OracleKey, error) {
 	c.mu.Lock()
-	c.reqs = append(c.reqs, req)
+	c.reqs = append(c.reqs, calibration{req, forks})
 	c.mu.Unlock()
-	report(fmt.Sprintf("fork 1/%d", req.Forks))
-	runs := make([]*cache.OracleRun, req.Forks)
+	report(fmt.Sprintf("fork 1/%d", forks))
+	runs := make([]*cache.OracleRun, forks)
 	for i := range runs {
 		runs[i] = &cache.OracleRun{Run: syntheticRun(i, 1000, 64, "17")}
 	}
@@ -67,10 +74,10 @@ func (c *calibratingChecker) Calibrate(ctx context.Context, req server.Calibrate
 	return []cache.OracleKey{oracleKey}, nil
 }
 
-func (c *calibratingChecker) calibrations() []server.CalibrateRequest {
+func (c *calibratingActions) calibrations() []calibration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]server.CalibrateRequest(nil), c.reqs...)
+	return append([]calibration(nil), c.reqs...)
 }
 
 func (ss *session) hoverAt(t *testing.T, src, needle string) string {
@@ -135,8 +142,8 @@ func TestOracleFailureHoverDiagnosticLensesAndAccept(t *testing.T) {
 	if _, v, err := store.ClassifyAndRecord(ctx, oracleKey, []oracle.Run{syntheticRun(99, 1000, 256, "17")}, "check"); err != nil || v != oracle.Fail {
 		t.Fatalf("classify: %v %v", v, err)
 	}
-	checker := &calibratingChecker{fakeChecker: &fakeChecker{}, store: store}
-	ss := openSession(t, server.Options{Verdicts: store, Checker: checker}, nil, lensSource)
+	checker := &calibratingActions{fakeActions: &fakeActions{}, store: store}
+	ss := openSession(t, server.Options{Verdicts: store, Actions: checker}, nil, lensSource)
 
 	d := oracleDiagnostic(ss.awaitDiagnostics(t, ss.u, 1))
 	if d == nil {
@@ -243,8 +250,8 @@ func TestCalibrateLens(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	checker := &calibratingChecker{fakeChecker: &fakeChecker{}, store: store}
-	ss := openSession(t, server.Options{Verdicts: store, Checker: checker}, map[string]any{"jvmArgs": []string{"-Xint"}}, lensSource)
+	checker := &calibratingActions{fakeActions: &fakeActions{}, store: store}
+	ss := openSession(t, server.Options{Verdicts: store, Actions: checker}, map[string]any{"jvmArgs": []string{"-Xint"}}, lensSource)
 	lenses := ss.lenses(t)
 	cal := findLens(lenses, "▶ Calibrate (30 forks)")
 	if cal == nil || findLens(lenses, "Accept") != nil {
@@ -312,7 +319,7 @@ func TestOracleOnMethodWithoutAnnotations(t *testing.T) {
 	defer store.Close()
 	key := cache.OracleKey{Method: "demo.Demo#slow(int[])", Workload: "demo.Demo#gen(int)", Args: "20"}
 	calibrate(t, store, key, 20)
-	ss := openSession(t, server.Options{Verdicts: store, Checker: &calibratingChecker{fakeChecker: &fakeChecker{}, store: store}}, nil, lensSource)
+	ss := openSession(t, server.Options{Verdicts: store, Actions: &calibratingActions{fakeActions: &fakeActions{}, store: store}}, nil, lensSource)
 
 	lens := findLens(ss.lenses(t), "oracle: gen(20) calibrated (20 runs)")
 	if lens == nil {

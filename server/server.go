@@ -28,9 +28,10 @@ type Options struct {
 	// Logger receives the server's own log lines (never stdout: that is the
 	// protocol stream). nil discards them.
 	Logger *log.Logger
-	// Checker measures and decides formulas for the "Check" code lens; nil
-	// disables measuring (the server then only reads and reports).
-	Checker Checker
+	// Actions measure, decide and calibrate for the code lenses (the
+	// engine); nil disables measuring (the server then only reads and
+	// reports).
+	Actions Actions
 	// CacheDir is perfls's cache directory, where the workspace's
 	// declarations are persisted between sessions (cache/declindex); ""
 	// persists nothing.
@@ -41,7 +42,10 @@ type Options struct {
 	VerdictPoll time.Duration
 }
 
-// server implements protocol.Server; nyi answers what perfls does not do.
+//go:generate go run ./internal/gennyi -o nyi.go
+
+// server implements protocol.Server; nyi (generated) answers what perfls
+// does not do.
 type server struct {
 	nyi
 	opts   Options
@@ -62,6 +66,7 @@ type server struct {
 	mu          sync.Mutex
 	initialized bool
 	shutdown    bool
+	exited      bool // the client sent exit
 	clientCaps  protocol.ClientCapabilities
 	rootDir     string
 	docs        map[protocol.DocumentURI]*document
@@ -88,8 +93,8 @@ type server struct {
 }
 
 // Serve runs an LSP session on rwc until the client sends exit or the stream
-// closes. The returned connection's Done channel closes then.
-func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.Conn {
+// closes. The returned session's Done channel closes then.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
 	s := &server{
 		opts:    opts,
@@ -126,7 +131,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) jsonrpc2.C
 		}
 		go s.watchVerdicts(conn.Done(), period)
 	}
-	return conn
+	return &Session{Conn: conn, s: s}
 }
 
 // gate refuses requests before initialize (-32002) and after shutdown, as

@@ -61,7 +61,7 @@ func (s *server) DidSave(ctx context.Context, p *protocol.DidSaveTextDocumentPar
 // code, so it starts only where the user asked for verdicts before.
 func (s *server) measureOnSave(ctx context.Context, u protocol.DocumentURI) {
 	cfg := s.settings()
-	if !cfg.MeasureOnSave || s.opts.Checker == nil {
+	if !cfg.MeasureOnSave || s.opts.Actions == nil {
 		return
 	}
 	doc := s.snapshot(u)

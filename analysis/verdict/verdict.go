@@ -75,13 +75,16 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Alpha <= 0 || o.Alpha > 0.5 {
-		o.Alpha = 0.05
+		o.Alpha = DefaultAlpha
 	}
 	if o.Delta <= 0 {
 		o.Delta = 0.05
 	}
 	return o
 }
+
+// DefaultAlpha is the significance level when none is given.
+const DefaultAlpha = 0.05
 
 // DefaultTolerance is the quick interpretation's tolerance when Auto picks
 // it (the paper's 5 %, Sect. 5.1).

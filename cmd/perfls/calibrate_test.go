@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -78,7 +78,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	}
 	var cal struct {
 		Key   map[string]string
-		Model modelJSON
+		Model report.ModelSummary
 	}
 	if err := json.Unmarshal([]byte(out), &cal); err != nil {
 		t.Fatalf("calibrate json: %v\n%s", err, out)
@@ -98,7 +98,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	// Unchanged code: the result is pass or fail (three calibration forks
 	// make a provisional oracle), and the findings are there.
 	code, out, errs = runCLI(t, append([]string{"verify"}, sel...)...)
-	var ver oracleVerdict
+	var ver oracle.Judgement
 	if err := json.Unmarshal([]byte(out), &ver); err != nil || (code != exitOK && code != exitViolated) {
 		t.Fatalf("verify: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
@@ -122,7 +122,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, append([]string{"verify"}, sel...)...)
-	ver = oracleVerdict{}
+	ver = oracle.Judgement{}
 	if err := json.Unmarshal([]byte(out), &ver); err != nil || code != exitViolated || ver.Result != oracle.Fail {
 		t.Fatalf("verify of slower code: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
@@ -137,7 +137,10 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	// check: the formula still holds (2000 < 20000 steps), but the
 	// calibrated workload's oracle fails, which makes the exit status 1.
 	code, out, errs = runCLI(t, append([]string{"check", "--format", "json", "--forks", "2"}, append(small, dir)...)...)
-	var methods []methodWithOracle
+	var methods []struct {
+		verdict.MethodResult
+		Oracle []oracle.Judgement `json:"oracle"`
+	}
 	if err := json.Unmarshal([]byte(out), &methods); err != nil {
 		t.Fatalf("check json: %v\n%s\n%s", err, out, errs)
 	}
@@ -162,7 +165,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 }
 
 func TestVerifyExitCodesAndSummary(t *testing.T) {
-	if exitFor(oracle.Pass) != 0 || exitFor(oracle.Fail) != 1 || exitFor(oracle.NotApplicable) != exitNotApplicable {
+	if verifyStatus(oracle.Pass) != 0 || verifyStatus(oracle.Fail) != 1 || verifyStatus(oracle.NotApplicable) != exitNotApplicable {
 		t.Error("exit codes")
 	}
 	res := []oracle.Result{
@@ -170,7 +173,7 @@ func TestVerifyExitCodesAndSummary(t *testing.T) {
 			Violations: []oracle.Violation{{Index: 2, Above: true}, {Index: 3, Above: false}}}}},
 		{Verdict: oracle.Pass, Metrics: []oracle.MetricFinding{{Metric: "heap_used", Compared: 10}}},
 	}
-	ov := summarize(cache.OracleKey{Method: "p.C#m(int)"}, nil, res, oracle.Combine(res))
+	ov := oracle.Judge("p.C#m(int)", "", "", nil, res, oracle.Combine(res))
 	if ov.Result != oracle.Pass || ov.Failed != 1 || len(ov.Metrics) != 1 || ov.Metrics[0].Above != 1 || ov.Metrics[0].Below != 1 || ov.Metrics[0].Compared != 20 {
 		t.Errorf("summary %+v", ov)
 	}

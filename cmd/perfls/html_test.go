@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/perfls/perfls/analysis/verdict"
-	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/analysis/report/htmlreport"
+	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -244,69 +244,58 @@ func TestCommandLineQuoting(t *testing.T) {
 // a check: gathering the samples, drawing the plots, rendering and writing
 // index.html.
 func BenchmarkHTMLReportQuickstart(b *testing.B) {
-	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
 	ctx := context.Background()
-	cacheDir, err := cache.Dir()
+	eng, err := engine.Open(ctx, engine.Config{CacheDir: b.TempDir(), Service: engine.InProcess})
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := service.Open(ctx, cacheDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
+	defer eng.Close()
 	dir, _ := filepath.Abs("../../examples/quickstart")
-	cf := checkFlags{opts: measure.Options{Forks: 3, SamplesPerFork: 30, Warmup: 300 * time.Millisecond, ForkTimeout: 60 * time.Second}}
-	out, err := runCheckJob(ctx, svc, checkJob{dir: dir, opts: cf.opts, verdict: verdict.Options{Alpha: 0.05}, priority: service.Batch})
-	if err != nil || len(out.methods) == 0 {
-		b.Fatalf("check: %v (%d methods)", err, len(out.methods))
+	opts := measure.Options{Forks: 3, SamplesPerFork: 30, Warmup: 300 * time.Millisecond, ForkTimeout: 60 * time.Second}
+	res, err := eng.Check(ctx, engine.CheckRequest{Dir: dir, Options: opts, Priority: service.Batch})
+	if err != nil || len(res.Methods) == 0 {
+		b.Fatalf("check: %v (%+v)", err, res)
 	}
-	report := b.TempDir()
+	out := filepath.Join(b.TempDir(), "index.html")
 	b.ResetTimer()
 	for b.Loop() {
-		if err := writeHTMLReport(report, dir, "perfls check --html out .", out, cf, time.Second); err != nil {
+		page, err := htmlreport.Render(htmlreport.FromCheck(res.Report(dir, "perfls check --html out .", time.Second)))
+		if err == nil {
+			err = writeFile(out, page)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
-	info, err := os.Stat(filepath.Join(report, "index.html"))
+	info, err := os.Stat(out)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(info.Size()), "index.html-bytes")
 }
 
-// TestWriteHTMLReport writes a report without measuring: DIR and its
-// parents are created, an older index.html is replaced, no temporary file
-// is left, and a DIR that is a file is refused.
-func TestWriteHTMLReport(t *testing.T) {
-	out := &checkOutcome{alpha: 0.05, methods: []verdict.MethodResult{{
-		File: "/p/src/A.java", Class: "p.A", Method: "m<&>", Params: []string{"int"},
-		Instances: []verdict.InstanceResult{{Line: 3, Formula: "SELF[w](1) <= p.A#o[w](1)", Outcome: verdict.Undecided,
-			Comparisons: []verdict.ComparisonResult{{Text: "SELF[w](1) <= p.A#o[w](1)", Reason: "p.A#o: not measured"}}}},
-	}}}
+// TestWriteFile writes a file through a temporary one: its directory and
+// parents are created, an older file is replaced, no temporary file is
+// left.
+func TestWriteFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
-	for i := range 2 { // the second write replaces the first
-		if err := writeHTMLReport(dir, "/p", "perfls check --html a/b /p", out, checkFlags{}, time.Second); err != nil {
+	path := filepath.Join(dir, "index.html")
+	for i, text := range []string{"first", "second"} {
+		if err := writeFile(path, []byte(text)); err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 {
-			os.WriteFile(filepath.Join(dir, "index.html"), []byte("old"), 0o644)
+		if b, _ := os.ReadFile(path); string(b) != text {
+			t.Errorf("write %d: %q", i, b)
 		}
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "index.html" {
-		t.Errorf("report directory: %v, want only index.html", entries)
-	}
-	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-	for _, want := range []string{"p.A#m&lt;&amp;&gt;(int)", "src/A.java:3", "0 satisfied", "1 undecided", "p.A#o: not measured", `class="comparison"`} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("index.html lacks %q", want)
-		}
+		t.Errorf("directory: %v, want only index.html", entries)
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
-	if err := writeHTMLReport(file, "/p", "", out, checkFlags{}, 0); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if err := checkOutputDir("--html", file); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("DIR is a file: %v", err)
 	}
 }

@@ -203,7 +203,7 @@ func TestLintPositionsAfterNonASCII(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"frobnicate"}, {"check"}, {"check", "/does/not/exist"}, {"lint"}, {"lint", "--format", "xml", "."}} {
+	for _, args := range [][]string{{}, {"frobnicate"}, {"check", "a", "b"}, {"check", "/does/not/exist"}, {"lint", "/does/not/exist"}, {"lint", "--format", "xml", "."}} {
 		if code, _, _ := runCLI(t, args...); code != exitUsage {
 			t.Errorf("perfls %v: exit %d, want %d", args, code, exitUsage)
 		}

@@ -18,7 +18,7 @@ import (
 func BenchmarkDaemonCachedRoundTrip(b *testing.B) {
 	cacheDir := b.TempDir()
 	os.Setenv("XDG_RUNTIME_DIR", "")
-	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, 1), nil)
+	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, openStore(b, cacheDir), 1), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	// decode with it too.
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/perfls/perfls/cache"
 )
 
 // JSON-RPC methods of the daemon.
@@ -287,12 +289,12 @@ func (c *Client) Shutdown(ctx context.Context) error {
 func (c *Client) Close() error { return nil }
 
 // Open returns the daemon's client when a daemon runs, else a Local service
-// in this process; the caller closes it.
-func Open(ctx context.Context, cacheDir string) (Service, error) {
+// in this process keeping results in store; the caller closes it.
+func Open(ctx context.Context, cacheDir string, store *cache.Store) (Service, error) {
 	if c, err := Dial(ctx, cacheDir); err == nil {
 		return c, nil
 	}
-	return NewLocal(ctx, cacheDir, 1), nil
+	return NewLocal(ctx, cacheDir, store, 1), nil
 }
 
 // EnsureDaemon returns a client of the running daemon, starting one first

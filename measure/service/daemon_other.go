@@ -2,9 +2,14 @@
 
 package service
 
-import "context"
+import (
+	"context"
 
-// Open returns a Local service: the shared daemon needs Unix sockets.
-func Open(ctx context.Context, cacheDir string) (Service, error) {
-	return NewLocal(ctx, cacheDir, 1), nil
+	"github.com/perfls/perfls/cache"
+)
+
+// Open returns a Local service keeping results in store: the shared daemon
+// needs Unix sockets.
+func Open(ctx context.Context, cacheDir string, store *cache.Store) (Service, error) {
+	return NewLocal(ctx, cacheDir, store, 1), nil
 }

@@ -54,7 +54,7 @@ func quick() measure.Options {
 
 func startDaemon(t *testing.T, cacheDir string) *Daemon {
 	t.Helper()
-	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, 1), nil)
+	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, openStore(t, cacheDir), 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 	if err != nil || !again.Items[0].Cached || again.Items[0].CacheID != a.CacheID {
 		t.Errorf("second request not answered from the cache: %+v %v", again.Items[0], err)
 	}
-	local := NewLocal(ctx, cacheDir, 1)
+	local := NewLocal(ctx, cacheDir, openStore(t, cacheDir), 1)
 	defer local.Close()
 	if r, err := local.Measure(ctx, p, nil); err != nil || !r.Items[0].Cached {
 		t.Errorf("in-process service did not see the daemon's result: %+v %v", r, err)

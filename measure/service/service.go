@@ -109,7 +109,7 @@ type Service interface {
 // Local is the in-process service.
 type Local struct {
 	cacheDir string
-	store    *cache.Store    // nil when the cache cannot be opened
+	store    *cache.Store    // nil: no cache; owned by the caller of NewLocal
 	worker   *measure.Worker // the quick phase's JVM, started on first use
 	maxBytes int64           // size limit of stored samples; older measurements are evicted
 	notice   string
@@ -125,19 +125,18 @@ type Local struct {
 	resolved   map[string]measure.Resolved
 }
 
-// NewLocal opens the cache in cacheDir and starts a scheduler running
-// concurrency measurements at once (1 unless the user asks otherwise).
-func NewLocal(ctx context.Context, cacheDir string, concurrency int) *Local {
-	l := &Local{cacheDir: cacheDir, sched: NewScheduler(concurrency), started: time.Now(), maxBytes: cacheLimit(),
+// NewLocal starts a scheduler running concurrency measurements at once (1
+// unless the user asks otherwise) that compiles into cacheDir and keeps its
+// results in store. The caller owns store (nil: measure without a cache) and
+// closes it after the service.
+func NewLocal(ctx context.Context, cacheDir string, store *cache.Store, concurrency int) *Local {
+	l := &Local{cacheDir: cacheDir, store: store, sched: NewScheduler(concurrency), started: time.Now(), maxBytes: cacheLimit(),
 		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{},
 		// The worker outlives requests (that is what makes it quick) and
 		// stops with the service: Close stops it.
 		worker: measure.NewWorker(context.WithoutCancel(ctx))}
-	store, notice, err := cache.OpenStore(ctx, cacheDir)
-	if err != nil {
-		l.notice = fmt.Sprintf("measuring without a cache: %v", err)
-	} else {
-		l.store, l.notice = store, notice
+	if store == nil {
+		l.notice = "measuring without a cache: the measurement store could not be opened"
 	}
 	return l
 }
@@ -154,13 +153,11 @@ func cacheLimit() int64 {
 	return mb << 20
 }
 
-// Close stops the scheduler (cancelling running forks) and the cache.
+// Close stops the scheduler (cancelling running forks) and the worker JVM;
+// the store stays open for its owner.
 func (l *Local) Close() error {
 	l.sched.Close()
 	l.worker.Close()
-	if l.store != nil {
-		return l.store.Close()
-	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -19,7 +20,8 @@ func TestItemsInterleaveForks(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	ctx := context.Background()
-	local := NewLocal(ctx, t.TempDir(), 1)
+	dir := t.TempDir()
+	local := NewLocal(ctx, dir, openStore(t, dir), 1)
 	defer local.Close()
 	item := func(n int64) Item {
 		return Item{
@@ -66,7 +68,8 @@ func TestQuickPhaseFromTheWarmWorker(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	ctx := context.Background()
-	local := NewLocal(ctx, t.TempDir(), 1)
+	dir := t.TempDir()
+	local := NewLocal(ctx, dir, openStore(t, dir), 1)
 	defer local.Close()
 	item := Item{
 		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
@@ -114,4 +117,16 @@ func TestQuickPhaseFromTheWarmWorker(t *testing.T) {
 	if r, _ := local.Measure(ctx, p, nil); r == nil || r.Items[0].Cached {
 		t.Errorf("the quick figure was cached as a full measurement: %+v", r)
 	}
+}
+
+// openStore opens the store in dir for a service under test; it is closed
+// when the test ends.
+func openStore(tb testing.TB, dir string) *cache.Store {
+	tb.Helper()
+	store, _, err := cache.OpenStore(context.Background(), dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	return store
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
-	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
@@ -36,7 +35,7 @@ type Report struct {
 }
 
 // Field is one labelled value of the summary.
-type Field struct{ Name, Value string }
+type Field = report.Field
 
 // Method is an annotated method and the verdicts of its formulas.
 type Method struct {
@@ -47,11 +46,22 @@ type Method struct {
 
 // Instance is one formula instance.
 type Instance struct {
-	Line        int
-	Label       string // e.g. "n=10000"; empty for unquantified formulas
-	Formula     string
-	Outcome     verdict.Outcome
+	Line    int
+	Label   string // e.g. "n=10000"; empty for unquantified formulas
+	Formula string
+	Outcome verdict.Outcome
+	// Failed is true when an error left the instance undecided (shown
+	// red, as "failed"), false when it is undecided for lack of evidence.
+	Failed      bool
 	Comparisons []Comparison
+}
+
+// State is how the instance is shown: its outcome, or "failed".
+func (in Instance) State() string {
+	if in.Failed {
+		return "failed"
+	}
+	return in.Outcome.String()
 }
 
 // Comparison is a decided comparison with the samples its sides rest on.
@@ -61,53 +71,38 @@ type Comparison struct {
 }
 
 // Side is the measurement of one operand.
-type Side struct {
-	Label string      // the operand as measured, e.g. p.C#m[gen](10)
-	Scale float64     // the formula's factor; 0 means 1
-	Forks [][]float64 // ns per operation of every sample, per fork; empty when not measured
-}
+type Side = report.Side
 
 // Cost is the cost curve of one method on one workload.
-type Cost struct {
-	Subject string // e.g. p.C#m[gen]
-	Points  []CostPoint
-	Fit     *stats.CostModels // nil when no model was fitted
-}
+type Cost = report.Cost
 
 // CostPoint is the measurement at one value of the workload argument.
-type CostPoint struct {
-	N         float64
-	ForkMeans []float64 // ns per operation, one per fork
-}
+type CostPoint = report.CostPoint
 
 // Counts returns the number of instances with each outcome.
-func (r *Report) Counts() (satisfied, violated, undecided int) {
+func (r *Report) Counts() verdict.Counts {
+	var c verdict.Counts
 	for _, m := range r.Methods {
 		for _, in := range m.Instances {
-			switch in.Outcome {
-			case verdict.Satisfied:
-				satisfied++
-			case verdict.Violated:
-				violated++
-			default:
-				undecided++
-			}
+			c.Add(verdict.InstanceResult{Outcome: in.Outcome, Failed: in.Failed})
 		}
 	}
-	return
+	return c
 }
 
 // Render builds the page. A plot that cannot be drawn is replaced by a note
 // saying why; the rest of the page is still written.
 func Render(r *Report) ([]byte, error) {
-	v := view{Report: r}
-	v.Satisfied, v.Violated, v.Undecided = r.Counts()
+	v := view{Report: r, Counts: r.Counts()}
 	for mi, m := range r.Methods {
 		mv := methodView{Method: m}
 		for ii, in := range m.Instances {
 			iv := instanceView{Instance: in, ID: fmt.Sprintf("f%d-%d", mi+1, ii+1), Method: m.Name, File: m.File}
 			for _, c := range in.Comparisons {
-				cv := comparisonView{Comparison: c}
+				cv := comparisonView{Comparison: c, State: c.Result.Outcome.String()}
+				if c.Result.Failed {
+					cv.State = "failed"
+				}
 				svg, err := ComparisonSVG(c)
 				if err != nil {
 					cv.PlotError = err.Error()
@@ -143,11 +138,11 @@ func Render(r *Report) ([]byte, error) {
 
 type view struct {
 	*Report
-	Satisfied, Violated, Undecided int
-	NComparisons                   int
-	Index                          []instanceView
-	Methods                        []methodView
-	Costs                          []costView
+	Counts       verdict.Counts
+	NComparisons int
+	Index        []instanceView
+	Methods      []methodView
+	Costs        []costView
 }
 
 type methodView struct {
@@ -163,6 +158,7 @@ type instanceView struct {
 
 type comparisonView struct {
 	Comparison
+	State     string // the outcome, or "failed"
 	Rows      []Field
 	Meaning   string
 	SVG       template.HTML
@@ -182,17 +178,17 @@ func evidenceRows(c Comparison) []Field {
 	var rows []Field
 	if ev.Left.Samples > 0 || ev.Right.Samples > 0 {
 		rows = append(rows,
-			Field{"left mean", sideFigure(ev.Left)},
-			Field{"right mean", sideFigure(ev.Right)},
-			Field{"ratio L/R (95 % CI)", report.Ratio(ev)},
-			Field{"p-value", fmt.Sprintf("%s (α = %g)", report.PValue(ev.P), ev.Alpha)},
+			Field{Name: "left mean", Value: sideFigure(ev.Left)},
+			Field{Name: "right mean", Value: sideFigure(ev.Right)},
+			Field{Name: "ratio L/R (95 % CI)", Value: report.Ratio(ev)},
+			Field{Name: "p-value", Value: fmt.Sprintf("%s (α = %g)", report.PValue(ev.P), ev.Alpha)},
 		)
 		interp := ev.Interpretation
 		if ev.Tolerance > 0 {
 			interp += fmt.Sprintf(", tolerance %g %%", 100*ev.Tolerance)
 		}
 		if interp != "" {
-			rows = append(rows, Field{"interpretation", interp})
+			rows = append(rows, Field{Name: "interpretation", Value: interp})
 		}
 		test := ev.Test
 		if ev.StatName != "" && !math.IsNaN(ev.T) {
@@ -202,17 +198,17 @@ func evidenceRows(c Comparison) []Field {
 			}
 		}
 		if test != "" {
-			rows = append(rows, Field{"test", test})
+			rows = append(rows, Field{Name: "test", Value: test})
 		}
 		if ev.Resamples > 0 {
-			rows = append(rows, Field{"bootstrap", fmt.Sprintf("%d resamples", ev.Resamples)})
+			rows = append(rows, Field{Name: "bootstrap", Value: fmt.Sprintf("%d resamples", ev.Resamples)})
 		}
 		if ev.MoreForks > 0 {
-			rows = append(rows, Field{"to decide", fmt.Sprintf("about %d more forks per side", ev.MoreForks)})
+			rows = append(rows, Field{Name: "to decide", Value: fmt.Sprintf("about %d more forks per side", ev.MoreForks)})
 		}
 	}
 	if c.Result.Reason != "" {
-		rows = append(rows, Field{"reason", c.Result.Reason})
+		rows = append(rows, Field{Name: "reason", Value: c.Result.Reason})
 	}
 	return rows
 }
@@ -234,10 +230,12 @@ func sideFigure(s verdict.SideEvidence) string {
 // meaning says in words what the outcome of a comparison means.
 func meaning(c verdict.ComparisonResult) string {
 	ev := c.Evidence
-	switch c.Outcome {
-	case verdict.Satisfied:
+	switch {
+	case c.Failed:
+		return "Failed: an error left the comparison undecided: " + c.Reason + "."
+	case c.Outcome == verdict.Satisfied:
 		return fmt.Sprintf("Holds: the data give no significant evidence against the relation (p = %s ≥ α = %g). This is not a proof.", report.PValue(ev.P), ev.Alpha)
-	case verdict.Violated:
+	case c.Outcome == verdict.Violated:
 		return fmt.Sprintf("Violated: the data reject the relation (p = %s < α = %g).", report.PValue(ev.P), ev.Alpha)
 	default:
 		if c.Reason != "" {
@@ -315,10 +313,10 @@ table { border-collapse: collapse; margin: .4rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .2rem .7rem .2rem 0; }
 table.grid th, table.grid td { border-bottom: 1px solid #e4e4e4; padding: .25rem .7rem; }
 .badge { display: inline-block; border-radius: .3rem; padding: .05rem .5rem; font-weight: 600; color: #fff; }
-.satisfied { background: #2e7d32; } .violated { background: #c62828; } .undecided { background: #8d6e00; }
+.satisfied { background: #2e7d32; } .violated { background: #c62828; } .undecided { background: #8d6e00; } .failed { background: #7f0000; }
 .counts .badge { font-size: 1.1rem; margin-right: .5rem; }
 article.instance { border: 1px solid #ddd; border-left: .4rem solid #888; border-radius: .3rem; padding: .3rem 1rem 1rem; margin: 1rem 0; }
-article.instance.is-satisfied { border-left-color: #2e7d32; } article.instance.is-violated { border-left-color: #c62828; } article.instance.is-undecided { border-left-color: #8d6e00; }
+article.instance.is-satisfied { border-left-color: #2e7d32; } article.instance.is-violated { border-left-color: #c62828; } article.instance.is-undecided { border-left-color: #8d6e00; } article.instance.is-failed { border-left-color: #7f0000; }
 section.comparison { margin-top: .8rem; }
 figure { margin: .5rem 0; } figcaption { font-size: .85em; color: #555; }
 svg { max-width: 100%; height: auto; }
@@ -330,7 +328,7 @@ svg { max-width: 100%; height: auto; }
 <body>
 <header>
 <h1>perfls check</h1>
-<p class="counts" id="summary"><span class="badge satisfied">{{.Satisfied}} satisfied</span><span class="badge violated">{{.Violated}} violated</span><span class="badge undecided">{{.Undecided}} undecided</span> <span class="note">{{.NComparisons}} comparisons</span></p>
+<p class="counts" id="summary"><span class="badge satisfied">{{.Counts.Satisfied}} satisfied</span><span class="badge violated">{{.Counts.Violated}} violated</span><span class="badge undecided">{{.Counts.Undecided}} undecided</span>{{if .Counts.Failed}}<span class="badge failed">{{.Counts.Failed}} failed</span>{{end}} <span class="note">{{.NComparisons}} comparisons</span></p>
 <table class="meta">
 <tr><th>project</th><td class="mono">{{.Project}}</td></tr>
 <tr><th>command</th><td class="mono">{{.Command}}</td></tr>
@@ -354,7 +352,7 @@ svg { max-width: 100%; height: auto; }
 <table class="grid index">
 <tr><th>outcome</th><th>method</th><th>formula instance</th></tr>
 {{- range .Index}}
-<tr><td><span class="badge {{.Outcome}}">{{.Outcome}}</span></td><td class="mono">{{.Method}}</td><td><a href="#{{.ID}}">{{.File}}:{{.Line}}{{if .Label}} [{{.Label}}]{{end}}</a></td></tr>
+<tr><td><span class="badge {{.State}}">{{.State}}</span></td><td class="mono">{{.Method}}</td><td><a href="#{{.ID}}">{{.File}}:{{.Line}}{{if .Label}} [{{.Label}}]{{end}}</a></td></tr>
 {{- end}}
 </table>
 {{- else}}
@@ -365,12 +363,12 @@ svg { max-width: 100%; height: auto; }
 <h2 class="mono">{{.Name}}</h2>
 <p class="note mono">{{.File}}</p>
 {{- range .Instances}}
-<article class="instance is-{{.Outcome}}" id="{{.ID}}">
-<h3><span class="badge {{.Outcome}}">{{.Outcome}}</span> line {{.Line}}{{if .Label}} [{{.Label}}]{{end}}</h3>
+<article class="instance is-{{.State}}" id="{{.ID}}">
+<h3><span class="badge {{.State}}">{{.State}}</span> line {{.Line}}{{if .Label}} [{{.Label}}]{{end}}</h3>
 <pre>{{.Formula}}</pre>
 {{- range .Comparisons}}
-<section class="comparison" data-outcome="{{.Result.Outcome}}">
-<h4><span class="badge {{.Result.Outcome}}">{{.Result.Outcome}}</span> <code>{{.Result.Text}}</code></h4>
+<section class="comparison" data-outcome="{{.State}}">
+<h4><span class="badge {{.State}}">{{.State}}</span> <code>{{.Result.Text}}</code></h4>
 <p><span class="swatch left"></span>L = <code>{{.Left.Label}}</code>{{if and .Left.Scale (ne .Left.Scale 1.0)}} × {{.Left.Scale}}{{end}}<br>
 <span class="swatch right"></span>R = <code>{{.Right.Label}}</code>{{if and .Right.Scale (ne .Right.Scale 1.0)}} × {{.Right.Scale}}{{end}}</p>
 <p>{{.Meaning}}</p>

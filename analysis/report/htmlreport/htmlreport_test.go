@@ -50,7 +50,7 @@ func sample() *Report {
 	return &Report{
 		Project: "/tmp/p<roj>", Command: "perfls check --html 'out dir' .",
 		Generated: time.Date(2026, 11, 22, 18, 0, 0, 0, time.UTC), Elapsed: 12 * time.Second, Alpha: 0.05,
-		Environment: []Field{{"JVM", "OpenJDK 17 <b>bold</b>"}},
+		Environment: []Field{{Name: "JVM", Value: "OpenJDK 17 <b>bold</b>"}},
 		Notices:     []string{"cache & co <notice>"},
 		Diagnostics: []string{`A.java:3:5: error: unknown method "x<y>"`},
 		Methods: []Method{{

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/measure"
+)
+
+// Check is a finished perfls check as its output formats show it: the text
+// lines, the JSON document, JUnit XML (junit.go) and the HTML page
+// (htmlreport.FromCheck). The engine fills it in.
+type Check struct {
+	Project  string        // the checked directory; paths are shown relative to it
+	Command  string        // the command line, for the HTML page
+	Finished time.Time     // when the check ended
+	Elapsed  time.Duration // how long it took
+	Alpha    float64       // the significance level used
+	// Environment describes where and how the measurements ran (JVM, OS,
+	// CPU, measurement settings, perfls), in order.
+	Environment []Field
+	Notices     []string // e.g. a store that could not record
+	Diagnostics []string // formula problems, as file:line:col: severity: message
+	Methods     []verdict.MethodResult
+	// Sides holds the samples behind each comparison:
+	// Sides[m][i][c] for Methods[m].Instances[i].Comparisons[c]; shorter
+	// slices where they are not known.
+	Sides    [][][]Sides
+	Costs    []Cost
+	Oracle   []oracle.Judgement // bounds-oracle judgements of calibrated workloads
+	Requests int                // distinct measurements the formulas needed
+	Cached   int                // of which the cache answered
+}
+
+// Field is one labelled value of a summary.
+type Field struct{ Name, Value string }
+
+// Sides are the measurements of a comparison's two operands.
+type Sides struct{ Left, Right Side }
+
+// Side is the measurement of one operand.
+type Side struct {
+	Label string      // the operand as measured, e.g. p.C#m[gen](10)
+	Scale float64     // the formula's factor; 0 means 1
+	Forks [][]float64 // ns per operation of every sample, per fork; empty when not measured
+}
+
+// Cost is the cost curve of one method on one workload: time per operation
+// against the workload's single integer argument.
+type Cost struct {
+	Subject string // e.g. p.C#m[gen]
+	Points  []CostPoint
+	Fit     *stats.CostModels // nil when no model was fitted
+}
+
+// CostPoint is the measurement at one value of the workload argument.
+type CostPoint struct {
+	N         float64
+	ForkMeans []float64 // ns per operation, one per fork
+}
+
+// Counts counts the check's instances by outcome.
+func (c *Check) Counts() verdict.Counts { return verdict.Count(c.Methods) }
+
+// Rel shows path relative to the project when it lies inside it.
+func (c *Check) Rel(path string) string { return Rel(c.Project, path) }
+
+// Rel shows path relative to dir when it lies inside it.
+func Rel(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !filepath.IsAbs(r) && r != "" && r[0] != '.' {
+		return r
+	}
+	return path
+}
+
+// Outcome is how an instance is shown: its outcome, or "failed" when an
+// error left it undecided.
+func Outcome(in verdict.InstanceResult) string {
+	if in.Failed {
+		return "failed"
+	}
+	return in.Outcome.String()
+}
+
+// WriteCheckText writes the check as perfls check prints it: a line per
+// formula instance (and one per comparison when it has several), the cost
+// models, the oracle's judgements and the counts.
+func WriteCheckText(w io.Writer, c *Check) {
+	for _, m := range c.Methods {
+		for _, in := range m.Instances {
+			loc := fmt.Sprintf("%s:%d", c.Rel(m.File), in.Line)
+			label := in.Instance
+			if label != "" {
+				label = "[" + label + "]"
+			}
+			if len(in.Comparisons) == 1 {
+				cmp := in.Comparisons[0]
+				fmt.Fprintf(w, "%-9s %s %s  %s  %s\n", Outcome(in), loc, label, cmp.Text, Evidence(cmp))
+				continue
+			}
+			fmt.Fprintf(w, "%-9s %s %s\n", Outcome(in), loc, label)
+			for _, cmp := range in.Comparisons {
+				fmt.Fprintf(w, "  %-9s %s  %s\n", cmp.Outcome, cmp.Text, Evidence(cmp))
+			}
+		}
+	}
+	writeCosts(w, c.Costs)
+	if len(c.Oracle) > 0 {
+		fmt.Fprintln(w, "\nbounds oracle (calibrated workloads; see docs/oracle.md):")
+		for _, j := range c.Oracle {
+			WriteJudgement(w, j, false)
+		}
+	}
+	fmt.Fprintf(w, "\n%s (α = %g; %.1fs)\n", c.Counts(), c.Alpha, c.Elapsed.Seconds())
+}
+
+// writeCosts shows the fitted cost models, and says when the measured
+// arguments cannot tell the candidates apart.
+func writeCosts(w io.Writer, costs []Cost) {
+	var fitted []Cost
+	for _, c := range costs {
+		if c.Fit != nil {
+			fitted = append(fitted, c)
+		}
+	}
+	if len(fitted) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncost models (time per operation against the workload argument):")
+	for _, c := range fitted {
+		f := c.Fit
+		if f.Best == "" {
+			fmt.Fprintf(w, "  %s: no model fits\n", c.Subject)
+			continue
+		}
+		line := fmt.Sprintf("  %s: %s fits best", c.Subject, f.Best)
+		for _, fit := range f.Fits {
+			if fit.Model == f.Best {
+				line += fmt.Sprintf(" (%s ns/op)", fit)
+			}
+		}
+		if len(f.Indistinct) > 1 {
+			line += fmt.Sprintf(", but %d values of the argument over %.1f decades cannot tell it from %s: measure more values, over a wider range",
+				len(c.Points), c.Decades(), strings.Join(f.Indistinct[1:], ", "))
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// Decades is the range of the argument values, in powers of ten.
+func (c Cost) Decades() float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range c.Points {
+		lo, hi = math.Min(lo, p.N), math.Max(hi, p.N)
+	}
+	if len(c.Points) == 0 || lo <= 0 {
+		return 0
+	}
+	return math.Log10(hi / lo)
+}
+
+// methodJSON is one element of check's JSON array: the method's verdicts,
+// plus the oracle judgements of its calibrated workloads.
+type methodJSON struct {
+	verdict.MethodResult
+	Oracle []oracle.Judgement `json:"oracle,omitempty"`
+}
+
+// WriteCheckJSON writes the check as perfls check --format json does: an
+// array of the methods' verdict records, each with the oracle judgements of
+// its workloads (a judgement of a method without formulas goes with the
+// first method, so none is lost).
+func WriteCheckJSON(w io.Writer, c *Check) error {
+	out := make([]methodJSON, len(c.Methods))
+	for i, m := range c.Methods {
+		out[i].MethodResult = m
+	}
+	for _, j := range c.Oracle {
+		at := 0
+		for i, m := range c.Methods {
+			if (measure.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(j.Method) {
+				at = i
+				break
+			}
+		}
+		if len(out) > 0 {
+			out[at].Oracle = append(out[at].Oracle, j)
+		}
+	}
+	return WriteJSON(w, out)
+}
+
+// WriteJSON writes v as indented JSON, as every perfls JSON output is.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// CheckRequest asks to check a project: measure every method its formulas
+// name and decide every formula instance.
+type CheckRequest struct {
+	Dir     string                        // the project directory (absolute)
+	Keep    func(*workspace.Formula) bool // which formulas; nil = all
+	Options measure.Options
+	// Alpha is the significance level; 0 = the project's (perfls.json),
+	// else verdict's default.
+	Alpha float64
+	// Interpretation overrides the project's choice for every formula
+	// without its own interpretation= element; "" = none.
+	Interpretation string
+	Priority       service.Priority
+	Fresh          bool                   // measure even what the cache has fresh
+	Progress       func(service.Progress) // nil: none
+}
+
+// CheckResult is what a check found.
+type CheckResult struct {
+	Methods       []verdict.MethodResult    // verdicts grouped by annotated method
+	Diagnostics   []workspace.Diagnostic    // formula problems (errors are not measured)
+	CompileErrors []measure.CompilerMessage // the project does not compile; nothing was decided
+	Notices       []string                  // e.g. the cache was set aside
+	Alpha         float64                   // the significance level used
+	Oracle        []oracle.Judgement        // bounds-oracle judgements of calibrated workloads measured
+	Requests      int                       // distinct measurements needed
+	Cached        int                       // of which the cache answered
+
+	// plan and results are what was measured (results by
+	// workspace.Request.Key), for the reports that show samples.
+	plan    *workspace.Plan
+	results map[string]service.ItemResult
+	options measure.Options
+}
+
+// Check parses the project, plans the measurements of the formulas the
+// request selects, measures them through the measurement service, decides
+// every instance, classifies calibrated workloads against their oracle, and
+// records the verdicts in the store, where every editor reads them.
+func (e *Engine) Check(ctx context.Context, req CheckRequest) (*CheckResult, error) {
+	return e.check(ctx, e.service(ctx), req)
+}
+
+func (e *Engine) check(ctx context.Context, svc service.Service, req CheckRequest) (*CheckResult, error) {
+	src, err := readSources(req.Dir, req.Keep)
+	if err != nil {
+		return nil, err
+	}
+	plan := workspace.PlanCheck(workspace.NewIndex(src.files), src.formulas)
+	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
+		Diagnostics: append(src.diags, plan.Diagnostics...)}
+	if len(plan.Instances) == 0 {
+		return out, nil
+	}
+	params := service.Params{Project: req.Dir, Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
+	for _, r := range plan.Requests {
+		params.Items = append(params.Items, item(r))
+	}
+	resp, err := svc.Measure(ctx, params, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	out.Notices = resp.Notices
+	if len(resp.CompileErrors) > 0 {
+		out.CompileErrors = resp.CompileErrors
+		return out, nil
+	}
+	out.results = map[string]service.ItemResult{}
+	for i, r := range plan.Requests {
+		out.results[r.Key()] = resp.Items[i]
+		if resp.Items[i].Cached {
+			out.Cached++
+		}
+	}
+	opt := verdict.Options{Alpha: req.Alpha}
+	if opt.Alpha == 0 {
+		opt.Alpha = src.project.Alpha
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = verdict.DefaultAlpha
+	}
+	out.Alpha = opt.Alpha
+	// The most specific choice wins: the formula's annotation, then the
+	// request (the command line, the editor), then perfls.json, then the
+	// data.
+	interpretation := func(f *workspace.Formula) (stats.Interpretation, error) {
+		for _, name := range []string{f.Interpretation, req.Interpretation, src.project.Interpretation} {
+			if name != "" {
+				return stats.ParseInterpretation(name)
+			}
+		}
+		return stats.Auto, nil
+	}
+	if out.Methods, err = decide(plan, out.results, opt, interpretation); err != nil {
+		return nil, err
+	}
+	if out.Oracle, err = e.judgeCalibrated(ctx, resp.Items, req.Options); err != nil {
+		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
+	}
+	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
+		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
+	}
+	return out, nil
+}
+
+// Failed reports whether an error left some instance undecided: perfls
+// check then exits 2.
+func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0 }
+
+// decide turns measurements into verdicts, grouped by annotated method, in
+// plan order; interpretation says how each formula is decided.
+func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error)) ([]verdict.MethodResult, error) {
+	var methods []verdict.MethodResult
+	byMethod := map[string]int{}
+	now := time.Now().UTC()
+	// Comparisons share measurements (the same method at the same argument
+	// in several formulas): summarize each measurement once.
+	prepared := map[string]verdict.Side{}
+	sideOf := func(o workspace.Operand) verdict.Side {
+		if o.Err != nil {
+			return verdict.Side{Err: o.Err}
+		}
+		key := fmt.Sprint(o.Request.Key(), "×", o.Scale)
+		sd, ok := prepared[key]
+		if !ok {
+			sd = side(o, results).Prepare()
+			prepared[key] = sd
+		}
+		return sd
+	}
+	for _, in := range plan.Instances {
+		f := in.Formula
+		interp, err := interpretation(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", f.Path, f.Line(), err)
+		}
+		opt := opt
+		opt.Interpretation = interp
+		inputs := make([]verdict.Input, len(in.Comparisons))
+		for i, c := range in.Comparisons {
+			inputs[i] = verdict.Input{Node: c.Node, Text: c.Text, Left: sideOf(c.Left), Right: sideOf(c.Right)}
+		}
+		ir := verdict.DecideInstance(in.Inst.Body, inputs, opt)
+		ir.Line, ir.Instance = f.Line(), in.Label()
+		if f.Value != nil {
+			ir.Formula = f.Value.Text
+		}
+		key := formulaMethodKey(f)
+		i, ok := byMethod[key]
+		if !ok {
+			i = len(methods)
+			byMethod[key] = i
+			methods = append(methods, methodRecord(f, now))
+		}
+		methods[i].Instances = append(methods[i].Instances, ir)
+		for _, c := range in.Comparisons {
+			for _, o := range []workspace.Operand{c.Left, c.Right} {
+				if o.Err == nil && f.Method != nil && o.Request.Method.Decl == f.Method {
+					methods[i].Measurements = addMeasurement(methods[i].Measurements, o.Request, results[o.Request.Key()])
+				}
+			}
+		}
+	}
+	return methods, nil
+}
+
+// methodRecord is the empty verdict record of a formula's method.
+func methodRecord(f *workspace.Formula, now time.Time) verdict.MethodResult {
+	mr := verdict.MethodResult{File: f.Path, CheckedAt: now}
+	if f.Method != nil {
+		mr.Class, mr.Method = f.Method.Type.BinaryName, f.Method.Name
+		mr.Source = f.Method.SourceHash(f.File)
+		for _, p := range f.Method.Params {
+			mr.Params = append(mr.Params, p.Erased)
+		}
+	}
+	return mr
+}
+
+// formulaMethodKey is the key decide groups a formula's instances by.
+func formulaMethodKey(f *workspace.Formula) string {
+	mr := methodRecord(f, time.Time{})
+	return fmt.Sprint(mr.File, mr.Class, mr.Method, mr.Params)
+}
+
+// side is the verdict side of an operand: its forks' samples, or why there
+// are none.
+func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Side {
+	if o.Err != nil {
+		return verdict.Side{Err: o.Err}
+	}
+	res, ok := results[o.Request.Key()]
+	switch {
+	case !ok:
+		return verdict.Side{Err: errors.New("not measured")}
+	case res.Error != "":
+		return verdict.Side{Err: errors.New(res.Error)}
+	}
+	s := verdict.Side{Scale: o.Scale}
+	for _, f := range res.Forks {
+		s.Runs = append(s.Runs, f.NsPerOp)
+	}
+	// Earlier runs of the same code: only their means matter to the
+	// parametric interpretation, so each arrives as a one-value run.
+	for _, m := range res.History {
+		s.History = append(s.History, []float64{m})
+	}
+	return s
+}
+
+// recordVerdicts stores the verdicts, where every editor reads them.
+func (e *Engine) recordVerdicts(ctx context.Context, results []verdict.MethodResult) error {
+	store, err := e.Store()
+	if err != nil {
+		return err
+	}
+	return store.ReplaceVerdicts(ctx, results)
+}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// sources are a project's parsed Java files and the formulas selected from
+// them.
+type sources struct {
+	project  *measure.Project
+	files    []*javasrc.File
+	formulas []*workspace.Formula
+	diags    []workspace.Diagnostic // formula problems in every file
+}
+
+// readSources finds the project in dir, parses every source file and keeps
+// the formulas keep selects (nil: all).
+func readSources(dir string, keep func(*workspace.Formula) bool) (*sources, error) {
+	proj, err := measure.FindProject(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &sources{project: proj}
+	for _, path := range proj.Sources {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		f, err := javasrc.Parse(path, src)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		s.files = append(s.files, f)
+		fs, ds := workspace.JavaFormulas(f)
+		for _, fm := range fs {
+			if keep == nil || keep(fm) {
+				s.formulas = append(s.formulas, fm)
+			}
+		}
+		s.diags = append(s.diags, ds...)
+	}
+	return s, nil
+}
+
+// item is the measurement service's item of a planned request.
+func item(r workspace.Request) service.Item {
+	it := service.Item{Method: spec(r.Method), Generator: spec(r.Generator)}
+	for _, a := range r.Args {
+		it.Args = append(it.Args, arg(a))
+	}
+	return it
+}
+
+func spec(t workspace.Target) measure.MethodSpec {
+	return measure.MethodSpec{Class: t.Class, Name: t.Method, Params: t.Params}
+}
+
+func arg(v spl.Value) measure.Arg {
+	switch v.Kind {
+	case spl.String:
+		return measure.StringArg(v.Str)
+	case spl.Float:
+		return measure.IntArg(int64(v.Float))
+	default:
+		return measure.IntArg(v.Int)
+	}
+}
+
+// compileError sums up a project that does not compile, for the editor.
+func compileError(msgs []measure.CompilerMessage) error {
+	m := msgs[0]
+	return fmt.Errorf("the project does not compile: %s:%d: %s (and %d more)", m.File, m.Line, m.Message, len(msgs)-1)
+}

@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/version"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// Report is the check as its output formats show it (report.Check): the
+// verdicts with the samples behind each comparison, the cost curves and the
+// environment. project names the checked directory, command the command
+// line; elapsed is how long the check took.
+func (r *CheckResult) Report(project, command string, elapsed time.Duration) *report.Check {
+	c := &report.Check{
+		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha,
+		Notices: r.Notices, Methods: r.Methods, Oracle: r.Oracle, Requests: r.Requests, Cached: r.Cached,
+		Costs: r.costs(), Environment: r.environment(),
+	}
+	for _, d := range r.Diagnostics {
+		d.Path = report.Rel(project, d.Path)
+		c.Diagnostics = append(c.Diagnostics, d.String())
+	}
+	c.Sides = r.sides()
+	return c
+}
+
+// sides lists the samples behind each decided comparison, in the order of
+// r.Methods: decide groups the plan's instances by method, keeping their
+// order within a method.
+func (r *CheckResult) sides() [][][]report.Sides {
+	if r.plan == nil {
+		return nil
+	}
+	byMethod := map[string][][]report.Sides{}
+	for _, in := range r.plan.Instances {
+		var ss []report.Sides
+		for _, c := range in.Comparisons {
+			ss = append(ss, report.Sides{Left: r.reportSide(c.Left), Right: r.reportSide(c.Right)})
+		}
+		k := formulaMethodKey(in.Formula)
+		byMethod[k] = append(byMethod[k], ss)
+	}
+	out := make([][][]report.Sides, len(r.Methods))
+	for i, m := range r.Methods {
+		out[i] = byMethod[fmt.Sprint(m.File, m.Class, m.Method, m.Params)]
+	}
+	return out
+}
+
+func (r *CheckResult) reportSide(o workspace.Operand) report.Side {
+	if o.Err != nil {
+		return report.Side{Label: "unresolved: " + o.Err.Error()}
+	}
+	s := report.Side{Label: operandLabel(o.Request), Scale: o.Scale}
+	res, ok := r.results[o.Request.Key()]
+	if !ok || res.Error != "" {
+		return s
+	}
+	for _, f := range res.Forks {
+		s.Forks = append(s.Forks, f.NsPerOp)
+	}
+	return s
+}
+
+// operandLabel names a measurement as the user wrote it: p.C#m[gen](args).
+func operandLabel(r workspace.Request) string {
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = a.String()
+	}
+	return fmt.Sprintf("%s#%s[%s](%s)", r.Method.Class, r.Method.Method, r.Generator.Method, strings.Join(args, ", "))
+}
+
+// costs collects, for every method measured at two or more values of a
+// single integer argument, its fork means per value and the cost model
+// fitted to them (one point per fork mean).
+func (r *CheckResult) costs() []report.Cost {
+	if r.plan == nil {
+		return nil
+	}
+	var curves []report.Cost
+	index := map[string]int{}
+	for _, q := range r.plan.Requests {
+		if len(q.Args) != 1 || q.Args[0].Kind != spl.Int {
+			continue
+		}
+		res, ok := r.results[q.Key()]
+		if !ok || res.Error != "" {
+			continue
+		}
+		subject := fmt.Sprintf("%s#%s[%s]", q.Method.Class, q.Method.Method, q.Generator.Method)
+		i, ok := index[subject]
+		if !ok {
+			i = len(curves)
+			index[subject] = i
+			curves = append(curves, report.Cost{Subject: subject})
+		}
+		pt := report.CostPoint{N: float64(q.Args[0].Int)}
+		for _, f := range res.Forks {
+			if len(f.NsPerOp) > 0 {
+				pt.ForkMeans = append(pt.ForkMeans, stat.Mean(f.NsPerOp, nil))
+			}
+		}
+		curves[i].Points = append(curves[i].Points, pt)
+	}
+	for i := range curves {
+		curves[i].Fit = fitCost(curves[i].Points)
+	}
+	return curves
+}
+
+// fitCost fits the cost models to the fork means of two or more argument
+// values; nil when there are fewer or no model can be fitted.
+func fitCost(points []report.CostPoint) *stats.CostModels {
+	var pts []stats.CostPoint
+	values := map[float64]bool{}
+	for _, p := range points {
+		values[p.N] = true
+		for _, y := range p.ForkMeans {
+			pts = append(pts, stats.CostPoint{N: p.N, Y: y})
+		}
+	}
+	if len(values) < 2 {
+		return nil
+	}
+	fit, err := stats.FitCostModels(pts)
+	if err != nil {
+		return nil
+	}
+	return &fit
+}
+
+// environment describes where and how the measurements ran.
+func (r *CheckResult) environment() []report.Field {
+	var fields []report.Field
+	if r.plan != nil {
+		for _, q := range r.plan.Requests {
+			res := r.results[q.Key()]
+			if res.Error == "" && res.Env.JavaVersion != "" {
+				fields = envFields(res.Env)
+				break
+			}
+		}
+	}
+	o := r.options
+	return append(fields,
+		report.Field{Name: "measurement", Value: fmt.Sprintf("%d forks × %d samples per measurement, warm-up at least %s, fork time limit %s", o.Forks, o.SamplesPerFork, o.Warmup, o.ForkTimeout)},
+		report.Field{Name: "perfls", Value: version.String() + ", built with " + runtime.Version()},
+	)
+}
+
+func envFields(e measure.Environment) []report.Field {
+	fields := []report.Field{{Name: "JVM", Value: strings.TrimSpace(fmt.Sprintf("%s %s, %s %s", e.JavaVendor, e.JavaVersion, e.VMName, e.VMVersion))}}
+	if len(e.JVMArgs) > 0 {
+		fields = append(fields, report.Field{Name: "JVM flags", Value: strings.Join(e.JVMArgs, " ")})
+	}
+	machine := e.OS + "/" + e.Arch
+	if e.CPUModel != "" {
+		machine += ", " + e.CPUModel
+	}
+	if e.Cores > 0 {
+		machine += fmt.Sprintf(", %d cores", e.Cores)
+	}
+	return append(fields, report.Field{Name: "machine", Value: machine})
+}
+
+// addMeasurement adds the summary of one of the annotated method's own
+// measurements to its record, once per workload and arguments.
+func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.ItemResult) []verdict.Measurement {
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = a.String()
+	}
+	m := verdict.Measurement{Workload: r.Generator.Method, Args: strings.Join(args, ", "), MeasuredAt: res.MeasuredAt}
+	for _, have := range ms {
+		if have.Workload == m.Workload && have.Args == m.Args {
+			return ms
+		}
+	}
+	if res.Error != "" || len(res.Forks) == 0 {
+		return ms
+	}
+	if len(r.Args) == 1 && r.Args[0].Kind == spl.Int {
+		m.N = float64(r.Args[0].Int)
+	}
+	s := measure.Summarize(res.Forks)
+	finite := func(x float64) float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0
+		}
+		return x
+	}
+	m.MeanNs, m.MedianNs = finite(s.MeanNsPerOp), finite(s.MedianNsPerOp)
+	m.CILowNs, m.CIHighNs = finite(s.CI95[0]), finite(s.CI95[1])
+	m.AllocBytes = -1
+	if !math.IsNaN(s.MeanAllocBytesPerOp) {
+		m.AllocBytes = s.MeanAllocBytesPerOp
+	}
+	m.Forks, m.Samples = s.Forks, s.SamplesPerFork
+	for _, f := range res.Forks {
+		if len(f.NsPerOp) > 0 {
+			m.ForkMeansNs = append(m.ForkMeansNs, stat.Mean(f.NsPerOp, nil))
+		}
+	}
+	return append(ms, m)
+}

@@ -1,0 +1,101 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/server"
+)
+
+// From the lens to the hover with the real engine and real forks: the
+// Calibrate lens of a method calibrates its workloads in the background,
+// then the lens and the hover show the models.
+func TestCalibrateLensEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	text := `package p;
+import dev.perfls.*;
+public class B {
+    @Workload("p.B#sizes")
+    public static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s; }
+    @Generator("one call with n")
+    public static Iterable<Object[]> sizes(@Param(value = "n", min = 500) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p", "B.java")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
+		Base: measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	store, err := eng.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := startSession(t, server.Options{Verdicts: store, Actions: eng, CacheDir: eng.CacheDir()})
+	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), Capabilities: protocol.ClientCapabilities{
+		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true}}}, nil)
+	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	u := uri.File(src)
+	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text}})
+	fc.awaitDiagnostics(t, u, 1)
+	lensTitled := func(prefix string) *protocol.CodeLens {
+		var lenses []protocol.CodeLens
+		fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+		for i := range lenses {
+			if strings.HasPrefix(lenses[i].Command.Title, prefix) {
+				return &lenses[i]
+			}
+		}
+		return nil
+	}
+	lens := lensTitled("▶ Calibrate (30 forks)")
+	if lens == nil {
+		t.Fatal("no Calibrate lens")
+	}
+	arg := lens.Command.Arguments[0].(map[string]any)
+	arg["forks"] = 3
+	var reply any
+	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lens.Command.Command, Arguments: []any{arg}}, &reply)
+	if reply != "started" {
+		t.Fatalf("calibrate: %v", reply)
+	}
+	ended := func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"kind":"end"`) && !strings.Contains(string(p), "perfls/index")
+	}
+	fc.awaitFor(t, 2*time.Minute, "the calibration to end", func() bool { return fc.seen(protocol.MethodProgress, ended) })
+	if !fc.seen(protocol.MethodProgress, func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"message":"calibrated sizes(500): 3 runs, provisional"`)
+	}) {
+		t.Fatalf("the calibration did not succeed: %s", fc.log())
+	}
+	if lensTitled("▶ Recalibrate · oracle: calibrated (3 runs, provisional)") == nil {
+		t.Error("the lens does not show the model")
+	}
+	var h protocol.Hover
+	fc.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 4, Character: 25}}}, &h)
+	for _, want := range []string{"**Bounds oracle** `sizes(500)`: **calibrated** — model of 3 runs (provisional: fewer than 20)", "| ns_per_op |", "| classes |"} {
+		if !strings.Contains(h.Contents.Value, want) {
+			t.Errorf("hover lacks %q:\n%s", want, h.Contents.Value)
+		}
+	}
+}
