@@ -41,8 +41,9 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 }
 
 // verdictDiagnostics puts each violated or undecided formula instance of the
-// latest check on the formula's text: violated as a warning, undecided as
-// information with its reason. A formula edited since its check is skipped:
+// latest check on the formula's text: violated as a warning (or an error, as
+// the settings say), failed (an error left it undecided) as a warning,
+// undecided for lack of evidence as information with its reason. A formula edited since its check is skipped:
 // its verdict no longer describes the text.
 func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 	if doc.java == nil {
@@ -94,7 +95,10 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 				Source:   "perfls",
 				Message:  instanceMessage(in),
 			}
-			if in.Outcome == verdict.Undecided {
+			switch {
+			case in.Failed:
+				d.Severity, d.Code = protocol.DiagnosticSeverityWarning, "formula-failed"
+			case in.Outcome == verdict.Undecided:
 				d.Severity, d.Code = protocol.DiagnosticSeverityInformation, "formula-undecided"
 			}
 			if related {
@@ -124,7 +128,7 @@ func formulaOf(doc *document, r verdict.MethodResult, text string) *workspace.Fo
 // "violated for n=10000: SELF[w](10000) <= …: 1.40 µs/op vs 16.7 ns/op, …".
 func instanceMessage(in verdict.InstanceResult) string {
 	var b strings.Builder
-	b.WriteString(in.Outcome.String())
+	b.WriteString(report.Outcome(in))
 	if in.Instance != "" {
 		fmt.Fprintf(&b, " for %s", in.Instance)
 	}

@@ -228,10 +228,13 @@ func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {
 			if label == "" {
 				label = "—"
 			}
-			out := in.Outcome.String()
+			out := Outcome(in)
 			if len(in.Comparisons) > 1 {
 				label = fmt.Sprintf("%s #%d", label, i+1)
 				out = c.Outcome.String()
+				if c.Failed {
+					out = "failed"
+				}
 			}
 			ev := c.Evidence
 			if ev.Left.Samples == 0 && ev.Right.Samples == 0 {

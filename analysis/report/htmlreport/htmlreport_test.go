@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 )
@@ -235,4 +236,22 @@ func BenchmarkRenderQuickstart(b *testing.B) {
 		size = len(page)
 	}
 	b.ReportMetric(float64(size), "page-bytes")
+}
+
+// TestFailedIsRed: an instance an error left undecided is shown as failed
+// (red, with the reason), apart from the undecided ones.
+func TestFailedIsRed(t *testing.T) {
+	c := &report.Check{Project: "/p", Alpha: 0.05, Methods: []verdict.MethodResult{{File: "/p/A.java", Class: "p.A", Method: "m",
+		Instances: []verdict.InstanceResult{{Line: 6, Formula: "f", Outcome: verdict.Undecided, Failed: true,
+			Comparisons: []verdict.ComparisonResult{{Text: "SELF[g](1) <= p.A#o[g](1)", Reason: "left side: NoClassDefFoundError: dep/Lib", Failed: true}}}}}}}
+	page, err := Render(FromCheck(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<span class="badge failed">1 failed</span>`, `class="instance is-failed"`, `data-outcome="failed"`,
+		"Failed: an error left the comparison undecided: left side: NoClassDefFoundError: dep/Lib.", "0 undecided"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A formula instance that an error leaves undecided fails the check (exit
+// 2, "failed", a JUnit error), whatever the error; one undecided for lack
+// of evidence does not (exit 0, a skipped JUnit case). Issue #16, item 2.
+func TestCheckFailsWhenErrorsLeaveFormulasUndecided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	small := []string{"--forks", "1", "--samples", "3", "--warmup", "20ms"}
+	cases := []struct {
+		name, method, reason string
+		extra                []string
+		want                 int
+	}{
+		{"every workload throws", "throwing", "threw java.lang.IllegalStateException: always", nil, exitUsage},
+		{"mistyped method", "mistyped", `unknown method "othr"`, nil, exitUsage},
+		{"mistyped generator", "mistypedGen", `unknown generator method or alias "gne"`, nil, exitUsage},
+		{"no workload", "noWorkload", "no workload: write the generator in brackets", nil, exitUsage},
+		{"lack of evidence", "fine", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric"}, exitOK},
+	}
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"p/A.java": `package p;
+import dev.perfls.SPL;
+public class A {
+    @SPL("for n in {10} SELF[gen](n) <= p.A#other[gen](n)")
+    public static int throwing(int n) { throw new IllegalStateException("always"); }
+    @SPL("for n in {10} SELF[gen](n) <= p.A#othr[gen](n)")
+    public static int mistyped(int n) { return n; }
+    @SPL("for n in {10} SELF[gne](n) <= p.A#other[gen](n)")
+    public static int mistypedGen(int n) { return n; }
+    @SPL("for n in {10} SELF(n) <= other(n)")
+    public static int noWorkload(int n) { return n; }
+    @SPL("for n in {10} SELF[gen](n) <= p.A#other[gen](n)")
+    public static int fine(int n) { return n; }
+    public static int other(int n) { return n; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`})
+			// Only the case's formula: the others' methods lose their @SPL.
+			src := filepath.Join(dir, "p", "A.java")
+			b, _ := os.ReadFile(src)
+			lines := strings.Split(string(b), "\n")
+			for i := 0; i+1 < len(lines); i++ {
+				if strings.HasPrefix(strings.TrimSpace(lines[i]), "@SPL") && !strings.Contains(lines[i+1], " "+c.method+"(") {
+					lines[i] = ""
+				}
+			}
+			os.WriteFile(src, []byte(strings.Join(lines, "\n")), 0o644)
+			checkFailed(t, dir, append(append(small, c.extra...), dir), c.want, c.reason)
+		})
+	}
+}
+
+// A dependency missing from the classpath at run time
+// (NoClassDefFoundError) fails the check too.
+func TestCheckFailsOnAMissingDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	dir, lib := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"src/main/java/p/B.java": `package p;
+import dev.perfls.SPL;
+public class B {
+    @SPL("SELF[gen](5) <= p.B#same[gen](5)")
+    public static int twice(int n) { return dep.Lib.twice(n); }
+    public static int same(int n) { return n; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`})
+	writeFiles(t, lib, map[string]string{"dep/Lib.java": "package dep;\npublic class Lib { public static int twice(int n) { return 2 * n; } }\n",
+		"dev/perfls/SPL.java": "package dev.perfls;\npublic @interface SPL { String[] value(); }\n"})
+	// The build tool's fresh output, which perfls uses as it is, lacks the
+	// dependency's class.
+	classes := filepath.Join(dir, "target", "classes")
+	out, err := exec.Command("javac", "-sourcepath", lib, "-d", classes,
+		filepath.Join(dir, "src/main/java/p/B.java"), filepath.Join(lib, "dep/Lib.java")).CombinedOutput()
+	if err != nil {
+		t.Skipf("javac: %v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(classes, "dep"))
+	os.RemoveAll(filepath.Join(classes, "dev"))
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(filepath.Join(classes, "p", "B.class"), later, later)
+	checkFailed(t, dir, []string{"--forks", "1", "--samples", "3", "--warmup", "20ms", dir}, exitUsage, "NoClassDefFoundError")
+}
+
+// checkFailed runs perfls check with args and checks the exit status, the
+// text and the JUnit report: failed (an error) or undecided (no error).
+func checkFailed(t *testing.T, dir string, args []string, want int, reason string) {
+	t.Helper()
+	junit := filepath.Join(t.TempDir(), "perfls.xml")
+	code, out, errs := runCLI(t, append([]string{"check", "--junit", junit}, args...)...)
+	state := map[int]string{exitUsage: "failed", exitOK: "undecided"}[want]
+	if code != want || !strings.HasPrefix(out, state+" ") || !strings.Contains(out, reason) {
+		t.Fatalf("exit %d, want %d with %q and %q\nstdout:\n%s\nstderr:\n%s", code, want, state, reason, out, errs)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Errors  int `xml:"errors,attr"`
+		Skipped int `xml:"skipped,attr"`
+	}
+	if err := xml.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	if wantErrors := map[int]int{exitUsage: 1}[want]; report.Errors != wantErrors || report.Skipped != 1-wantErrors {
+		t.Errorf("junit: %d errors, %d skipped, want %d errors\n%s", report.Errors, report.Skipped, wantErrors, b)
+	}
+}
+
+// writeFiles writes files (relative path → text) below dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
