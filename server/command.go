@@ -75,7 +75,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	switch p.Command {
 	case CommandCheck, CommandMeasure, CommandCheckFile:
 	default:
-		return nil, fmt.Errorf("unknown command %q (perfls knows %v)", p.Command, allCommands)
+		return nil, invalidParams("unknown command %q (perfls knows %v)", p.Command, allCommands)
 	}
 	if !s.settings().AllowMeasuring {
 		return nil, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
@@ -102,11 +102,11 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return nil, err
 		}
 		if args.URI == "" {
-			return nil, fmt.Errorf("%s: the argument needs a uri", p.Command)
+			return nil, invalidParams("%s: the argument needs a uri", p.Command)
 		}
 		doc := s.snapshot(args.URI)
 		if doc == nil || doc.java == nil {
-			return nil, fmt.Errorf("%s: %s is not an open Java document", p.Command, args.URI)
+			return nil, invalidParams("%s: %s is not an open Java document", p.Command, args.URI)
 		}
 		n := 0
 		for _, a := range formulaMethods(doc) {
@@ -152,7 +152,7 @@ func decodeMethodArg(p *protocol.ExecuteCommandParams, args *MethodArgs) error {
 		return err
 	}
 	if args.URI == "" || args.Class == "" || args.Method == "" {
-		return fmt.Errorf("%s: the argument needs uri, class and method (got %+v)", p.Command, *args)
+		return invalidParams("%s: the argument needs uri, class and method (got %+v)", p.Command, *args)
 	}
 	return nil
 }
@@ -161,14 +161,14 @@ func decodeMethodArg(p *protocol.ExecuteCommandParams, args *MethodArgs) error {
 // as generic JSON values, so they are re-encoded into the typed struct.
 func decodeArg(p *protocol.ExecuteCommandParams, into any) error {
 	if len(p.Arguments) != 1 {
-		return fmt.Errorf("%s: want 1 argument, got %d", p.Command, len(p.Arguments))
+		return invalidParams("%s: want 1 argument, got %d", p.Command, len(p.Arguments))
 	}
 	b, err := json.Marshal(p.Arguments[0])
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.Command, err)
+		return invalidParams("%s: %v", p.Command, err)
 	}
 	if err := json.Unmarshal(b, into); err != nil {
-		return fmt.Errorf("%s: bad argument: %w", p.Command, err)
+		return invalidParams("%s: bad argument: %v", p.Command, err)
 	}
 	return nil
 }

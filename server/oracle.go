@@ -408,7 +408,7 @@ func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandPa
 		return nil, true, err
 	}
 	if args.Class == "" || args.Method == "" {
-		return nil, true, fmt.Errorf("%s: the argument needs class and method (got %+v)", p.Command, args.MethodArgs)
+		return nil, true, invalidParams("%s: the argument needs class and method (got %+v)", p.Command, args.MethodArgs)
 	}
 	if s.opts.Verdicts == nil {
 		return nil, true, fmt.Errorf("%s: this server has no cache for the bounds oracle", p.Command)
@@ -427,13 +427,13 @@ func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandPa
 		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
 	}
 	if args.URI == "" {
-		return nil, true, fmt.Errorf("%s: the argument needs uri", p.Command)
+		return nil, true, invalidParams("%s: the argument needs uri", p.Command)
 	}
 	if args.Forks == 0 {
 		args.Forks = engine.DefaultCalibrationForks
 	}
 	if args.Forks < 2 {
-		return nil, true, fmt.Errorf("%s: forks must be ≥ 2 (got %d)", p.Command, args.Forks)
+		return nil, true, invalidParams("%s: forks must be ≥ 2 (got %d)", p.Command, args.Forks)
 	}
 	return started(s.startCalibrate(ctx, args)), true, nil
 }

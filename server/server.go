@@ -6,9 +6,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,7 +97,11 @@ type server struct {
 // Serve runs an LSP session on rwc until the client sends exit or the stream
 // closes. The returned session's Done channel closes then.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	logf := func(string, ...any) {}
+	if opts.Logger != nil {
+		logf = opts.Logger.Printf
+	}
+	conn := jsonrpc2.NewConn(newStream(rwc, logf))
 	s := &server{
 		opts:    opts,
 		conn:    conn,
@@ -107,17 +113,14 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 		disk:    &declFiles{files: map[string]declFile{}},
 		cfg:     DefaultSettings(),
 		slot:    make(chan struct{}, 1),
-		logf:    func(string, ...any) {},
+		logf:    logf,
 	}
 	s.recordRev, s.oracleRev = -1, -1
 	s.lensesStale = make(chan struct{}, 1)
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
-	if opts.Logger != nil {
-		s.logf = opts.Logger.Printf
-	}
 	h := protocol.ServerHandler(s, nil)
-	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(recoverHandler(h))))))
+	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(h)))))))
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {
@@ -190,6 +193,42 @@ func cancelHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
 	}
 }
 
+// requestFailed is LSP's code for a request that was well formed but could
+// not be carried out.
+const requestFailed jsonrpc2.Code = -32803
+
+// coded gives every error reply a JSON-RPC code: an error that has one
+// keeps it (MethodNotFound from nyi, InvalidParams from commands,
+// RequestCancelled); parameters that do not decode are InvalidParams
+// (protocol answers them as a parse error without a code); any other error
+// of a handler is RequestFailed.
+func coded(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return h(ctx, func(ctx context.Context, result any, err error) error {
+			return reply(ctx, result, wireError(err))
+		}, req)
+	}
+}
+
+func wireError(err error) error {
+	var we *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &we):
+		return &jsonrpc2.Error{Code: we.Code, Message: err.Error(), Data: we.Data}
+	case strings.HasPrefix(err.Error(), jsonrpc2.ErrParse.Message+": "):
+		return &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "invalid params: " + strings.TrimPrefix(err.Error(), jsonrpc2.ErrParse.Message+": ")}
+	default:
+		return &jsonrpc2.Error{Code: requestFailed, Message: err.Error()}
+	}
+}
+
+// invalidParams is the error of a request whose parameters are wrong.
+func invalidParams(format string, args ...any) error {
+	return &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
 // recoverHandler turns a panic in a handler into an error reply instead of a
 // dead server.
 func recoverHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
@@ -205,7 +244,7 @@ func recoverHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
 					err = nil
 					return
 				}
-				err = reply(ctx, nil, fmt.Errorf("perfls: internal error in %s: %v", req.Method(), r))
+				err = reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: fmt.Sprintf("perfls: internal error in %s: %v", req.Method(), r)})
 			}
 		}()
 		return h(ctx, guarded, req)

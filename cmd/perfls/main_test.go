@@ -5,20 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
-
-	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/measure"
@@ -209,111 +202,6 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
-
-// TestServeOverStdio starts the real binary and speaks LSP over its stdin and
-// stdout: initialize → didOpen → publishDiagnostics → hover → shutdown → exit.
-func TestServeOverStdio(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "perfls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	// Like some clients, this one keeps the server's stdin open to the end
-	// (closing the connection does not close it): the server must exit on
-	// the exit notification alone.
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{stdout, keepOpen{stdin}}))
-	published := make(chan protocol.PublishDiagnosticsParams, 10)
-	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
-			var p protocol.PublishDiagnosticsParams
-			json.Unmarshal(req.Params(), &p)
-			published <- p
-		}
-		return reply(ctx, nil, nil)
-	})
-
-	var init protocol.InitializeResult
-	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, &init); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, stderr.String())
-	}
-	if init.ServerInfo == nil || init.ServerInfo.Name != "perfls" {
-		t.Errorf("serverInfo %+v", init.ServerInfo)
-	}
-	conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{})
-	u := uri.File(filepath.Join(t.TempDir(), "A.java"))
-	text := "package p;\nclass A {\n    @SPL(\"SELF[g](1) <= p.A#n[g](1) &\")\n    static void m() {}\n}\n"
-	conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text},
-	})
-	select {
-	case p := <-published:
-		if p.URI != u || len(p.Diagnostics) == 0 || p.Diagnostics[0].Range.Start.Line != 2 {
-			t.Errorf("diagnostics %+v, want an error on line 3 (dangling &)", p)
-		}
-	case <-ctx.Done():
-		t.Fatalf("no diagnostics published\n%s", stderr.String())
-	}
-	var hover protocol.Hover
-	if _, err := conn.Call(ctx, protocol.MethodTextDocumentHover, &protocol.HoverParams{
-		TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 17},
-		},
-	}, &hover); err != nil {
-		t.Fatalf("hover: %v", err)
-	}
-	if !strings.Contains(hover.Contents.Value, "p.A#m()") || !strings.Contains(hover.Contents.Value, "Not measured yet") {
-		t.Errorf("hover:\n%s", hover.Contents.Value)
-	}
-	if _, err := conn.Call(ctx, protocol.MethodShutdown, nil, nil); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	conn.Notify(ctx, protocol.MethodExit, nil)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve exited with %v\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not exit after exit")
-	}
-}
-
-type pipe struct {
-	r interface{ Read([]byte) (int, error) }
-	w interface {
-		Write([]byte) (int, error)
-		Close() error
-	}
-}
-
-func (p pipe) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipe) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipe) Close() error                { return p.w.Close() }
-
-// keepOpen is a writer whose Close leaves it open.
-type keepOpen struct{ w io.Writer }
-
-func (k keepOpen) Write(b []byte) (int, error) { return k.w.Write(b) }
-func (keepOpen) Close() error                  { return nil }
 
 // TestInterpretationPrecedence: a formula's interpretation= beats the
 // command line, which beats perfls.json, which beats the automatic choice;
