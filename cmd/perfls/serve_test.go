@@ -142,7 +142,9 @@ func (p *serveProcess) reply(t *testing.T, id string) int {
 	}
 }
 
-func lspFrame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+func lspFrame(body string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+}
 
 // The built server answers malformed input with the JSON-RPC error for it
 // and keeps serving, then exits 0 after shutdown and exit (issue #16, item
