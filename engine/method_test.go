@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -34,15 +34,8 @@ func openEngine(t *testing.T, base measure.Options) *Engine {
 // directory and returns the directory and the file's path.
 func writeProject(t *testing.T, rel, text string) (dir, src string) {
 	t.Helper()
-	dir = t.TempDir()
-	src = filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir, src
+	dir = fixture.Project(t, map[string]string{rel: text})
+	return dir, filepath.Join(dir, filepath.FromSlash(rel))
 }
 
 // classA is the editor actions' class: fast (whose body is given) is

@@ -205,15 +205,7 @@ type StatusParams struct {
 	Message string `json:"message"`
 }
 
-func summarize(results []verdict.MethodResult) string {
-	counts := map[verdict.Outcome]int{}
-	for _, r := range results {
-		for _, in := range r.Instances {
-			counts[in.Outcome]++
-		}
-	}
-	return fmt.Sprintf("%d satisfied, %d violated, %d undecided", counts[verdict.Satisfied], counts[verdict.Violated], counts[verdict.Undecided])
-}
+func summarize(results []verdict.MethodResult) string { return verdict.Count(results).String() }
 
 func measuredSummary(results []verdict.MethodResult) string {
 	var parts []string

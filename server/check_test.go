@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
 
@@ -35,8 +35,19 @@ type fakeActions struct {
 }
 
 func (f *fakeActions) CheckMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
+	return f.run(ctx, &f.requests, req, report, func() []verdict.MethodResult { return f.result })
+}
+
+// MeasureMethod is the Measure lens's action.
+func (f *fakeActions) MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
+	return f.run(ctx, &f.measures, req, report, func() []verdict.MethodResult { return f.measured })
+}
+
+// run records req in reqs, reports progress, waits for release (or
+// cancellation) when set, and returns result().
+func (f *fakeActions) run(ctx context.Context, reqs *[]engine.MethodRequest, req engine.MethodRequest, report func(string), result func() []verdict.MethodResult) ([]verdict.MethodResult, error) {
 	f.mu.Lock()
-	f.requests = append(f.requests, req)
+	*reqs = append(*reqs, req)
 	f.mu.Unlock()
 	report("fork 1/3 of demo.Demo#fast")
 	if f.release != nil {
@@ -51,7 +62,7 @@ func (f *fakeActions) CheckMethod(ctx context.Context, req engine.MethodRequest,
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.result, f.err
+	return result(), f.err
 }
 
 // CalibrateMethod is refused: this fake does not calibrate.
@@ -71,75 +82,17 @@ public class Demo {
 }
 `
 
-func (fc *fakeClient) await(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	fc.awaitFor(t, 30*time.Second, what, ok)
-}
-
-// awaitFor waits up to limit for ok, checking on every message from the
-// server.
-func (fc *fakeClient) awaitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.After(limit)
-	for !ok() {
-		select {
-		case <-fc.ch:
-		case <-time.After(20 * time.Millisecond):
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// seen tells whether the server sent method with params that ok accepts.
-func (fc *fakeClient) seen(method string, ok func(json.RawMessage) bool) bool {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	for _, c := range fc.calls {
-		if c.method == method && ok(c.params) {
-			return true
-		}
-	}
-	return false
-}
-
-// log is every message from the server, one a line.
-func (fc *fakeClient) log() string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	var b strings.Builder
-	for _, c := range fc.calls {
-		fmt.Fprintf(&b, "%s %s\n", c.method, c.params)
-	}
-	return b.String()
-}
-
-func (fc *fakeClient) methods() []string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	var ms []string
-	for _, c := range fc.calls {
-		ms = append(ms, c.method)
-	}
-	return ms
-}
-
 // progressKinds lists "kind:message" of the $/progress messages whose token
 // began with a title containing title.
-func (fc *fakeClient) progressKinds(title string) []string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
+func progressKinds(fc *lsptest.Client, title string) []string {
 	var kinds []string
 	var token string
-	for _, c := range fc.calls {
-		if c.method != protocol.MethodProgress {
-			continue
-		}
+	for _, params := range fc.Received(protocol.MethodProgress) {
 		var p struct {
 			Token json.RawMessage
 			Value struct{ Kind, Message, Title string }
 		}
-		json.Unmarshal(c.params, &p)
+		json.Unmarshal(params, &p)
 		if p.Value.Kind == "begin" && strings.Contains(p.Value.Title, title) {
 			token = string(p.Token)
 		}
@@ -151,7 +104,6 @@ func (fc *fakeClient) progressKinds(title string) []string {
 }
 
 func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Demo.java")
 	checker := &fakeActions{release: make(chan struct{})}
@@ -164,9 +116,9 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 					Evidence: verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 900, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 300, Samples: 90}, Ratio: 3, P: 1e-9}}}},
 		},
 	}}
-	fc := startSession(t, server.Options{Actions: checker})
+	fc := lsptest.Start(t, server.Options{Actions: checker})
 	var init protocol.InitializeResult
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{
 		RootURI: uri.File(dir),
 		Capabilities: protocol.ClientCapabilities{
 			Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
@@ -176,15 +128,15 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 	if init.Capabilities.ExecuteCommandProvider == nil || len(init.Capabilities.ExecuteCommandProvider.Commands) == 0 || init.Capabilities.CodeLensProvider == nil {
 		t.Fatalf("lenses and commands not advertised: %+v", init.Capabilities)
 	}
-	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	u := uri.File(path)
-	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: lensSource},
 	})
-	fc.awaitDiagnostics(t, u, 1)
+	fc.AwaitDiagnostics(t, u, 1)
 
 	var lenses []protocol.CodeLens
-	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+	fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
 	// SELF is measured on a generator: a Measure lens, then the Check lens.
 	if len(lenses) != 2 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandMeasure ||
 		lenses[1].Command == nil || lenses[1].Command.Command != server.CommandCheck || lenses[1].Range.Start.Line != 4 {
@@ -197,44 +149,36 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 
 	// Running the lens's command replies at once; the work goes on in the background.
 	var reply any
-	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+	fc.Call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
 		Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments,
 	}, &reply)
 	if reply != "started" {
 		t.Errorf("reply %v", reply)
 	}
-	fc.await(t, "progress begin and report", func() bool { return len(fc.progressKinds("checking demo.Demo#fast")) >= 2 })
+	fc.Await(t, "progress begin and report", func() bool { return len(progressKinds(fc, "checking demo.Demo#fast")) >= 2 })
 	// Other requests are answered while the check runs.
 	var hover *protocol.Hover
-	fc.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+	fc.Call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 4, Character: 23}}}, &hover)
 	if hover == nil {
 		t.Error("no hover while a check runs")
 	}
 	close(checker.release)
 
-	fc.await(t, "a verdict diagnostic", func() bool {
-		fc.mu.Lock()
-		defer fc.mu.Unlock()
-		ps := fc.diags[u]
-		return len(ps) > 0 && len(ps[len(ps)-1].Diagnostics) > 0
-	})
-	fc.mu.Lock()
-	ps := fc.diags[u]
-	d := ps[len(ps)-1].Diagnostics[0]
-	fc.mu.Unlock()
+	fc.Await(t, "a verdict diagnostic", func() bool { return len(fc.LastDiagnostics(u)) > 0 })
+	d := fc.LastDiagnostics(u)[0]
 	if d.Severity != protocol.DiagnosticSeverityWarning || d.Range.Start.Line != 3 || !strings.Contains(d.Message, "violated for n=20") || !strings.Contains(d.Message, "900 ns/op vs 300 ns/op") {
 		t.Errorf("verdict diagnostic %+v", d)
 	}
-	fc.await(t, "codeLens/refresh", func() bool {
-		for _, m := range fc.methods() {
+	fc.Await(t, "codeLens/refresh", func() bool {
+		for _, m := range fc.Methods() {
 			if m == protocol.MethodCodeLensRefresh {
 				return true
 			}
 		}
 		return false
 	})
-	kinds := fc.progressKinds("checking demo.Demo#fast")
+	kinds := progressKinds(fc, "checking demo.Demo#fast")
 	if kinds[0] != "begin:" || !strings.HasPrefix(kinds[1], "report:fork 1/3") || kinds[len(kinds)-1] != "end:1 satisfied, 1 violated, 0 undecided" {
 		t.Errorf("progress %v", kinds)
 	}
@@ -245,17 +189,17 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 		t.Errorf("check request %+v", req)
 	}
 	// Editing the method makes the verdicts stale: a hint replaces the warning.
-	fc.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+	fc.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
 		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: strings.Replace(lensSource, "return a.length; }\n\n    public static int slow", "return a.length + 1; }\n\n    public static int slow", 1)}},
 	})
-	stale := fc.awaitDiagnostics(t, u, 2)
+	stale := fc.AwaitDiagnostics(t, u, 2)
 	if len(stale) != 1 || stale[0].Severity != protocol.DiagnosticSeverityHint || !strings.Contains(stale[0].Message, "changed since") {
 		t.Errorf("after editing the method: %+v", stale)
 	}
 
 	// The lens title now shows the verdicts.
-	fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+	fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
 	lenses = lenses[1:]
 	if !strings.Contains(lenses[0].Command.Title, "1 satisfied, 1 violated") {
 		t.Errorf("title after the check %q", lenses[0].Command.Title)
@@ -263,16 +207,15 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 }
 
 func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	checker := &fakeActions{err: errors.New("the project does not compile: Demo.java:3: ';' expected")}
-	fc := startSession(t, server.Options{Actions: checker})
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
+	fc := lsptest.Start(t, server.Options{Actions: checker})
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
 	u := uri.File(filepath.Join(dir, "Demo.java"))
 	args := server.MethodArgs{URI: u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
-	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
-	fc.await(t, "an error message", func() bool {
-		for _, m := range fc.methods() {
+	fc.Call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
+	fc.Await(t, "an error message", func() bool {
+		for _, m := range fc.Methods() {
 			if m == protocol.MethodWindowShowMessage {
 				return true
 			}
@@ -282,9 +225,9 @@ func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
 
 	// A check still running at shutdown is cancelled, and shutdown waits for it.
 	blocked := &fakeActions{release: make(chan struct{})}
-	fc2 := startSession(t, server.Options{Actions: blocked})
-	fc2.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
-	fc2.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
+	fc2 := lsptest.Start(t, server.Options{Actions: blocked})
+	fc2.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
+	fc2.Call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: server.CommandCheck, Arguments: []any{args}}, nil)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		blocked.mu.Lock()
 		n := len(blocked.requests)
@@ -296,12 +239,12 @@ func TestCheckFailureIsShownAndShutdownCancelsWork(t *testing.T) {
 			t.Fatal("check never started")
 		}
 	}
-	fc2.call(t, protocol.MethodShutdown, nil, nil) // returns only once the job ended
+	fc2.Call(t, protocol.MethodShutdown, nil, nil) // returns only once the job ended
 
 	var bad any
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := fc.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "perfls.nope"}, &bad); err == nil || !strings.Contains(err.Error(), "unknown command") {
+	if _, err := fc.Conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "perfls.nope"}, &bad); err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Errorf("unknown command: %v", err)
 	}
 }

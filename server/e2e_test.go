@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/server"
 )
@@ -33,12 +34,8 @@ public class B {
     public static Iterable<Object[]> sizes(@Param(value = "n", min = 500) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
 `
-	dir := t.TempDir()
+	dir := fixture.Project(t, map[string]string{"p/B.java": text})
 	src := filepath.Join(dir, "p", "B.java")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
 		Base: measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}})
 	if err != nil {
@@ -49,17 +46,17 @@ public class B {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := startSession(t, server.Options{Verdicts: store, Actions: eng, CacheDir: eng.CacheDir()})
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), Capabilities: protocol.ClientCapabilities{
+	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: eng, CacheDir: eng.CacheDir()})
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), Capabilities: protocol.ClientCapabilities{
 		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true}}}, nil)
-	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	u := uri.File(src)
-	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text}})
-	fc.awaitDiagnostics(t, u, 1)
+	fc.AwaitDiagnostics(t, u, 1)
 	lensTitled := func(prefix string) *protocol.CodeLens {
 		var lenses []protocol.CodeLens
-		fc.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
+		fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
 		for i := range lenses {
 			if strings.HasPrefix(lenses[i].Command.Title, prefix) {
 				return &lenses[i]
@@ -74,24 +71,24 @@ public class B {
 	arg := lens.Command.Arguments[0].(map[string]any)
 	arg["forks"] = 3
 	var reply any
-	fc.call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lens.Command.Command, Arguments: []any{arg}}, &reply)
+	fc.Call(t, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lens.Command.Command, Arguments: []any{arg}}, &reply)
 	if reply != "started" {
 		t.Fatalf("calibrate: %v", reply)
 	}
 	ended := func(p json.RawMessage) bool {
 		return strings.Contains(string(p), `"kind":"end"`) && !strings.Contains(string(p), "perfls/index")
 	}
-	fc.awaitFor(t, 2*time.Minute, "the calibration to end", func() bool { return fc.seen(protocol.MethodProgress, ended) })
-	if !fc.seen(protocol.MethodProgress, func(p json.RawMessage) bool {
+	fc.AwaitFor(t, 2*time.Minute, "the calibration to end", func() bool { return fc.Seen(protocol.MethodProgress, ended) })
+	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool {
 		return strings.Contains(string(p), `"message":"calibrated sizes(500): 3 runs, provisional"`)
 	}) {
-		t.Fatalf("the calibration did not succeed: %s", fc.log())
+		t.Fatalf("the calibration did not succeed: %s", fc.Log())
 	}
 	if lensTitled("▶ Recalibrate · oracle: calibrated (3 runs, provisional)") == nil {
 		t.Error("the lens does not show the model")
 	}
 	var h protocol.Hover
-	fc.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+	fc.Call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 4, Character: 25}}}, &h)
 	for _, want := range []string{"**Bounds oracle** `sizes(500)`: **calibrated** — model of 3 runs (provisional: fewer than 20)", "| ns_per_op |", "| classes |"} {
 		if !strings.Contains(h.Contents.Value, want) {

@@ -3,38 +3,20 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
-
-// MeasureMethod is the Measure lens's action.
-func (f *fakeActions) MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
-	f.mu.Lock()
-	f.measures = append(f.measures, req)
-	f.mu.Unlock()
-	report("fork 1/3")
-	if f.release != nil {
-		select {
-		case <-f.release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.measured, f.err
-}
 
 func (f *fakeActions) checkRequests() []engine.MethodRequest {
 	f.mu.Lock()
@@ -45,46 +27,29 @@ func (f *fakeActions) checkRequests() []engine.MethodRequest {
 // session opens lensSource (or src) in a fresh session with the given
 // initialization options and client capabilities.
 type session struct {
-	*fakeClient
+	*lsptest.Client
 	dir, path string
 	u         protocol.DocumentURI
 }
 
 func openSession(t *testing.T, opts server.Options, initOpts any, src string) *session {
 	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
-	dir := t.TempDir()
+	dir := fixture.Project(t, map[string]string{"Demo.java": src})
 	path := filepath.Join(dir, "Demo.java")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fc := startSession(t, opts)
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{
-		RootURI:               uri.File(dir),
-		InitializationOptions: initOpts,
-		Capabilities: protocol.ClientCapabilities{
-			Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
-			Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}},
-			TextDocument: &protocol.TextDocumentClientCapabilities{
-				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true},
-			},
+	fc := lsptest.Start(t, opts)
+	fc.Initialize(t, dir, initOpts, protocol.ClientCapabilities{
+		Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+		Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}},
+		TextDocument: &protocol.TextDocumentClientCapabilities{
+			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true},
 		},
-	}, nil)
-	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
-	u := uri.File(path)
-	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src},
 	})
-	fc.awaitDiagnostics(t, u, 1)
-	return &session{fc, dir, path, u}
+	return &session{fc, dir, path, fc.Open(t, path, src)}
 }
 
 func (ss *session) lenses(t *testing.T) []protocol.CodeLens {
 	t.Helper()
-	var lenses []protocol.CodeLens
-	ss.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss.u}}, &lenses)
-	return lenses
+	return ss.Lenses(t, ss.u)
 }
 
 func (ss *session) execute(t *testing.T, command string, arg any) (any, error) {
@@ -92,53 +57,30 @@ func (ss *session) execute(t *testing.T, command string, arg any) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var reply any
-	_, err := ss.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: command, Arguments: []any{arg}}, &reply)
+	_, err := ss.Conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: command, Arguments: []any{arg}}, &reply)
 	return reply, err
 }
 
 // statuses lists the perfls/status notifications received.
-func (fc *fakeClient) statuses() []server.StatusParams {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
+func statuses(fc *lsptest.Client) []server.StatusParams {
 	var out []server.StatusParams
-	for _, c := range fc.calls {
-		if c.method == server.MethodStatus {
-			var p server.StatusParams
-			json.Unmarshal(c.params, &p)
-			out = append(out, p)
-		}
+	for _, params := range fc.Received(server.MethodStatus) {
+		var p server.StatusParams
+		json.Unmarshal(params, &p)
+		out = append(out, p)
 	}
 	return out
 }
 
-func (fc *fakeClient) messages() []string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
+// messages lists the window/showMessage texts received.
+func messages(fc *lsptest.Client) []string {
 	var out []string
-	for _, c := range fc.calls {
-		if c.method == protocol.MethodWindowShowMessage {
-			var p protocol.ShowMessageParams
-			json.Unmarshal(c.params, &p)
-			out = append(out, p.Message)
-		}
+	for _, params := range fc.Received(protocol.MethodWindowShowMessage) {
+		var p protocol.ShowMessageParams
+		json.Unmarshal(params, &p)
+		out = append(out, p.Message)
 	}
 	return out
-}
-
-func (fc *fakeClient) lastDiagnostics(u protocol.DocumentURI) []protocol.Diagnostic {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	ps := fc.diags[u]
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps[len(ps)-1].Diagnostics
-}
-
-func (fc *fakeClient) publications(u protocol.DocumentURI) int {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	return len(fc.diags[u])
 }
 
 const formulaText = "for n in {10, 20} SELF[gen](n) <= demo.Demo#slow[gen](n)"
@@ -174,11 +116,11 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	if reply, err := ss.execute(t, server.CommandCheck, args); err != nil || reply != "started" {
 		t.Fatalf("check: %v %v", reply, err)
 	}
-	ss.await(t, "a violated diagnostic", func() bool {
-		ds := ss.lastDiagnostics(ss.u)
+	ss.Await(t, "a violated diagnostic", func() bool {
+		ds := ss.LastDiagnostics(ss.u)
 		return len(ds) > 0 && ds[0].Code == "formula-violated"
 	})
-	d := ss.lastDiagnostics(ss.u)[0]
+	d := ss.LastDiagnostics(ss.u)[0]
 	if d.Severity != protocol.DiagnosticSeverityError {
 		t.Errorf("violationSeverity error: got severity %v", d.Severity)
 	}
@@ -192,11 +134,11 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 		t.Errorf("settings not passed: %+v", req)
 	}
 	// perfls/status: queued, running, then idle.
-	ss.await(t, "idle status", func() bool {
-		st := ss.statuses()
+	ss.Await(t, "idle status", func() bool {
+		st := statuses(ss.Client)
 		return len(st) > 0 && st[len(st)-1].Message == "idle"
 	})
-	st := ss.statuses()
+	st := statuses(ss.Client)
 	sawRunning := false
 	for _, s := range st {
 		sawRunning = sawRunning || (s.Running == 1 && strings.Contains(s.Message, "checking demo.Demo#fast"))
@@ -206,20 +148,20 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	}
 
 	// Back to warning through didChangeConfiguration (nested form).
-	before := ss.publications(ss.u)
-	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
+	before := ss.Publications(ss.u)
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
 		Settings: map[string]any{"perfls": map[string]any{"violationSeverity": "warning"}},
 	})
-	ss.await(t, "a republication", func() bool { return ss.publications(ss.u) > before })
-	if d := ss.lastDiagnostics(ss.u); len(d) == 0 || d[0].Severity != protocol.DiagnosticSeverityWarning {
+	ss.Await(t, "a republication", func() bool { return ss.Publications(ss.u) > before })
+	if d := ss.LastDiagnostics(ss.u); len(d) == 0 || d[0].Severity != protocol.DiagnosticSeverityWarning {
 		t.Errorf("after violationSeverity warning: %+v", d)
 	}
 	// A bad value is reported and keeps the others.
-	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
 		Settings: map[string]any{"alpha": 3, "interpretation": "quick"},
 	})
-	ss.await(t, "a settings warning", func() bool {
-		for _, m := range ss.messages() {
+	ss.Await(t, "a settings warning", func() bool {
+		for _, m := range messages(ss.Client) {
 			if strings.Contains(m, "alpha: 3 is not between 0 and 1") {
 				return true
 			}
@@ -227,7 +169,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 		return false
 	})
 	ss.execute(t, server.CommandCheck, args)
-	ss.await(t, "a second check", func() bool { return len(checker.checkRequests()) == 2 })
+	ss.Await(t, "a second check", func() bool { return len(checker.checkRequests()) == 2 })
 	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" {
 		t.Errorf("after a bad alpha: %+v", req)
 	}
@@ -256,8 +198,8 @@ func TestAllowMeasuringFalseRefuses(t *testing.T) {
 		t.Errorf("%d checks ran", n)
 	}
 	// Allowed again: the command runs.
-	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": true}})
-	ss.await(t, "the check", func() bool {
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": true}})
+	ss.Await(t, "the check", func() bool {
 		_, err := ss.execute(t, server.CommandCheckFile, server.FileArgs{URI: ss.u})
 		return err == nil && len(checker.checkRequests()) > 0
 	})
@@ -281,8 +223,8 @@ func TestMeasureLensAndCheckFile(t *testing.T) {
 	if reply, err := ss.execute(t, lenses[0].Command.Command, lenses[0].Command.Arguments[0]); err != nil || reply != "started" {
 		t.Fatalf("measure: %v %v", reply, err)
 	}
-	ss.await(t, "codeLens/refresh", func() bool {
-		for _, m := range ss.methods() {
+	ss.Await(t, "codeLens/refresh", func() bool {
+		for _, m := range ss.Methods() {
 			if m == protocol.MethodCodeLensRefresh {
 				return true
 			}
@@ -292,7 +234,7 @@ func TestMeasureLensAndCheckFile(t *testing.T) {
 	if got := ss.lenses(t)[0].Command.Title; got != "▶ Measure · 12.3 µs/op ±1.1 %" {
 		t.Errorf("measure lens title %q", got)
 	}
-	if kinds := ss.progressKinds("measuring demo.Demo#fast"); len(kinds) < 2 || kinds[len(kinds)-1] != "end:gen(10): 12.3 µs/op ±1.1 %" {
+	if kinds := progressKinds(ss.Client, "measuring demo.Demo#fast"); len(kinds) < 2 || kinds[len(kinds)-1] != "end:gen(10): 12.3 µs/op ±1.1 %" {
 		t.Errorf("progress %v", kinds)
 	}
 
@@ -300,7 +242,7 @@ func TestMeasureLensAndCheckFile(t *testing.T) {
 	if err != nil || reply != "started 1 check" {
 		t.Fatalf("checkFile: %v %v", reply, err)
 	}
-	ss.await(t, "the file's check", func() bool { return len(checker.checkRequests()) == 1 })
+	ss.Await(t, "the file's check", func() bool { return len(checker.checkRequests()) == 1 })
 	if r := checker.checkRequests()[0]; r.Method != "fast" || r.File != ss.path {
 		t.Errorf("checkFile request %+v", r)
 	}
@@ -322,16 +264,16 @@ func TestJobsQueueOneAtATime(t *testing.T) {
 	if reply, _ := ss.execute(t, server.CommandCheck, args); reply != "already queued" {
 		t.Errorf("the same check twice: %v", reply)
 	}
-	ss.await(t, "one running, one queued", func() bool {
-		st := ss.statuses()
+	ss.Await(t, "one running, one queued", func() bool {
+		st := statuses(ss.Client)
 		return len(st) > 0 && st[len(st)-1].Running == 1 && st[len(st)-1].Queued == 1
 	})
 	close(checker.release)
-	ss.await(t, "idle", func() bool {
-		st := ss.statuses()
+	ss.Await(t, "idle", func() bool {
+		st := statuses(ss.Client)
 		return len(st) > 0 && st[len(st)-1].Message == "idle" && len(checker.checkRequests()) == 1
 	})
-	for _, s := range ss.statuses() {
+	for _, s := range statuses(ss.Client) {
 		if s.Running > 1 {
 			t.Errorf("two jobs ran at once: %+v", s)
 		}
@@ -348,26 +290,26 @@ func TestMeasureOnSave(t *testing.T) {
 	checker.mu.Unlock()
 	args := server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}}
 	ss.execute(t, server.CommandCheck, args)
-	ss.await(t, "the verdicts", func() bool {
-		ds := ss.lastDiagnostics(ss.u)
+	ss.Await(t, "the verdicts", func() bool {
+		ds := ss.LastDiagnostics(ss.u)
 		return len(ds) > 0 && ds[0].Code == "formula-violated"
 	})
 	save := func() {
-		ss.notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss.u}})
+		ss.Notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss.u}})
 	}
 	// Saving unchanged code measures nothing.
 	save()
 	edited := strings.Replace(lensSource, "{ return a.length; }\n\n    public static int slow", "{ return a.length + 1; }\n\n    public static int slow", 1)
-	ss.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+	ss.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
 		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: ss.u}, Version: 2},
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: edited}},
 	})
-	ss.awaitDiagnostics(t, ss.u, 2)
+	ss.AwaitDiagnostics(t, ss.u, 2)
 	if n := len(checker.checkRequests()); n != 1 {
 		t.Fatalf("%d checks before the save of the change, want 1", n)
 	}
 	save()
-	ss.await(t, "the re-check on save", func() bool { return len(checker.checkRequests()) == 2 })
+	ss.Await(t, "the re-check on save", func() bool { return len(checker.checkRequests()) == 2 })
 	if r := checker.checkRequests()[1]; r.Method != "fast" {
 		t.Errorf("re-checked %+v", r)
 	}
@@ -379,11 +321,11 @@ func TestMeasureOnSave(t *testing.T) {
 	checker2.result = violatedResult(ss2.path, "0123456789abcdef") // recorded for other code
 	checker2.mu.Unlock()
 	ss2.execute(t, server.CommandCheck, server.MethodArgs{URI: ss2.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}})
-	ss2.await(t, "a stale hint", func() bool {
-		ds := ss2.lastDiagnostics(ss2.u)
+	ss2.Await(t, "a stale hint", func() bool {
+		ds := ss2.LastDiagnostics(ss2.u)
 		return len(ds) > 0 && ds[0].Code == "stale-verdict"
 	})
-	ss2.notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss2.u}})
+	ss2.Notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: ss2.u}})
 	// A request after the notification is handled after it (in order).
 	ss2.lenses(t)
 	if n := len(checker2.checkRequests()); n != 1 {
@@ -396,8 +338,8 @@ func TestJobsEndWithTheConnection(t *testing.T) {
 	checker := &fakeActions{release: make(chan struct{}), stopped: make(chan struct{}, 1)}
 	ss := openSession(t, server.Options{Actions: checker}, nil, lensSource)
 	ss.execute(t, server.CommandCheck, server.MethodArgs{URI: ss.u, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}})
-	ss.await(t, "the running check", func() bool { return len(checker.checkRequests()) == 1 })
-	ss.conn.Close()
+	ss.Await(t, "the running check", func() bool { return len(checker.checkRequests()) == 1 })
+	ss.Conn.Close()
 	select {
 	case <-checker.stopped:
 	case <-time.After(30 * time.Second):
@@ -423,12 +365,12 @@ func TestVerdictsOfOtherProcessesArePushed(t *testing.T) {
 	if err := other.ReplaceVerdicts(context.Background(), violatedResult(ss.path, sourceHash(t, ss.path, "fast"))); err != nil {
 		t.Fatal(err)
 	}
-	ss.await(t, "the other process's verdict", func() bool {
-		ds := ss.lastDiagnostics(ss.u)
+	ss.Await(t, "the other process's verdict", func() bool {
+		ds := ss.LastDiagnostics(ss.u)
 		return len(ds) > 0 && ds[0].Code == "formula-violated"
 	})
-	ss.await(t, "codeLens/refresh", func() bool {
-		for _, m := range ss.methods() {
+	ss.Await(t, "codeLens/refresh", func() bool {
+		for _, m := range ss.Methods() {
 			if m == protocol.MethodCodeLensRefresh {
 				return true
 			}

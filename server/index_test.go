@@ -6,50 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
-
-// awaitMatch waits for a publication for u whose diagnostics satisfy ok.
-func (fc *fakeClient) awaitMatch(t *testing.T, u protocol.DocumentURI, what string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		fc.mu.Lock()
-		for _, p := range fc.diags[u] {
-			if ok(p.Diagnostics) {
-				fc.mu.Unlock()
-				return p.Diagnostics
-			}
-		}
-		fc.mu.Unlock()
-		select {
-		case <-fc.ch:
-		case <-deadline:
-			t.Fatalf("no publication for %s with %s", u, what)
-		}
-	}
-}
 
 // References resolve against the files on disk once the background index
 // of the project is built, and the index follows saved changes.
 func TestReferencesResolveAgainstTheWorkspace(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the persisted index goes there
-	dir := t.TempDir()
-	write := func(rel, src string) string {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("pom.xml", "<project/>")
-	genPath := write("src/a/Gen.java", "package a;\npublic class Gen {\n    public static Iterable<Object[]> data(int n) { return null; }\n}\n")
 	mainSrc := `package b;
 class Main {
     @SPL("for n in {10} SELF[a.Gen#data](n) <= other[a.Gen#dta](n)")
@@ -57,15 +25,17 @@ class Main {
     static int other(int[] x) { return 0; }
 }
 `
-	mainPath := write("src/b/Main.java", mainSrc)
+	dir := fixture.Project(t, map[string]string{"pom.xml": "<project/>", "src/b/Main.java": mainSrc,
+		"src/a/Gen.java": "package a;\npublic class Gen {\n    public static Iterable<Object[]> data(int n) { return null; }\n}\n"})
+	genPath, mainPath := filepath.Join(dir, "src/a/Gen.java"), filepath.Join(dir, "src/b/Main.java")
 
-	fc := startSession(t, server.Options{})
+	fc := lsptest.Start(t, server.Options{})
 	var init protocol.InitializeResult
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir),
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir),
 		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true}}}, &init)
-	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	u := uri.File(mainPath)
-	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: mainSrc},
 	})
 	has := func(sub string) func([]protocol.Diagnostic) bool {
@@ -78,15 +48,14 @@ class Main {
 			return false
 		}
 	}
-	ds := fc.awaitMatch(t, u, "the unknown generator", has(`a.Gen has no generator method "dta"; did you mean data?`))
+	ds := fc.AwaitMatch(t, u, "the unknown generator", has(`a.Gen has no generator method "dta"; did you mean data?`))
 	if len(ds) != 1 {
 		t.Errorf("want only the unknown generator, got %+v", ds)
 	}
 	// The index was built with progress: create, then begin … end on its token.
-	fc.mu.Lock()
 	var seq []string
-	for _, c := range fc.calls {
-		switch c.method {
+	for _, c := range fc.Messages() {
+		switch c.Method {
 		case protocol.MethodWorkDoneProgressCreate:
 			seq = append(seq, "create")
 		case protocol.MethodProgress:
@@ -94,13 +63,12 @@ class Main {
 				Token string
 				Value struct{ Kind, Message string }
 			}
-			json.Unmarshal(c.params, &p)
+			json.Unmarshal(c.Params, &p)
 			if strings.HasPrefix(p.Token, "perfls/index/") {
 				seq = append(seq, p.Value.Kind)
 			}
 		}
 	}
-	fc.mu.Unlock()
 	if len(seq) < 3 || seq[0] != "create" || seq[1] != "begin" || seq[len(seq)-1] != "end" {
 		t.Errorf("progress messages %v, want create, begin, …, end", seq)
 	}
@@ -112,6 +80,6 @@ class Main {
 
 	// Renaming the generator on disk and saving: both references break.
 	os.WriteFile(genPath, []byte("package a;\npublic class Gen {\n    public static Iterable<Object[]> dta(int n) { return null; }\n}\n"), 0o644)
-	fc.notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(genPath)}})
-	fc.awaitMatch(t, u, "the renamed generator", has(`a.Gen has no generator method "data"; did you mean dta?`))
+	fc.Notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(genPath)}})
+	fc.AwaitMatch(t, u, "the renamed generator", has(`a.Gen has no generator method "data"; did you mean dta?`))
 }

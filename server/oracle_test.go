@@ -93,7 +93,7 @@ func (ss *session) hoverAt(t *testing.T, src, needle string) string {
 		t.Fatalf("%q not in the source", needle)
 	}
 	var h protocol.Hover
-	ss.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+	ss.Call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: ss.u},
 		Position:     protocol.Position{Line: uint32(line), Character: uint32(col + 1)},
 	}}, &h)
@@ -145,9 +145,9 @@ func TestOracleFailureHoverDiagnosticLensesAndAccept(t *testing.T) {
 	checker := &calibratingActions{fakeActions: &fakeActions{}, store: store}
 	ss := openSession(t, server.Options{Verdicts: store, Actions: checker}, nil, lensSource)
 
-	d := oracleDiagnostic(ss.awaitDiagnostics(t, ss.u, 1))
+	d := oracleDiagnostic(ss.AwaitDiagnostics(t, ss.u, 1))
 	if d == nil {
-		t.Fatalf("no oracle diagnostic in %+v", ss.lastDiagnostics(ss.u))
+		t.Fatalf("no oracle diagnostic in %+v", ss.LastDiagnostics(ss.u))
 	}
 	if d.Code != "oracle-fail" || d.Severity != protocol.DiagnosticSeverityWarning ||
 		!strings.Contains(d.Message, "bounds oracle: the latest run of gen(10) (check,") ||
@@ -182,7 +182,7 @@ func TestOracleFailureHoverDiagnosticLensesAndAccept(t *testing.T) {
 		t.Fatalf("lenses %q", lensTitles(lenses))
 	}
 
-	before := ss.publications(ss.u)
+	before := ss.Publications(ss.u)
 	reply, err := ss.execute(t, accept.Command.Command, accept.Command.Arguments[0])
 	if err != nil || !strings.Contains(fmt.Sprint(reply), "as baseline (model of 21 runs)") {
 		t.Fatalf("accept: %v %v", reply, err)
@@ -191,8 +191,8 @@ func TestOracleFailureHoverDiagnosticLensesAndAccept(t *testing.T) {
 	if err != nil || len(m.Model.Runs) != 21 {
 		t.Fatalf("model after accepting: %v %v", m, err)
 	}
-	ss.await(t, "diagnostics republished", func() bool { return ss.publications(ss.u) > before })
-	if d := oracleDiagnostic(ss.lastDiagnostics(ss.u)); d != nil {
+	ss.Await(t, "diagnostics republished", func() bool { return ss.Publications(ss.u) > before })
+	if d := oracleDiagnostic(ss.LastDiagnostics(ss.u)); d != nil {
 		t.Errorf("oracle diagnostic after accepting: %+v", d)
 	}
 	lenses = ss.lenses(t)
@@ -223,7 +223,7 @@ func TestOracleNotApplicableIsInformation(t *testing.T) {
 		t.Fatalf("classify: %v %v", v, err)
 	}
 	ss := openSession(t, server.Options{Verdicts: store}, nil, lensSource)
-	d := oracleDiagnostic(ss.awaitDiagnostics(t, ss.u, 1))
+	d := oracleDiagnostic(ss.AwaitDiagnostics(t, ss.u, 1))
 	if d == nil || d.Code != "oracle-not-applicable" || d.Severity != protocol.DiagnosticSeverityInformation ||
 		!strings.Contains(d.Message, `java.version is "21", calibrated with "17"`) {
 		t.Fatalf("diagnostic %+v", d)
@@ -262,11 +262,11 @@ func TestCalibrateLens(t *testing.T) {
 	if reply, err := ss.execute(t, cal.Command.Command, arg); err != nil || reply != "started" {
 		t.Fatalf("calibrate: %v %v", reply, err)
 	}
-	ss.await(t, "the calibration's end", func() bool {
-		k := ss.progressKinds("calibrating demo.Demo#fast (5 forks)")
+	ss.Await(t, "the calibration's end", func() bool {
+		k := progressKinds(ss.Client, "calibrating demo.Demo#fast (5 forks)")
 		return len(k) > 0 && strings.HasPrefix(k[len(k)-1], "end:")
 	})
-	kinds := ss.progressKinds("calibrating demo.Demo#fast")
+	kinds := progressKinds(ss.Client, "calibrating demo.Demo#fast")
 	if want := []string{"begin:", "report:fork 1/5", "end:calibrated gen(10): 5 runs, provisional"}; strings.Join(kinds, "|") != strings.Join(want, "|") {
 		t.Errorf("progress %q, want %q", kinds, want)
 	}
@@ -274,8 +274,8 @@ func TestCalibrateLens(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Forks != 5 || reqs[0].Method != "fast" || reqs[0].File != ss.path || strings.Join(reqs[0].JVMArgs, " ") != "-Xint" {
 		t.Errorf("calibration requests %+v", reqs)
 	}
-	ss.await(t, "codeLens/refresh", func() bool {
-		for _, m := range ss.methods() {
+	ss.Await(t, "codeLens/refresh", func() bool {
+		for _, m := range ss.Methods() {
 			if m == protocol.MethodCodeLensRefresh {
 				return true
 			}
@@ -291,8 +291,8 @@ func TestCalibrateLens(t *testing.T) {
 
 	// An untrusted workspace: the lens shows no action and the command is
 	// refused without calling the checker.
-	ss.notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": false}})
-	ss.await(t, "the lens to lose its action", func() bool {
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": false}})
+	ss.Await(t, "the lens to lose its action", func() bool {
 		l := findLens(ss.lenses(t), "Recalibrate")
 		return l != nil && l.Command.Command == ""
 	})

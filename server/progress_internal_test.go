@@ -45,7 +45,6 @@ func (c *progressClient) Progress(_ context.Context, p *protocol.ProgressParams)
 }
 
 func TestIndexProgress(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
 	for i := range 30 {
 		p := filepath.Join(root, "p", fmt.Sprintf("C%d.java", i))

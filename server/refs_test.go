@@ -2,18 +2,18 @@ package server_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
 
@@ -42,69 +42,29 @@ class Main {
 }
 `
 
-// position returns the LSP position of the n-th (0-based) occurrence of
-// needle in src, plus delta UTF-16 units.
-func position(t *testing.T, src, needle string, n, delta int) protocol.Position {
-	t.Helper()
-	off := -1
-	for i := 0; i <= n; i++ {
-		j := strings.Index(src[off+1:], needle)
-		if j < 0 {
-			t.Fatalf("no occurrence %d of %q", n, needle)
-		}
-		off += 1 + j
-	}
-	lines := strings.Split(src[:off], "\n")
-	last := lines[len(lines)-1]
-	return protocol.Position{Line: uint32(len(lines) - 1), Character: uint32(len(utf16.Encode([]rune(last))) + delta)}
-}
-
 type refsSession struct {
-	*fakeClient
+	*lsptest.Client
 	dir     string
 	u, genU protocol.DocumentURI
 }
 
 func openRefs(t *testing.T, opts server.Options) *refsSession {
 	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := t.TempDir()
-	write := func(rel, src string) string {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("pom.xml", "<project/>")
-	genPath := write("src/a/Gen.java", refsGen)
-	mainPath := write("src/b/Main.java", refsMain)
-	fc := startSession(t, opts)
-	fc.call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir)}, nil)
-	rs := &refsSession{fc, dir, uri.File(mainPath), uri.File(genPath)}
-	fc.notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
-	u := uri.File(mainPath)
-	fc.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: refsMain},
-	})
-	fc.awaitDiagnostics(t, u, 1)
+	dir := fixture.Project(t, map[string]string{"pom.xml": "<project/>", "src/a/Gen.java": refsGen, "src/b/Main.java": refsMain})
+	fc := lsptest.Start(t, opts)
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	u := fc.Open(t, filepath.Join(dir, "src/b/Main.java"), refsMain)
+	rs := &refsSession{fc, dir, u, uri.File(filepath.Join(dir, "src/a/Gen.java"))}
 	// Once the index is built, references resolve into the files on disk.
-	fc.await(t, "the workspace index", func() bool {
-		return strings.Contains(rs.hover(t, position(t, refsMain, "a.Gen#other", 0, 8)), "src/a/Gen.java")
+	fc.Await(t, "the workspace index", func() bool {
+		return strings.Contains(rs.hover(t, fixture.Position(t, refsMain, "a.Gen#other", 0, 8)), "src/a/Gen.java")
 	})
 	return rs
 }
 
 func (rs *refsSession) hover(t *testing.T, pos protocol.Position) string {
 	t.Helper()
-	var h *protocol.Hover
-	rs.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: rs.u}, Position: pos}}, &h)
-	if h == nil {
-		return ""
-	}
-	return h.Contents.Value
+	return rs.Hover(t, rs.u, pos)
 }
 
 func TestHoverAndDefinitionOfFormulaReferences(t *testing.T) {
@@ -114,11 +74,11 @@ func TestHoverAndDefinitionOfFormulaReferences(t *testing.T) {
 		pos   protocol.Position
 		wants []string
 	}{
-		{"method on disk", position(t, refsMain, "a.Gen#other", 0, 8), []string{"**perfls** method `a.Gen#other`", "resolves to `a.Gen#other(int[])`", "static int other(int[] x)", "src/a/Gen.java:8"}},
-		{"generator", position(t, refsMain, "a.Gen#data](n)", 0, 2), []string{"**perfls** generator `a.Gen#data`", "static Iterable<Object[]> data(int n)", "src/a/Gen.java:6", "n random ints"}},
-		{"alias", position(t, refsMain, "SELF[w]", 0, 5), []string{"generator `w`", "alias `w` := `a.Gen#data`", "src/a/Gen.java:6"}},
-		{"method of the class", position(t, refsMain, "<= ok[w]", 0, 3), []string{"method `ok`", "resolves to `b.Main#ok(int[])`", "src/b/Main.java:8"}},
-		{"variable", position(t, refsMain, "SELF[w](n)", 0, 8), []string{"variable `n`", "values: `{10}`"}},
+		{"method on disk", fixture.Position(t, refsMain, "a.Gen#other", 0, 8), []string{"**perfls** method `a.Gen#other`", "resolves to `a.Gen#other(int[])`", "static int other(int[] x)", "src/a/Gen.java:8"}},
+		{"generator", fixture.Position(t, refsMain, "a.Gen#data](n)", 0, 2), []string{"**perfls** generator `a.Gen#data`", "static Iterable<Object[]> data(int n)", "src/a/Gen.java:6", "n random ints"}},
+		{"alias", fixture.Position(t, refsMain, "SELF[w]", 0, 5), []string{"generator `w`", "alias `w` := `a.Gen#data`", "src/a/Gen.java:6"}},
+		{"method of the class", fixture.Position(t, refsMain, "<= ok[w]", 0, 3), []string{"method `ok`", "resolves to `b.Main#ok(int[])`", "src/b/Main.java:8"}},
+		{"variable", fixture.Position(t, refsMain, "SELF[w](n)", 0, 8), []string{"variable `n`", "values: `{10}`"}},
 	} {
 		md := rs.hover(t, c.pos)
 		for _, w := range c.wants {
@@ -128,25 +88,25 @@ func TestHoverAndDefinitionOfFormulaReferences(t *testing.T) {
 		}
 	}
 	// Unresolvable: the alias w is not declared for two's formula.
-	if md := rs.hover(t, position(t, refsMain, "ok[w](k)", 0, 3)); !strings.Contains(md, "Does not resolve") {
+	if md := rs.hover(t, fixture.Position(t, refsMain, "ok[w](k)", 0, 3)); !strings.Contains(md, "Does not resolve") {
 		t.Errorf("unknown alias hover:\n%s", md)
 	}
 
 	def := func(pos protocol.Position) []protocol.Location {
 		var locs []protocol.Location
-		rs.call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		rs.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: rs.u}, Position: pos}}, &locs)
 		return locs
 	}
-	locs := def(position(t, refsMain, "a.Gen#other", 0, 8))
-	if want := position(t, refsGen, "other(", 0, 0); len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != want {
+	locs := def(fixture.Position(t, refsMain, "a.Gen#other", 0, 8))
+	if want := fixture.Position(t, refsGen, "other(", 0, 0); len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != want {
 		t.Errorf("definition of a.Gen#other: %+v, want %v at %+v", locs, rs.genU, want)
 	}
-	locs = def(position(t, refsMain, "SELF[w]", 0, 5))
-	if want := position(t, refsGen, "data(", 0, 0); len(locs) != 1 || locs[0].Range.Start != want {
+	locs = def(fixture.Position(t, refsMain, "SELF[w]", 0, 5))
+	if want := fixture.Position(t, refsGen, "data(", 0, 0); len(locs) != 1 || locs[0].Range.Start != want {
 		t.Errorf("definition through the alias w: %+v", locs)
 	}
-	if locs := def(position(t, refsMain, "class Main", 0, 2)); len(locs) != 0 {
+	if locs := def(fixture.Position(t, refsMain, "class Main", 0, 2)); len(locs) != 0 {
 		t.Errorf("definition outside formulas: %+v", locs)
 	}
 }
@@ -157,11 +117,11 @@ func TestCompletionInsideFormulas(t *testing.T) {
 	complete := func(text string, pos protocol.Position) []string {
 		t.Helper()
 		var list protocol.CompletionList
-		rs.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		rs.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: rs.u}, Version: 2},
 			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
 		})
-		rs.call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		rs.Call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: rs.u}, Position: pos}}, &list)
 		var labels []string
 		for _, it := range list.Items {
@@ -183,34 +143,34 @@ func TestCompletionInsideFormulas(t *testing.T) {
 	}
 	// After "#": the class's methods.
 	src := strings.Replace(refsMain, "<= ok[w](k)", "<= a.Gen#", 1)
-	if got := complete(src, position(t, src, "a.Gen#\"", 0, 6)); !has(got, "data", "other") {
+	if got := complete(src, fixture.Position(t, src, "a.Gen#\"", 0, 6)); !has(got, "data", "other") {
 		t.Errorf("after a.Gen#: %v", got)
 	}
 	// Inside "[": generators of the class and aliases of the method.
 	src = strings.Replace(refsMain, "SELF[w](n)", "SELF[](n)", 1)
-	if got := complete(src, position(t, src, "SELF[](n)", 0, 5)); !has(got, "w") {
+	if got := complete(src, fixture.Position(t, src, "SELF[](n)", 0, 5)); !has(got, "w") {
 		t.Errorf("inside []: %v", got)
 	}
 	// After "a.": classes of the package.
 	src = strings.Replace(refsMain, "<= ok[w](k)", "<= a.", 1)
-	if got := complete(src, position(t, src, "<= a.\"", 0, 5)); !has(got, "Gen") {
+	if got := complete(src, fixture.Position(t, src, "<= a.\"", 0, 5)); !has(got, "Gen") {
 		t.Errorf("after a.: %v", got)
 	}
 	// An identifier: variables, SELF, methods of the class, indexed methods.
 	src = strings.Replace(refsMain, "<= ok[w](k)", "<= o", 1)
-	if got := complete(src, position(t, src, "<= o\"", 0, 4)); !has(got, "ok", "or") || has(got, "SELF") {
+	if got := complete(src, fixture.Position(t, src, "<= o\"", 0, 4)); !has(got, "ok", "or") || has(got, "SELF") {
 		t.Errorf("after o: %v", got)
 	}
 	src = strings.Replace(refsMain, "<= ok[w](k)", "<= Ge", 1)
-	if got := complete(src, position(t, src, "<= Ge\"", 0, 5)); !has(got, "a.Gen#other") {
+	if got := complete(src, fixture.Position(t, src, "<= Ge\"", 0, 5)); !has(got, "a.Gen#other") {
 		t.Errorf("after Ge: %v", got)
 	}
 	src = strings.Replace(refsMain, "SELF[a.Gen#data](k)", "SELF[a.Gen#data](", 1)
-	if got := complete(src, position(t, src, "data](", 1, 6)); !has(got, "k", "SELF") || has(got, "n", "in") {
+	if got := complete(src, fixture.Position(t, src, "data](", 1, 6)); !has(got, "k", "SELF") || has(got, "n", "in") {
 		t.Errorf("in the arguments: %v", got)
 	}
 	// Outside formula strings: nothing.
-	if got := complete(refsMain, position(t, refsMain, "static int ok", 0, 3)); len(got) != 0 {
+	if got := complete(refsMain, fixture.Position(t, refsMain, "static int ok", 0, 3)); len(got) != 0 {
 		t.Errorf("outside formulas: %v", got)
 	}
 }
@@ -237,7 +197,7 @@ func TestSeeAlsoSideBySide(t *testing.T) {
 	if err := store.ReplaceVerdicts(context.Background(), []verdict.MethodResult{ok, other}); err != nil {
 		t.Fatal(err)
 	}
-	md := rs.hover(t, position(t, refsMain, "static int ok", 0, 12))
+	md := rs.hover(t, fixture.Position(t, refsMain, "static int ok", 0, 12))
 	for _, w := range []string{
 		"**See also**",
 		"- `b.Main#nope`: unknown method \"nope\"",
@@ -256,32 +216,32 @@ func TestSPLFileReferences(t *testing.T) {
 	rs := openRefs(t, server.Options{})
 	const splText = "# budgets\nx := a.Gen#data\nfor n in {10} b.Main#ok[x](n) <= a.Gen#other[x](n)\n"
 	u := uri.File(filepath.Join(rs.dir, "budgets.spl"))
-	rs.notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+	rs.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "spl", Version: 1, Text: splText},
 	})
-	rs.awaitDiagnostics(t, u, 1)
-	pos := position(t, splText, "a.Gen#other", 0, 3)
+	rs.AwaitDiagnostics(t, u, 1)
+	pos := fixture.Position(t, splText, "a.Gen#other", 0, 3)
 	var h *protocol.Hover
-	rs.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+	rs.Call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &h)
-	if h == nil || !strings.Contains(h.Contents.Value, "resolves to `a.Gen#other(int[])`") || h.Range.Start != position(t, splText, "a.Gen#other", 0, 0) {
+	if h == nil || !strings.Contains(h.Contents.Value, "resolves to `a.Gen#other(int[])`") || h.Range.Start != fixture.Position(t, splText, "a.Gen#other", 0, 0) {
 		t.Errorf("hover in a .spl file: %+v", h)
 	}
 	var locs []protocol.Location
-	rs.call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: position(t, splText, "[x]", 0, 1)}}, &locs)
-	if len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != position(t, refsGen, "data(", 0, 0) {
+	rs.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: fixture.Position(t, splText, "[x]", 0, 1)}}, &locs)
+	if len(locs) != 1 || locs[0].URI != rs.genU || locs[0].Range.Start != fixture.Position(t, refsGen, "data(", 0, 0) {
 		t.Errorf("definition through the alias in a .spl file: %+v", locs)
 	}
 
 	complete := func(text string, pos protocol.Position) map[string]bool {
 		t.Helper()
-		rs.notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		rs.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
 			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
 		})
 		var list protocol.CompletionList
-		rs.call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		rs.Call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &list)
 		got := map[string]bool{}
 		for _, it := range list.Items {
@@ -290,11 +250,11 @@ func TestSPLFileReferences(t *testing.T) {
 		return got
 	}
 	edited := strings.Replace(splText, "<= a.Gen#other[x](n)", "<= a.Gen#", 1)
-	if got := complete(edited, position(t, edited, "<= a.Gen#", 0, 9)); !got["other"] || !got["data"] {
+	if got := complete(edited, fixture.Position(t, edited, "<= a.Gen#", 0, 9)); !got["other"] || !got["data"] {
 		t.Errorf("after a.Gen# in a .spl file: %v", got)
 	}
 	edited = strings.Replace(splText, "<= a.Gen#other[x](n)", "<= a.Gen#other[x](", 1)
-	if got := complete(edited, position(t, edited, "[x](", 1, 4)); !got["n"] || !got["x"] || got["SELF"] {
+	if got := complete(edited, fixture.Position(t, edited, "[x](", 1, 4)); !got["n"] || !got["x"] || got["SELF"] {
 		t.Errorf("arguments in a .spl file: %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -60,15 +61,9 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
-	dir := t.TempDir()
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{"src/main/java/p/W.java": oracleJava})
 	src := filepath.Join(dir, "src", "main", "java", "p", "W.java")
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(src, []byte(oracleJava), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	sel := []string{"--project", dir, "--method", "p.W#fast", "--workload", "p.W#calls", "--args", "200", "--format", "json"}
 	small := []string{"--samples", "12", "--warmup", "100ms"}
 

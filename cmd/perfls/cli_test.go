@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // The command line as users meet it: flags before or after arguments,
 // directories defaulting to ".", help on stdout, usage errors in one line
 // with a hint, the version with its commit, shell completion.
 func TestCommandLine(t *testing.T) {
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"p/A.java": `package p;
+	fixture.WriteFiles(t, dir, map[string]string{"p/A.java": `package p;
 import dev.perfls.*;
 public class A {
     @SPL("for n in {1, 2} SELF[gen](n) <= p.A#slow[gen](n) &")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // A formula instance that an error leaves undecided fails the check (exit
@@ -29,11 +31,11 @@ func TestCheckFailsWhenErrorsLeaveFormulasUndecided(t *testing.T) {
 		{"no workload", "noWorkload", "no workload: write the generator in brackets", nil, exitUsage},
 		{"lack of evidence", "fine", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric"}, exitOK},
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"p/A.java": `package p;
+			fixture.WriteFiles(t, dir, map[string]string{"p/A.java": `package p;
 import dev.perfls.SPL;
 public class A {
     @SPL("for n in {10} SELF[gen](n) <= p.A#other[gen](n)")
@@ -71,9 +73,9 @@ func TestCheckFailsOnAMissingDependency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	dir, lib := t.TempDir(), t.TempDir()
-	writeFiles(t, dir, map[string]string{"src/main/java/p/B.java": `package p;
+	fixture.WriteFiles(t, dir, map[string]string{"src/main/java/p/B.java": `package p;
 import dev.perfls.SPL;
 public class B {
     @SPL("SELF[gen](5) <= p.B#same[gen](5)")
@@ -82,7 +84,7 @@ public class B {
     public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
 `})
-	writeFiles(t, lib, map[string]string{"dep/Lib.java": "package dep;\npublic class Lib { public static int twice(int n) { return 2 * n; } }\n",
+	fixture.WriteFiles(t, lib, map[string]string{"dep/Lib.java": "package dep;\npublic class Lib { public static int twice(int n) { return 2 * n; } }\n",
 		"dev/perfls/SPL.java": "package dev.perfls;\npublic @interface SPL { String[] value(); }\n"})
 	// The build tool's fresh output, which perfls uses as it is, lacks the
 	// dependency's class.
@@ -122,19 +124,5 @@ func checkFailed(t *testing.T, dir string, args []string, want int, reason strin
 	}
 	if wantErrors := map[int]int{exitUsage: 1}[want]; report.Errors != wantErrors || report.Skipped != 1-wantErrors {
 		t.Errorf("junit: %d errors, %d skipped, want %d errors\n%s", report.Errors, report.Skipped, wantErrors, b)
-	}
-}
-
-// writeFiles writes files (relative path → text) below dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

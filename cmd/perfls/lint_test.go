@@ -1,27 +1,20 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // lint builds one index over every file it is given, so references
 // resolve across files, and reports the ones that do not resolve.
 func TestLintResolvesAcrossFiles(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, src string) string {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("src/a/Gen.java", "package a;\npublic class Gen {\n    public static Iterable<Object[]> data(int n) { return null; }\n}\n")
-	main := write("src/b/Main.java", `package b;
+	dir := fixture.Project(t, map[string]string{
+		"src/a/Gen.java": "package a;\npublic class Gen {\n    public static Iterable<Object[]> data(int n) { return null; }\n}\n",
+		"src/b/Main.java": `package b;
 import a.Gen;
 class Main {
     @SPL("for n in {10} SELF[Gen#data](n) <= a.Gen#data[Gen#data](n)")
@@ -29,7 +22,8 @@ class Main {
     @SPL("for n in {10} SELF[Gen#dta](n) <= ok[a.Gen#data](n, n)")
     static int bad(int[] x) { return 0; }
 }
-`)
+`})
+	main := filepath.Join(dir, "src/b/Main.java")
 	code, out, _ := runCLI(t, "lint", "--jdk-src", "none", dir)
 	if code != exitViolated {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitViolated, out)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -30,7 +31,7 @@ func TestCheckQuickstart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	junit := filepath.Join(t.TempDir(), "perfls.xml")
 	htmlDir := filepath.Join(t.TempDir(), "report") // created by --html
 	code, out, errs := runCLI(t, "check", "--format", "json", "--junit", junit, "--html", htmlDir, "../../examples/quickstart")
@@ -127,11 +128,8 @@ func TestCheckReportsCompileErrorsWithExit2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs javac")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
-	dir := t.TempDir()
-	src := filepath.Join(dir, "p", "Broken.java")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	os.WriteFile(src, []byte(`package p;
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{"p/Broken.java": `package p;
 import dev.perfls.SPL;
 public class Broken {
     @SPL("SELF[gen](1) <= p.Broken#other[gen](1)")
@@ -139,7 +137,7 @@ public class Broken {
     public static int other(int x) { return x; }
     public static Iterable<Object[]> gen(int n) { return null; }
 }
-`), 0o644)
+`})
 	code, out, errs := runCLI(t, "check", dir)
 	if code != exitUsage {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitUsage, out, errs)
@@ -210,11 +208,8 @@ func TestInterpretationPrecedence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
-	dir := t.TempDir()
-	src := filepath.Join(dir, "p", "A.java")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	os.WriteFile(src, []byte(`package p;
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{"p/A.java": `package p;
 import dev.perfls.SPL;
 public class A {
     @SPL(value = "SELF[gen](100) <= p.A#slow[gen](100)", interpretation = "quick")
@@ -224,8 +219,7 @@ public class A {
     public static long slow(int n) { long s = 0; for (int i = 0; i < n * 50; i++) s += i ^ s; return s; }
     public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
-`), 0o644)
-	os.WriteFile(filepath.Join(dir, "perfls.json"), []byte(`{"interpretation": "rank", "alpha": 0.01}`), 0o644)
+`, "perfls.json": `{"interpretation": "rank", "alpha": 0.01}`})
 	interps := func(args ...string) map[string]verdict.Evidence {
 		t.Helper()
 		code, out, errs := runCLI(t, append([]string{"check", "--format", "json", "--forks", "2", "--samples", "10", "--warmup", "50ms"}, args...)...)

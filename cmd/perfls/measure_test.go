@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 const measureProjectSrc = `package m;
@@ -42,15 +43,7 @@ public class M {
 
 func measureProject(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	p := filepath.Join(dir, "src", "m", "M.java")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(measureProjectSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return fixture.Project(t, map[string]string{"src/m/M.java": measureProjectSrc})
 }
 
 func keysOf(m map[string]any) string {
@@ -67,7 +60,7 @@ func TestMeasureJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	dir := measureProject(t)
 	code, out, errs := runCLI(t, "measure", "--project", dir, "--method", "m.M#sum", "--workload", "m.M#arrays",
 		"--args", "100,5", "--format", "json", "--forks", "2", "--samples", "3", "--warmup", "20ms")
@@ -130,7 +123,7 @@ func TestMeasurePhaseBoth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	dir := measureProject(t)
 	code, out, errs := runCLI(t, "measure", "--project", dir, "--method", "m.M#sum", "--workload", "m.M#arrays",
 		"--args", "10,1", "--format", "json", "--forks", "1", "--samples", "2", "--warmup", "10ms", "--phase", "both")
@@ -169,7 +162,7 @@ func TestMeasureWorkloadErrorExit2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
+	fixture.Isolate(t)
 	dir := measureProject(t)
 	line := 0
 	for i, l := range strings.Split(measureProjectSrc, "\n") {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/internal/lsptest"
 )
 
 var (
@@ -203,58 +202,25 @@ func TestServeSurvivesMalformedInput(t *testing.T) {
 // stdout: initialize → didOpen → publishDiagnostics → hover → shutdown → exit.
 func TestServeOverStdio(t *testing.T) {
 	p := startServe(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	// Like some clients, this one keeps the server's stdin open to the end
 	// (closing the connection does not close it): the server must exit on
 	// the exit notification alone.
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{p.stdout, keepOpen{p.stdin}}))
-	published := make(chan protocol.PublishDiagnosticsParams, 10)
-	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
-			var p protocol.PublishDiagnosticsParams
-			json.Unmarshal(req.Params(), &p)
-			published <- p
-		}
-		return reply(ctx, nil, nil)
-	})
-
-	var init protocol.InitializeResult
-	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, &init); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, p.stderr.String())
-	}
+	c := lsptest.Connect(t, pipe{p.stdout, keepOpen{p.stdin}})
+	init := c.Initialize(t, t.TempDir(), nil, protocol.ClientCapabilities{})
 	if init.ServerInfo == nil || init.ServerInfo.Name != "perfls" || init.ServerInfo.Version == "" {
 		t.Errorf("serverInfo %+v", init.ServerInfo)
 	}
-	conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{})
-	u := uri.File(filepath.Join(t.TempDir(), "A.java"))
+	path := filepath.Join(t.TempDir(), "A.java")
 	text := "package p;\nclass A {\n    @SPL(\"SELF[g](1) <= p.A#n[g](1) &\")\n    static void m() {}\n}\n"
-	conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text},
-	})
-	select {
-	case p := <-published:
-		if p.URI != u || len(p.Diagnostics) == 0 || p.Diagnostics[0].Range.Start.Line != 2 {
-			t.Errorf("diagnostics %+v, want an error on line 3 (dangling &)", p)
-		}
-	case <-ctx.Done():
-		t.Fatalf("no diagnostics published\n%s", p.stderr.String())
+	u := c.Open(t, path, text)
+	if ds := c.LastDiagnostics(u); len(ds) == 0 || ds[0].Range.Start.Line != 2 {
+		t.Errorf("diagnostics %+v, want an error on line 3 (dangling &)", ds)
 	}
-	var hover protocol.Hover
-	if _, err := conn.Call(ctx, protocol.MethodTextDocumentHover, &protocol.HoverParams{
-		TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 17},
-		},
-	}, &hover); err != nil {
-		t.Fatalf("hover: %v", err)
+	if h := c.Hover(t, u, protocol.Position{Line: 3, Character: 17}); !strings.Contains(h, "p.A#m()") || !strings.Contains(h, "Not measured yet") {
+		t.Errorf("hover:\n%s", h)
 	}
-	if !strings.Contains(hover.Contents.Value, "p.A#m()") || !strings.Contains(hover.Contents.Value, "Not measured yet") {
-		t.Errorf("hover:\n%s", hover.Contents.Value)
-	}
-	if _, err := conn.Call(ctx, protocol.MethodShutdown, nil, nil); err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	conn.Notify(ctx, protocol.MethodExit, nil)
+	c.Call(t, protocol.MethodShutdown, nil, nil)
+	c.Notify(t, protocol.MethodExit, nil)
 	if code := p.exitCode(t); code != 0 {
 		t.Errorf("serve exited with %d\n%s", code, p.stderr.String())
 	}
