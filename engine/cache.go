@@ -4,8 +4,57 @@ import (
 	"context"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/measure"
 )
+
+// CacheList lists the stored measurements, newest first, and the store's
+// path.
+func (e *Engine) CacheList(ctx context.Context) ([]report.CacheRow, string, error) {
+	store, err := e.Store()
+	if err != nil {
+		return nil, "", err
+	}
+	entries, err := store.List(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	rows := make([]report.CacheRow, len(entries))
+	for i, en := range entries {
+		rows[i] = report.CacheRow{ID: en.ID, Measured: en.CreatedAt, Method: en.Key.Method, Workload: en.Key.Workload,
+			Args: en.Key.Args, Forks: en.Forks, Preliminary: en.Preliminary, Bytes: en.Bytes}
+	}
+	return rows, store.Path(), nil
+}
+
+// CacheShow is one stored measurement.
+func (e *Engine) CacheShow(ctx context.Context, id int64) (*report.StoredMeasurement, error) {
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	m, err := store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	k := m.Key
+	out := &report.StoredMeasurement{ID: m.ID, Measured: m.CreatedAt, Method: k.Method, Workload: k.Workload, Args: k.Args,
+		Code: k.Code, JVM: k.JVM, Harness: k.Harness, Machine: k.Machine, Environment: m.Environment}
+	for _, f := range m.Forks {
+		out.Forks = append(out.Forks, f.NsPerOp)
+	}
+	return out, nil
+}
+
+// CacheClear removes every measurement, verdict and bounds-oracle model,
+// run and result, and returns the store's path.
+func (e *Engine) CacheClear(ctx context.Context) (string, error) {
+	store, err := e.Store()
+	if err != nil {
+		return "", err
+	}
+	return store.Path(), store.Clear(ctx)
+}
 
 // GC trims the cache: it evicts the oldest measurements above maxBytes of
 // stored samples, keeping the newest of every series, and removes compiled

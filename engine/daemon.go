@@ -4,7 +4,9 @@ import (
 	"context"
 	"log"
 	"os"
+	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -45,16 +47,21 @@ func (e *Engine) StartDaemon(ctx context.Context) (*service.Status, error) {
 
 // DaemonStatus is the running daemon's status; ok is false when none
 // answers on socket.
-func (e *Engine) DaemonStatus(ctx context.Context) (st *service.Status, socket string, ok bool, err error) {
+func (e *Engine) DaemonStatus(ctx context.Context) (st report.DaemonStatus, socket string, ok bool, err error) {
 	c, err := service.Dial(ctx, e.cfg.CacheDir)
 	if err != nil {
 		socket, _ = service.SocketPath(e.cfg.CacheDir)
-		return nil, socket, false, nil
+		return st, socket, false, nil
 	}
-	if st, err = c.Status(ctx); err != nil {
-		return nil, "", true, err
+	s, err := c.Status(ctx)
+	if err != nil {
+		return st, "", true, err
 	}
-	return st, st.Socket, true, nil
+	st = report.DaemonStatus{PID: s.PID, Up: time.Since(s.Started), Socket: s.Socket, Cache: s.Cache, Finished: s.Finished}
+	for _, j := range s.Jobs {
+		st.Jobs = append(st.Jobs, report.DaemonJob{Running: j.Running, Elapsed: j.Elapsed, Priority: j.Priority, Waiters: j.Waiters, Label: j.Label})
+	}
+	return st, s.Socket, true, nil
 }
 
 // StopDaemon asks the running daemon to stop; stopped is false when none

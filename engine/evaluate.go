@@ -4,43 +4,33 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/dataset"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
-// Evaluation is perfls evaluate's result (its JSON document): every
-// instance of a formula decided against recorded results.
-type Evaluation struct {
-	Result    verdict.Outcome     `json:"result"`
-	Formula   string              `json:"formula"`
-	Alpha     float64             `json:"alpha"`
-	Instances []EvaluatedInstance `json:"instances"`
-}
-
-// EvaluatedInstance is one decided formula instance.
-type EvaluatedInstance struct {
-	Formula  string          `json:"formula"`
-	Instance string          `json:"instance,omitempty"`
-	Result   verdict.Outcome `json:"result"`
-	// PValue is the p-value of the comparison with the least support (the
-	// smallest p), the one that decides a conjunction.
-	PValue      *float64              `json:"p_value"`
-	Comparisons []EvaluatedComparison `json:"comparisons"`
-}
-
-// EvaluatedComparison is one decided comparison with its p-value.
-type EvaluatedComparison struct {
-	verdict.ComparisonResult
-	PValue float64 `json:"p_value"`
+// EvaluateFile decides the formula src against the recorded results in the
+// file at path (Evaluate).
+func EvaluateFile(src, path string, opt verdict.Options) (*report.Evaluation, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	ms, err := dataset.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %s: %w", path, err)
+	}
+	return Evaluate(src, ms, path, opt)
 }
 
 // Evaluate decides every formula of src against recorded measurements
 // (analysis/dataset: JMH's JSON, perfls's measurement JSON) read from
 // source, without measuring.
-func Evaluate(src string, ms []dataset.Measurement, source string, opt verdict.Options) (*Evaluation, error) {
+func Evaluate(src string, ms []dataset.Measurement, source string, opt verdict.Options) (*report.Evaluation, error) {
 	unit, diags := spl.ParseAndCheck(src)
 	var errs []string
 	for _, d := range diags {
@@ -58,7 +48,7 @@ func Evaluate(src string, ms []dataset.Measurement, source string, opt verdict.O
 	for _, a := range unit.Aliases {
 		ev.aliases[a.Name] = a
 	}
-	res := &Evaluation{Formula: src, Alpha: opt.Alpha}
+	res := &report.Evaluation{Formula: src, Alpha: opt.Alpha}
 	var counts verdict.Counts
 	for _, f := range unit.Formulas {
 		insts, _ := spl.Expand(f)
@@ -86,24 +76,24 @@ type evaluator struct {
 	prepared map[string]verdict.Side // each measurement is read once
 }
 
-func (ev *evaluator) instance(f *spl.Formula, in spl.Instance, opt verdict.Options) (EvaluatedInstance, error) {
+func (ev *evaluator) instance(f *spl.Formula, in spl.Instance, opt verdict.Options) (report.EvaluatedInstance, error) {
 	comps := spl.Comparisons(in.Body)
 	inputs := make([]verdict.Input, len(comps))
 	for i, c := range comps {
 		l, err := ev.side(in, c, c.Left, true)
 		if err != nil {
-			return EvaluatedInstance{}, err
+			return report.EvaluatedInstance{}, err
 		}
 		r, err := ev.side(in, c, c.Right, false)
 		if err != nil {
-			return EvaluatedInstance{}, err
+			return report.EvaluatedInstance{}, err
 		}
 		inputs[i] = verdict.Input{Node: c, Text: in.Render(c), Left: l, Right: r}
 	}
 	ir := verdict.DecideInstance(in.Body, inputs, opt)
-	ei := EvaluatedInstance{Formula: f.String(), Instance: in.Label(), Result: ir.Outcome}
+	ei := report.EvaluatedInstance{Formula: f.String(), Instance: in.Label(), Result: ir.Outcome}
 	for _, cr := range ir.Comparisons {
-		ei.Comparisons = append(ei.Comparisons, EvaluatedComparison{ComparisonResult: cr, PValue: cr.Evidence.P})
+		ei.Comparisons = append(ei.Comparisons, report.EvaluatedComparison{ComparisonResult: cr, PValue: cr.Evidence.P})
 		if p := cr.Evidence.P; cr.Evidence.StatName != "" && !math.IsNaN(p) && (ei.PValue == nil || p < *ei.PValue) {
 			ei.PValue = &p
 		}

@@ -2,11 +2,32 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
+
+// MeasureDefaults are perfls's measuring defaults (check, measure, the
+// editor): 5 forks of 30 samples after at least 300 ms of warm-up.
+func MeasureDefaults() measure.Options {
+	return measure.Options{Forks: measure.DefaultForks, SamplesPerFork: 30, Warmup: 300 * time.Millisecond,
+		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second}
+}
+
+// CheckOptions says what is wrong with measurement options a user gave:
+// fewer forks than minForks, fewer than 2 samples per fork, a negative heap.
+func CheckOptions(o measure.Options, minForks int) error {
+	if o.Forks < minForks || o.SamplesPerFork < 2 {
+		return fmt.Errorf("forks must be ≥ %d and samples ≥ 2 (got %d and %d)", minForks, o.Forks, o.SamplesPerFork)
+	}
+	if o.HeapMB < 0 {
+		return fmt.Errorf("heap must be ≥ 0 MB (got %d)", o.HeapMB)
+	}
+	return nil
+}
 
 // MeasureRequest asks to measure one workload.
 type MeasureRequest struct {
@@ -17,11 +38,15 @@ type MeasureRequest struct {
 	Fresh    bool          // measure even when the cache has a fresh result
 	Budget   time.Duration // of the forked phase: the forks done when it runs out are reported; 0 = none
 	Progress func(service.Progress)
+	// Preliminary receives the quick phase's figure as it arrives
+	// (PhaseBoth), before the forks; nil: it is not wanted.
+	Preliminary func(*Measured)
 }
 
 // Measured is a measurement of one workload.
 type Measured struct {
 	Method, Workload string // as resolved, e.g. p.C#m(int[])
+	Args             []measure.Arg
 	Result           measure.Result
 	Cached           bool // answered from the cache
 	MeasuredAt       time.Time
@@ -37,8 +62,20 @@ type Measured struct {
 func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, error) {
 	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: req.Options,
 		Priority: service.Interactive, Fresh: req.Fresh, Budget: req.Budget, Phase: req.Phase}
-	resp, it, err := measureOne(ctx, e.service(ctx), p, req.Progress)
-	out := &Measured{Method: req.Workload.Method.String()}
+	out := &Measured{Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
+	progress := req.Progress
+	if req.Preliminary != nil {
+		progress = func(pr service.Progress) {
+			if req.Progress != nil {
+				req.Progress(pr)
+			}
+			if q := pr.Preliminary; q != nil {
+				req.Preliminary(&Measured{Method: out.Method, Workload: out.Workload, Args: out.Args,
+					Result: measure.Result{Forks: []measure.Fork{q.Fork}, Env: q.Env, Preliminary: true}})
+			}
+		}
+	}
+	resp, it, err := measureOne(ctx, e.service(ctx), p, progress)
 	if resp != nil {
 		out.Notices = resp.Notices
 	}
@@ -51,4 +88,9 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 		out.Result = measure.Result{Forks: []measure.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true, Err: err}
 	}
 	return out, err
+}
+
+// Report is the measurement's document (its JSON, its text).
+func (m *Measured) Report() report.Measurement {
+	return report.NewMeasurement(m.Method, m.Workload, m.Args, m.Result)
 }

@@ -27,6 +27,13 @@ func (w Workload) item() service.Item {
 	return it
 }
 
+func (w Workload) generator() string {
+	if w.Generator == nil {
+		return ""
+	}
+	return w.Generator.String()
+}
+
 // String reads p.C#m[p.C#gen](1000).
 func (w Workload) String() string {
 	s := w.Method.String()

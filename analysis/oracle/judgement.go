@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/perfls/perfls/analysis/stats"
@@ -130,4 +131,17 @@ func AnyFailed(js []Judgement) bool {
 		}
 	}
 	return false
+}
+
+// Check says what is wrong with a configuration a user gave: a smoothing
+// other than mean, median or none (or "" for the default), an even or
+// negative window.
+func (c Config) Check() error {
+	if s := c.Smoothing; s != "" && s != "mean" && s != "median" && s != "none" {
+		return fmt.Errorf("unknown smoothing %q (want mean, median or none)", s)
+	}
+	if c.Window < 0 || (c.Window > 0 && c.Window%2 == 0) {
+		return fmt.Errorf("the smoothing window must be odd (got %d)", c.Window)
+	}
+	return nil
 }

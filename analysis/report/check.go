@@ -12,6 +12,7 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -174,11 +175,11 @@ type methodJSON struct {
 	Oracle []oracle.Judgement `json:"oracle,omitempty"`
 }
 
-// WriteCheckJSON writes the check as perfls check --format json does: an
-// array of the methods' verdict records, each with the oracle judgements of
-// its workloads (a judgement of a method without formulas goes with the
-// first method, so none is lost).
-func WriteCheckJSON(w io.Writer, c *Check) error {
+// CheckJSON is the check as perfls check --format json writes it: an array
+// of the methods' verdict records, each with the oracle judgements of its
+// workloads (a judgement of a method without formulas goes with the first
+// method, so none is lost).
+func CheckJSON(c *Check) any {
 	out := make([]methodJSON, len(c.Methods))
 	for i, m := range c.Methods {
 		out[i].MethodResult = m
@@ -195,7 +196,20 @@ func WriteCheckJSON(w io.Writer, c *Check) error {
 			out[at].Oracle = append(out[at].Oracle, j)
 		}
 	}
-	return WriteJSON(w, out)
+	return out
+}
+
+// WriteDiagnostics writes formula problems, one a line, with paths
+// relative to dir, and returns how many are errors.
+func WriteDiagnostics(w io.Writer, dir string, ds []workspace.Diagnostic) (errors int) {
+	for _, d := range ds {
+		d.Path = Rel(dir, d.Path)
+		fmt.Fprintln(w, d)
+		if d.Severity == workspace.Error {
+			errors++
+		}
+	}
+	return errors
 }
 
 // WriteJSON writes v as indented JSON, as every perfls JSON output is.

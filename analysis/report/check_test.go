@@ -71,3 +71,11 @@ func TestFailedInstancesInTextAndJUnit(t *testing.T) {
 		t.Errorf("junit counts:\n%s", b)
 	}
 }
+
+func TestCommandLineQuoting(t *testing.T) {
+	got := CommandLine([]string{"perfls", "check", "--html", "my report", "it's", "", "a/b"})
+	want := `perfls check --html 'my report' 'it'\''s' '' a/b`
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/internal/atomicfile"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -131,27 +133,8 @@ func loadIndexCache(path, root string) map[string]indexedFile {
 }
 
 func saveIndexCache(path string, c *indexCacheFile) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := atomicfile.WriteWith(path, 0o644, func(w io.Writer) error { return gob.NewEncoder(w).Encode(c) }); err != nil {
 		return fmt.Errorf("index cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = gob.NewEncoder(w).Encode(c)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("index cache %s: %w", path, err)
 	}
 	return nil
 }

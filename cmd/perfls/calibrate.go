@@ -10,6 +10,7 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/cli"
 )
 
 type calibrateFlags struct {
@@ -24,13 +25,12 @@ func (a *app) calibrateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]",
 		Short: "Learn the bounds oracle of one workload from N forks (--rebuild, --accept: without measuring)",
-		Long: `Measures the workload in N fresh forks and learns the bounds oracle's model: per metric
-(time, CPU time and allocation per operation, GC count and time, heap used, JIT time,
-loaded classes) a band mean ± k·sd per sample index after smoothing. The model, its
-settings and the raw runs are kept in the cache; --rebuild changes the settings and
---accept adds the latest verified run without measuring. See docs/oracle.md.
+		Long: `Measures the workload in N fresh forks and learns its bounds oracle: per metric (time,
+allocation, GC, heap, JIT, classes) a band mean ± k·sd per sample index after smoothing,
+kept with the raw runs in the cache; --rebuild changes the settings and --accept adds
+the latest verified run, without measuring. See docs/oracle.md.
 Exit status: 0 calibrated, 2 usage, build or workload errors.`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
 	}
 	f.sel.bind(cmd)
@@ -54,83 +54,65 @@ Exit status: 0 calibrated, 2 usage, build or workload errors.`,
 
 func (a *app) calibrate(cmd *cobra.Command, f calibrateFlags) error {
 	if f.rebuild && f.accept {
-		return usagef("--rebuild and --accept exclude each other")
+		return cli.Usagef("--rebuild and --accept exclude each other")
 	}
-	measuring := !f.rebuild && !f.accept
-	if measuring {
-		if err := f.measure.check(2); err != nil {
-			return err
+	if !f.rebuild && !f.accept {
+		if err := engine.CheckOptions(f.measure.opts, 2); err != nil {
+			return cli.UsageError{Msg: err.Error()}
 		}
 	}
-	if f.cfg.Window < 0 || (f.cfg.Window > 0 && f.cfg.Window%2 == 0) {
-		return usagef("--window must be odd")
+	if err := f.cfg.Check(); err != nil {
+		return cli.UsageError{Msg: err.Error()}
 	}
-	if s := f.cfg.Smoothing; s != "" && s != "mean" && s != "median" && s != "none" {
-		return usagef("unknown --smoothing %q (want mean, median or none)", s)
-	}
-	dir, w, err := f.sel.parse("calibrate")
-	if err != nil {
-		return err
-	}
-	eng, err := a.openEngine(cmd.Context(), engine.UseDaemon)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	// Settings given on the command line change the stored ones (or the
-	// defaults); the others stay.
-	edit := func(c oracle.Config) oracle.Config { return mergeConfig(c, f.cfg, cmd.Flags()) }
-	var cal *engine.Calibration
-	what := "calibrated"
-	start := time.Now()
-	switch {
-	case f.rebuild:
-		what = "rebuilt"
-		cal, err = eng.Rebuild(cmd.Context(), w, edit)
-	case f.accept:
-		cal, err = eng.Accept(cmd.Context(), w)
-	default:
-		progress, done := a.progress(f.measure.verbose)
-		cal, err = eng.Calibrate(cmd.Context(), engine.CalibrateRequest{Dir: dir, Workload: w, Options: f.measure.opts,
-			Config: edit(oracle.Config{Policy: oracle.DefaultPolicy()}), Progress: progress})
-		done()
-	}
-	if err != nil {
-		return a.measureError(dir, err)
-	}
-	if measuring {
-		a.note("calibrated in %.1fs", time.Since(start).Seconds())
-	}
-	if f.sel.format == "json" {
-		return report.WriteJSON(a.stdout, map[string]any{"key": cal.Key, "accepted_run": cal.Accepted, "model": report.SummarizeModel(cal.Model)})
-	}
-	if f.accept {
-		what = fmt.Sprintf("accepted run %d into", cal.Accepted)
-	}
-	fmt.Fprintf(a.stdout, "%s %s\n", what, cal.Key)
-	report.WriteModel(a.stdout, cal.Model)
-	return nil
+	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+		// Settings given on the command line change the stored ones (or the
+		// defaults); the others stay.
+		edit := func(c oracle.Config) oracle.Config { return mergeConfig(c, f.cfg, cmd.Flags()) }
+		var cal *engine.Calibration
+		var err error
+		start := time.Now()
+		switch {
+		case f.rebuild:
+			cal, err = eng.Rebuild(cmd.Context(), w, edit)
+		case f.accept:
+			cal, err = eng.Accept(cmd.Context(), w)
+		default:
+			progress, done := a.progress(f.measure.verbose)
+			cal, err = eng.Calibrate(cmd.Context(), engine.CalibrateRequest{Dir: dir, Workload: w, Options: f.measure.opts,
+				Config: edit(oracle.Config{Policy: oracle.DefaultPolicy()}), Progress: progress})
+			done()
+		}
+		if err != nil {
+			return a.measureError(dir, err)
+		}
+		if f.sel.format == "json" {
+			return report.WriteJSON(a.stdout, map[string]any{"key": cal.Key, "accepted_run": cal.Accepted, "model": report.SummarizeModel(cal.Model)})
+		}
+		switch { // text
+		case f.rebuild:
+			fmt.Fprintf(a.stdout, "rebuilt %s\n", cal.Key)
+		case f.accept:
+			fmt.Fprintf(a.stdout, "accepted run %d into %s\n", cal.Accepted, cal.Key)
+		default:
+			a.note("calibrated in %.1fs", time.Since(start).Seconds())
+			fmt.Fprintf(a.stdout, "calibrated %s\n", cal.Key)
+		}
+		report.WriteModel(a.stdout, cal.Model)
+		return nil
+	})
 }
 
 // mergeConfig applies the settings given on the command line to a
 // configuration.
-func mergeConfig(old, given oracle.Config, fs *pflag.FlagSet) oracle.Config {
-	c := old
-	set := func(name string, dst *float64, v float64) {
+func mergeConfig(c, given oracle.Config, fs *pflag.FlagSet) oracle.Config {
+	for name, set := range map[string]func(){
+		"smoothing": func() { c.Smoothing = given.Smoothing }, "window": func() { c.Window = given.Window }, "k": func() { c.K = given.K },
+		"policy-k": func() { c.Policy.K = given.Policy.K }, "max-violation-ratio": func() { c.Policy.MaxViolationRatio = given.Policy.MaxViolationRatio },
+		"shift-k": func() { c.Policy.ShiftK = given.Policy.ShiftK }, "shift-ratio": func() { c.Policy.ShiftRatio = given.Policy.ShiftRatio },
+	} {
 		if fs.Changed(name) {
-			*dst = v
+			set()
 		}
 	}
-	if fs.Changed("smoothing") {
-		c.Smoothing = given.Smoothing
-	}
-	if fs.Changed("window") {
-		c.Window = given.Window
-	}
-	set("k", &c.K, given.K)
-	set("policy-k", &c.Policy.K, given.Policy.K)
-	set("max-violation-ratio", &c.Policy.MaxViolationRatio, given.Policy.MaxViolationRatio)
-	set("shift-k", &c.Policy.ShiftK, given.Policy.ShiftK)
-	set("shift-ratio", &c.Policy.ShiftRatio, given.Policy.ShiftRatio)
 	return c
 }

@@ -37,7 +37,7 @@ public class A {
 	// A long flag with one dash, as Go's flag package took it, and flags
 	// after check's directory: both reach the command.
 	for _, args := range [][]string{{"check", dir, "--forks", "0"}, {"check", "-forks", "0"}, {"check", "-forks=0", dir}} {
-		if code, _, errs := runCLI(t, args...); code != exitUsage || !strings.Contains(errs, "--forks must be ≥ 1") {
+		if code, _, errs := runCLI(t, args...); code != exitUsage || !strings.Contains(errs, "forks must be ≥ 1") {
 			t.Errorf("%v: exit %d, %s", args, code, errs)
 		}
 	}

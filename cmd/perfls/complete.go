@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,9 +10,9 @@ import (
 )
 
 // completeMethods completes --method (generators false) or --workload
-// (true) with the methods declared in the project that --project names,
-// read from the declaration index. perfls completion bash|zsh|fish prints
-// the script that asks for them.
+// (true) with the methods declared in the project --project names, read
+// from the declaration index. perfls completion bash|zsh|fish prints the
+// script that asks for them.
 func completeMethods(project *string, generators bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		dir, err := filepath.Abs(*project)
@@ -21,16 +20,10 @@ func completeMethods(project *string, generators bool) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		cacheDir, _ := cache.Dir() // none: the project is parsed again each time
-		names, err := engine.MethodNames(dir, cacheDir, generators)
+		names, err := engine.MethodNames(dir, cacheDir, prefix, generators)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		var out []cobra.Completion
-		for _, n := range names {
-			if strings.HasPrefix(n, prefix) {
-				out = append(out, n)
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/atomicfile"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -231,14 +232,6 @@ func TestHTMLDirThatIsAFile(t *testing.T) {
 	}
 }
 
-func TestCommandLineQuoting(t *testing.T) {
-	got := commandLine([]string{"perfls", "check", "--html", "my report", "it's", "", "a/b"})
-	want := `perfls check --html 'my report' 'it'\''s' '' a/b`
-	if got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-}
-
 // BenchmarkHTMLReportQuickstart measures the quickstart example once (the
 // README's settings: 3 forks × 30 samples), then times what --html adds to
 // a check: gathering the samples, drawing the plots, rendering and writing
@@ -261,7 +254,7 @@ func BenchmarkHTMLReportQuickstart(b *testing.B) {
 	for b.Loop() {
 		page, err := htmlreport.Render(htmlreport.FromCheck(res.Report(dir, "perfls check --html out .", time.Second)))
 		if err == nil {
-			err = writeFile(out, page)
+			err = atomicfile.Write(out, page, 0o644)
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -273,29 +266,4 @@ func BenchmarkHTMLReportQuickstart(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(info.Size()), "index.html-bytes")
-}
-
-// TestWriteFile writes a file through a temporary one: its directory and
-// parents are created, an older file is replaced, no temporary file is
-// left.
-func TestWriteFile(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
-	path := filepath.Join(dir, "index.html")
-	for i, text := range []string{"first", "second"} {
-		if err := writeFile(path, []byte(text)); err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(path); string(b) != text {
-			t.Errorf("write %d: %q", i, b)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != "index.html" {
-		t.Errorf("directory: %v, want only index.html", entries)
-	}
-	file := filepath.Join(t.TempDir(), "f")
-	os.WriteFile(file, nil, 0o644)
-	if err := checkOutputDir("--html", file); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("DIR is a file: %v", err)
-	}
 }

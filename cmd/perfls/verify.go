@@ -8,6 +8,7 @@ import (
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/cli"
 )
 
 // exitNotApplicable is verify's exit status when the run's environment
@@ -24,40 +25,27 @@ func (a *app) verifyCommand() *cobra.Command {
 		Use:   "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
 		Short: "Run a calibrated workload once and classify it against its bounds oracle",
 		Long: `Runs a calibrated workload once more (one fresh fork by default, measured like the
-calibration) and classifies the run against the stored bounds-oracle model: per metric,
-the points outside their band, above or below and by how much. The run and its result
-are kept for hovers and for perfls calibrate --accept. See docs/oracle.md.
-Exit status: 0 pass, 1 fail (behaviour left the calibrated bands), 2 usage, build or
-workload errors or no calibration, 3 not applicable (the environment differs from
-calibration: another JVM, machine, harness or flags — never a regression).`,
-		Args: noArgs,
+calibration) and classifies the run against its bounds oracle, per metric; the run is
+kept for hovers and calibrate --accept. See docs/oracle.md. Exit status: 0 pass, 1 fail,
+2 usage, build or workload errors or no calibration, 3 not applicable (the environment
+differs from calibration: another JVM, machine or flags — never a regression).`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if forks < 1 {
-				return usagef("--forks must be ≥ 1")
+				return cli.Usagef("--forks must be ≥ 1")
 			}
-			dir, w, err := sel.parse("verify")
-			if err != nil {
-				return err
-			}
-			eng, err := a.openEngine(cmd.Context(), engine.UseDaemon)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			progress, done := a.progress(verbose)
-			j, err := eng.Verify(cmd.Context(), engine.VerifyRequest{Dir: dir, Workload: w, Forks: forks, ForkTimeout: timeout, Progress: progress})
-			done()
-			if err != nil {
-				return a.measureError(dir, err)
-			}
-			if sel.format == "json" {
-				if err := report.WriteJSON(a.stdout, j); err != nil {
+			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+				progress, done := a.progress(verbose)
+				j, err := eng.Verify(cmd.Context(), engine.VerifyRequest{Dir: dir, Workload: w, Forks: forks, ForkTimeout: timeout, Progress: progress})
+				done()
+				if err != nil {
+					return a.measureError(dir, err)
+				}
+				if err := a.output(sel.format, j, func() { report.WriteJudgement(a.stdout, *j, true) }); err != nil {
 					return err
 				}
-			} else {
-				report.WriteJudgement(a.stdout, *j, true)
-			}
-			return exitStatus(verifyStatus(j.Result))
+				return cli.ExitStatus(verifyStatus(j.Result))
+			})
 		},
 	}
 	sel.bind(cmd)

@@ -1,0 +1,178 @@
+// Package cli is the command-line plumbing under perfls's commands (as
+// gopls's internal/tool is under its): running a cobra command tree with
+// conventional exit statuses, usage errors that print one line and a hint,
+// long flags accepted with one dash as Go's flag package took them, and the
+// argument checks the commands share.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	ExitOK        = 0
+	ExitUsage     = 2
+	ExitInterrupt = 130
+)
+
+// UsageError marks errors the user fixes by changing the command line.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
+
+// Usagef is a UsageError.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+
+// ExitStatus ends a command with a status and nothing more to say.
+type ExitStatus int
+
+func (e ExitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// Run runs root with args and returns the exit status: 0, or the command's
+// ExitStatus; for a usage error 2 after one line and a hint on stderr; 130
+// when ctx was cancelled (an interrupt); 2 after the message for any other
+// error. Help goes to root's output (stdout), errors to stderr.
+func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err.Error()} })
+	root.SetErr(stderr)
+	root.SetArgs(longFlags(root, args))
+	cmd, err := root.ExecuteContextC(ctx)
+	var ue UsageError
+	var status ExitStatus
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &status):
+		return int(status)
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", root.Name(), err, cmd.CommandPath())
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: interrupted\n", root.Name())
+		return ExitInterrupt
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", root.Name(), err)
+	}
+	return ExitUsage
+}
+
+var singleDashLong = regexp.MustCompile(`^-([a-z][a-z0-9-]+)(=.*)?$`)
+
+// longFlags rewrites a long flag written with one dash (-forks 3) to two,
+// when the command has that flag.
+func longFlags(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil {
+		return args
+	}
+	out := append([]string(nil), args...)
+	for i, arg := range out {
+		if arg == "--" {
+			break
+		}
+		if m := singleDashLong.FindStringSubmatch(arg); m != nil && cmd.Flags().Lookup(m[1]) != nil {
+			out[i] = "-" + arg
+		}
+	}
+	return out
+}
+
+// NoArgs refuses positional arguments as a usage error.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return Usagef("%s takes no positional arguments (got %q)", cmd.Name(), args[0])
+	}
+	return nil
+}
+
+// UsageArgs makes the errors of an argument check usage errors.
+func UsageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return UsageError{err.Error()}
+		}
+		return nil
+	}
+}
+
+// Group is the action of a command that only groups subcommands: a usage
+// error naming them.
+func Group(which string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return Usagef("unknown %s subcommand %q (want %s)", cmd.Name(), args[0], which)
+		}
+		return Usagef("%s needs a subcommand: %s", cmd.Name(), which)
+	}
+}
+
+// Enum defines a flag of cmd that takes one of allowed (anything else is an
+// error when the command line is parsed, so a usage error) and completes
+// them; value is its default.
+func Enum(cmd *cobra.Command, p *string, name, value, usage string, allowed ...string) {
+	*p = value
+	cmd.Flags().Var(&enum{p, allowed}, name, usage)
+	cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+}
+
+type enum struct {
+	p       *string
+	allowed []string
+}
+
+func (e *enum) String() string { return *e.p }
+func (e *enum) Type() string   { return "string" }
+func (e *enum) Set(v string) error {
+	if !slices.Contains(e.allowed, v) {
+		return fmt.Errorf("want %s", orList(e.allowed))
+	}
+	*e.p = v
+	return nil
+}
+
+func orList(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return "nothing"
+	case 1:
+		return xs[0]
+	}
+	s := xs[0]
+	for _, x := range xs[1 : len(xs)-1] {
+		s += ", " + x
+	}
+	return s + " or " + xs[len(xs)-1]
+}
+
+// Dir is the absolute path of a directory the user named (what names it in
+// messages, e.g. "--project ").
+func Dir(path, what string) (string, error) {
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", Usagef("%s%s is not a directory", what, path)
+	}
+	return dir, nil
+}
+
+// IsTerminal reports whether w is a terminal (a character device).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

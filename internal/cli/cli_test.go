@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// tree is a root with one command "do" that has --count, --mode and an
+// action returning err.
+func tree(err error, got *[]string) *cobra.Command {
+	root := &cobra.Command{Use: "tool"}
+	var count int
+	var mode string
+	do := &cobra.Command{Use: "do", Args: UsageArgs(cobra.MaximumNArgs(1)), RunE: func(cmd *cobra.Command, args []string) error {
+		*got = append(args, mode)
+		return err
+	}}
+	do.Flags().IntVar(&count, "count", 1, "")
+	Enum(do, &mode, "mode", "fast", "", "fast", "slow")
+	root.AddCommand(do, &cobra.Command{Use: "group", Args: cobra.ArbitraryArgs, RunE: Group("a or b")})
+	return root
+}
+
+func TestRun(t *testing.T) {
+	cases := []struct {
+		args   []string
+		err    error
+		code   int
+		stderr string
+	}{
+		{[]string{"do", "x", "--mode", "slow"}, nil, 0, ""},
+		{[]string{"do", "-count=2", "x"}, nil, 0, ""}, // one dash, as Go's flag package took it
+		{[]string{"do", "--mode", "medium"}, nil, 2, "tool: invalid argument \"medium\" for \"--mode\" flag: want fast or slow\nRun 'tool do --help' for usage.\n"},
+		{[]string{"do", "a", "b"}, nil, 2, "tool: accepts at most 1 arg(s), received 2\nRun 'tool do --help' for usage.\n"},
+		{[]string{"do"}, ExitStatus(1), 1, ""},
+		{[]string{"do"}, Usagef("bad %s", "input"), 2, "tool: bad input\nRun 'tool do --help' for usage.\n"},
+		{[]string{"do"}, errors.New("broken"), 2, "tool: broken\n"},
+		{[]string{"group", "c"}, nil, 2, "tool: unknown group subcommand \"c\" (want a or b)\nRun 'tool group --help' for usage.\n"},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		var got []string
+		if code := Run(context.Background(), tree(c.err, &got), c.args, &stderr); code != c.code || stderr.String() != c.stderr {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, stderr.String(), c.code, c.stderr)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	var got []string
+	if code := Run(ctx, tree(context.Canceled, &got), []string{"do"}, &stderr); code != ExitInterrupt {
+		t.Errorf("interrupted: exit %d", code)
+	}
+}
