@@ -31,16 +31,16 @@ type CheckRequest struct {
 	Progress       func(service.Progress) // nil: none
 }
 
-// Check says what is wrong with a request a user made: α outside (0, 0.5],
-// an unknown interpretation, measurement options CheckOptions refuses.
-func (r CheckRequest) Check() error {
+// Validate says what is wrong with a request a user made: α outside (0, 0.5],
+// an unknown interpretation, measurement options ValidateOptions refuses.
+func (r CheckRequest) Validate() error {
 	if r.Alpha != 0 && !(r.Alpha > 0 && r.Alpha <= 0.5) {
 		return fmt.Errorf("alpha %g is outside (0, 0.5]", r.Alpha)
 	}
 	if _, err := stats.ParseInterpretation(r.Interpretation); err != nil {
 		return fmt.Errorf("interpretation: %w", err)
 	}
-	return CheckOptions(r.Options, 1)
+	return ValidateOptions(r.Options, 1)
 }
 
 // CheckResult is what a check found.

@@ -31,7 +31,7 @@ func EvaluateFile(src, path string, opt verdict.Options) (*report.Evaluation, er
 // (analysis/dataset: JMH's JSON, perfls's measurement JSON) read from
 // source, without measuring.
 func Evaluate(src string, ms []dataset.Measurement, source string, opt verdict.Options) (*report.Evaluation, error) {
-	unit, diags := spl.ParseAndCheck(src)
+	unit, diags := spl.ParseAndLint(src)
 	var errs []string
 	for _, d := range diags {
 		if d.Severity == spl.Error {

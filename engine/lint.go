@@ -49,7 +49,7 @@ func Lint(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
 		formulas = append(formulas, fs...)
 		diags = append(diags, ds...)
 	}
-	opt := workspace.CheckOptions{}
+	opt := workspace.LintOptions{}
 	if jdkSrc != "none" {
 		path := jdkSrc
 		if path == "" {
@@ -67,7 +67,7 @@ func Lint(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
 		}
 	}
 	// One index over every file given, so references resolve across them.
-	diags = append(diags, workspace.NewIndex(javaFiles).Check(formulas, opt)...)
+	diags = append(diags, workspace.NewIndex(javaFiles).Lint(formulas, opt)...)
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].Path != diags[j].Path {
 			return diags[i].Path < diags[j].Path

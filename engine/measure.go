@@ -17,9 +17,9 @@ func MeasureDefaults() measure.Options {
 		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second}
 }
 
-// CheckOptions says what is wrong with measurement options a user gave:
+// ValidateOptions says what is wrong with measurement options a user gave:
 // fewer forks than minForks, fewer than 2 samples per fork, a negative heap.
-func CheckOptions(o measure.Options, minForks int) error {
+func ValidateOptions(o measure.Options, minForks int) error {
 	if o.Forks < minForks || o.SamplesPerFork < 2 {
 		return fmt.Errorf("forks must be ≥ %d and samples ≥ 2 (got %d and %d)", minForks, o.Forks, o.SamplesPerFork)
 	}

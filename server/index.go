@@ -20,7 +20,7 @@ import (
 
 // wsIndex is the index of the Java files on disk under the projects of the
 // open documents. It is built in the background the first time a document
-// of a project is opened; until then formulas are checked against the open
+// of a project is opened; until then formulas are linted against the open
 // documents only, with unknown classes left unreported (Partial).
 //
 // Its goroutines belong to the connection: they stop when it closes.
@@ -215,16 +215,16 @@ func (w *wsIndex) refresh(path string) {
 	w.rebuildLocked()
 }
 
-// checkDiagnostics resolves the references of a document's formulas
+// lintDiagnostics resolves the references of a document's formulas
 // against the workspace index overlaid with the open documents.
-func (s *server) checkDiagnostics(doc *document, open []*javasrc.File) []workspace.Diagnostic {
+func (s *server) lintDiagnostics(doc *document, open []*javasrc.File) []workspace.Diagnostic {
 	if len(doc.formulas) == 0 {
 		return nil
 	}
 	w := s.workspaceIndex()
 	base, complete := w.snapshot()
 	ix := base.With(open)
-	return ix.Check(doc.formulas, workspace.CheckOptions{External: w.external(), Partial: !complete})
+	return ix.Lint(doc.formulas, workspace.LintOptions{External: w.external(), Partial: !complete})
 }
 
 // openJava returns the Java models of the open documents, with doc's
@@ -264,8 +264,8 @@ func (s *server) openDocs() []*document {
 func (s *server) recheckOpen(ctx context.Context) {
 	for _, d := range s.openDocs() {
 		nd := *d
-		nd.checked = s.checkDiagnostics(d, s.openJava(d))
-		nd.diagnostics = merge(d.syntax, nd.checked)
+		nd.linted = s.lintDiagnostics(d, s.openJava(d))
+		nd.diagnostics = merge(d.syntax, nd.linted)
 		s.mu.Lock()
 		if s.docs[d.uri] != d { // edited meanwhile: its own update publishes
 			s.mu.Unlock()

@@ -24,7 +24,7 @@ type document struct {
 	tree        *javasrc.Doc           // the tree kept for incremental reparse, shared by a URI's versions
 	formulas    []*workspace.Formula   // formulas found in the text
 	syntax      []workspace.Diagnostic // SPL syntax and semantic diagnostics of the text alone
-	checked     []workspace.Diagnostic // references resolved against the workspace
+	linted      []workspace.Diagnostic // references resolved against the workspace
 	diagnostics []workspace.Diagnostic // syntax and checked, in document order
 }
 
@@ -125,8 +125,8 @@ func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int
 	w := s.workspaceIndex()
 	w.ensure(doc.path)
 	gen := w.generation()
-	doc.checked = s.checkDiagnostics(doc, s.openJava(doc))
-	doc.diagnostics = merge(doc.syntax, doc.checked)
+	doc.linted = s.lintDiagnostics(doc, s.openJava(doc))
+	doc.diagnostics = merge(doc.syntax, doc.linted)
 	s.mu.Lock()
 	if old := s.docs[u]; old != nil && old.version > version {
 		s.mu.Unlock()

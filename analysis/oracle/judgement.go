@@ -133,10 +133,10 @@ func AnyFailed(js []Judgement) bool {
 	return false
 }
 
-// Check says what is wrong with a configuration a user gave: a smoothing
+// Validate says what is wrong with a configuration a user gave: a smoothing
 // other than mean, median or none (or "" for the default), an even or
 // negative window.
-func (c Config) Check() error {
+func (c Config) Validate() error {
 	if s := c.Smoothing; s != "" && s != "mean" && s != "median" && s != "none" {
 		return fmt.Errorf("unknown smoothing %q (want mean, median or none)", s)
 	}

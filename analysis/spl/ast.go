@@ -15,7 +15,7 @@
 // and ParseGeneratorAlias (original methods={..} / generators={..}
 // elements), ParseMethod and ParseGenerator (a bare entity, e.g. a
 // @Workload value). Parse reports syntax errors only; Check adds the
-// semantic ones; ParseAndCheck does both. Expand turns a formula into one
+// semantic ones; ParseAndLint does both. Expand turns a formula into one
 // Instance per quantifier binding.
 //
 // Layout rules for .spl text (and formula strings, which are one line):
@@ -185,7 +185,7 @@ type Formula struct {
 // with one variable. A zipped sequence "(a, b){(1, 2), (2, 4)}" is one
 // Quantifier with Zipped set: Values[k] are the values of Vars[k] (the k-th
 // tuple, as in SPL Tools), stepped together: (a=1, b=2), (a=2, b=4).
-// Check reports when the tuple count or lengths disagree.
+// Lint reports when the tuple count or lengths disagree.
 type Quantifier struct {
 	Vars       []Ident
 	Values     [][]Value // one slice per var (for zipped: per tuple)

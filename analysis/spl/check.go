@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Check reports semantic problems in a parsed unit, in source order:
+// Lint reports semantic problems in a parsed unit, in source order:
 //   - variables: undeclared (error), unused (warning), declared twice (error);
 //   - zipped sequences whose tuple count or tuple lengths disagree (error);
 //   - duplicate (warning) and mixed number/string (warning) values;
@@ -17,13 +17,13 @@ import (
 //   - "k * A <= B" with k > 1 (warning): it demands A be k times faster, which
 //     is often meant as "A <= k * B" (thesis Listing 5).
 //
-// Parse does not call Check; ParseAndCheck does both. For the SPL Tools
+// Parse does not call Lint; ParseAndLint does both. For the SPL Tools
 // annotation form, whose elements are parsed one by one, assemble a Unit
 // from the ParseMethodAlias / ParseGeneratorAlias results and the parsed
 // formulas, and Check it as a whole. Check never
 // resolves names against Java code: a bare name may be an alias or a method
 // of the annotated class, which only the caller can tell.
-func Check(u *Unit) []Diagnostic {
+func Lint(u *Unit) []Diagnostic {
 	if u == nil {
 		return nil
 	}

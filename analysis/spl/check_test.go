@@ -5,8 +5,8 @@ import (
 )
 
 func TestCheckScopesAndUses(t *testing.T) {
-	if Check(nil) != nil {
-		t.Errorf("Check(nil)")
+	if Lint(nil) != nil {
+		t.Errorf("Lint(nil)")
 	}
 	// Parse reports syntax only; the semantic error appears with Check.
 	src := "for n in {1} SELF[g](k) <= x[g](n)"
@@ -14,11 +14,11 @@ func TestCheckScopesAndUses(t *testing.T) {
 	if len(ds) != 0 {
 		t.Fatalf("Parse reported semantic problems:%s", fmtDiags(ds))
 	}
-	if ds := Check(u); len(ds) != 1 || ds[0].Code != CodeUndeclaredVariable {
+	if ds := Lint(u); len(ds) != 1 || ds[0].Code != CodeUndeclaredVariable {
 		t.Fatalf("Check:%s", fmtDiags(ds))
 	}
 	// Variables are scoped per formula.
-	_, ds = ParseAndCheck("for n in {1} SELF[g](n) <= x[g](n)\nSELF[g](n) <= x[g]")
+	_, ds = ParseAndLint("for n in {1} SELF[g](n) <= x[g](n)\nSELF[g](n) <= x[g]")
 	if len(ds) != 1 || ds[0].Code != CodeUndeclaredVariable || ds[0].Span.Start < 35 {
 		t.Errorf("scope:%s", fmtDiags(ds))
 	}
@@ -27,18 +27,18 @@ func TestCheckScopesAndUses(t *testing.T) {
 	// Identifiers in lambdas may be configuration parameters: no error.
 	mustParse(t, "SELF[g] <=(CPU, 1) x[g]")
 	// Aliases used through bound generators, alias targets and factories count as used.
-	_, ds = ParseAndCheck("w := gen\nf := fac\nm := impl[w, f]\nimpl := pkg.C#m\nm(1) <= SELF[w]")
+	_, ds = ParseAndLint("w := gen\nf := fac\nm := impl[w, f]\nimpl := pkg.C#m\nm(1) <= SELF[w]")
 	for _, d := range ds {
 		if d.Code == CodeUnusedAlias {
 			t.Errorf("unexpected: %s", d.Message)
 		}
 	}
 	// Alias-only text (an annotation's methods={…}) has no unused-alias hints.
-	if _, ds := ParseAndCheck("w := gen"); len(ds) != 0 {
+	if _, ds := ParseAndLint("w := gen"); len(ds) != 0 {
 		t.Errorf("alias-only:%s", fmtDiags(ds))
 	}
 	// Diagnostics come in source order.
-	_, ds = ParseAndCheck("for (a{1} b{1,1}) x[g](z) <= y[g](a)")
+	_, ds = ParseAndLint("for (a{1} b{1,1}) x[g](z) <= y[g](a)")
 	for i := 1; i < len(ds); i++ {
 		if ds[i].Span.Start < ds[i-1].Span.Start {
 			t.Errorf("not sorted:%s", fmtDiags(ds))
@@ -71,14 +71,14 @@ func TestCheckAssembledUnit(t *testing.T) {
 		t.Fatalf("parse errors")
 	}
 	u := &Unit{Aliases: []*Alias{g, m, dup}, Formulas: f.Formulas}
-	ds := Check(u)
+	ds := Lint(u)
 	if len(ds) != 1 || ds[0].Code != CodeDuplicateAlias || ds[0].Span != (Span{0, 4}) {
 		t.Errorf("diags:%s", fmtDiags(ds))
 	}
 }
 
 func TestParseAndCheckDoesNotEchoSyntaxErrors(t *testing.T) {
-	_, diags := ParseAndCheck("for n in {1, 2} SELF[g](n) <=> other[g](n)")
+	_, diags := ParseAndLint("for n in {1, 2} SELF[g](n) <=> other[g](n)")
 	for _, d := range diags {
 		if d.Code == CodeUnusedVariable {
 			t.Errorf("unused-variable reported after a syntax error: %+v", diags)
@@ -87,7 +87,7 @@ func TestParseAndCheckDoesNotEchoSyntaxErrors(t *testing.T) {
 	if len(diags) == 0 {
 		t.Fatal("no syntax error for <=>")
 	}
-	_, diags = ParseAndCheck("for n in {1, 2} SELF[g](1) <= other[g](1)")
+	_, diags = ParseAndLint("for n in {1, 2} SELF[g](1) <= other[g](1)")
 	if len(diags) != 1 || diags[0].Code != CodeUnusedVariable {
 		t.Errorf("clean syntax, unused n: %+v", diags)
 	}

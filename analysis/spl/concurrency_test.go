@@ -14,7 +14,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, tc := range validInputs {
-				u, _ := ParseAndCheck(tc.src)
+				u, _ := ParseAndLint(tc.src)
 				for _, f := range u.Formulas {
 					ins, _ := Expand(f)
 					for _, in := range ins {

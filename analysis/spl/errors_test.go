@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// errorCases: the first Error diagnostic of ParseAndCheck must have this
+// errorCases: the first Error diagnostic of ParseAndLint must have this
 // code, contain msg, and cover exactly the text at (sub, nth occurrence);
 // sub == "" means the zero-width span at the end of the input.
 var errorCases = []struct {
@@ -88,7 +88,7 @@ var errorCases = []struct {
 func TestErrors(t *testing.T) {
 	for _, tc := range errorCases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ds := ParseAndCheck(tc.src)
+			_, ds := ParseAndLint(tc.src)
 			checkSpans(t, tc.src, ds)
 			errs := errorsOnly(ds)
 			if len(errs) == 0 {
@@ -132,7 +132,7 @@ func TestWarnings(t *testing.T) {
 		{`copy[w] >= current[w] * 10`, CodeScalePlacement, `write 10 * copy[w] >= current[w]`, "* 10", 0, Warning},
 	}
 	for _, tc := range cases {
-		_, ds := ParseAndCheck(tc.src)
+		_, ds := ParseAndLint(tc.src)
 		checkSpans(t, tc.src, ds)
 		if e := errorsOnly(ds); len(e) > 0 {
 			t.Errorf("%q: unexpected errors:%s", tc.src, fmtDiags(e))
@@ -150,7 +150,7 @@ func TestWarnings(t *testing.T) {
 		}
 	}
 	// Listings 4 and 9 produce no hints; Listing 5 exactly the scale hint.
-	_, ds := ParseAndCheck("for l in {5}\n10 * current[w](l) <= copy[w](l) and\ncurrent[w](l) <= 1.05 * history[w](l)")
+	_, ds := ParseAndLint("for l in {5}\n10 * current[w](l) <= copy[w](l) and\ncurrent[w](l) <= 1.05 * history[w](l)")
 	if len(ds) != 1 || ds[0].Code != CodeScalePlacement {
 		t.Errorf("listing 5:%s", fmtDiags(ds))
 	}
@@ -183,7 +183,7 @@ func TestRecovery(t *testing.T) {
 
 	// Errors on one line of a .spl file do not hide the next items.
 	src = "w := gen\nSELF[w] <= % x[w]\nfor n in {1} SELF[w](n) <= y[w](n)\nv := )\nSELF[w] <= z[w]"
-	u, ds = ParseAndCheck(src)
+	u, ds = ParseAndLint(src)
 	if len(u.Formulas) != 2 || len(errorsOnly(ds)) != 2 {
 		t.Errorf("formulas %d:%s", len(u.Formulas), fmtDiags(ds))
 	}

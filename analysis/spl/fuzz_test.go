@@ -47,7 +47,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		u, ds := ParseAndCheck(src)
+		u, ds := ParseAndLint(src)
 		checkSpans(t, src, ds)
 		checkUnit(t, src, u)
 		for _, fo := range u.Formulas {

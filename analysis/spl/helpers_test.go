@@ -45,7 +45,7 @@ func errorsOnly(ds []Diagnostic) []Diagnostic {
 // mustParse parses and checks src and fails on any error or warning.
 func mustParse(t *testing.T, src string) *Unit {
 	t.Helper()
-	u, ds := ParseAndCheck(src)
+	u, ds := ParseAndLint(src)
 	for _, d := range ds {
 		if (d.Severity == Error || d.Severity == Warning) && d.Code != CodeScalePlacement {
 			t.Fatalf("unexpected diagnostics for %q:%s", src, fmtDiags(ds))

@@ -16,7 +16,7 @@ const (
 // content of a .spl file: a sequence of "name := entity" aliases and
 // formulas. Items end at a line end when the next line cannot continue
 // them; a formula may span lines ("… and" / next line). It reports syntax
-// errors only; call Check (or use ParseAndCheck) for semantic ones.
+// errors only; call Lint (or use ParseAndLint) for semantic ones.
 //
 // Text with no tokens at all yields an "empty" error.
 func Parse(src string) (*Unit, []Diagnostic) {
@@ -25,7 +25,7 @@ func Parse(src string) (*Unit, []Diagnostic) {
 	return u, p.finish()
 }
 
-// ParseAndCheck is Parse followed by Check, with all diagnostics in source
+// ParseAndLint is Parse followed by Lint, with all diagnostics in source
 // order.
 //
 // When the text has syntax errors, the partial AST lacks whatever failed to
@@ -35,7 +35,7 @@ func Parse(src string) (*Unit, []Diagnostic) {
 // Text in the evaluation-engine dialect ("bench:last < ver2 && ver2 < 1.5")
 // yields one CodeEvaluationDialect error over the whole text, which says
 // how to write it, and a unit without formulas.
-func ParseAndCheck(src string) (*Unit, []Diagnostic) {
+func ParseAndLint(src string) (*Unit, []Diagnostic) {
 	if sp, ok := evaluationDialect(src); ok {
 		return &Unit{}, []Diagnostic{{Span: sp, Severity: Error, Code: CodeEvaluationDialect, Message: EvaluationDialectMessage}}
 	}
@@ -44,7 +44,7 @@ func ParseAndCheck(src string) (*Unit, []Diagnostic) {
 	for _, d := range diags {
 		syntaxErrors = syntaxErrors || d.Severity == Error
 	}
-	for _, d := range Check(u) {
+	for _, d := range Lint(u) {
 		if syntaxErrors && (d.Code == CodeUnusedVariable || d.Code == CodeUnusedAlias) {
 			continue
 		}

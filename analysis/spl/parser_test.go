@@ -410,7 +410,7 @@ func TestTermParenthesesRule(t *testing.T) {
 		{"SELF = x.m(\"f\")", nil, true, 1, false},
 	}
 	for _, tc := range cases {
-		u, ds := ParseAndCheck(tc.src)
+		u, ds := ParseAndLint(tc.src)
 		if len(errorsOnly(ds)) > 0 != tc.undeclared {
 			t.Errorf("%q:%s", tc.src, fmtDiags(ds))
 		}

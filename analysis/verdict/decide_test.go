@@ -11,7 +11,7 @@ import (
 // instance's body and comparisons.
 func instance(t *testing.T, src string) (spl.Expr, []*spl.Comparison) {
 	t.Helper()
-	unit, diags := spl.ParseAndCheck(src)
+	unit, diags := spl.ParseAndLint(src)
 	for _, d := range diags {
 		if d.Severity == spl.Error {
 			t.Fatalf("%s: %s", src, d.Message)

@@ -73,7 +73,7 @@ func BenchmarkEditInFormula(b *testing.B) {
 	if len(formulas) < 150 || len(syntax) != 0 {
 		b.Fatalf("%d formulas, syntax diagnostics %v", len(formulas), syntax)
 	}
-	if checked := base.Check(formulas, CheckOptions{}); len(checked) != 0 {
+	if checked := base.Lint(formulas, LintOptions{}); len(checked) != 0 {
 		b.Fatalf("checked diagnostics: %v", checked[0])
 	}
 	texts := [][]byte{[]byte(edited), []byte(src)}
@@ -83,7 +83,7 @@ func BenchmarkEditInFormula(b *testing.B) {
 			b.Fatal(err)
 		}
 		formulas, syntax := JavaFormulas(f)
-		checked := base.With([]*javasrc.File{f}).Check(formulas, CheckOptions{})
+		checked := base.With([]*javasrc.File{f}).Lint(formulas, LintOptions{})
 		if len(formulas) == 0 || len(syntax)+len(checked) != 0 {
 			b.Fatal("unexpected result")
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/perfls/perfls/analysis/spl"
 )
 
-// Diagnostic codes of the reference checker (Index.Check).
+// Diagnostic codes of the reference linter (Index.Lint).
 const (
 	CodeUnknownAlias      = "unknown-alias"       // bare name that is neither an alias nor a method of the class
 	CodeUnknownClass      = "unknown-class"       // class not in the workspace (or the JDK)
@@ -58,8 +58,8 @@ type External interface {
 	Class(name string) (*ExternalClass, error)
 }
 
-// CheckOptions configure Index.Check.
-type CheckOptions struct {
+// LintOptions configure Index.Lint.
+type LintOptions struct {
 	// External resolves java.* / javax.* references; nil leaves them
 	// unchecked.
 	External External
@@ -69,7 +69,7 @@ type CheckOptions struct {
 	Partial bool
 }
 
-// Check resolves the method and generator references of formulas against
+// Lint resolves the method and generator references of formulas against
 // the index (and opt.External) and reports what would keep them from being
 // measured: unknown aliases, classes and methods, ambiguous overloads,
 // generator arguments that do not fit the generator's declaration, misused
@@ -77,9 +77,9 @@ type CheckOptions struct {
 // spl-evaluation-java dialect. Formulas with syntax errors are skipped.
 // Diagnostics are sorted by position; ranges
 // cover the reference's text in the formula.
-func (ix *Index) Check(formulas []*Formula, opt CheckOptions) []Diagnostic {
+func (ix *Index) Lint(formulas []*Formula, opt LintOptions) []Diagnostic {
 	var diags []Diagnostic
-	lookups := map[lookupKey]*lookupResult{} // the index does not change during Check
+	lookups := map[lookupKey]*lookupResult{} // the index does not change during Lint
 	for _, f := range formulas {
 		if f == nil || f.Broken || f.Parsed == nil || f.Parsed.Body == nil {
 			continue // its syntax errors come first; a partial AST would only add noise
@@ -94,7 +94,7 @@ func (ix *Index) Check(formulas []*Formula, opt CheckOptions) []Diagnostic {
 
 type checker struct {
 	ix    *Index
-	opt   CheckOptions
+	opt   LintOptions
 	f     *Formula
 	diags []Diagnostic
 	// selfDone: SELF was resolved once; its problems are reported once
@@ -103,7 +103,7 @@ type checker struct {
 	selfOK   bool
 	// via is the alias being resolved, named in messages.
 	via string
-	// lookups remembers lookup's results for the formulas of one Check.
+	// lookups remembers lookup's results for the formulas of one Lint.
 	lookups map[lookupKey]*lookupResult
 }
 

@@ -135,7 +135,7 @@ SELF[gen](1) <= p[gen](1)`, CodeUnknownMethod, `alias "p": demo.Main has no meth
 				parse(t, "/p/demo/Sub.java", checkSub), parse(t, "/p/demo/ExtLib.java", checkExtLib),
 			}
 			formulas, syn := JavaFormulas(files[0])
-			diags := NewIndex(files).Check(formulas, CheckOptions{External: jdk})
+			diags := NewIndex(files).Lint(formulas, LintOptions{External: jdk})
 			all := append(syn, diags...)
 			for _, d := range all {
 				if d.Severity == Error && d.Code != tc.code {
@@ -177,7 +177,7 @@ func TestCheckSPLFile(t *testing.T) {
 	text := "w := demo.Main.gen\nSELF[w](1) <= demo.Main#plain[w](1)\nx[w](1) <= demo.Main#plain[y](1)\n"
 	formulas, syn := SPLFile("/p/f.spl", text)
 	files := []*javasrc.File{parse(t, "/p/demo/Main.java", fmt.Sprintf(checkMain, "x"))}
-	diags := append(syn, NewIndex(files).Check(formulas, CheckOptions{})...)
+	diags := append(syn, NewIndex(files).Lint(formulas, LintOptions{})...)
 	want := []struct{ code, at string }{
 		{CodeSelfOutside, "SELF"},
 		{CodeUnknownAlias, "x"},
@@ -205,7 +205,7 @@ func TestCheckPartialIndex(t *testing.T) {
 	src := fmt.Sprintf(checkMain, `SELF[gen](1) <= demo.Other#x[gen](1) and SELF[gen](1) <= Other#y[gen](1) and SELF[gen](1) <= nope[gen](1)`)
 	f := parse(t, "/p/demo/Main.java", src)
 	formulas, _ := JavaFormulas(f)
-	diags := NewIndex([]*javasrc.File{f}).Check(formulas, CheckOptions{Partial: true})
+	diags := NewIndex([]*javasrc.File{f}).Lint(formulas, LintOptions{Partial: true})
 	if len(diags) != 1 || diags[0].Code != CodeUnknownAlias {
 		t.Errorf("want only the unknown alias, got %v", diags)
 	}

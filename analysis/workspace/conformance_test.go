@@ -21,7 +21,7 @@ func TestConformanceEveryAnnotationForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	formulas, diags := JavaFormulas(f)
-	diags = append(diags, NewIndex([]*javasrc.File{f}).Check(formulas, CheckOptions{External: jdk})...)
+	diags = append(diags, NewIndex([]*javasrc.File{f}).Lint(formulas, LintOptions{External: jdk})...)
 	for _, d := range diags {
 		t.Errorf("unexpected %s [%s]", d, d.Code)
 	}
@@ -60,7 +60,7 @@ for l in {5, 10, 50, 100, 500, 1000}
 	for _, l := range listings {
 		t.Run(l.name, func(t *testing.T) {
 			formulas, diags := SPLFile(l.name+".spl", l.text)
-			diags = append(diags, NewIndex(nil).Check(formulas, CheckOptions{External: jdk})...)
+			diags = append(diags, NewIndex(nil).Lint(formulas, LintOptions{External: jdk})...)
 			var got []string
 			for _, d := range diags {
 				if d.Severity != Hint {

@@ -169,7 +169,7 @@ func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 // SPLFile parses a standalone .spl file: alias lines and formulas.
 func SPLFile(path, text string) ([]*Formula, []Diagnostic) {
 	at := &Formula{Path: path, mapper: textpos.NewMapper(text)}
-	unit, ds := spl.ParseAndCheck(text)
+	unit, ds := spl.ParseAndLint(text)
 	var diags []Diagnostic
 	for _, d := range ds {
 		diags = append(diags, at.diagnostic(d.Span, severityOf(d.Severity), d.Code, d.Message))

@@ -71,10 +71,10 @@ func (m *memo) put(k memoKey, p *parsedText) {
 	m.cur[k] = p
 }
 
-// parseAndCheck is spl.ParseAndCheck, remembered.
+// parseAndCheck is spl.ParseAndLint, remembered.
 func parseAndCheck(text string) (*spl.Unit, []spl.Diagnostic) {
 	p := memoized(memoKey{memoFormula, text}, func() *parsedText {
-		u, ds := spl.ParseAndCheck(text)
+		u, ds := spl.ParseAndLint(text)
 		return &parsedText{unit: u, diags: ds}
 	})
 	return p.unit, p.diags

@@ -17,7 +17,7 @@ func TestParseMemo(t *testing.T) {
 	if u1 != u2 || !reflect.DeepEqual(d1, d2) {
 		t.Fatal("the second parse of the same text was not remembered")
 	}
-	fu, fd := spl.ParseAndCheck(text)
+	fu, fd := spl.ParseAndLint(text)
 	if !reflect.DeepEqual(u1, fu) || !reflect.DeepEqual(d1, fd) {
 		t.Fatalf("remembered parse differs from a fresh one: %v vs %v", d1, fd)
 	}

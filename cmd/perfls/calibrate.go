@@ -57,11 +57,11 @@ func (a *app) calibrate(cmd *cobra.Command, f calibrateFlags) error {
 		return cli.Usagef("--rebuild and --accept exclude each other")
 	}
 	if !f.rebuild && !f.accept {
-		if err := engine.CheckOptions(f.measure.opts, 2); err != nil {
+		if err := engine.ValidateOptions(f.measure.opts, 2); err != nil {
 			return cli.UsageError{Msg: err.Error()}
 		}
 	}
-	if err := f.cfg.Check(); err != nil {
+	if err := f.cfg.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {

@@ -41,7 +41,7 @@ or an instance failed.`,
 				f.alpha = 0 // perfls.json's, else the default
 			}
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh}
-			if err := req.Check(); err != nil {
+			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
 			if err := checkOutputDir("--html", f.html); err != nil {

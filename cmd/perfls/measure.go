@@ -44,7 +44,7 @@ workload errors.`,
 
 func (a *app) measure(cmd *cobra.Command, f measureCmdFlags) error {
 	phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
-	if err := engine.CheckOptions(f.measure.opts, 1); err != nil {
+	if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
