@@ -1,6 +1,8 @@
 // Package server is perfls's LSP wire layer. It translates protocol values to
-// calls into the analysis packages and back; it holds no parsing or
-// statistics logic of its own. One file per LSP feature.
+// calls into the engine (Actions: check, measure, calibrate) and the analysis
+// packages and back; it holds no parsing, statistics or measuring logic of
+// its own. One file per LSP feature; stream.go is the framing that survives
+// malformed input, nyi.go the generated stubs of what perfls does not do.
 package server
 
 import (

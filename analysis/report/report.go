@@ -1,6 +1,9 @@
-// Package report renders verdicts for people: CLI lines and hover Markdown.
-// Markdown uses only code fences and plain tables, which render the same in
-// VS Code and Neovim.
+// Package report holds perfls's output formats: the command line's text,
+// JSON and JUnit XML of a check (check.go, junit.go; HTML in htmlreport), a
+// measurement's document (measure.go), the oracle's judgements and models,
+// evaluations, cache listings, and the editor's hover Markdown. Markdown uses
+// only code fences and plain tables, which render the same in VS Code and
+// Neovim. It renders values; it does no I/O beyond the writer it is given.
 package report
 
 import (

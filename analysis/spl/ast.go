@@ -1,4 +1,4 @@
-// Package spl parses, checks and expands Stochastic Performance Logic
+// Package spl parses, lints and expands Stochastic Performance Logic
 // formulas as written in Java @SPL annotations and standalone .spl files.
 //
 // Two surface dialects are accepted and produce one AST:
