@@ -371,7 +371,43 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 	if err != nil {
 		return err
 	}
-	// Preliminary figure: a new worker (JVM start included), then reuse.
+	if err := speedPreliminary(ctx, e, req, opt); err != nil {
+		return err
+	}
+	// Forks one at a time until the t-interval over fork means is within ±2 %:
+	// with the default fork (≥ 300 ms warm-up, 30 samples), and with a
+	// shorter one (≥ 150 ms warm-up, still until JIT compilation settles,
+	// and 10 samples): the interval is over fork means, so what it needs is
+	// more forks, not more samples per fork.
+	for _, fo := range []measure.Options{
+		{Forks: 1, SamplesPerFork: opt.SamplesPerFork},
+		{Forks: 1, SamplesPerFork: 10, Warmup: 150 * time.Millisecond},
+	} {
+		if err := speedToTarget(ctx, e, req, fo.Defaults(), 0.02); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	r, err := e.measureReqs(ctx, opt, req)
+	if err != nil {
+		return err
+	}
+	s := measure.Summarize(r.Forks)
+	perfls := time.Since(start)
+	fmt.Printf("perfls defaults (%d forks × %d samples, warm-up ≥ 300 ms until JIT settles): %.1f s wall, mean %s/op ± %.2f%%\n",
+		opt.Forks, opt.SamplesPerFork, perfls.Seconds(), fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+	fmt.Printf("JMH defaults (5 forks × (5 × 10 s warm-up + 5 × 10 s measurement)): ≥ %.0f s wall (%.0f× perfls's defaults)\n",
+		500.0, 500/perfls.Seconds())
+	fmt.Printf("SPL tool defaults (one JVM; warm-up 1,000 cycles or 5 s, measurement 2,000 cycles or 10 s, whichever first):\n"+
+		"  a 1 µs cycle stops at 1,000 + 2,000 cycles = 3 ms plus one JVM run (~%.0f ms here for a trivial fork), but 1,000 calls are below\n"+
+		"  HotSpot's C2 compile threshold (~10,000 invocations), so it measures interpreted/C1 code; with the 5 s + 10 s bounds\n"+
+		"  it would take 15 s in one JVM, with no run-to-run variance.\n", ms(e.jvmRun))
+	return nil
+}
+
+// speedPreliminary times preliminary figures: a new worker (JVM start
+// included), then reuses of it, and a new request's resolution.
+func speedPreliminary(ctx context.Context, e *env, req measure.Request, opt measure.Options) error {
 	w := measure.NewWorker(ctx)
 	defer w.Close()
 	for i := 0; i < 4; i++ {
@@ -395,60 +431,39 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 		return err
 	}
 	fmt.Printf("(resolving the method, one short JVM, takes %.0f ms when the request is new)\n", ms(time.Since(start)))
+	return nil
+}
 
-	// Forks one at a time until the t-interval over fork means is within ±2 %:
-	// with the default fork (≥ 300 ms warm-up, 30 samples), and with a
-	// shorter one (≥ 150 ms warm-up, still until JIT compilation settles,
-	// and 10 samples): the interval is over fork means, so what it needs is
-	// more forks, not more samples per fork.
-	for _, fo := range []measure.Options{
-		{Forks: 1, SamplesPerFork: opt.SamplesPerFork},
-		{Forks: 1, SamplesPerFork: 10, Warmup: 150 * time.Millisecond},
-	} {
-		target := 0.02
-		fo = fo.Defaults()
-		fmt.Printf("forks of ≥ %s warm-up × %d samples:\n", fo.Warmup, fo.SamplesPerFork)
-		start := time.Now()
-		var forks []measure.Fork
-		var s measure.Summary
-		cpuAt, cpuForks := time.Duration(0), 0
-		for len(forks) < 30 {
-			r, err := e.measureReqs(ctx, fo, req)
-			if err != nil {
-				return err
-			}
-			forks = append(forks, r.Forks...)
-			s = measure.Summarize(forks)
-			if c := cpuSummary(forks); cpuAt == 0 && len(forks) >= 3 && c.RelativeHalfWidth() <= target {
-				cpuAt, cpuForks = time.Since(start), len(forks)
-			}
-			if len(forks) >= 3 && s.RelativeHalfWidth() <= target {
-				break
-			}
+// speedToTarget measures forks of fo one at a time until the interval over
+// fork means is within ±target of the mean (at most 30), and says when the
+// thread-CPU-time mean got there.
+func speedToTarget(ctx context.Context, e *env, req measure.Request, fo measure.Options, target float64) error {
+	fmt.Printf("forks of ≥ %s warm-up × %d samples:\n", fo.Warmup, fo.SamplesPerFork)
+	start := time.Now()
+	var forks []measure.Fork
+	var s measure.Summary
+	cpuAt, cpuForks := time.Duration(0), 0
+	for len(forks) < 30 {
+		r, err := e.measureReqs(ctx, fo, req)
+		if err != nil {
+			return err
 		}
-		fmt.Printf("  ±%.0f%% CI of the wall-time mean (over fork means): %.1f s wall, %d forks × %d samples, mean %s/op ± %.2f%%\n",
-			100*target, time.Since(start).Seconds(), len(forks), fo.SamplesPerFork, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
-		if cpuAt > 0 {
-			fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean (immune to preemption): reached after %.1f s, %d forks\n", 100*target, cpuAt.Seconds(), cpuForks)
-		} else {
-			fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean: not reached in %d forks (± %.2f%%)\n", 100*target, len(forks), 100*cpuSummary(forks).RelativeHalfWidth())
+		forks = append(forks, r.Forks...)
+		s = measure.Summarize(forks)
+		if c := cpuSummary(forks); cpuAt == 0 && len(forks) >= 3 && c.RelativeHalfWidth() <= target {
+			cpuAt, cpuForks = time.Since(start), len(forks)
+		}
+		if len(forks) >= 3 && s.RelativeHalfWidth() <= target {
+			break
 		}
 	}
-	start = time.Now()
-	r, err := e.measureReqs(ctx, opt, req)
-	if err != nil {
-		return err
+	fmt.Printf("  ±%.0f%% CI of the wall-time mean (over fork means): %.1f s wall, %d forks × %d samples, mean %s/op ± %.2f%%\n",
+		100*target, time.Since(start).Seconds(), len(forks), fo.SamplesPerFork, fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
+	if cpuAt > 0 {
+		fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean (immune to preemption): reached after %.1f s, %d forks\n", 100*target, cpuAt.Seconds(), cpuForks)
+	} else {
+		fmt.Printf("  ±%.0f%% CI of the thread-CPU-time mean: not reached in %d forks (± %.2f%%)\n", 100*target, len(forks), 100*cpuSummary(forks).RelativeHalfWidth())
 	}
-	s := measure.Summarize(r.Forks)
-	perfls := time.Since(start)
-	fmt.Printf("perfls defaults (%d forks × %d samples, warm-up ≥ 300 ms until JIT settles): %.1f s wall, mean %s/op ± %.2f%%\n",
-		opt.Forks, opt.SamplesPerFork, perfls.Seconds(), fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
-	fmt.Printf("JMH defaults (5 forks × (5 × 10 s warm-up + 5 × 10 s measurement)): ≥ %.0f s wall (%.0f× perfls's defaults)\n",
-		500.0, 500/perfls.Seconds())
-	fmt.Printf("SPL tool defaults (one JVM; warm-up 1,000 cycles or 5 s, measurement 2,000 cycles or 10 s, whichever first):\n"+
-		"  a 1 µs cycle stops at 1,000 + 2,000 cycles = 3 ms plus one JVM run (~%.0f ms here for a trivial fork), but 1,000 calls are below\n"+
-		"  HotSpot's C2 compile threshold (~10,000 invocations), so it measures interpreted/C1 code; with the 5 s + 10 s bounds\n"+
-		"  it would take 15 s in one JVM, with no run-to-run variance.\n", ms(e.jvmRun))
 	return nil
 }
 

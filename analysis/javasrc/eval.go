@@ -229,44 +229,56 @@ func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 		return cval{}, err
 	}
 	if op == "+" && (l.k == vStr || r.k == vStr) {
-		ls, err := b.asString(l, left)
-		if err != nil {
-			return cval{}, err
-		}
-		rs, err := b.asString(r, right)
-		if err != nil {
-			return cval{}, err
-		}
-		// Every operand's buffer is this evaluation's own (literals are
-		// decoded afresh, constants cloned), so the left one grows in
-		// place: a chain of n joins costs O(n), not O(n²) (the JDK's
-		// GB18030.java joins thousands of literals).
-		ls.appendBuf(rs)
-		return cval{k: vStr, s: ls}, nil
+		return b.concat(l, r, left, right)
 	}
 	if l.k == vStr || r.k == vStr || l.k == vBool || r.k == vBool || l.k == vNone || r.k == vNone {
 		return cval{}, &evalErr{sp, "operator " + op + " is not supported on these values"}
 	}
+	v, msg := arith(op, l, r)
+	if msg != "" {
+		return cval{}, &evalErr{sp, msg}
+	}
+	return v, nil
+}
+
+// concat joins two operands of string concatenation.
+func (b *builder) concat(l, r cval, left, right *fnode) (cval, *evalErr) {
+	ls, err := b.asString(l, left)
+	if err != nil {
+		return cval{}, err
+	}
+	rs, err := b.asString(r, right)
+	if err != nil {
+		return cval{}, err
+	}
+	// Every operand's buffer is this evaluation's own (literals are
+	// decoded afresh, constants cloned), so the left one grows in
+	// place: a chain of n joins costs O(n), not O(n²) (the JDK's
+	// GB18030.java joins thousands of literals).
+	ls.appendBuf(rs)
+	return cval{k: vStr, s: ls}, nil
+}
+
+// arith applies a numeric operator with Java's promotion and wrapping; the
+// message says why it cannot.
+func arith(op string, l, r cval) (cval, string) {
 	k := binaryKind(l, r)
 	if k == vFloat {
 		x, _ := l.float()
 		y, _ := r.float()
-		var f float64
 		switch op {
 		case "+":
-			f = x + y
+			return cval{k: vFloat, f: x + y}, ""
 		case "-":
-			f = x - y
+			return cval{k: vFloat, f: x - y}, ""
 		case "*":
-			f = x * y
+			return cval{k: vFloat, f: x * y}, ""
 		case "/":
-			f = x / y
+			return cval{k: vFloat, f: x / y}, ""
 		case "%":
-			f = math.Mod(x, y)
-		default:
-			return cval{}, &evalErr{sp, "operator " + op + " is not supported on floating-point values"}
+			return cval{k: vFloat, f: math.Mod(x, y)}, ""
 		}
-		return cval{k: vFloat, f: f}, nil
+		return cval{}, "operator " + op + " is not supported on floating-point values"
 	}
 	x, y := l.i, r.i
 	var i int64
@@ -279,7 +291,7 @@ func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 		i = x * y
 	case "/", "%":
 		if y == 0 {
-			return cval{}, &evalErr{sp, "division by zero"}
+			return cval{}, "division by zero"
 		}
 		if y == -1 { // avoid the MinInt64 / -1 trap; Java wraps
 			if op == "/" {
@@ -293,27 +305,7 @@ func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 			i = x % y
 		}
 	case "<<", ">>", ">>>":
-		// The shift kind is the promoted left operand's alone.
-		k = vInt
-		if l.k == vLong {
-			k = vLong
-		}
-		s := uint(y & 31)
-		if k == vLong {
-			s = uint(y & 63)
-		}
-		switch op {
-		case "<<":
-			i = x << s
-		case ">>":
-			i = x >> s
-		default:
-			if k == vInt {
-				i = int64(uint32(x) >> s)
-			} else {
-				i = int64(uint64(x) >> s)
-			}
-		}
+		return shift(op, l, x, y), ""
 	case "&":
 		i = x & y
 	case "|":
@@ -321,9 +313,36 @@ func (b *builder) evalBinary(n *fnode, ctx *Type, depth int) (cval, *evalErr) {
 	case "^":
 		i = x ^ y
 	default:
-		return cval{}, &evalErr{sp, "operator " + op + " is not supported"}
+		return cval{}, "operator " + op + " is not supported"
 	}
-	return cval{k: k, i: wrap(k, i)}, nil
+	return cval{k: k, i: wrap(k, i)}, ""
+}
+
+// shift shifts x by y; the result's kind is the promoted left operand's
+// alone.
+func shift(op string, l cval, x, y int64) cval {
+	k := vInt
+	if l.k == vLong {
+		k = vLong
+	}
+	s := uint(y & 31)
+	if k == vLong {
+		s = uint(y & 63)
+	}
+	var i int64
+	switch op {
+	case "<<":
+		i = x << s
+	case ">>":
+		i = x >> s
+	default:
+		if k == vInt {
+			i = int64(uint32(x) >> s)
+		} else {
+			i = int64(uint64(x) >> s)
+		}
+	}
+	return cval{k: k, i: wrap(k, i)}
 }
 
 // asString converts an operand of string concatenation.

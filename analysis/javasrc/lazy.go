@@ -37,104 +37,118 @@ var bodyKeywords = map[string]bool{
 // method body, and whose text cannot declare a type (mayDeclareType). It
 // returns nil when braces or parentheses do not balance.
 func lazyHoles(src []byte) []hole {
-	type tok struct {
-		kind byte // 'i' identifier or keyword, else the punctuation byte
-		word []byte
-	}
-	var (
-		holes       []hole
-		last, prev  tok    // the last two tokens
-		parens      []bool // per open '(': whether it opens a parameter list
-		braces      int    // open braces outside the holes
-		methodParen bool   // the last ')' closed a method's parameter list
-		state       int    // 0 nothing, 1 after a method's ')', 2 in its throws clause
-	)
-	n := len(src)
-	push := func(t tok) {
-		switch {
-		case t.kind == ')':
-			state = 0
-			if methodParen {
-				state = 1
-			}
-		case state == 1 && t.kind == 'i' && string(t.word) == "throws":
-			state = 2
-		case state == 2 && (t.kind == 'i' || t.kind == '.' || t.kind == ','):
-		default:
-			state = 0
+	h := &holeScan{src: src}
+	for i := 0; i < len(src); {
+		next, ok := h.scan(i)
+		if !ok {
+			return nil
 		}
-		prev, last = last, t
+		i = next
 	}
-	for i := 0; i < n; i++ {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
-		case c == '/' || c == '"' || c == '\'':
-			end, skipped, ok := skipTrivia(src, i)
-			if !ok {
-				return nil
-			}
-			if !skipped {
-				push(tok{kind: c})
-				continue
-			}
-			i = end - 1
-			if c != '/' {
-				push(tok{kind: c}) // a literal
-			}
-		case isWordByte(c):
-			j := i + 1
-			for j < n && isWordByte(src[j]) {
-				j++
-			}
-			push(tok{kind: 'i', word: src[i:j]})
-			i = j - 1
-		case c == '(':
-			// A parameter list: NAME( where NAME is preceded by a type.
-			params := last.kind == 'i' && !bodyKeywords[string(last.word)] &&
-				((prev.kind == 'i' && string(prev.word) != "new" && string(prev.word) != "record" && !bodyKeywords[string(prev.word)]) ||
-					prev.kind == '>' || prev.kind == ']')
-			parens = append(parens, params)
-			push(tok{kind: '('})
-		case c == ')':
-			if len(parens) == 0 {
-				return nil
-			}
-			methodParen = parens[len(parens)-1]
-			parens = parens[:len(parens)-1]
-			push(tok{kind: ')'})
-		case c == '{':
-			if state == 1 || state == 2 {
-				end, ok := matchBrace(src, i)
-				if !ok {
-					return nil
-				}
-				if !mayDeclareType(string(src[i+1 : end])) {
-					if end > i+1 {
-						holes = append(holes, hole{from: i + 1, to: end})
-					}
-				}
-				// Either way nothing inside is looked at: a body that may
-				// declare a type is parsed as it is.
-				i = end
-				push(tok{kind: '}'})
-				continue
-			}
-			braces++
-			push(tok{kind: '{'})
-		case c == '}':
-			if braces--; braces < 0 {
-				return nil
-			}
-			push(tok{kind: '}'})
-		default:
-			push(tok{kind: c})
-		}
-	}
-	if len(parens) != 0 || braces != 0 {
+	if len(h.parens) != 0 || h.braces != 0 {
 		return nil // unbalanced: the whole parse will find the error
 	}
-	return holes
+	return h.holes
+}
+
+// holeTok is a token lazyHoles looks at.
+type holeTok struct {
+	kind byte // 'i' identifier or keyword, else the punctuation byte
+	word []byte
+}
+
+// holeScan is lazyHoles's state as it scans the source.
+type holeScan struct {
+	src         []byte
+	holes       []hole
+	last, prev  holeTok // the last two tokens
+	parens      []bool  // per open '(': whether it opens a parameter list
+	braces      int     // open braces outside the holes
+	methodParen bool    // the last ')' closed a method's parameter list
+	state       int     // 0 nothing, 1 after a method's ')', 2 in its throws clause
+}
+
+func (h *holeScan) push(t holeTok) {
+	switch {
+	case t.kind == ')':
+		h.state = 0
+		if h.methodParen {
+			h.state = 1
+		}
+	case h.state == 1 && t.kind == 'i' && string(t.word) == "throws":
+		h.state = 2
+	case h.state == 2 && (t.kind == 'i' || t.kind == '.' || t.kind == ','):
+	default:
+		h.state = 0
+	}
+	h.prev, h.last = h.last, t
+}
+
+// scan reads the token at i and returns where the next one may start; ok
+// is false when the source cannot be split (unbalanced, unterminated).
+func (h *holeScan) scan(i int) (next int, ok bool) {
+	src := h.src
+	switch c := src[i]; {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+	case c == '/' || c == '"' || c == '\'':
+		end, skipped, ok := skipTrivia(src, i)
+		switch {
+		case !ok:
+			return 0, false
+		case !skipped:
+			h.push(holeTok{kind: c})
+		default:
+			if c != '/' {
+				h.push(holeTok{kind: c}) // a literal
+			}
+			return end, true
+		}
+	case isWordByte(c):
+		j := i + 1
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		h.push(holeTok{kind: 'i', word: src[i:j]})
+		return j, true
+	case c == '(':
+		// A parameter list: NAME( where NAME is preceded by a type.
+		last, prev := h.last, h.prev
+		params := last.kind == 'i' && !bodyKeywords[string(last.word)] &&
+			((prev.kind == 'i' && string(prev.word) != "new" && string(prev.word) != "record" && !bodyKeywords[string(prev.word)]) ||
+				prev.kind == '>' || prev.kind == ']')
+		h.parens = append(h.parens, params)
+		h.push(holeTok{kind: '('})
+	case c == ')':
+		if len(h.parens) == 0 {
+			return 0, false
+		}
+		h.methodParen = h.parens[len(h.parens)-1]
+		h.parens = h.parens[:len(h.parens)-1]
+		h.push(holeTok{kind: ')'})
+	case c == '{' && (h.state == 1 || h.state == 2):
+		end, ok := matchBrace(src, i)
+		if !ok {
+			return 0, false
+		}
+		if !mayDeclareType(string(src[i+1:end])) && end > i+1 {
+			h.holes = append(h.holes, hole{from: i + 1, to: end})
+		}
+		// Either way nothing inside is looked at: a body that may declare
+		// a type is parsed as it is.
+		h.push(holeTok{kind: '}'})
+		return end + 1, true
+	case c == '{':
+		h.braces++
+		h.push(holeTok{kind: '{'})
+	case c == '}':
+		if h.braces--; h.braces < 0 {
+			return 0, false
+		}
+		h.push(holeTok{kind: '}'})
+	default:
+		h.push(holeTok{kind: c})
+	}
+	return i + 1, true
 }
 
 // matchBrace returns the offset of the '}' that closes the '{' at open.

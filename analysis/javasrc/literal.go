@@ -284,8 +284,28 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 		closed = true
 	}
 	units, probs := unicodeUnits(content, cbase)
-
 	// Skip the rest of the opening line: white space then a line terminator.
+	k := openingLineEnd(units)
+	if k < 0 {
+		probs = append(probs, litProblem{textpos.Span{Start: base, End: base + 3}, "text block opening delimiter must be followed by a line terminator"})
+		k = 0
+	}
+	units = units[k:]
+	lines, terms := splitLines(units)
+	joined := stripIndent(lines, terms, len(units))
+	runes, p2 := interpretEscapes(joined, true)
+	probs = append(probs, p2...)
+	b := encodeRunes(runes)
+	b.empty = cbase + len(content)
+	if !closed {
+		probs = append(probs, litProblem{textpos.Span{Start: base, End: base + len(lit)}, "unclosed text block"})
+	}
+	return b, probs
+}
+
+// openingLineEnd is where a text block's content starts: after white space
+// and one line terminator; -1 when something else follows the delimiter.
+func openingLineEnd(units []unit) int {
 	k := 0
 	for k < len(units) && units[k].r != '\n' && units[k].r != '\r' && isJavaSpace(units[k].r) {
 		k++
@@ -296,17 +316,16 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 		if k < len(units) && units[k].r == '\n' {
 			k++
 		}
+		return k
 	case k < len(units) && units[k].r == '\n':
-		k++
-	default:
-		probs = append(probs, litProblem{textpos.Span{Start: base, End: base + 3}, "text block opening delimiter must be followed by a line terminator"})
-		k = 0
+		return k + 1
 	}
-	units = units[k:]
+	return -1
+}
 
-	// Split into lines; terminators are normalised to one LF unit.
-	var lines [][]unit
-	var terms []unit
+// splitLines splits units into lines and their terminators, each
+// normalised to one LF unit.
+func splitLines(units []unit) (lines [][]unit, terms []unit) {
 	start := 0
 	for i := 0; i < len(units); i++ {
 		u := units[i]
@@ -322,10 +341,14 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 		terms = append(terms, t)
 		start = i + 1
 	}
-	lines = append(lines, units[start:])
+	return append(lines, units[start:]), terms
+}
 
-	// Incidental white space: the minimum indentation over non-blank lines
-	// and the last line (the closing delimiter's line, even when blank).
+// stripIndent removes incidental white space as String.stripIndent does:
+// the minimum indentation over non-blank lines and the last line (the
+// closing delimiter's, even when blank), and trailing white space; blank
+// lines become empty.
+func stripIndent(lines [][]unit, terms []unit, size int) []unit {
 	blank := func(l []unit) bool {
 		for _, u := range l {
 			if !isJavaSpace(u.r) {
@@ -336,8 +359,7 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 	}
 	minIndent := -1
 	for i, l := range lines {
-		isBlank := blank(l)
-		if isBlank && i != len(lines)-1 {
+		if blank(l) && i != len(lines)-1 {
 			continue
 		}
 		n := 0
@@ -348,10 +370,8 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 			minIndent = n
 		}
 	}
-	if minIndent < 0 {
-		minIndent = 0
-	}
-	joined := make([]unit, 0, len(units))
+	minIndent = max(minIndent, 0)
+	joined := make([]unit, 0, size)
 	for i, l := range lines {
 		if !blank(l) {
 			l = l[minIndent:]
@@ -365,14 +385,7 @@ func decodeTextBlock(lit string, base int) (*strBuf, []litProblem) {
 			joined = append(joined, terms[i])
 		}
 	}
-	runes, p2 := interpretEscapes(joined, true)
-	probs = append(probs, p2...)
-	b := encodeRunes(runes)
-	b.empty = cbase + len(content)
-	if !closed {
-		probs = append(probs, litProblem{textpos.Span{Start: base, End: base + len(lit)}, "unclosed text block"})
-	}
-	return b, probs
+	return joined
 }
 
 // appendBuf appends o to b (string concatenation).

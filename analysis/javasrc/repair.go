@@ -138,162 +138,189 @@ func closerOf(ch byte) byte {
 // strings left open, judged by indentation. It returns nil when nothing
 // needs inserting.
 func planRepair(src string) []insertion {
-	var (
-		ins       []insertion
-		stack     []opener
-		line      int  // current line number (0-based)
-		lineStart int  // offset of the current line
-		prevEnd   = -1 // end of the previous code token
-		prevLine  = -1 // line of the previous code token's end
-		prevWord  string
-	)
-	indentOf := func(tokStart int) int {
-		w := 0
-		for i := lineStart; i < tokStart; i++ {
-			switch src[i] {
-			case ' ':
-				w++
-			case '\t':
-				w += 4
-			default:
-				return w + (tokStart - i) // something before the token: count as deeper
-			}
-		}
-		return w
-	}
-	closeTop := func(at int) {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		ins = append(ins, insertion{at: at, text: string(closerOf(top.ch)),
-			msg: "missing " + strconv.Quote(string(closerOf(top.ch))) + " to close " + strconv.Quote(string(top.ch)) + " on line " + strconv.Itoa(top.line+1)})
-	}
-	// newToken handles the start of a code token at offset s with first
-	// byte c and word w ("" unless the token is a word): the first token
-	// of a line closes what the line's indentation says must be closed.
-	newToken := func(s int, c byte, w string) {
-		if line > prevLine && prevEnd >= 0 {
-			ind := indentOf(s)
-			for len(stack) > 0 {
-				top := stack[len(stack)-1]
-				if top.indent < ind {
-					break
-				}
-				if top.indent == ind {
-					if c == closerOf(top.ch) {
-						break
-					}
-					if top.ch == '{' && (w == "case" || w == "default") {
-						break
-					}
-				}
-				closeTop(prevEnd)
-			}
+	r := &repairScan{src: src, prevEnd: -1, prevLine: -1}
+	for r.i < len(src) {
+		if !r.skipBlank() {
+			r.token()
 		}
 	}
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == '\n':
-			i++
-			line++
-			lineStart = i
-			continue
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
-			i++
-			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			j := strings.Index(src[i+2:], "*/")
-			end := len(src)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			for k := i; k < end; k++ {
-				if src[k] == '\n' {
-					line++
-					lineStart = k + 1
-				}
-			}
-			i = end
-			continue
-		}
+	for len(r.stack) > 0 && r.prevEnd >= 0 {
+		r.closeTop(r.prevEnd)
+	}
+	sort.SliceStable(r.ins, func(a, b int) bool { return r.ins[a].at < r.ins[b].at })
+	return r.ins
+}
 
-		s := i
-		newToken(s, c, wordAt(src, i))
-		switch {
-		case c == '"' && strings.HasPrefix(src[i:], `"""`):
-			i += 3
-			for i < len(src) && !strings.HasPrefix(src[i:], `"""`) {
-				if src[i] == '\\' {
-					i++
-				}
-				if i < len(src) && src[i] == '\n' {
-					line++
-					lineStart = i + 1
-				}
-				i++
+// repairScan is planRepair's state as it scans the source.
+type repairScan struct {
+	src       string
+	i         int
+	ins       []insertion
+	stack     []opener
+	line      int // current line number (0-based)
+	lineStart int // offset of the current line
+	prevEnd   int // end of the previous code token; -1 before the first
+	prevLine  int // line of the previous code token's end
+	prevWord  string
+}
+
+// skipBlank skips white space, a line end or a comment at the scan's
+// position and reports whether it did.
+func (r *repairScan) skipBlank() bool {
+	src, c := r.src, r.src[r.i]
+	switch {
+	case c == '\n':
+		r.i++
+		r.line++
+		r.lineStart = r.i
+	case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+		r.i++
+	case c == '/' && r.i+1 < len(src) && src[r.i+1] == '/':
+		for r.i < len(src) && src[r.i] != '\n' {
+			r.i++
+		}
+	case c == '/' && r.i+1 < len(src) && src[r.i+1] == '*':
+		j := strings.Index(src[r.i+2:], "*/")
+		end := len(src)
+		if j >= 0 {
+			end = r.i + 2 + j + 2
+		}
+		for k := r.i; k < end; k++ {
+			if src[k] == '\n' {
+				r.line++
+				r.lineStart = k + 1
 			}
-			i = min(i+3, len(src))
-		case c == '"' || c == '\'':
-			i++
-			closed := false
-			for i < len(src) && src[i] != '\n' && src[i] != '\r' {
-				if src[i] == '\\' && i+1 < len(src) && src[i+1] != '\n' && src[i+1] != '\r' {
-					i += 2
-					continue
-				}
-				if src[i] == c {
-					i++
-					closed = true
-					break
-				}
-				i++
+		}
+		r.i = end
+	default:
+		return false
+	}
+	return true
+}
+
+// token scans one code token.
+func (r *repairScan) token() {
+	src, s, c := r.src, r.i, r.src[r.i]
+	r.newToken(s, c, wordAt(src, s))
+	switch {
+	case c == '"' && strings.HasPrefix(src[s:], `"""`):
+		r.textBlock()
+	case c == '"' || c == '\'':
+		r.quoted(c)
+	case c == '{' || c == '(' || c == '[':
+		if c == '{' {
+			for len(r.stack) > 0 && r.stack[len(r.stack)-1].ctrl && r.stack[len(r.stack)-1].line == r.line {
+				r.stack = r.stack[:len(r.stack)-1]
 			}
-			if !closed {
-				q := string(c)
-				ins = append(ins, insertion{at: i, text: q, msg: "missing closing " + strconv.Quote(q)})
-			}
-		case c == '{' || c == '(' || c == '[':
-			if c == '{' {
-				for len(stack) > 0 && stack[len(stack)-1].ctrl && stack[len(stack)-1].line == line {
-					stack = stack[:len(stack)-1]
-				}
-			}
-			stack = append(stack, opener{ch: c, indent: indentOf(lineStartOfLine(src, lineStart, s)), line: line,
-				ctrl: c == '(' && controlKeywords[prevWord]})
-			i++
-		case c == '}' || c == ')' || c == ']':
-			j := len(stack) - 1
-			for j >= 0 && closerOf(stack[j].ch) != c && stack[j].ch != '{' {
-				j--
-			}
-			if j >= 0 && closerOf(stack[j].ch) == c {
-				stack = stack[:j]
-			}
-			i++
-		case isWordByte(c):
-			for i < len(src) && isWordByte(src[i]) {
-				i++
-			}
+		}
+		r.stack = append(r.stack, opener{ch: c, indent: r.indentOf(lineStartOfLine(src, r.lineStart, s)), line: r.line,
+			ctrl: c == '(' && controlKeywords[r.prevWord]})
+		r.i++
+	case c == '}' || c == ')' || c == ']':
+		j := len(r.stack) - 1
+		for j >= 0 && closerOf(r.stack[j].ch) != c && r.stack[j].ch != '{' {
+			j--
+		}
+		if j >= 0 && closerOf(r.stack[j].ch) == c {
+			r.stack = r.stack[:j]
+		}
+		r.i++
+	case isWordByte(c):
+		for r.i < len(src) && isWordByte(src[r.i]) {
+			r.i++
+		}
+	default:
+		r.i++
+	}
+	r.prevEnd, r.prevLine = r.i, r.line
+	r.prevWord = ""
+	if isWordByte(c) {
+		r.prevWord = src[s:r.i]
+	}
+}
+
+// textBlock skips a text block """...""".
+func (r *repairScan) textBlock() {
+	src := r.src
+	r.i += 3
+	for r.i < len(src) && !strings.HasPrefix(src[r.i:], `"""`) {
+		if src[r.i] == '\\' {
+			r.i++
+		}
+		if r.i < len(src) && src[r.i] == '\n' {
+			r.line++
+			r.lineStart = r.i + 1
+		}
+		r.i++
+	}
+	r.i = min(r.i+3, len(src))
+}
+
+// quoted skips a string or character literal quoted with q, and closes it
+// at the line's end when it is left open.
+func (r *repairScan) quoted(q byte) {
+	src := r.src
+	r.i++
+	for r.i < len(src) && src[r.i] != '\n' && src[r.i] != '\r' {
+		if src[r.i] == '\\' && r.i+1 < len(src) && src[r.i+1] != '\n' && src[r.i+1] != '\r' {
+			r.i += 2
+			continue
+		}
+		r.i++
+		if src[r.i-1] == q {
+			return
+		}
+	}
+	r.ins = append(r.ins, insertion{at: r.i, text: string(q), msg: "missing closing " + strconv.Quote(string(q))})
+}
+
+// indentOf is the indentation of the current line before a token at
+// tokStart.
+func (r *repairScan) indentOf(tokStart int) int {
+	w := 0
+	for i := r.lineStart; i < tokStart; i++ {
+		switch r.src[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
 		default:
-			i++
-		}
-		prevEnd, prevLine = i, line
-		prevWord = ""
-		if isWordByte(c) {
-			prevWord = src[s:i]
+			return w + (tokStart - i) // something before the token: count as deeper
 		}
 	}
-	for len(stack) > 0 && prevEnd >= 0 {
-		closeTop(prevEnd)
+	return w
+}
+
+func (r *repairScan) closeTop(at int) {
+	top := r.stack[len(r.stack)-1]
+	r.stack = r.stack[:len(r.stack)-1]
+	r.ins = append(r.ins, insertion{at: at, text: string(closerOf(top.ch)),
+		msg: "missing " + strconv.Quote(string(closerOf(top.ch))) + " to close " + strconv.Quote(string(top.ch)) + " on line " + strconv.Itoa(top.line+1)})
+}
+
+// newToken handles the start of a code token at offset s with first byte
+// c and word w ("" unless the token is a word): the first token of a line
+// closes what the line's indentation says must be closed.
+func (r *repairScan) newToken(s int, c byte, w string) {
+	if r.line <= r.prevLine || r.prevEnd < 0 {
+		return
 	}
-	sort.SliceStable(ins, func(a, b int) bool { return ins[a].at < ins[b].at })
-	return ins
+	ind := r.indentOf(s)
+	for len(r.stack) > 0 {
+		top := r.stack[len(r.stack)-1]
+		if top.indent < ind {
+			break
+		}
+		if top.indent == ind {
+			if c == closerOf(top.ch) {
+				break
+			}
+			if top.ch == '{' && (w == "case" || w == "default") {
+				break
+			}
+		}
+		r.closeTop(r.prevEnd)
+	}
 }
 
 // lineStartOfLine returns the token start used to measure the indentation

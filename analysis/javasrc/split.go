@@ -132,89 +132,111 @@ type cut struct {
 // scanCuts lists the places where src may be cut. It fails on text it
 // cannot follow (unbalanced braces, an unterminated literal or comment).
 func scanCuts(src []byte) ([]cut, bool) {
-	var cuts []cut
-	var braces []int // offsets of the open braces
-	parens := 0
-	bodyStart := 0 // index in cuts of the current body's first cut
-	// An enum's members follow its constants' ';', which a second half
-	// would lack: its body is not cut.
-	enum, inEnum := false, false
-	n := len(src)
-	for i := 0; i < n; i++ {
-		switch c := src[i]; c {
-		case 'c', 'e', 'i', 'r':
-			if len(braces) == 0 && (i == 0 || !isWordByte(src[i-1])) {
-				j := i
-				for j < n && isWordByte(src[j]) {
-					j++
-				}
-				switch string(src[i:j]) {
-				case "enum":
-					enum = true
-				case "class", "interface", "record":
-					enum = false
-				}
-				i = j - 1
-			}
-		case '/', '"', '\'':
-			end, skipped, ok := skipTrivia(src, i)
-			if !ok {
-				return nil, false
-			}
-			if skipped {
-				i = end - 1
-			}
-		case '(', '[':
-			parens++
-		case ')', ']':
-			parens--
-			if parens < 0 {
-				return nil, false
-			}
-		case '{':
-			if len(braces) == 0 {
-				bodyStart = len(cuts)
-				inEnum = enum
-			}
-			braces = append(braces, i)
-		case '}':
-			if len(braces) == 0 {
-				return nil, false
-			}
-			braces = braces[:len(braces)-1]
-			switch {
-			case len(braces) == 0:
-				// The end of a top-level type: its body's cuts learn
-				// the closing brace; the next type may start here.
-				for k := bodyStart; k < len(cuts); k++ {
-					cuts[k].close = i
-				}
-				if parens == 0 && startsMember(src, i+1) {
-					cuts = append(cuts, cut{at: i + 1, open: -1, close: -1})
-				}
-			case len(braces) == 1 && parens == 0 && !inEnum && startsMember(src, i+1):
-				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
-			}
-		case ';':
-			if len(braces) == 1 && parens == 0 && !inEnum {
-				cuts = append(cuts, cut{at: i + 1, open: braces[0]})
-			}
+	cs := &cutScan{src: src}
+	for i := 0; i < len(src); {
+		next, ok := cs.scan(i)
+		if !ok {
+			return nil, false
 		}
+		i = next
 	}
-	if len(braces) != 0 || parens != 0 {
+	if len(cs.braces) != 0 || cs.parens != 0 {
 		return nil, false
 	}
 	// A cut right after a body's last member has nothing after it to
 	// parse; cuts whose body never closed cannot be used (not reached:
 	// the braces balance).
-	out := cuts[:0]
-	for _, c := range cuts {
+	out := cs.cuts[:0]
+	for _, c := range cs.cuts {
 		if c.open >= 0 && c.close <= c.at {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out, true
+}
+
+// cutScan is scanCuts's state as it scans the source.
+type cutScan struct {
+	src       []byte
+	cuts      []cut
+	braces    []int // offsets of the open braces
+	parens    int
+	bodyStart int // index in cuts of the current body's first cut
+	// An enum's members follow its constants' ';', which a second half
+	// would lack: its body is not cut.
+	enum, inEnum bool
+}
+
+// scan reads the source at i and returns where to go on; ok is false on
+// text it cannot follow.
+func (cs *cutScan) scan(i int) (next int, ok bool) {
+	src := cs.src
+	switch c := src[i]; c {
+	case 'c', 'e', 'i', 'r':
+		if len(cs.braces) == 0 && (i == 0 || !isWordByte(src[i-1])) {
+			j := i
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			switch string(src[i:j]) {
+			case "enum":
+				cs.enum = true
+			case "class", "interface", "record":
+				cs.enum = false
+			}
+			return j, true
+		}
+	case '/', '"', '\'':
+		end, skipped, ok := skipTrivia(src, i)
+		if !ok {
+			return 0, false
+		}
+		if skipped {
+			return end, true
+		}
+	case '(', '[':
+		cs.parens++
+	case ')', ']':
+		if cs.parens--; cs.parens < 0 {
+			return 0, false
+		}
+	case '{':
+		if len(cs.braces) == 0 {
+			cs.bodyStart = len(cs.cuts)
+			cs.inEnum = cs.enum
+		}
+		cs.braces = append(cs.braces, i)
+	case '}':
+		return i + 1, cs.closeBrace(i)
+	case ';':
+		if len(cs.braces) == 1 && cs.parens == 0 && !cs.inEnum {
+			cs.cuts = append(cs.cuts, cut{at: i + 1, open: cs.braces[0]})
+		}
+	}
+	return i + 1, true
+}
+
+// closeBrace handles the '}' at i: the end of a top-level type (its body's
+// cuts learn the closing brace; the next type may start after it), or of a
+// member of one.
+func (cs *cutScan) closeBrace(i int) bool {
+	if len(cs.braces) == 0 {
+		return false
+	}
+	cs.braces = cs.braces[:len(cs.braces)-1]
+	switch {
+	case len(cs.braces) == 0:
+		for k := cs.bodyStart; k < len(cs.cuts); k++ {
+			cs.cuts[k].close = i
+		}
+		if cs.parens == 0 && startsMember(cs.src, i+1) {
+			cs.cuts = append(cs.cuts, cut{at: i + 1, open: -1, close: -1})
+		}
+	case len(cs.braces) == 1 && cs.parens == 0 && !cs.inEnum && startsMember(cs.src, i+1):
+		cs.cuts = append(cs.cuts, cut{at: i + 1, open: cs.braces[0]})
+	}
+	return true
 }
 
 // startsMember reports whether the first token at or after i can start a
@@ -406,61 +428,69 @@ func joinHalves(a, b *fnode, mid uint32) *fnode {
 // ranges are set for each parse.
 var freeSplitParsers = make(chan *sitter.Parser, 4)
 
+// splitPart is one part of a split parse: its tree and flattened root.
+type splitPart struct {
+	tree *sitter.Tree
+	root *fnode
+	err  error
+}
+
+// parseSplitPart parses the ranges of src (a file at path), with a pooled
+// parser unless ctx can be cancelled (see freeParsers on cancellable
+// parses). A part with a syntax error has no root: the file is then parsed
+// whole.
+func parseSplitPart(ctx context.Context, path string, src []byte, ranges []sitter.Range) (h splitPart) {
+	pooled := ctx.Done() == nil
+	var p *sitter.Parser
+	if pooled {
+		select {
+		case p = <-freeSplitParsers:
+		default:
+			p = newParser()
+		}
+	} else {
+		p = newParser()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			h.err = fmt.Errorf("javasrc: internal error parsing part of %s: %v", path, r)
+			pooled = false
+		}
+		if !pooled {
+			p.Close()
+			return
+		}
+		select {
+		case freeSplitParsers <- p:
+		default:
+			p.Close()
+		}
+	}()
+	p.SetIncludedRanges(ranges)
+	t, err := p.ParseCtx(ctx, nil, src)
+	if err == nil && t == nil {
+		err = fmt.Errorf("javasrc: tree-sitter returned no tree")
+	}
+	if err != nil {
+		p.Reset()
+		return splitPart{err: err}
+	}
+	h.tree = t
+	if t.RootNode().HasError() {
+		return h // parsed whole instead
+	}
+	h.root, h.err = flatten(t.RootNode(), true)
+	return h
+}
+
 // parseSplit parses src as planned, the parts on goroutines of their
 // own, and builds the model from their joined trees (with save, also what
 // a Doc keeps). ok is false when a part has a syntax error, the parts do
 // not join, or a hole is not a method body: the file must then be parsed
 // whole.
 func parseSplit(ctx context.Context, base *File, src []byte, plan splitPlan, save bool) (f *File, st *docState, ok bool, err error) {
-	type part struct {
-		tree *sitter.Tree
-		root *fnode
-		err  error
-	}
-	parsePart := func(ranges []sitter.Range) (h part) {
-		pooled := ctx.Done() == nil // see freeParsers on cancellable parses
-		var p *sitter.Parser
-		if pooled {
-			select {
-			case p = <-freeSplitParsers:
-			default:
-				p = newParser()
-			}
-		} else {
-			p = newParser()
-		}
-		defer func() {
-			if r := recover(); r != nil {
-				h.err = fmt.Errorf("javasrc: internal error parsing part of %s: %v", base.Path, r)
-				pooled = false
-			}
-			if !pooled {
-				p.Close()
-				return
-			}
-			select {
-			case freeSplitParsers <- p:
-			default:
-				p.Close()
-			}
-		}()
-		p.SetIncludedRanges(ranges)
-		t, err := p.ParseCtx(ctx, nil, src)
-		if err == nil && t == nil {
-			err = fmt.Errorf("javasrc: tree-sitter returned no tree")
-		}
-		if err != nil {
-			p.Reset()
-			return part{err: err}
-		}
-		h.tree = t
-		if t.RootNode().HasError() {
-			return h // parsed whole instead
-		}
-		h.root, h.err = flatten(t.RootNode(), true)
-		return h
-	}
-	parts := make([]part, len(plan.parts))
+	parsePart := func(ranges []sitter.Range) splitPart { return parseSplitPart(ctx, base.Path, src, ranges) }
+	parts := make([]splitPart, len(plan.parts))
 	if len(parts) == 2 {
 		done := make(chan struct{})
 		go func() {

@@ -14,7 +14,7 @@
 // Entry points: Parse (formula string or whole .spl file), ParseMethodAlias
 // and ParseGeneratorAlias (original methods={..} / generators={..}
 // elements), ParseMethod and ParseGenerator (a bare entity, e.g. a
-// @Workload value). Parse reports syntax errors only; Check adds the
+// @Workload value). Parse reports syntax errors only; Lint adds the
 // semantic ones; ParseAndLint does both. Expand turns a formula into one
 // Instance per quantifier binding.
 //

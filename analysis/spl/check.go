@@ -20,7 +20,7 @@ import (
 // Parse does not call Lint; ParseAndLint does both. For the SPL Tools
 // annotation form, whose elements are parsed one by one, assemble a Unit
 // from the ParseMethodAlias / ParseGeneratorAlias results and the parsed
-// formulas, and Check it as a whole. Check never
+// formulas, and Lint it as a whole. Lint never
 // resolves names against Java code: a bare name may be an alias or a method
 // of the annotated class, which only the caller can tell.
 func Lint(u *Unit) []Diagnostic {

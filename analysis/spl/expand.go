@@ -31,8 +31,8 @@ type Binding struct {
 //
 // Its diagnostics cover only what limits expansion (a sequence whose tuples
 // disagree is cut to the shortest; a variable without values; too many
-// instances). They repeat Check's findings, so callers that already show
-// Check's diagnostics may ignore them.
+// instances). They repeat Lint's findings, so callers that already show
+// Lint's diagnostics may ignore them.
 func Expand(f *Formula) ([]Instance, []Diagnostic) {
 	if f == nil {
 		return nil, nil
@@ -122,7 +122,7 @@ func Expand(f *Formula) ([]Instance, []Diagnostic) {
 }
 
 // Lookup returns the value bound to a variable (the first binding when a
-// name is declared twice, which Check reports).
+// name is declared twice, which Lint reports).
 func (in Instance) Lookup(name string) (Value, bool) {
 	for _, b := range in.Bindings {
 		if b.Var == name {
@@ -133,7 +133,7 @@ func (in Instance) Lookup(name string) (Value, bool) {
 }
 
 // ArgValues substitutes the instance's bindings into t's arguments. A
-// variable without a binding is an error (Check reports it as undeclared).
+// variable without a binding is an error (Lint reports it as undeclared).
 func (in Instance) ArgValues(t *Term) ([]Value, error) {
 	out := make([]Value, 0, len(t.Args))
 	for _, a := range t.Args {

@@ -113,85 +113,90 @@ func (lx *lexer) emit(k tokKind, start int, val string, nl bool) {
 
 func (lx *lexer) run() {
 	src := lx.src
-	nl := false
 	lineStart := true // only blanks since the start of the line
 	for {
-		// Skip blanks and comments.
-		for lx.pos < len(src) {
-			c := src[lx.pos]
-			if c == '\n' {
-				nl, lineStart = true, true
-				lx.pos++
-				continue
-			}
-			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
-				lx.pos++
-				continue
-			}
-			if c == '#' && lx.isComment(lineStart) {
-				for lx.pos < len(src) && src[lx.pos] != '\n' {
-					lx.pos++
-				}
-				continue
-			}
-			break
-		}
+		nl := lx.skipBlank(&lineStart)
 		if lx.pos >= len(src) {
 			lx.toks = append(lx.toks, token{kind: tEOF, start: len(src), end: len(src), nl: nl})
 			return
 		}
 		lineStart = false
-		start := lx.pos
-		c := src[lx.pos]
-		r, size := utf8.DecodeRuneInString(src[lx.pos:])
-		switch {
-		case isIdentStart(r):
-			lx.pos += size
-			for lx.pos < len(src) {
-				r, size := utf8.DecodeRuneInString(src[lx.pos:])
-				if !isIdentPart(r) {
-					break
-				}
-				lx.pos += size
-			}
-			lx.emit(tIdent, start, "", nl)
-		case isDigit(c):
-			lx.number(start, nl)
-		case c == '\'' || c == '"':
-			lx.str(start, c, nl)
-		case c == '@':
+		lx.token(nl)
+	}
+}
+
+// skipBlank skips blanks and comments and reports whether it passed a line
+// end; lineStart tracks whether only blanks stand before lx.pos on its line.
+func (lx *lexer) skipBlank(lineStart *bool) (nl bool) {
+	src := lx.src
+	for lx.pos < len(src) {
+		switch c := src[lx.pos]; {
+		case c == '\n':
+			nl, *lineStart = true, true
 			lx.pos++
-			for lx.pos < len(src) && isRevisionByte(src[lx.pos]) {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+			lx.pos++
+		case c == '#' && lx.isComment(*lineStart):
+			for lx.pos < len(src) && src[lx.pos] != '\n' {
 				lx.pos++
 			}
-			// A revision never ends with "." (git refuses such names), and
-			// a trailing "." is more likely punctuation.
-			for lx.pos > start+1 && src[lx.pos-1] == '.' {
-				lx.pos--
-			}
-			lx.emit(tAt, start, src[start+1:lx.pos], nl)
 		default:
-			k, n := punct(src[lx.pos:])
-			if n == 0 {
-				// Group a run of unknown characters into one token.
-				lx.pos += size
-				for lx.pos < len(src) {
-					r, size := utf8.DecodeRuneInString(src[lx.pos:])
-					if r == ' ' || r == '\t' || r == '\n' || r == '\r' || isIdentPart(r) || r == '\'' || r == '"' || r == '@' {
-						break
-					}
-					if k2, n2 := punct(src[lx.pos:]); n2 > 0 && k2 != tIllegal {
-						break
-					}
-					lx.pos += size
-				}
-				lx.emit(tIllegal, start, "", nl)
-			} else {
-				lx.pos += n
-				lx.emit(k, start, "", nl)
-			}
+			return nl
 		}
-		nl = false
+	}
+	return nl
+}
+
+// token reads the token at lx.pos; nl says a line end precedes it.
+func (lx *lexer) token(nl bool) {
+	src, start := lx.src, lx.pos
+	c := src[lx.pos]
+	r, size := utf8.DecodeRuneInString(src[lx.pos:])
+	switch {
+	case isIdentStart(r):
+		lx.pos += size
+		for lx.pos < len(src) {
+			r, size := utf8.DecodeRuneInString(src[lx.pos:])
+			if !isIdentPart(r) {
+				break
+			}
+			lx.pos += size
+		}
+		lx.emit(tIdent, start, "", nl)
+	case isDigit(c):
+		lx.number(start, nl)
+	case c == '\'' || c == '"':
+		lx.str(start, c, nl)
+	case c == '@':
+		lx.pos++
+		for lx.pos < len(src) && isRevisionByte(src[lx.pos]) {
+			lx.pos++
+		}
+		// A revision never ends with "." (git refuses such names), and a
+		// trailing "." is more likely punctuation.
+		for lx.pos > start+1 && src[lx.pos-1] == '.' {
+			lx.pos--
+		}
+		lx.emit(tAt, start, src[start+1:lx.pos], nl)
+	default:
+		if k, n := punct(src[lx.pos:]); n > 0 {
+			lx.pos += n
+			lx.emit(k, start, "", nl)
+			return
+		}
+		// Group a run of unknown characters into one token.
+		lx.pos += size
+		for lx.pos < len(src) {
+			r, size := utf8.DecodeRuneInString(src[lx.pos:])
+			if r == ' ' || r == '\t' || r == '\n' || r == '\r' || isIdentPart(r) || r == '\'' || r == '"' || r == '@' {
+				break
+			}
+			if k2, n2 := punct(src[lx.pos:]); n2 > 0 && k2 != tIllegal {
+				break
+			}
+			lx.pos += size
+		}
+		lx.emit(tIllegal, start, "", nl)
 	}
 }
 
@@ -337,64 +342,66 @@ func (lx *lexer) str(start int, quote byte, nl bool) {
 				"unterminated string: expected a closing "+string(quote)+" before the end of the "+where)
 			return
 		}
-		c := src[lx.pos]
-		if c == quote {
+		switch c := src[lx.pos]; c {
+		case quote:
 			lx.pos++
 			lx.emit(kind, start, b.String(), nl)
 			return
-		}
-		if c != '\\' {
+		case '\\':
+			lx.escape(&b)
+		default:
 			b.WriteByte(c)
 			lx.pos++
-			continue
 		}
-		// Escape sequence.
-		escStart := lx.pos
-		lx.pos++
-		if lx.pos >= len(src) {
-			continue // reported as unterminated on the next iteration
-		}
-		e := src[lx.pos]
-		switch e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'b':
-			b.WriteByte('\b')
-		case 'r':
-			b.WriteByte('\r')
-		case 'f':
-			b.WriteByte('\f')
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		default:
-			if e >= '0' && e <= '7' {
-				// Up to three octal digits, value at most 0377.
-				v := 0
-				n := 0
-				max := 2
-				if e <= '3' {
-					max = 3
-				}
-				for n < max && lx.pos < len(src) && src[lx.pos] >= '0' && src[lx.pos] <= '7' {
-					v = v*8 + int(src[lx.pos]-'0')
-					lx.pos++
-					n++
-				}
-				b.WriteRune(rune(v)) // a Java char value, as in SPL Tools
-				continue
-			}
-			if e == '\n' || e == '\r' {
-				continue // unterminated; reported above
-			}
-			_, size := utf8.DecodeRuneInString(src[lx.pos:])
-			lx.errorf(escStart, lx.pos+size, CodeInvalidEscape,
-				"invalid escape "+strconv.Quote(src[escStart:lx.pos+size])+" in string: use \\n \\t \\b \\r \\f \\\\ \\' \\\" or an octal escape")
-			b.WriteString(src[lx.pos : lx.pos+size])
-			lx.pos += size
-			continue
-		}
-		lx.pos++
 	}
+}
+
+// escape decodes the escape sequence at lx.pos (a backslash) into b and
+// moves past it; at a line end or the end of the text it stops there (the
+// string is unterminated, which str reports).
+func (lx *lexer) escape(b *strings.Builder) {
+	src := lx.src
+	escStart := lx.pos
+	lx.pos++
+	if lx.pos >= len(src) {
+		return
+	}
+	switch e := src[lx.pos]; e {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'b':
+		b.WriteByte('\b')
+	case 'r':
+		b.WriteByte('\r')
+	case 'f':
+		b.WriteByte('\f')
+	case '\\', '\'', '"':
+		b.WriteByte(e)
+	case '\n', '\r':
+		return
+	default:
+		if e >= '0' && e <= '7' {
+			// Up to three octal digits, value at most 0377.
+			v, n, most := 0, 0, 2
+			if e <= '3' {
+				most = 3
+			}
+			for n < most && lx.pos < len(src) && src[lx.pos] >= '0' && src[lx.pos] <= '7' {
+				v = v*8 + int(src[lx.pos]-'0')
+				lx.pos++
+				n++
+			}
+			b.WriteRune(rune(v)) // a Java char value, as in SPL Tools
+			return
+		}
+		_, size := utf8.DecodeRuneInString(src[lx.pos:])
+		lx.errorf(escStart, lx.pos+size, CodeInvalidEscape,
+			"invalid escape "+strconv.Quote(src[escStart:lx.pos+size])+" in string: use \\n \\t \\b \\r \\f \\\\ \\' \\\" or an octal escape")
+		b.WriteString(src[lx.pos : lx.pos+size])
+		lx.pos += size
+		return
+	}
+	lx.pos++
 }

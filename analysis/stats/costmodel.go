@@ -98,99 +98,20 @@ func FitCostModels(pts []CostPoint) (CostModels, error) {
 	if len(distinct) < 2 {
 		return res, errors.New("cost models need at least 2 distinct parameter values")
 	}
-	m := float64(len(pts))
-	var meanLog float64
-	for _, p := range pts {
-		meanLog += math.Log(p.Y)
-	}
-	meanLog /= m
-	var tss float64
-	for _, p := range pts {
-		d := math.Log(p.Y) - meanLog
-		tss += d * d
-	}
-	score := func(f *CostFit) {
-		for _, p := range pts {
-			yh := f.Predict(p.N)
-			if !(yh > 0) {
-				f.Valid, f.Why = false, fmt.Sprintf("predicts a non-positive time at n=%g", p.N)
-				return
-			}
-			d := math.Log(p.Y) - math.Log(yh)
-			f.RSS += d * d
-		}
-		k := float64(f.K)
-		rss := math.Max(f.RSS, 1e-300*m) // a perfect fit still ranks
-		f.AICc = m*math.Log(rss/m) + 2*k
-		if m-k-1 > 0 {
-			f.AICc += 2 * k * (k + 1) / (m - k - 1)
-		} else {
-			f.AICc = math.Inf(1)
-		}
-		f.AdjR2 = math.NaN()
-		if tss > 0 && m-k > 0 {
-			f.AdjR2 = 1 - (f.RSS/(m-k))/(tss/(m-1))
-		}
-	}
+	sc := newCostScorer(pts)
 	for _, c := range costClasses {
-		f := CostFit{Model: c, K: 2, Valid: true}
-		if c == "1" {
-			f.K = 1
-			// Weighted mean with weights 1/y².
-			var sw, swy float64
-			for _, p := range pts {
-				w := 1 / (p.Y * p.Y)
-				sw += w
-				swy += w * p.Y
-			}
-			f.A = swy / sw
-		} else {
-			var sw, sx, sy, sxx, sxy float64
-			for _, p := range pts {
-				w, g := 1/(p.Y*p.Y), costG(c, p.N)
-				sw += w
-				sx += w * g
-				sy += w * p.Y
-				sxx += w * g * g
-				sxy += w * g * p.Y
-			}
-			den := sw*sxx - sx*sx
-			if den <= 0 || math.Abs(den) < 1e-12*sw*sxx {
-				f.Valid, f.Why = false, "the parameter values do not vary this term"
-			} else {
-				f.B = (sw*sxy - sx*sy) / den
-				f.A = (sy - f.B*sx) / sw
-				if f.B < 0 {
-					f.Valid, f.Why = false, "the fitted coefficient is negative (time would fall with n)"
-				}
-			}
-		}
+		f := fitClass(c, pts)
 		if f.Valid {
-			score(&f)
+			sc.score(&f)
 		}
 		res.Fits = append(res.Fits, f)
 	}
-	// Power law on the log scale.
-	{
-		f := CostFit{Model: "n^k", K: 2, Valid: true}
-		var sx, sy, sxx, sxy float64
-		for _, p := range pts {
-			x, y := math.Log(p.N), math.Log(p.Y)
-			sx += x
-			sy += y
-			sxx += x * x
-			sxy += x * y
-		}
-		den := m*sxx - sx*sx
-		if den <= 0 {
-			f.Valid, f.Why = false, "the parameter values do not vary"
-		} else {
-			f.B = (m*sxy - sx*sy) / den
-			f.A = math.Exp((sy - f.B*sx) / m)
-			score(&f)
-		}
-		res.Fits = append(res.Fits, f)
+	// The power law, fitted on the log scale.
+	f := fitPowerLaw(pts)
+	if f.Valid {
+		sc.score(&f)
 	}
+	res.Fits = append(res.Fits, f)
 	sort.SliceStable(res.Fits, func(i, j int) bool {
 		a, b := res.Fits[i], res.Fits[j]
 		if a.Valid != b.Valid {
@@ -200,7 +121,7 @@ func FitCostModels(pts []CostPoint) (CostModels, error) {
 	})
 	// With fewer than 4 points a two-parameter model's AICc is undefined
 	// (infinite), so the constant would win by default: no model is named.
-	if len(res.Fits) > 0 && res.Fits[0].Valid && m >= 4 {
+	if len(res.Fits) > 0 && res.Fits[0].Valid && sc.m >= 4 {
 		best := res.Fits[0]
 		res.Best = best.Model
 		for _, f := range res.Fits {
@@ -209,6 +130,118 @@ func FitCostModels(pts []CostPoint) (CostModels, error) {
 			}
 		}
 	}
+	res.Note = costNote(distinct, res.Indistinct)
+	return res, nil
+}
+
+// costScorer scores fits against the points on the log scale: residual sum
+// of squares, AICc and adjusted R².
+type costScorer struct {
+	pts    []CostPoint
+	m, tss float64
+}
+
+func newCostScorer(pts []CostPoint) costScorer {
+	sc := costScorer{pts: pts, m: float64(len(pts))}
+	var meanLog float64
+	for _, p := range pts {
+		meanLog += math.Log(p.Y)
+	}
+	meanLog /= sc.m
+	for _, p := range pts {
+		d := math.Log(p.Y) - meanLog
+		sc.tss += d * d
+	}
+	return sc
+}
+
+func (sc costScorer) score(f *CostFit) {
+	m := sc.m
+	for _, p := range sc.pts {
+		yh := f.Predict(p.N)
+		if !(yh > 0) {
+			f.Valid, f.Why = false, fmt.Sprintf("predicts a non-positive time at n=%g", p.N)
+			return
+		}
+		d := math.Log(p.Y) - math.Log(yh)
+		f.RSS += d * d
+	}
+	k := float64(f.K)
+	rss := math.Max(f.RSS, 1e-300*m) // a perfect fit still ranks
+	f.AICc = m*math.Log(rss/m) + 2*k
+	if m-k-1 > 0 {
+		f.AICc += 2 * k * (k + 1) / (m - k - 1)
+	} else {
+		f.AICc = math.Inf(1)
+	}
+	f.AdjR2 = math.NaN()
+	if sc.tss > 0 && m-k > 0 {
+		f.AdjR2 = 1 - (f.RSS/(m-k))/(sc.tss/(m-1))
+	}
+}
+
+// fitClass fits a + b·g(n) of one complexity class by least squares with
+// weights 1/y² (relative errors); the constant class is a weighted mean.
+func fitClass(c string, pts []CostPoint) CostFit {
+	f := CostFit{Model: c, K: 2, Valid: true}
+	if c == "1" {
+		f.K = 1
+		var sw, swy float64
+		for _, p := range pts {
+			w := 1 / (p.Y * p.Y)
+			sw += w
+			swy += w * p.Y
+		}
+		f.A = swy / sw
+		return f
+	}
+	var sw, sx, sy, sxx, sxy float64
+	for _, p := range pts {
+		w, g := 1/(p.Y*p.Y), costG(c, p.N)
+		sw += w
+		sx += w * g
+		sy += w * p.Y
+		sxx += w * g * g
+		sxy += w * g * p.Y
+	}
+	den := sw*sxx - sx*sx
+	if den <= 0 || math.Abs(den) < 1e-12*sw*sxx {
+		f.Valid, f.Why = false, "the parameter values do not vary this term"
+		return f
+	}
+	f.B = (sw*sxy - sx*sy) / den
+	f.A = (sy - f.B*sx) / sw
+	if f.B < 0 {
+		f.Valid, f.Why = false, "the fitted coefficient is negative (time would fall with n)"
+	}
+	return f
+}
+
+// fitPowerLaw fits a·n^k on the log scale.
+func fitPowerLaw(pts []CostPoint) CostFit {
+	f := CostFit{Model: "n^k", K: 2, Valid: true}
+	m := float64(len(pts))
+	var sx, sy, sxx, sxy float64
+	for _, p := range pts {
+		x, y := math.Log(p.N), math.Log(p.Y)
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	den := m*sxx - sx*sx
+	if den <= 0 {
+		f.Valid, f.Why = false, "the parameter values do not vary"
+		return f
+	}
+	f.B = (m*sxy - sx*sy) / den
+	f.A = math.Exp((sy - f.B*sx) / m)
+	return f
+}
+
+// costNote says what limits a fit: few distinct values, a narrow range, or
+// models the data cannot tell apart.
+func costNote(distinct map[float64]bool, indistinct []string) string {
 	var notes []string
 	if len(distinct) < 4 {
 		notes = append(notes, fmt.Sprintf("only %d distinct parameter values: two-parameter models are barely constrained", len(distinct)))
@@ -220,9 +253,8 @@ func FitCostModels(pts []CostPoint) (CostModels, error) {
 	if hi/lo < 1000 {
 		notes = append(notes, fmt.Sprintf("n spans %.2g decades; separating n from n log n needs about 3", math.Log10(hi/lo)))
 	}
-	if len(res.Indistinct) > 1 {
-		notes = append(notes, "the data cannot tell apart: "+strings.Join(res.Indistinct, ", "))
+	if len(indistinct) > 1 {
+		notes = append(notes, "the data cannot tell apart: "+strings.Join(indistinct, ", "))
 	}
-	res.Note = strings.Join(notes, "; ")
-	return res, nil
+	return strings.Join(notes, "; ")
 }

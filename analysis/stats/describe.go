@@ -38,91 +38,33 @@ func Describe(runs [][]float64) Described {
 		return d
 	}
 	k := (n+1)/2 - 1
-	// Median bounds [a, b] from a sample; a = −Inf, b = +Inf keeps everything.
-	a, b := math.Inf(-1), math.Inf(1)
-	const m = 1024
-	if n > 4*m {
-		rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
-		sample := make([]float64, m)
-		for i := range sample {
-			sample[i] = at(runs, rng.IntN(n))
-		}
-		slices.Sort(sample)
-		pos := float64(k) * m / float64(n)
-		w := 4*math.Sqrt(m*0.25) + 2 // ±4 SD of the sampled rank
-		a, b = sample[max(0, int(pos-w))], sample[min(m-1, int(pos+w))]
-	}
+	a, b := medianBounds(runs, n, k)
 	p := &d.Pooled
 	p.N = n
 	p.Min, p.Max = shift, shift
 	var tot, totSq float64 // Σ(x−shift), Σ(x−shift)² over all runs
 	below := 0
 	var kept []float64
-	if n > 4*m {
+	if n > 4*medianSample {
 		kept = make([]float64, 0, n/8)
 	} else {
 		kept = make([]float64, 0, n)
 	}
 	for i, r := range runs {
-		var s0, s1, q0, q1 float64
-		lo, hi := p.Min, p.Max
-		var b0, b1 int
-		j := 0
-		for ; j+1 < len(r); j += 2 {
-			x, z := r[j], r[j+1]
-			y0, y1 := x-shift, z-shift
-			s0 += y0
-			s1 += y1
-			q0 += y0 * y0
-			q1 += y1 * y1
-			if x < lo {
-				lo = x
-			}
-			if z < lo {
-				lo = z
-			}
-			if x > hi {
-				hi = x
-			}
-			if z > hi {
-				hi = z
-			}
-			// x < a without a branch: the sign bit of x − a.
-			b0 += int(math.Float64bits(x-a) >> 63)
-			b1 += int(math.Float64bits(z-a) >> 63)
-			if x >= a && x <= b {
-				kept = append(kept, x)
-			}
-			if z >= a && z <= b {
-				kept = append(kept, z)
-			}
-		}
-		if j < len(r) {
-			x := r[j]
-			y := x - shift
-			s0 += y
-			q0 += y * y
-			lo, hi = min(lo, x), max(hi, x)
-			b0 += int(math.Float64bits(x-a) >> 63)
-			if x >= a && x <= b {
-				kept = append(kept, x)
-			}
-		}
-		below += b0 + b1
-		s0 += s1
-		q0 += q1
-		p.Min, p.Max = lo, hi
+		rs := scanRun(r, shift, a, b, p.Min, p.Max, kept)
+		kept, below = rs.kept, below+rs.below
+		p.Min, p.Max = rs.lo, rs.hi
 		rn := float64(len(r))
 		d.RunN[i] = len(r)
-		tot += s0
-		totSq += q0
+		tot += rs.sum
+		totSq += rs.sumSq
 		if len(r) == 0 {
 			d.RunMean[i] = math.NaN()
 			continue
 		}
-		d.RunMean[i] = shift + s0/rn
+		d.RunMean[i] = shift + rs.sum/rn
 		if len(r) > 1 {
-			d.RunVar[i] = math.Max(0, (q0-s0*s0/rn)/(rn-1))
+			d.RunVar[i] = math.Max(0, (rs.sumSq-rs.sum*rs.sum/rn)/(rn-1))
 		}
 	}
 	if math.IsInf(a, -1) {
@@ -143,6 +85,88 @@ func Describe(runs [][]float64) Described {
 		p.Median = quickselect(all, k)
 	}
 	return d
+}
+
+// medianSample is the size of the sample Describe takes bounds for the
+// median from.
+const medianSample = 1024
+
+// medianBounds returns bounds [a, b] that hold the k-th smallest of the n
+// values of runs with high probability, from a random sample; for small
+// inputs a = −Inf and b = +Inf keep everything.
+func medianBounds(runs [][]float64, n, k int) (a, b float64) {
+	const m = medianSample
+	if n <= 4*m {
+		return math.Inf(-1), math.Inf(1)
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
+	sample := make([]float64, m)
+	for i := range sample {
+		sample[i] = at(runs, rng.IntN(n))
+	}
+	slices.Sort(sample)
+	pos := float64(k) * m / float64(n)
+	w := 4*math.Sqrt(m*0.25) + 2 // ±4 SD of the sampled rank
+	return sample[max(0, int(pos-w))], sample[min(m-1, int(pos+w))]
+}
+
+// runScan is what one pass over a run found: sums of the shifted values
+// and of their squares, the extremes so far, how many values lie below the
+// median bounds, and the values kept between them.
+type runScan struct {
+	sum, sumSq float64
+	lo, hi     float64
+	below      int
+	kept       []float64
+}
+
+// scanRun reads one run, two values at a time (two independent sums keep
+// the pipeline busy), for Describe.
+func scanRun(r []float64, shift, a, b, lo, hi float64, kept []float64) runScan {
+	var s0, s1, q0, q1 float64
+	var b0, b1 int
+	j := 0
+	for ; j+1 < len(r); j += 2 {
+		x, z := r[j], r[j+1]
+		y0, y1 := x-shift, z-shift
+		s0 += y0
+		s1 += y1
+		q0 += y0 * y0
+		q1 += y1 * y1
+		if x < lo {
+			lo = x
+		}
+		if z < lo {
+			lo = z
+		}
+		if x > hi {
+			hi = x
+		}
+		if z > hi {
+			hi = z
+		}
+		// x < a without a branch: the sign bit of x − a.
+		b0 += int(math.Float64bits(x-a) >> 63)
+		b1 += int(math.Float64bits(z-a) >> 63)
+		if x >= a && x <= b {
+			kept = append(kept, x)
+		}
+		if z >= a && z <= b {
+			kept = append(kept, z)
+		}
+	}
+	if j < len(r) {
+		x := r[j]
+		y := x - shift
+		s0 += y
+		q0 += y * y
+		lo, hi = min(lo, x), max(hi, x)
+		b0 += int(math.Float64bits(x-a) >> 63)
+		if x >= a && x <= b {
+			kept = append(kept, x)
+		}
+	}
+	return runScan{sum: s0 + s1, sumSq: q0 + q1, lo: lo, hi: hi, below: b0 + b1, kept: kept}
 }
 
 // at returns the j-th value of the concatenated runs.

@@ -70,100 +70,118 @@ func (f *Formula) Line() int {
 // JavaFormulas extracts and parses every @SPL formula of a Java file.
 // Diagnostics are sorted by position.
 func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
-	var formulas []*Formula
-	var diags []Diagnostic
-	// report positions ds in the document and tells whether any is an error.
-	report := func(v *javasrc.StringValue, ds []spl.Diagnostic) (broken bool) {
-		at := &Formula{Path: f.Path, Value: v, mapper: f.Mapper}
-		for _, d := range ds {
-			diags = append(diags, at.diagnostic(d.Span, severityOf(d.Severity), d.Code, d.Message))
-			broken = broken || d.Severity == spl.Error
-		}
-		return broken
-	}
+	x := &extraction{f: f}
 	for _, m := range f.Methods {
 		for _, ann := range m.SPL {
-			var methodAliases, genAliases []*spl.Alias
-			for _, v := range ann.MethodAliases {
-				a, ds := parseMethodAlias(v.Text)
-				report(v, ds)
-				if a != nil {
-					methodAliases = append(methodAliases, a)
-				}
-			}
-			for _, v := range ann.GeneratorAliases {
-				a, ds := parseGeneratorAlias(v.Text)
-				report(v, ds)
-				if a != nil {
-					genAliases = append(genAliases, a)
-				}
-			}
-			// Aliases declared in any element of the annotation are visible to
-			// all of its formulas: @SPL({"w := gen", "SELF[w](1) <= …"}).
-			// Each element is parsed and checked on its own, so an alias
-			// used only by a sibling element is not reported as unused.
-			type parsed struct {
-				v     *javasrc.StringValue
-				unit  *spl.Unit
-				diags []spl.Diagnostic
-			}
-			var units []parsed
-			used := map[string]bool{}
-			for _, v := range ann.Formulas {
-				unit, ds := parseAndCheck(v.Text)
-				if unit == nil {
-					report(v, ds)
-					continue
-				}
-				units = append(units, parsed{v, unit, ds})
-				methodAliases = append(methodAliases, unit.Aliases...)
-				genAliases = append(genAliases, unit.Aliases...)
-				for _, p := range unit.Formulas {
-					for _, t := range spl.Terms(p.Body) {
-						used[t.Method.Name] = true
-						if t.Generator != nil {
-							used[t.Generator.Name] = true
-						}
-					}
-				}
-			}
-			interp := ""
-			if v := ann.Interpretation; v != nil {
-				switch v.Text {
-				case "quick", "parametric", "nonparametric", "rank":
-					interp = v.Text
-				default:
-					diags = append(diags, Diagnostic{
-						Path: f.Path, Range: f.Mapper.Range(v.Span), Span: v.Span, Severity: Error, Code: "unknown-interpretation",
-						Message: fmt.Sprintf("unknown interpretation %q: use quick, parametric, nonparametric or rank", v.Text),
-					})
-				}
-			}
-			for _, u := range units {
-				var ds []spl.Diagnostic
-				for _, d := range u.diags {
-					if d.Code != spl.CodeUnusedAlias || !used[aliasAt(u.unit, d.Span)] {
-						ds = append(ds, d)
-					}
-				}
-				broken := report(u.v, ds)
-				for _, p := range u.unit.Formulas {
-					formulas = append(formulas, &Formula{
-						Path: f.Path, File: f, Method: m, Value: u.v, Parsed: p, mapper: f.Mapper, Broken: broken,
-						Aliases: methodAliases, GeneratorAliases: genAliases, Interpretation: interp,
-					})
-				}
-			}
+			x.annotation(m, ann)
 		}
 	}
 	for _, p := range f.Problems {
-		diags = append(diags, Diagnostic{
+		x.diags = append(x.diags, Diagnostic{
 			Path: f.Path, Range: f.Mapper.Range(p.Span), Span: p.Span,
 			Severity: Warning, Code: "not-a-constant", Message: p.Message,
 		})
 	}
-	sortDiagnostics(diags)
-	return formulas, diags
+	sortDiagnostics(x.diags)
+	return x.formulas, x.diags
+}
+
+// extraction collects the formulas of a Java file and their diagnostics.
+type extraction struct {
+	f        *javasrc.File
+	formulas []*Formula
+	diags    []Diagnostic
+}
+
+// report positions ds in the document and tells whether any is an error.
+func (x *extraction) report(v *javasrc.StringValue, ds []spl.Diagnostic) (broken bool) {
+	at := &Formula{Path: x.f.Path, Value: v, mapper: x.f.Mapper}
+	for _, d := range ds {
+		x.diags = append(x.diags, at.diagnostic(d.Span, severityOf(d.Severity), d.Code, d.Message))
+		broken = broken || d.Severity == spl.Error
+	}
+	return broken
+}
+
+// annotation extracts the formulas of one @SPL annotation of m.
+func (x *extraction) annotation(m *javasrc.Method, ann *javasrc.SPLAnnotation) {
+	var methodAliases, genAliases []*spl.Alias
+	for _, v := range ann.MethodAliases {
+		a, ds := parseMethodAlias(v.Text)
+		x.report(v, ds)
+		if a != nil {
+			methodAliases = append(methodAliases, a)
+		}
+	}
+	for _, v := range ann.GeneratorAliases {
+		a, ds := parseGeneratorAlias(v.Text)
+		x.report(v, ds)
+		if a != nil {
+			genAliases = append(genAliases, a)
+		}
+	}
+	// Aliases declared in any element of the annotation are visible to all
+	// of its formulas: @SPL({"w := gen", "SELF[w](1) <= …"}). Each element
+	// is parsed and linted on its own, so an alias used only by a sibling
+	// element is not reported as unused.
+	type parsed struct {
+		v     *javasrc.StringValue
+		unit  *spl.Unit
+		diags []spl.Diagnostic
+	}
+	var units []parsed
+	used := map[string]bool{}
+	for _, v := range ann.Formulas {
+		unit, ds := parseAndLint(v.Text)
+		if unit == nil {
+			x.report(v, ds)
+			continue
+		}
+		units = append(units, parsed{v, unit, ds})
+		methodAliases = append(methodAliases, unit.Aliases...)
+		genAliases = append(genAliases, unit.Aliases...)
+		for _, p := range unit.Formulas {
+			for _, t := range spl.Terms(p.Body) {
+				used[t.Method.Name] = true
+				if t.Generator != nil {
+					used[t.Generator.Name] = true
+				}
+			}
+		}
+	}
+	interp := x.interpretation(ann.Interpretation)
+	for _, u := range units {
+		var ds []spl.Diagnostic
+		for _, d := range u.diags {
+			if d.Code != spl.CodeUnusedAlias || !used[aliasAt(u.unit, d.Span)] {
+				ds = append(ds, d)
+			}
+		}
+		broken := x.report(u.v, ds)
+		for _, p := range u.unit.Formulas {
+			x.formulas = append(x.formulas, &Formula{
+				Path: x.f.Path, File: x.f, Method: m, Value: u.v, Parsed: p, mapper: x.f.Mapper, Broken: broken,
+				Aliases: methodAliases, GeneratorAliases: genAliases, Interpretation: interp,
+			})
+		}
+	}
+}
+
+// interpretation is an annotation's interpretation= element, "" when
+// absent or unknown (which is reported).
+func (x *extraction) interpretation(v *javasrc.StringValue) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Text {
+	case "quick", "parametric", "nonparametric", "rank":
+		return v.Text
+	}
+	x.diags = append(x.diags, Diagnostic{
+		Path: x.f.Path, Range: x.f.Mapper.Range(v.Span), Span: v.Span, Severity: Error, Code: "unknown-interpretation",
+		Message: fmt.Sprintf("unknown interpretation %q: use quick, parametric, nonparametric or rank", v.Text),
+	})
+	return ""
 }
 
 // SPLFile parses a standalone .spl file: alias lines and formulas.

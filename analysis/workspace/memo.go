@@ -71,8 +71,8 @@ func (m *memo) put(k memoKey, p *parsedText) {
 	m.cur[k] = p
 }
 
-// parseAndCheck is spl.ParseAndLint, remembered.
-func parseAndCheck(text string) (*spl.Unit, []spl.Diagnostic) {
+// parseAndLint is spl.ParseAndLint, remembered.
+func parseAndLint(text string) (*spl.Unit, []spl.Diagnostic) {
 	p := memoized(memoKey{memoFormula, text}, func() *parsedText {
 		u, ds := spl.ParseAndLint(text)
 		return &parsedText{unit: u, diags: ds}

@@ -12,8 +12,8 @@ import (
 // keeps at most two generations of memoSize texts.
 func TestParseMemo(t *testing.T) {
 	const text = "for n in {1, 2} SELF(n) <= m.A#b(n) & unused := m.A#c"
-	u1, d1 := parseAndCheck(text)
-	u2, d2 := parseAndCheck(text)
+	u1, d1 := parseAndLint(text)
+	u2, d2 := parseAndLint(text)
 	if u1 != u2 || !reflect.DeepEqual(d1, d2) {
 		t.Fatal("the second parse of the same text was not remembered")
 	}
@@ -27,7 +27,7 @@ func TestParseMemo(t *testing.T) {
 		t.Fatalf("method and generator aliases of one text must be told apart: %+v %+v", a1, g1)
 	}
 	for i := 0; i < 2*memoSize+1; i++ {
-		parseAndCheck(fmt.Sprintf("SELF(%d) <= m.A#b(1)", i))
+		parseAndLint(fmt.Sprintf("SELF(%d) <= m.A#b(1)", i))
 	}
 	splMemo.Lock()
 	n := len(splMemo.cur) + len(splMemo.old)

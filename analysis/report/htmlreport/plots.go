@@ -191,35 +191,14 @@ func CostSVG(c Cost) (svg []byte, err error) {
 	p.X.Label.Text = "workload argument n"
 	p.Title.Text = "time per operation"
 	p.Y.Tick.Marker = durationTicks{}
-	pts := append([]CostPoint(nil), c.Points...)
-	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
-
-	var dots, means plotter.XYs
-	var bars errPoints
-	var ys, xs []float64
-	for _, pt := range pts {
-		if len(pt.ForkMeans) == 0 {
-			continue
-		}
-		for _, y := range pt.ForkMeans {
-			dots = append(dots, plotter.XY{X: pt.N, Y: y})
-			ys = append(ys, y)
-		}
-		mean, low, high := meanCI(pt.ForkMeans)
-		means = append(means, plotter.XY{X: pt.N, Y: mean})
-		xs = append(xs, pt.N)
-		ys = append(ys, mean)
-		if !math.IsNaN(low) {
-			bars = append(bars, errPoint{x: pt.N, y: mean, lo: low, hi: high})
-		}
-	}
-	if len(means) == 0 {
+	s := costSeriesOf(c.Points)
+	if len(s.means) == 0 {
 		return nil, errors.New("cost curve without measurements")
 	}
-	logX, logY := allPositive(xs) && spread(xs) >= 10, useLog(ys)
+	logX, logY := allPositive(s.xs) && spread(s.xs) >= 10, useLog(s.ys)
 	// Label the measured arguments.
 	var ticks []plot.Tick
-	for _, x := range xs {
+	for _, x := range s.xs {
 		ticks = append(ticks, plot.Tick{Value: x, Label: fmt.Sprintf("%g", x)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -231,46 +210,15 @@ func CostSVG(c Cost) (svg []byte, err error) {
 		p.Y.Tick.Marker = logDurationTicks{}
 		p.Title.Text = "time per operation (log scale)"
 	}
-	floor := intervalFloor(ys, logY)
-	for i := range bars { // from bounds to distances, cut at the floor
-		bars[i].lo, bars[i].hi = bars[i].y-math.Max(bars[i].lo, floor), bars[i].hi-bars[i].y
+	floor := intervalFloor(s.ys, logY)
+	for i := range s.bars { // from bounds to distances, cut at the floor
+		s.bars[i].lo, s.bars[i].hi = s.bars[i].y-math.Max(s.bars[i].lo, floor), s.bars[i].hi-s.bars[i].y
 	}
-
-	if c.Fit != nil && c.Fit.Best != "" {
-		for _, f := range c.Fit.Fits {
-			if f.Model != c.Fit.Best || !f.Valid {
-				continue
-			}
-			line, err := modelLine(f, xs[0], xs[len(xs)-1], logX)
-			if err != nil {
-				return nil, err
-			}
-			line.Color = fitColor
-			line.Width = vg.Points(1.5)
-			p.Add(line)
-		}
+	if err := addFit(p, c.Fit, s.xs[0], s.xs[len(s.xs)-1], logX); err != nil {
+		return nil, err
 	}
-
-	sc, err := plotter.NewScatter(dots)
-	if err != nil {
-		return nil, fmt.Errorf("fork means: %w", err)
-	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(leftColor, 0x90), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
-	p.Add(sc)
-	ms, err := plotter.NewScatter(means)
-	if err != nil {
-		return nil, fmt.Errorf("means: %w", err)
-	}
-	ms.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.PyramidGlyph{}}
-	p.Add(ms)
-	if len(bars) > 0 {
-		eb, err := plotter.NewYErrorBars(bars)
-		if err != nil {
-			return nil, fmt.Errorf("intervals: %w", err)
-		}
-		eb.LineStyle.Width = vg.Points(1.2)
-		eb.CapWidth = vg.Points(8)
-		p.Add(eb)
+	if err := s.add(p); err != nil {
+		return nil, err
 	}
 	// Keep a little room around the extreme points.
 	if logX {
@@ -280,6 +228,84 @@ func CostSVG(c Cost) (svg []byte, err error) {
 		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
 	}
 	return writeSVG(p, 5*vg.Inch, 3.2*vg.Inch)
+}
+
+// costSeries are a cost curve's plotted points: every fork mean, the mean
+// per argument with its interval, and the values the axes must hold.
+type costSeries struct {
+	dots, means plotter.XYs
+	bars        errPoints
+	xs, ys      []float64
+}
+
+func costSeriesOf(points []CostPoint) costSeries {
+	var s costSeries
+	pts := append([]CostPoint(nil), points...)
+	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
+	for _, pt := range pts {
+		if len(pt.ForkMeans) == 0 {
+			continue
+		}
+		for _, y := range pt.ForkMeans {
+			s.dots = append(s.dots, plotter.XY{X: pt.N, Y: y})
+			s.ys = append(s.ys, y)
+		}
+		mean, low, high := meanCI(pt.ForkMeans)
+		s.means = append(s.means, plotter.XY{X: pt.N, Y: mean})
+		s.xs = append(s.xs, pt.N)
+		s.ys = append(s.ys, mean)
+		if !math.IsNaN(low) {
+			s.bars = append(s.bars, errPoint{x: pt.N, y: mean, lo: low, hi: high})
+		}
+	}
+	return s
+}
+
+// add plots the fork means as dots, the means as triangles and their
+// intervals as bars.
+func (s costSeries) add(p *plot.Plot) error {
+	sc, err := plotter.NewScatter(s.dots)
+	if err != nil {
+		return fmt.Errorf("fork means: %w", err)
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: withAlpha(leftColor, 0x90), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+	p.Add(sc)
+	ms, err := plotter.NewScatter(s.means)
+	if err != nil {
+		return fmt.Errorf("means: %w", err)
+	}
+	ms.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.PyramidGlyph{}}
+	p.Add(ms)
+	if len(s.bars) > 0 {
+		eb, err := plotter.NewYErrorBars(s.bars)
+		if err != nil {
+			return fmt.Errorf("intervals: %w", err)
+		}
+		eb.LineStyle.Width = vg.Points(1.2)
+		eb.CapWidth = vg.Points(8)
+		p.Add(eb)
+	}
+	return nil
+}
+
+// addFit draws the best fitted model between lo and hi, when there is one.
+func addFit(p *plot.Plot, fit *stats.CostModels, lo, hi float64, logX bool) error {
+	if fit == nil || fit.Best == "" {
+		return nil
+	}
+	for _, f := range fit.Fits {
+		if f.Model != fit.Best || !f.Valid {
+			continue
+		}
+		line, err := modelLine(f, lo, hi, logX)
+		if err != nil {
+			return err
+		}
+		line.Color = fitColor
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+	}
+	return nil
 }
 
 // modelLine samples a fitted model between lo and hi.
