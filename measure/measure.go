@@ -528,18 +528,9 @@ func compileHarnesses(ctx context.Context, j *jdk, release int, hdir string, cla
 		return err
 	}
 	hs.tmp = tmp
-	files := map[string]*harnessUnit{} // source path → unit
-	var srcs []string
-	for _, u := range units {
-		p := filepath.Join(tmp, "src", filepath.FromSlash(u.rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(u.src), 0o644); err != nil {
-			return err
-		}
-		files[p] = u
-		srcs = append(srcs, p)
+	files, srcs, err := writeHarnessSources(tmp, units)
+	if err != nil {
+		return err
 	}
 	fail := func(u *harnessUnit, err func(key string) error) {
 		for _, i := range u.reqs {
@@ -599,6 +590,25 @@ func compileHarnesses(ctx context.Context, j *jdk, release int, hdir string, cla
 		}
 		srcs = keep
 	}
+}
+
+// writeHarnessSources writes the units' sources below tmp/src and returns
+// them by path, and the paths in order.
+func writeHarnessSources(tmp string, units []*harnessUnit) (map[string]*harnessUnit, []string, error) {
+	files := map[string]*harnessUnit{} // source path → unit
+	var srcs []string
+	for _, u := range units {
+		p := filepath.Join(tmp, "src", filepath.FromSlash(u.rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, nil, err
+		}
+		if err := os.WriteFile(p, []byte(u.src), 0o644); err != nil {
+			return nil, nil, err
+		}
+		files[p] = u
+		srcs = append(srcs, p)
+	}
+	return files, srcs, nil
 }
 
 // storeHarness moves u's class files (Name.class and Name$*.class: nested and
