@@ -1,0 +1,67 @@
+package dev.perfls.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
+
+/**
+ * What a harness calls in a profiled fork (one started with {@code -XX:StartFlightRecording}
+ * and perfls's settings): {@link #begin} and {@link #end} around every measured iteration, and
+ * {@link #finish} once after the measured region, which reduces the recording to its summary
+ * (see {@link JfrSummary}) on the harness's protocol stream. Only profiled forks load this
+ * class, so unprofiled forks never touch the jdk.jfr module.
+ */
+public final class ProfileMarks {
+    private ProfileMarks() {}
+
+    /** Starts one measured iteration; pass the result to {@link #end}. */
+    public static Object begin() {
+        ProfileIteration e = new ProfileIteration();
+        e.begin();
+        return e;
+    }
+
+    /** Ends the iteration begun with {@code mark}: {@code ops} operations in {@code ns} wall nanoseconds. */
+    public static void end(Object mark, long ops, long ns) {
+        ProfileIteration e = (ProfileIteration) mark;
+        e.end();
+        e.ops = ops;
+        e.ns = ns;
+        e.commit();
+    }
+
+    /**
+     * Dumps this JVM's running flight recording to a temporary file, stops it, writes the
+     * summary of the marked region to {@code out} (all the workload's threads) and deletes the
+     * file. A recording named "perfls" is preferred when several run.
+     *
+     * @throws IllegalStateException when no recording is running
+     */
+    public static void finish(JfrSummary.Sink out) throws IOException {
+        Recording chosen = null;
+        List<Recording> all = FlightRecorder.getFlightRecorder().getRecordings();
+        for (Recording r : all) {
+            if (r.getState() != RecordingState.RUNNING) {
+                continue;
+            }
+            if (chosen == null || "perfls".equals(r.getName())) {
+                chosen = r;
+            }
+        }
+        if (chosen == null) {
+            throw new IllegalStateException("no flight recording is running; start the JVM with -XX:StartFlightRecording");
+        }
+        Path tmp = Files.createTempFile("perfls-profile-", ".jfr");
+        try {
+            chosen.dump(tmp);
+            chosen.stop();
+            JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, out);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}
