@@ -7,15 +7,15 @@ import (
 )
 
 // findRamp: time per operation grows over the iterations (seed 003, "The
-// Ramp"). The finding points at the project line whose time per operation
-// grew most from the first to the last segment of iterations.
+// Ramp"). The series is the measuring thread's CPU time per operation when
+// it is known and the thread does not wait by design (its blocked and
+// waiting time, from the recording, is under a quarter of the wall time):
+// then the gap between wall and CPU time is preemption by other processes,
+// which must not look like a ramp. Otherwise it is the wall time per
+// operation. The finding points at the project line whose time per
+// operation grew most from the first to the last segment of iterations.
 func (p *Profile) findRamp(th Thresholds) []Finding {
-	var y []float64
-	for _, it := range p.s.Iterations {
-		if it.Ops > 0 {
-			y = append(y, float64(it.Ns)/float64(it.Ops))
-		}
-	}
+	y, series := p.rampSeries()
 	if len(y) < th.RampMinIterations {
 		return nil
 	}
@@ -36,13 +36,17 @@ func (p *Profile) findRamp(th Thresholds) []Finding {
 		loc = p.targetLocation()
 	}
 	ev := map[string]any{
-		"iterations": len(y), "mannKendallS": t.S, "z": round(t.Z, 3), "p": t.P,
+		"series": series, "iterations": len(y), "mannKendallS": t.S, "z": round(t.Z, 3), "p": t.P,
 		"slopeNsPerOpPerIteration": round(t.Slope, 3), "startNsPerOp": round(start, 3),
 		"endNsPerOp": round(start+t.Slope*float64(len(y)-1), 3), "growth": round(growth, 4),
 		"alpha": th.RampAlpha, "minGrowth": th.RampMinGrowth, "minIterations": th.RampMinIterations,
 	}
-	msg := fmt.Sprintf("time per operation grows over the run: %s → %s per operation over %d iterations (+%.0f %%, Mann–Kendall p = %.2g)",
-		fmtNs(start), fmtNs(start+t.Slope*float64(len(y)-1)), len(y), 100*growth, t.P)
+	what := "time"
+	if series == "cpu" {
+		what = "CPU time"
+	}
+	msg := fmt.Sprintf("%s per operation grows over the run: %s → %s per operation over %d iterations (+%.0f %%, Mann–Kendall p = %.2g)",
+		what, fmtNs(start), fmtNs(start+t.Slope*float64(len(y)-1)), len(y), 100*growth, t.P)
 	if first >= 0 {
 		ev["lineFirstNsPerOp"], ev["lineLastNsPerOp"] = round(first, 3), round(last, 3)
 		msg += fmt.Sprintf("; this line went from %s to %s per operation — something it walks keeps growing", fmtNs(first), fmtNs(last))
@@ -52,6 +56,28 @@ func (p *Profile) findRamp(th Thresholds) []Finding {
 		f.Related = append(f.Related, Related{Location: tl, Message: "the measured method"})
 	}
 	return []Finding{f}
+}
+
+// rampSeries returns the per-iteration time per operation the ramp test
+// uses and its name: "cpu" or "wall".
+func (p *Profile) rampSeries() ([]float64, string) {
+	var wall, cpu []float64
+	var sumWall, sumCPU float64
+	haveCPU := true
+	for _, it := range p.s.Iterations {
+		if it.Ops <= 0 {
+			continue
+		}
+		wall = append(wall, float64(it.Ns)/float64(it.Ops))
+		cpu = append(cpu, float64(it.CPUNs)/float64(it.Ops))
+		sumWall += float64(it.Ns)
+		sumCPU += float64(it.CPUNs)
+		haveCPU = haveCPU && it.CPUNs >= 0
+	}
+	if haveCPU && sumWall > 0 && p.waitShare() < 0.25 {
+		return cpu, "cpu"
+	}
+	return wall, "wall"
 }
 
 // rampLine returns the project line whose estimated time per operation grew

@@ -26,4 +26,8 @@ final class ProfileIteration extends jdk.jfr.Event {
     @Label("Wall time (ns)")
     @Description("System.nanoTime difference measured by the harness; 0 when not measured")
     long ns;
+
+    @Label("Thread CPU time (ns)")
+    @Description("CPU time of the measuring thread during the iteration; -1 when not measured")
+    long cpuNs;
 }

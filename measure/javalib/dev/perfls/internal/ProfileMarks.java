@@ -25,12 +25,16 @@ public final class ProfileMarks {
         return e;
     }
 
-    /** Ends the iteration begun with {@code mark}: {@code ops} operations in {@code ns} wall nanoseconds. */
-    public static void end(Object mark, long ops, long ns) {
+    /**
+     * Ends the iteration begun with {@code mark}: {@code ops} operations in {@code ns} wall
+     * nanoseconds, of which the measuring thread ran {@code cpuNs} on a CPU (-1 when unknown).
+     */
+    public static void end(Object mark, long ops, long ns, long cpuNs) {
         ProfileIteration e = (ProfileIteration) mark;
         e.end();
         e.ops = ops;
         e.ns = ns;
+        e.cpuNs = cpuNs;
         e.commit();
     }
 
