@@ -137,6 +137,49 @@ func ProfileJVMArgs(ctx context.Context, java, dir string) ([]string, error) {
 	}, nil
 }
 
+// SummaryReader assembles a profile summary from a profiled fork's output,
+// one line at a time, as the fork writes it: the fork launcher hands it
+// every line that starts with "perfls-prof-" (others are ignored anyway).
+// The first error sticks; lines after perfls-prof-end are ignored.
+type SummaryReader struct {
+	p   summaryParser
+	err error
+}
+
+// NewSummaryReader returns a reader waiting for perfls-prof-begin.
+func NewSummaryReader() *SummaryReader {
+	return &SummaryReader{p: summaryParser{s: newSummary()}}
+}
+
+// Line takes one line of output, without its newline.
+func (r *SummaryReader) Line(l string) {
+	r.p.lineNo++
+	if r.err != nil || r.p.ended {
+		return
+	}
+	r.err = r.p.line(strings.TrimSuffix(l, "\r"))
+}
+
+// Summary returns the summary once its last line has arrived, or an error
+// that says which line and what is wrong, or that it is incomplete.
+func (r *SummaryReader) Summary() (*profile.Summary, error) {
+	p := &r.p
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case p.errorMsg != "":
+		return nil, fmt.Errorf("profile summary: the JVM could not reduce the recording: %s", p.errorMsg)
+	case !p.begun:
+		return nil, errors.New("profile summary: none in the output (no perfls-prof-begin line); was the fork profiled?")
+	case !p.ended:
+		return nil, fmt.Errorf("profile summary: incomplete, it ends after %d lines without perfls-prof-end (the JVM died or the output was cut)", p.lines)
+	}
+	if err := p.s.Validate(); err != nil {
+		return nil, err
+	}
+	return p.s, nil
+}
+
 // summaryParser builds a profile.Summary from perfls-prof-* lines.
 type summaryParser struct {
 	s        *profile.Summary
@@ -155,31 +198,14 @@ type summaryParser struct {
 func ParseSummary(r io.Reader) (*profile.Summary, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxProtocolLine)
-	p := &summaryParser{s: newSummary()}
-	for sc.Scan() {
-		p.lineNo++
-		if err := p.line(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
-			return nil, err
-		}
-		if p.ended {
-			break
-		}
+	sr := NewSummaryReader()
+	for sc.Scan() && sr.err == nil && !sr.p.ended {
+		sr.Line(sc.Text())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("profile summary: read line %d: %w", p.lineNo+1, err)
+		return nil, fmt.Errorf("profile summary: read line %d: %w", sr.p.lineNo+1, err)
 	}
-	switch {
-	case p.errorMsg != "":
-		return nil, fmt.Errorf("profile summary: the JVM could not reduce the recording: %s", p.errorMsg)
-	case !p.begun:
-		return nil, errors.New("profile summary: none in the output (no perfls-prof-begin line); was the fork profiled?")
-	case !p.ended:
-		return nil, fmt.Errorf("profile summary: incomplete, it ends after %d lines without perfls-prof-end (the JVM died or the output was cut)", p.lines)
-	}
-	if err := p.s.Validate(); err != nil {
-		return nil, err
-	}
-	return p.s, nil
+	return sr.Summary()
 }
 
 // newSummary is a summary with every optional figure "unknown".
@@ -278,7 +304,7 @@ func (p *summaryParser) line(l string) error {
 			return err
 		}
 	case "perfls-prof-iter":
-		if err := need(5); err != nil {
+		if err := need(6); err != nil {
 			return err
 		}
 		v, err := ints(f)
@@ -288,7 +314,7 @@ func (p *summaryParser) line(l string) error {
 		if v[0] != int64(len(s.Iterations)) {
 			return bad(fmt.Sprintf("iteration %d out of order (expected %d)", v[0], len(s.Iterations)))
 		}
-		s.Iterations = append(s.Iterations, profile.Iteration{Ns: v[1], Ops: v[2], StartNs: v[3], CPUNs: v[4]})
+		s.Iterations = append(s.Iterations, profile.Iteration{Ns: v[1], Ops: v[2], StartNs: v[3], CPUNs: v[4], AllocBytes: v[5]})
 	case "perfls-prof-thread":
 		if err := need(4); err != nil {
 			return err

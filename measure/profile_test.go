@@ -26,8 +26,8 @@ perfls-prof-meta threads all
 perfls-prof-meta truncated 3
 perfls-prof-meta java.version 17.0.15
 perfls-prof-meta some.future.key whatever
-perfls-prof-iter 0 450000000 1000 0 440000000
-perfls-prof-iter 1 450000000 1000 450000000 -1
+perfls-prof-iter 0 450000000 1000 0 440000000 1600000
+perfls-prof-iter 1 450000000 1000 450000000 -1 -1
 perfls-prof-thread 1 main 800 1
 perfls-prof-thread 15 tally\sworker 20 0
 perfls-prof-method 0 pkg.A m ([I)I
@@ -52,7 +52,7 @@ func TestParseSummary(t *testing.T) {
 	want := &profile.Summary{
 		Version: 1, PeriodNs: 1_000_000, WindowNs: 900_000_000, Segments: 2, Alloc: "sample", ThreadScope: "all",
 		Truncated: 3, JavaVersion: "17.0.15",
-		Iterations: []profile.Iteration{{Ns: 450_000_000, Ops: 1000, CPUNs: 440_000_000}, {Ns: 450_000_000, Ops: 1000, StartNs: 450_000_000, CPUNs: -1}},
+		Iterations: []profile.Iteration{{Ns: 450_000_000, Ops: 1000, CPUNs: 440_000_000, AllocBytes: 1_600_000}, {Ns: 450_000_000, Ops: 1000, StartNs: 450_000_000, CPUNs: -1, AllocBytes: -1}},
 		Threads:    []profile.Thread{{ID: 1, Name: "main", Samples: 800, Marked: true}, {ID: 15, Name: "tally worker", Samples: 20}},
 		Methods:    []profile.Method{{Class: "pkg.A", Name: "m", Descriptor: "([I)I"}, {Class: "java.lang.Long", Name: "valueOf", Descriptor: "(J)Ljava/lang/Long;"}},
 		Frames:     []profile.Frame{{Method: 0, Line: 21, BCI: 14, InLoop: 1}, {Method: 1, Line: 1211, BCI: 20, InLoop: 0}},
@@ -66,6 +66,26 @@ func TestParseSummary(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("got  %+v\nwant %+v", s, want)
+	}
+}
+
+// TestSummaryReaderLineByLine feeds the lines one at a time, as a fork
+// launcher does, and gets what ParseSummary gets.
+func TestSummaryReaderLineByLine(t *testing.T) {
+	r := NewSummaryReader()
+	if _, err := r.Summary(); err == nil {
+		t.Error("a summary before any line")
+	}
+	for _, l := range strings.Split(summaryText, "\n") {
+		r.Line(l)
+	}
+	got, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ParseSummary(strings.NewReader(summaryText))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("line by line %+v\nparsed %+v", got, want)
 	}
 }
 
@@ -85,7 +105,7 @@ func TestParseSummaryErrors(t *testing.T) {
 		{"fields", replace("perfls-prof-gc 12 3000000 2000000 2100000", "perfls-prof-gc 12"), "1 fields, expected 4"},
 		{"order", replace("perfls-prof-iter 1 ", "perfls-prof-iter 5 "), "out of order"},
 		{"error", "perfls-prof-error read\\s/tmp/x.jfr:\\sjava.io.IOException:\\sNot\\sa\\sFlight\\sRecorder\\sfile\n", "Not a Flight Recorder file"},
-		{"before begin", "perfls-prof-iter 0 1 1 0 1\n", "before perfls-prof-begin"},
+		{"before begin", "perfls-prof-iter 0 1 1 0 1 1\n", "before perfls-prof-begin"},
 	}
 	for _, c := range cases {
 		_, err := ParseSummary(strings.NewReader(c.text))

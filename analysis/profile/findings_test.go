@@ -277,6 +277,15 @@ func TestExcessiveAllocation(t *testing.T) {
 	if len(r.Allocations) != 1 || r.Allocations[0].Line != 20 || math.Abs(r.Allocations[0].BytesPerOp-16000) > 1 || r.Allocations[0].BoxedBytesPerOp != r.Allocations[0].BytesPerOp {
 		t.Errorf("allocations %+v", r.Allocations)
 	}
+	// The measuring thread's exact allocation calibrates the sampled weights.
+	cal := allocProfile(t, "java.lang.Long", 24000, 3000)
+	for i := range cal.s.Iterations {
+		cal.s.Iterations[i].AllocBytes = 16000 * 1000
+	}
+	cal = mustNew(t, cal.s, cal.attr.decls, cal.target)
+	if r := cal.Report(th); !r.AllocCalibrated || math.Abs(r.BytesPerOp-16000) > 1e-6 || math.Abs(r.Allocations[0].BytesPerOp-16000) > 1e-6 {
+		t.Errorf("calibrated: %v, %v B/op, sites %+v", r.AllocCalibrated, r.BytesPerOp, r.Allocations)
+	}
 	// Buffers (arrays) are not churn, whatever their size.
 	if f := findingOf(allocProfile(t, "[B", 1<<20, 3000).Report(th).Findings, FindingAllocation); f != nil {
 		t.Errorf("byte[] fired: %+v", f)

@@ -54,7 +54,7 @@ func (b *builder) iterations(nsPerOp ...float64) {
 	var start int64
 	for _, v := range nsPerOp {
 		ns := int64(v * 1000)
-		b.s.Iterations = append(b.s.Iterations, Iteration{Ns: ns, Ops: 1000, StartNs: start, CPUNs: -1})
+		b.s.Iterations = append(b.s.Iterations, Iteration{Ns: ns, Ops: 1000, StartNs: start, CPUNs: -1, AllocBytes: -1})
 		start += ns
 	}
 	b.s.WindowNs = start

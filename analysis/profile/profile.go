@@ -78,6 +78,11 @@ type Profile struct {
 	marked map[int64]bool
 	// cpuByThread counts execution samples per thread.
 	cpuByThread map[int64]int64
+	// allocScale calibrates the allocation samples of the measuring
+	// threads: their exact allocation (the iterations' AllocBytes) over the
+	// samples' weights; 1 when either is unknown. Sampled weights only
+	// estimate the bytes; the shares between sites stay the samples'.
+	allocScale float64
 }
 
 // stackView is where a stack meets the project and the target.
@@ -108,6 +113,23 @@ func New(s *Summary, decls []Declaration, target Target) (*Profile, error) {
 	isTarget := make([]bool, len(s.Methods))
 	for i, m := range s.Methods {
 		isTarget[i] = !target.IsZero() && target.matches(m)
+	}
+	p.allocScale = 1
+	var exact, sampled float64
+	for _, it := range s.Iterations {
+		if it.AllocBytes < 0 {
+			exact = -1
+			break
+		}
+		exact += float64(it.AllocBytes)
+	}
+	for _, st := range s.Stacks {
+		if st.Kind == KindAlloc && p.marked[st.Thread] {
+			sampled += float64(st.Weight)
+		}
+	}
+	if exact > 0 && sampled > 0 {
+		p.allocScale = exact / sampled
 	}
 	p.views = make([]stackView, len(s.Stacks))
 	for i, st := range s.Stacks {

@@ -23,8 +23,11 @@ type Report struct {
 	NsPerOp    float64 `json:"nsPerOp"`
 	// BytesPerOp is the allocation per operation estimated from the
 	// allocation samples; 0 when the JVM recorded none (AllocSource "none").
-	BytesPerOp  float64 `json:"bytesPerOp"`
-	AllocSource string  `json:"allocSource"`
+	// AllocCalibrated is true when the measuring thread's samples were
+	// scaled to its exact allocation (the harness's per-thread counter).
+	BytesPerOp      float64 `json:"bytesPerOp"`
+	AllocSource     string  `json:"allocSource"`
+	AllocCalibrated bool    `json:"allocCalibrated"`
 	// Hot lists project lines by their self samples, descending: the
 	// samples executing the line itself or library code it called (JDK and
 	// library frames are folded into the nearest project frame). OwnShare
@@ -140,7 +143,7 @@ func (p *Profile) Report(th Thresholds) *Report {
 	r := &Report{Version: ReportVersion, Method: p.targetLocation().Method, Samples: p.samples(),
 		Ops: s.Ops(), Iterations: len(s.Iterations), NsPerOp: s.NsPerOp(), AllocSource: s.Alloc,
 		Hot: []Hot{}, HotLibrary: []LibraryHot{}, Allocations: []Allocation{}, Blocking: []Blocking{},
-		IterationNsPerOp: []float64{}, Findings: []Finding{}}
+		IterationNsPerOp: []float64{}, Findings: []Finding{}, AllocCalibrated: p.allocScale != 1}
 	for _, it := range s.Iterations {
 		if it.Ops > 0 {
 			r.IterationNsPerOp = append(r.IterationNsPerOp, float64(it.Ns)/float64(it.Ops))
@@ -255,6 +258,9 @@ func (p *Profile) allocSites() (sites map[Location]*allocSite, order []Location,
 			order = append(order, loc)
 		}
 		w := float64(st.Weight)
+		if p.marked[st.Thread] {
+			w *= p.allocScale
+		}
 		a.bytes += w
 		cls := javaTypeName(st.Class)
 		a.classes.add(cls, w)

@@ -78,9 +78,11 @@ type Iteration struct {
 	Ns      int64 // wall time
 	Ops     int64 // operations in it
 	StartNs int64 // after the region's start
-	// CPUNs is the measuring thread's CPU time during the iteration; -1
-	// when unknown.
-	CPUNs int64
+	// CPUNs is the measuring thread's CPU time during the iteration, and
+	// AllocBytes what it allocated (exactly, from the JVM's per-thread
+	// counter); -1 when unknown.
+	CPUNs      int64
+	AllocBytes int64
 }
 
 // Thread is one thread that had events in the region.

@@ -47,17 +47,21 @@ public final class ProfileDriver {
         double perPass = (System.nanoTime() - start) / (double) Math.max(1, passes);
         long batch = Math.max(1, (long) Math.ceil(iterationNs / perPass));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean allocs = (com.sun.management.ThreadMXBean) threads;
+        long self = Thread.currentThread().getId();
         long total = 0, totalOps = 0;
         for (int i = 0; i < iterations; i++) {
             Object mk = mark ? ProfileMarks.begin() : null;
+            long a0 = allocs.getThreadAllocatedBytes(self);
             long c0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             sink += pass(body, calls, batch);
             long t1 = System.nanoTime();
             long c1 = threads.getCurrentThreadCpuTime();
+            long a1 = allocs.getThreadAllocatedBytes(self);
             long ops = batch * calls.length;
             if (mark) {
-                ProfileMarks.end(mk, ops, t1 - t0, c0 < 0 ? -1 : c1 - c0);
+                ProfileMarks.end(mk, ops, t1 - t0, c0 < 0 ? -1 : c1 - c0, a0 < 0 ? -1 : a1 - a0);
             }
             total += t1 - t0;
             totalOps += ops;

@@ -42,9 +42,10 @@ import jdk.jfr.consumer.RecordingFile;
  * perfls-prof-meta &lt;key&gt; &lt;value&gt;          period.ns, window.ns, segments, alloc (sample|tlab|none),
  *                                          threads (marked|all), truncated (stacks cut at the depth limit),
  *                                          java.version
- * perfls-prof-iter &lt;index&gt; &lt;ns&gt; &lt;ops&gt; &lt;start&gt; &lt;cpu ns&gt;
+ * perfls-prof-iter &lt;index&gt; &lt;ns&gt; &lt;ops&gt; &lt;start&gt; &lt;cpu ns&gt; &lt;alloc bytes&gt;
  *                                          one measured iteration; start is ns after the window
- *                                          start; cpu ns the measuring thread's CPU time, -1 unknown
+ *                                          start; cpu ns and alloc bytes: the measuring thread's
+ *                                          CPU time and allocation, -1 unknown
  * perfls-prof-thread &lt;id&gt; &lt;name&gt; &lt;samples&gt; &lt;marked&gt;
  * perfls-prof-method &lt;id&gt; &lt;class&gt; &lt;name&gt; &lt;descriptor&gt;   class is the binary name
  * perfls-prof-frame &lt;id&gt; &lt;method&gt; &lt;line&gt; &lt;bci&gt; &lt;loop&gt;   loop: 1 inside a loop of its method, 0 not, -1 unknown
@@ -108,14 +109,15 @@ public final class JfrSummary {
 
     /** One measured iteration. */
     private static final class Iter {
-        final long start, end, ns, ops, cpuNs, thread;
+        final long start, end, ns, ops, cpuNs, allocBytes, thread;
 
-        Iter(long start, long end, long ns, long ops, long cpuNs, long thread) {
+        Iter(long start, long end, long ns, long ops, long cpuNs, long allocBytes, long thread) {
             this.start = start;
             this.end = end;
             this.ns = ns;
             this.ops = ops;
             this.cpuNs = cpuNs;
+            this.allocBytes = allocBytes;
             this.thread = thread;
         }
     }
@@ -187,7 +189,9 @@ public final class JfrSummary {
                     case ProfileIteration.NAME:
                         RecordedThread th = e.getThread();
                         iters.add(new Iter(s, nanos(e.getEndTime()), e.getLong("ns"), e.getLong("ops"),
-                                e.hasField("cpuNs") ? e.getLong("cpuNs") : -1, th == null ? -1 : th.getJavaThreadId()));
+                                e.hasField("cpuNs") ? e.getLong("cpuNs") : -1,
+                                e.hasField("allocBytes") ? e.getLong("allocBytes") : -1,
+                                th == null ? -1 : th.getJavaThreadId()));
                         break;
                     case "jdk.ObjectAllocationSample":
                         allocSamples = true;
@@ -401,7 +405,7 @@ public final class JfrSummary {
             Iter it = iters.get(i);
             long ns = it.ns > 0 ? it.ns : it.end - it.start;
             counted.line("prof-iter", Integer.toString(i), Long.toString(ns), Long.toString(it.ops),
-                    Long.toString(it.start - winStart), Long.toString(it.cpuNs));
+                    Long.toString(it.start - winStart), Long.toString(it.cpuNs), Long.toString(it.allocBytes));
         }
         for (ThreadInfo ti : threads.values()) {
             counted.line("prof-thread", Long.toString(ti.id), Protocol.escape(ti.name), Long.toString(ti.samples),

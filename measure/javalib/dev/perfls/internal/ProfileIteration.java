@@ -30,4 +30,8 @@ final class ProfileIteration extends jdk.jfr.Event {
     @Label("Thread CPU time (ns)")
     @Description("CPU time of the measuring thread during the iteration; -1 when not measured")
     long cpuNs;
+
+    @Label("Allocated bytes")
+    @Description("Bytes the measuring thread allocated during the iteration; -1 when not measured")
+    long allocBytes;
 }

@@ -27,14 +27,17 @@ public final class ProfileMarks {
 
     /**
      * Ends the iteration begun with {@code mark}: {@code ops} operations in {@code ns} wall
-     * nanoseconds, of which the measuring thread ran {@code cpuNs} on a CPU (-1 when unknown).
+     * nanoseconds, of which the measuring thread ran {@code cpuNs} on a CPU and during which it
+     * allocated {@code allocBytes} (each -1 when unknown; the harness measures both per sample
+     * already). The allocated bytes calibrate the recording's allocation samples.
      */
-    public static void end(Object mark, long ops, long ns, long cpuNs) {
+    public static void end(Object mark, long ops, long ns, long cpuNs, long allocBytes) {
         ProfileIteration e = (ProfileIteration) mark;
         e.end();
         e.ops = ops;
         e.ns = ns;
         e.cpuNs = cpuNs;
+        e.allocBytes = allocBytes;
         e.commit();
     }
 
