@@ -106,3 +106,29 @@ func BenchmarkProfileFreshJVM(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProfileInRunningJVM measures the time to a profile in a JVM that
+// is already running and warm (as the warm worker would be): from starting
+// the recording (ProfileMarks.startRecording) through 10 × 50 ms of
+// recorded iterations to the reduced summary (ms-in-jvm), for the same
+// ~1 ms method. Run with
+//
+//	go test ./measure -run '^$' -bench ProfileInRunningJVM -benchtime 3x
+func BenchmarkProfileInRunningJVM(b *testing.B) {
+	if _, err := findJDK(context.Background()); err != nil {
+		b.Skip(err)
+	}
+	pp := profilingProject(b, "profiling")
+	c := profCase{"profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 3600, ""}
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		_, out, _ := profileRun(b, pp, c, "self="+pp.settings, []string{"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}, 500, 10, 50)
+		for _, l := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(l, "perfls-driver-profilems "); ok {
+				ms, _ := strconv.Atoi(v)
+				total += time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-in-jvm")
+}

@@ -320,3 +320,26 @@ func TestReduceRecordingFile(t *testing.T) {
 		t.Errorf("not a recording: %v", err)
 	}
 }
+
+// TestProfileStartedInRunningJVM: a JVM started without recording options
+// (the warm worker) starts the recording itself after warm-up
+// (ProfileMarks.startRecording) and gets the same profile.
+func TestProfileStartedInRunningJVM(t *testing.T) {
+	requireJDK(t)
+	c := profCases[3] // Totals#sum: boxing
+	pp := profilingProject(t, c.project)
+	_, out, _ := profileRun(t, pp, c, "self="+pp.settings, []string{"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}, 300, 10, 50)
+	s, err := ParseSummary(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Report(profile.Thresholds{})
+	file, line := causeLine(t, pp, c)
+	if f := r.Findings; len(f) != 1 || f[0].Kind != c.cause || f[0].File != file || f[0].Line != line {
+		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	}
+}

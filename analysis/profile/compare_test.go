@@ -157,7 +157,7 @@ func TestReportJSONShape(t *testing.T) {
 			t.Errorf("%s entry keys %v, want %v", list, got, fields)
 		}
 	}
-	for _, k := range []string{"version", "method", "samples", "ops", "nsPerOp", "bytesPerOp", "hotLibrary", "blocking", "iterationNsPerOp"} {
+	for _, k := range []string{"version", "method", "samples", "ops", "nsPerOp", "bytesPerOp", "hotLibrary", "blocking", "iterationNsPerOp", "gc", "cpuLoad", "allocCalibrated"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %q in %s", k, data)
 		}

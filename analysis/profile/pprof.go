@@ -10,7 +10,8 @@ import (
 // (go tool pprof, speedscope, IDE plug-ins) open it; write it with its
 // Write method (gzipped protocol buffer). Every stack becomes one sample
 // with five values — samples (count), cpu (nanoseconds: samples × the
-// sampling period), alloc_space (bytes), blocked (nanoseconds) and
+// sampling period), alloc_space (bytes, estimated as for Report's
+// allocation sites), blocked (nanoseconds) and
 // blocked_events (count) — of which only those of its kind are non-zero;
 // labels "kind" and "class" and the numeric label "thread" tell them apart.
 // Each frame is one location with one line, in the function perfls names
@@ -65,7 +66,7 @@ func (p *Profile) Pprof() *pprof.Profile {
 		case st.Kind == KindCPU || st.Kind == KindNative:
 			v[0], v[1] = st.Count, st.Count*period
 		case st.Kind == KindAlloc:
-			v[2] = st.Weight
+			v[2] = int64(float64(st.Count) * p.allocPerSample[st.Thread]) // as Report's allocation sites
 		case isBlocking(st.Kind):
 			v[3], v[4] = st.Weight, st.Count
 		default:

@@ -78,11 +78,18 @@ type Profile struct {
 	marked map[int64]bool
 	// cpuByThread counts execution samples per thread.
 	cpuByThread map[int64]int64
-	// allocScale calibrates the allocation samples of the measuring
-	// threads: their exact allocation (the iterations' AllocBytes) over the
-	// samples' weights; 1 when either is unknown. Sampled weights only
-	// estimate the bytes; the shares between sites stay the samples'.
-	allocScale float64
+	// allocPerSample is the bytes one allocation sample stands for, per
+	// thread (all measuring threads share one figure): the thread's
+	// allocation — exact for the measuring threads when the iterations
+	// carry it, else the sum of its samples' weights — over its number of
+	// samples. A sample's own weight (the bytes since the thread's previous
+	// emitted sample) is too uneven to split bytes between sites: with
+	// throttling, one sample can carry hundreds of megabytes. Samples are
+	// taken at allocations that cross a TLAB's end, so their counts follow
+	// the bytes each site allocates.
+	allocPerSample map[int64]float64
+	// allocCalibrated is true when the exact allocation was used.
+	allocCalibrated bool
 }
 
 // stackView is where a stack meets the project and the target.
@@ -114,8 +121,8 @@ func New(s *Summary, decls []Declaration, target Target) (*Profile, error) {
 	for i, m := range s.Methods {
 		isTarget[i] = !target.IsZero() && target.matches(m)
 	}
-	p.allocScale = 1
-	var exact, sampled float64
+	p.allocPerSample = map[int64]float64{}
+	exact := 0.0
 	for _, it := range s.Iterations {
 		if it.AllocBytes < 0 {
 			exact = -1
@@ -123,13 +130,31 @@ func New(s *Summary, decls []Declaration, target Target) (*Profile, error) {
 		}
 		exact += float64(it.AllocBytes)
 	}
+	weights, counts := map[int64]float64{}, map[int64]float64{}
+	const measuring = -1 << 62 // the key of all measuring threads together
 	for _, st := range s.Stacks {
-		if st.Kind == KindAlloc && p.marked[st.Thread] {
-			sampled += float64(st.Weight)
+		if st.Kind != KindAlloc {
+			continue
 		}
+		k := st.Thread
+		if p.marked[k] {
+			k = measuring
+		}
+		weights[k] += float64(st.Weight)
+		counts[k] += float64(st.Count)
 	}
-	if exact > 0 && sampled > 0 {
-		p.allocScale = exact / sampled
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		w := weights[k]
+		if k == measuring && exact > 0 {
+			w, p.allocCalibrated = exact, true
+		}
+		p.allocPerSample[k] = w / c
+	}
+	for t := range p.marked {
+		p.allocPerSample[t] = p.allocPerSample[measuring]
 	}
 	p.views = make([]stackView, len(s.Stacks))
 	for i, st := range s.Stacks {

@@ -21,10 +21,11 @@ type Report struct {
 	Ops        int64   `json:"ops"`
 	Iterations int     `json:"iterations"`
 	NsPerOp    float64 `json:"nsPerOp"`
-	// BytesPerOp is the allocation per operation estimated from the
-	// allocation samples; 0 when the JVM recorded none (AllocSource "none").
-	// AllocCalibrated is true when the measuring thread's samples were
-	// scaled to its exact allocation (the harness's per-thread counter).
+	// BytesPerOp is the allocation per operation: the measuring thread's
+	// exact allocation when the harness measured it (AllocCalibrated), plus
+	// other threads' estimated from their allocation samples; 0 when the
+	// JVM recorded none (AllocSource "none"). Allocation sites split it in
+	// proportion to their samples.
 	BytesPerOp      float64 `json:"bytesPerOp"`
 	AllocSource     string  `json:"allocSource"`
 	AllocCalibrated bool    `json:"allocCalibrated"`
@@ -45,12 +46,29 @@ type Report struct {
 	// IterationNsPerOp is the wall time per operation of each measured
 	// iteration, in order.
 	IterationNsPerOp []float64 `json:"iterationNsPerOp"`
-	Findings         []Finding `json:"findings"`
+	// GC is the garbage collection in the region; CPULoad the JVM's and the
+	// machine's mean CPU load (fractions; -1 unknown): a busy machine makes
+	// wall times noisy.
+	GC       ReportGC      `json:"gc"`
+	CPULoad  ReportCPULoad `json:"cpuLoad"`
+	Findings []Finding     `json:"findings"`
 	// NotComparable lists methods a comparison could not judge because a
 	// baseline lacks them (see Compare).
 	NotComparable []NotComparable `json:"notComparable,omitempty"`
 	// Notes explain figures that are missing or uncertain.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// ReportGC is the garbage collection during the measured region.
+type ReportGC struct {
+	Count        int64   `json:"count"`
+	PauseNsPerOp float64 `json:"pauseNsPerOp"`
+}
+
+// ReportCPULoad is the mean CPU load during the measured region.
+type ReportCPULoad struct {
+	JVM     float64 `json:"jvm"`
+	Machine float64 `json:"machine"`
 }
 
 // Hot is one project line's share of the region's execution samples.
@@ -143,7 +161,7 @@ func (p *Profile) Report(th Thresholds) *Report {
 	r := &Report{Version: ReportVersion, Method: p.targetLocation().Method, Samples: p.samples(),
 		Ops: s.Ops(), Iterations: len(s.Iterations), NsPerOp: s.NsPerOp(), AllocSource: s.Alloc,
 		Hot: []Hot{}, HotLibrary: []LibraryHot{}, Allocations: []Allocation{}, Blocking: []Blocking{},
-		IterationNsPerOp: []float64{}, Findings: []Finding{}, AllocCalibrated: p.allocScale != 1}
+		IterationNsPerOp: []float64{}, Findings: []Finding{}, AllocCalibrated: p.allocCalibrated}
 	for _, it := range s.Iterations {
 		if it.Ops > 0 {
 			r.IterationNsPerOp = append(r.IterationNsPerOp, float64(it.Ns)/float64(it.Ops))
@@ -151,6 +169,11 @@ func (p *Profile) Report(th Thresholds) *Report {
 	}
 	if r.AllocSource == "" {
 		r.AllocSource = "none"
+	}
+	r.GC = ReportGC{Count: s.GC.Count, PauseNsPerOp: float64(s.GC.PauseNs) / float64(max(r.Ops, 1))}
+	r.CPULoad = ReportCPULoad{JVM: -1, Machine: s.CPU.Machine}
+	if s.CPU.JVMUser >= 0 && s.CPU.JVMSystem >= 0 {
+		r.CPULoad.JVM = s.CPU.JVMUser + s.CPU.JVMSystem
 	}
 	p.hot(r)
 	p.allocations(r)
@@ -257,10 +280,7 @@ func (p *Profile) allocSites() (sites map[Location]*allocSite, order []Location,
 			sites[loc] = a
 			order = append(order, loc)
 		}
-		w := float64(st.Weight)
-		if p.marked[st.Thread] {
-			w *= p.allocScale
-		}
+		w := float64(st.Count) * p.allocPerSample[st.Thread]
 		a.bytes += w
 		cls := javaTypeName(st.Class)
 		a.classes.add(cls, w)

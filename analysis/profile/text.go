@@ -60,6 +60,12 @@ func (r *Report) Text(top int) string {
 	if r.AllocSource != "none" {
 		fmt.Fprintf(&b, ", %s allocated per operation", fmtBytes(r.BytesPerOp))
 	}
+	if r.GC.Count > 0 {
+		fmt.Fprintf(&b, ", %d GCs", r.GC.Count)
+	}
+	if r.CPULoad.Machine >= 0 {
+		fmt.Fprintf(&b, ", machine CPU load %.0f %%", 100*r.CPULoad.Machine)
+	}
 	b.WriteString("\n")
 	if len(r.Hot) > 0 {
 		b.WriteString("\nwhere the time goes (project lines, library calls folded in):\n")

@@ -13,8 +13,10 @@ import java.util.List;
  * -XX:StartFlightRecording, and writes the profile summary on standard output.
  *
  * Arguments: bodyClass generatorClass generatorMethod generatorArg warmupMs iterations
- * iterationMs mode, where mode is "summary" (marks and summary), "mark" (marks only) or
- * "plain" (neither: for timing without profiling).
+ * iterationMs mode, where mode is "summary" (marks and summary), "mark" (marks only), "plain"
+ * (neither: for timing without profiling) or "self=SETTINGS.jfc" (the JVM was started without
+ * recording options: start the recording after warm-up, as the warm worker would, and print the
+ * time from there to the summary as perfls-driver-profilems).
  */
 public final class ProfileDriver {
     /** The generated direct call of the measured method on one argument list. */
@@ -37,6 +39,7 @@ public final class ProfileDriver {
         long iterationNs = Long.parseLong(a[6]) * 1_000_000L;
         String mode = a[7];
         boolean mark = !mode.equals("plain");
+        String selfSettings = mode.startsWith("self=") ? mode.substring("self=".length()) : null;
 
         long start = System.nanoTime();
         long passes = 0;
@@ -45,20 +48,24 @@ public final class ProfileDriver {
             passes++;
         }
         double perPass = (System.nanoTime() - start) / (double) Math.max(1, passes);
+        long profileStart = System.nanoTime();
+        if (selfSettings != null) {
+            ProfileMarks.startRecording(selfSettings);
+        }
         long batch = Math.max(1, (long) Math.ceil(iterationNs / perPass));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.ThreadMXBean allocs = (com.sun.management.ThreadMXBean) threads;
-        long self = Thread.currentThread().getId();
+        long me = Thread.currentThread().getId();
         long total = 0, totalOps = 0;
         for (int i = 0; i < iterations; i++) {
             Object mk = mark ? ProfileMarks.begin() : null;
-            long a0 = allocs.getThreadAllocatedBytes(self);
+            long a0 = allocs.getThreadAllocatedBytes(me);
             long c0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             sink += pass(body, calls, batch);
             long t1 = System.nanoTime();
             long c1 = threads.getCurrentThreadCpuTime();
-            long a1 = allocs.getThreadAllocatedBytes(self);
+            long a1 = allocs.getThreadAllocatedBytes(me);
             long ops = batch * calls.length;
             if (mark) {
                 ProfileMarks.end(mk, ops, t1 - t0, c0 < 0 ? -1 : c1 - c0, a0 < 0 ? -1 : a1 - a0);
@@ -68,10 +75,12 @@ public final class ProfileDriver {
         }
         Protocol out = Protocol.stdout();
         out.line("driver-nsperop", Double.toString(total / (double) totalOps));
-        if (mode.equals("summary")) {
+        if (mode.equals("summary") || selfSettings != null) {
             long r0 = System.nanoTime();
             ProfileMarks.finish(out::line);
-            out.line("driver-reducems", Long.toString((System.nanoTime() - r0) / 1_000_000));
+            long r1 = System.nanoTime();
+            out.line("driver-reducems", Long.toString((r1 - r0) / 1_000_000));
+            out.line("driver-profilems", Long.toString((r1 - profileStart) / 1_000_000));
         }
         out.line("driver-end");
         System.exit(0); // the examples' pool and service threads are daemons, but do not wait for them

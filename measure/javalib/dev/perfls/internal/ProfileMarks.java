@@ -3,7 +3,10 @@ package dev.perfls.internal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.text.ParseException;
 import java.util.List;
+import jdk.jfr.Configuration;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
@@ -12,11 +15,22 @@ import jdk.jfr.RecordingState;
  * What a harness calls in a profiled fork (one started with {@code -XX:StartFlightRecording}
  * and perfls's settings): {@link #begin} and {@link #end} around every measured iteration, and
  * {@link #finish} once after the measured region, which reduces the recording to its summary
- * (see {@link JfrSummary}) on the harness's protocol stream. Only profiled forks load this
- * class, so unprofiled forks never touch the jdk.jfr module.
+ * (see {@link JfrSummary}) on the harness's protocol stream. A JVM that is already running (the
+ * warm worker) starts the recording itself with {@link #startRecording}. Only profiled forks
+ * load this class, so unprofiled forks never touch the jdk.jfr module.
  */
 public final class ProfileMarks {
     private ProfileMarks() {}
+
+    /**
+     * Starts a recording named "perfls" with the settings file at {@code settingsPath} (perfls's
+     * .jfc), in a JVM that was not started with -XX:StartFlightRecording. {@link #finish} stops it.
+     */
+    public static void startRecording(String settingsPath) throws IOException, ParseException {
+        Recording r = new Recording(Configuration.create(Paths.get(settingsPath)));
+        r.setName("perfls");
+        r.start();
+    }
 
     /** Starts one measured iteration; pass the result to {@link #end}. */
     public static Object begin() {
