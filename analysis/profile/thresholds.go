@@ -1,0 +1,161 @@
+package profile
+
+// Thresholds are the documented limits of the anti-pattern detectors.
+// Every relative limit is paired with an absolute one (seed 003's lesson:
+// 3 against 4 calls is +33 % and means nothing). Zero fields take the
+// defaults (DefaultThresholds); the JSON evidence of every finding repeats
+// the thresholds it passed.
+type Thresholds struct {
+	// MinSamples is the fewest execution samples of the measured method for
+	// any sample-based finding (call-tree detectors, the ramp's line).
+	// Default 50: at 1 ms sampling, 50 ms of the method's time.
+	MinSamples int64
+
+	// Ramp: time per operation grows over the iterations of a fork. The
+	// Mann–Kendall test of ns/op against the iteration index must reject
+	// "no trend" against "increasing" at RampAlpha (one-sided), over at
+	// least RampMinIterations iterations, AND the Theil–Sen line must grow
+	// by at least RampMinGrowth of its start over the run. Ranks and median
+	// slopes make one slow iteration (a GC, a preemption) unable to fire it;
+	// the growth guard is what keeps a machine whose load changes during
+	// the run (CPU time per operation of the same code drifted by up to
+	// +36 % over one second on this project's shared 2-core machine) from
+	// firing it. Defaults 10 iterations, α = 0.01, 50 % (simulated with
+	// stationary noise: no false alarm in 4000 runs of 20 iterations; all
+	// +100 % ramps found).
+	RampMinIterations int
+	RampAlpha         float64
+	RampMinGrowth     float64
+
+	// One-lane bridge: at least BridgeMinThreads threads block on one
+	// monitor (or one j.u.c. lock), and of the time those threads were
+	// running or blocked on it, at least BridgeMinShare was blocked on it;
+	// that monitor holds at least BridgeMinMonitorShare of all blocked
+	// time; at least BridgeMinEvents blocking events. Defaults 2 threads,
+	// 20 %, 50 %, 10 events.
+	BridgeMinThreads      int
+	BridgeMinShare        float64
+	BridgeMinMonitorShare float64
+	BridgeMinEvents       int64
+
+	// Excessive allocation: churn of small objects (every allocation that
+	// is not an array: boxed primitives, iterators, wrappers, strings) of
+	// at least AllocMinChurnBytesPerOp per operation, making up at least
+	// AllocMinChurnShare of the bytes allocated, at a rate of at least
+	// AllocMinChurnRateMBs MB/s (so that it costs time). Arrays (buffers
+	// the method needs, a result it returns) do not count towards churn.
+	// Defaults 512 B/op (32 boxed values), 50 %, 100 MB/s. The message
+	// calls it boxing when boxed primitives are at least AllocBoxingShare
+	// of the churn (default 50 %).
+	AllocMinChurnBytesPerOp float64
+	AllocMinChurnShare      float64
+	AllocMinChurnRateMBs    float64
+	AllocBoxingShare        float64
+
+	// Circuitous treasure hunt: a call made inside a loop of the measured
+	// method (or of a project method it calls) leads to code that loops
+	// again — a search repeated per element — and that nested looping
+	// holds at least CTHMinShare of the method's samples. Skipped when the
+	// measuring thread waits more than half the time (then it is not CPU
+	// time being hunted). Default 50 %.
+	CTHMinShare float64
+
+	// Empty semi-trucks: a call made inside a loop of the measured method
+	// (or of a project method it calls) waits for a round trip (park, wait,
+	// sleep, socket or file I/O) at least ESTMinTripsPerOp times per
+	// operation, those waits take at least ESTMinWaitShare of the
+	// measuring thread's time, and the trips are mostly empty: the other
+	// threads of the workload computed for at most ESTMaxWorkShare of the
+	// waiting time (waiting for parallel workers that do the real work is
+	// fork-join, not a round trip). Defaults 2 trips per operation, 25 %,
+	// 50 %.
+	ESTMinTripsPerOp float64
+	ESTMinWaitShare  float64
+	ESTMaxWorkShare  float64
+
+	// Comparison with baselines: a callee of the measured method "grew"
+	// when its share of the method's samples rose by at least
+	// CompareMinPoints (absolute, in share units: 0.05 = 5 points) AND by at
+	// least CompareMinRelative of the baseline share, AND a two-proportion
+	// z-test rejects equal shares at CompareAlpha. The measured method's
+	// sampled call subtree "grew" (circuitous treasure hunt, as seed 003
+	// compares call-tree sizes) when it has at least CompareMinRelative more
+	// distinct methods than the baselines' mean AND at least
+	// CompareMinNodes more, with wall time per operation up by at least
+	// CompareMinSlowdown. Defaults 5 points, 25 %, α = 0.01, 5 methods,
+	// 10 %.
+	CompareMinPoints   float64
+	CompareMinRelative float64
+	CompareAlpha       float64
+	CompareMinNodes    float64
+	CompareMinSlowdown float64
+}
+
+// DefaultThresholds returns the defaults documented on Thresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{
+		MinSamples:              50,
+		RampMinIterations:       10,
+		RampAlpha:               0.01,
+		RampMinGrowth:           0.50,
+		BridgeMinThreads:        2,
+		BridgeMinShare:          0.20,
+		BridgeMinMonitorShare:   0.50,
+		BridgeMinEvents:         10,
+		AllocMinChurnBytesPerOp: 512,
+		AllocMinChurnShare:      0.50,
+		AllocMinChurnRateMBs:    100,
+		AllocBoxingShare:        0.50,
+		CTHMinShare:             0.50,
+		ESTMinTripsPerOp:        2,
+		ESTMinWaitShare:         0.25,
+		ESTMaxWorkShare:         0.50,
+		CompareMinPoints:        0.05,
+		CompareMinRelative:      0.25,
+		CompareAlpha:            0.01,
+		CompareMinNodes:         5,
+		CompareMinSlowdown:      0.10,
+	}
+}
+
+// withDefaults fills zero fields from DefaultThresholds.
+func (t Thresholds) withDefaults() Thresholds {
+	d := DefaultThresholds()
+	setI := func(v *int64, dv int64) {
+		if *v <= 0 {
+			*v = dv
+		}
+	}
+	setN := func(v *int, dv int) {
+		if *v <= 0 {
+			*v = dv
+		}
+	}
+	setF := func(v *float64, dv float64) {
+		if *v <= 0 {
+			*v = dv
+		}
+	}
+	setI(&t.MinSamples, d.MinSamples)
+	setN(&t.RampMinIterations, d.RampMinIterations)
+	setF(&t.RampAlpha, d.RampAlpha)
+	setF(&t.RampMinGrowth, d.RampMinGrowth)
+	setN(&t.BridgeMinThreads, d.BridgeMinThreads)
+	setF(&t.BridgeMinShare, d.BridgeMinShare)
+	setF(&t.BridgeMinMonitorShare, d.BridgeMinMonitorShare)
+	setI(&t.BridgeMinEvents, d.BridgeMinEvents)
+	setF(&t.AllocMinChurnBytesPerOp, d.AllocMinChurnBytesPerOp)
+	setF(&t.AllocMinChurnShare, d.AllocMinChurnShare)
+	setF(&t.AllocMinChurnRateMBs, d.AllocMinChurnRateMBs)
+	setF(&t.AllocBoxingShare, d.AllocBoxingShare)
+	setF(&t.CTHMinShare, d.CTHMinShare)
+	setF(&t.ESTMinTripsPerOp, d.ESTMinTripsPerOp)
+	setF(&t.ESTMinWaitShare, d.ESTMinWaitShare)
+	setF(&t.ESTMaxWorkShare, d.ESTMaxWorkShare)
+	setF(&t.CompareMinPoints, d.CompareMinPoints)
+	setF(&t.CompareMinRelative, d.CompareMinRelative)
+	setF(&t.CompareAlpha, d.CompareAlpha)
+	setF(&t.CompareMinNodes, d.CompareMinNodes)
+	setF(&t.CompareMinSlowdown, d.CompareMinSlowdown)
+	return t
+}

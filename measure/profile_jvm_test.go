@@ -1,0 +1,345 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/profile"
+)
+
+// The profiling validation runs examples/profiling's programs (each with one
+// seeded cause, marked "// cause: <kind>" on its line) and the quickstart and
+// oracle examples' methods (no cause) in JVMs started with ProfileJVMArgs,
+// driven by examples/profiling/driver/ProfileDriver.java — a stand-in for
+// the harness until Bench marks its iterations — and checks the findings.
+
+// profCase is one method to profile.
+type profCase struct {
+	project string // directory under examples/
+	method  string // pkg.Class#name
+	gen     string // generator pkg.Class#name(int)
+	arg     int
+	cause   string // expected finding kind; "" for a clean method
+}
+
+var profCases = []profCase{
+	{"profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 2000, profile.FindingTreasureHunt},
+	{"profiling", "profiling.Visitors#visit", "profiling.Visitors#names", 100, profile.FindingRamp},
+	{"profiling", "profiling.Tally#addAll", "profiling.Tally#values", 64, profile.FindingOneLaneBridge},
+	{"profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, profile.FindingAllocation},
+	{"profiling", "profiling.Orders#value", "profiling.Orders#items", 20, profile.FindingSemiTrucks},
+	{"quickstart", "quickstart.Search#binarySearch", "quickstart.Search#lookups", 10000, ""},
+	{"quickstart", "quickstart.Search#linearSearch", "quickstart.Search#lookups", 10000, ""},
+	{"quickstart", "quickstart.Strings#joinWithBuilder", "quickstart.Strings#words", 2000, ""},
+	{"quickstart", "quickstart.Strings#joinWithPlus", "quickstart.Strings#words", 2000, ""},
+	{"oracle", "oracle.Caching#strong", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Caching#soft", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Leak#clean", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Leak#leaky", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Plugins#reuse", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Plugins#reload", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Pipeline#balanced", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Pipeline#lagging", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Work#base", "oracle.Calls#calls", 1000, ""},
+	{"oracle", "oracle.Work#more", "oracle.Calls#calls", 1000, ""},
+}
+
+// profProject is one compiled example with the driver and a body class per
+// case.
+type profProject struct {
+	dir      string
+	build    *Build
+	cp       string // library, project classes, driver and bodies
+	decls    []profile.Declaration
+	settings string // the profile settings for the JDK the tests run
+}
+
+var profProjects struct {
+	sync.Mutex
+	m map[string]*profProject
+}
+
+// profilingProject compiles examples/<name> and the driver with one body
+// class per case of that project (once per test binary).
+func profilingProject(t testing.TB, name string) *profProject {
+	t.Helper()
+	profProjects.Lock()
+	defer profProjects.Unlock()
+	if pp := profProjects.m[name]; pp != nil {
+		return pp
+	}
+	ctx := context.Background()
+	dir, err := filepath.Abs(filepath.Join("..", "examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := FindProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Compile(ctx, proj, sharedCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := findJDK(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := runtimeClasspath(ctx, j, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []string
+	for _, c := range profCases {
+		if c.project == name {
+			specs = append(specs, c.method)
+		}
+	}
+	var resolved []Resolved
+	for _, spec := range specs {
+		resolved = append(resolved, resolveOne(t, b, spec))
+	}
+	// Kept for the whole test binary (sharedCache), not one test's TempDir.
+	work, err := os.MkdirTemp(sharedCache, "profiling-"+name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(work, "src")
+	srcs := []string{filepath.Join("..", "examples", "profiling", "driver", "ProfileDriver.java")}
+	for _, r := range resolved {
+		p := filepath.Join(src, profBodyName(r)+".java")
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(profBody(r)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, p)
+	}
+	out := filepath.Join(work, "classes")
+	if err := javac(ctx, j, out, cp, srcs, 0); err != nil {
+		t.Fatal(err)
+	}
+	pp := &profProject{dir: dir, build: b, cp: strings.Join(append(cp, out), string(os.PathListSeparator))}
+	for _, f := range proj.Sources {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jf, err := javasrc.Parse(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, f)
+		pp.decls = append(pp.decls, profile.Declarations(jf, filepath.ToSlash(rel))...)
+	}
+	if pp.settings, err = WriteProfileSettings(sharedCache, javaFeature(j.java)); err != nil {
+		t.Fatal(err)
+	}
+	if profProjects.m == nil {
+		profProjects.m = map[string]*profProject{}
+	}
+	profProjects.m[name] = pp
+	return pp
+}
+
+// resolveOne resolves "pkg.Class#name".
+func resolveOne(t testing.TB, b *Build, spec string) Resolved {
+	t.Helper()
+	rs, errs := Resolve(context.Background(), b, []MethodSpec{parseSpec(spec)})
+	if errs[0] != nil {
+		t.Fatalf("resolve %s: %v", spec, errs[0])
+	}
+	return rs[0]
+}
+
+func profBodyName(r Resolved) string {
+	return "Body_" + strings.NewReplacer(".", "_", "$", "_").Replace(r.Class) + "_" + r.Name
+}
+
+var javaWrappers = map[string]string{"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte",
+	"char": "Character", "boolean": "Boolean", "double": "Double", "float": "Float"}
+
+// profBody is the direct call of r on one argument list, as the harness's
+// timed loop makes it (no reflection on the profiled path).
+func profBody(r Resolved) string {
+	var args []string
+	for i, pt := range r.ParamTypes {
+		if w, ok := javaWrappers[pt]; ok {
+			args = append(args, fmt.Sprintf("((%s) t[%d]).%sValue()", w, i, pt))
+		} else {
+			args = append(args, fmt.Sprintf("(%s) t[%d]", pt, i))
+		}
+	}
+	call := sourceClassName(r.Class) + "." + r.Name + "(" + strings.Join(args, ", ") + ")"
+	var ret string
+	switch r.ReturnType {
+	case "void":
+		ret = call + "; return 0;"
+	case "boolean":
+		ret = "return " + call + " ? 1 : 0;"
+	case "int", "long", "short", "byte", "char":
+		ret = "return (long) " + call + ";"
+	case "double", "float":
+		ret = "return (long) " + call + ";"
+	default:
+		ret = "return System.identityHashCode(" + call + ");"
+	}
+	return fmt.Sprintf("public final class %s implements ProfileDriver.Body {\n    public long run(Object[] t) throws Throwable {\n        %s\n    }\n}\n", profBodyName(r), ret)
+}
+
+// profileRun runs the driver on case c in one JVM with the given JVM
+// options and mode ("summary", "mark" or "plain", see ProfileDriver) and
+// returns the summary (mode "summary"), the output, and the time from start
+// to parsed summary.
+func profileRun(t testing.TB, pp *profProject, c profCase, mode string, jvm []string, warmupMs, iterations, iterMs int) (*profile.Summary, string, time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	j, err := findJDK(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resolveOne(t, pp.build, c.method)
+	genClass, genName, _ := strings.Cut(c.gen, "#")
+	args := append(append([]string(nil), jvm...), "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", pp.cp, "ProfileDriver", profBodyName(r),
+		genClass, genName, fmt.Sprint(c.arg), fmt.Sprint(warmupMs), fmt.Sprint(iterations), fmt.Sprint(iterMs), mode)
+	cmd := exec.CommandContext(ctx, j.java, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s\n%s", c.method, err, stdout.String(), stderr.String())
+	}
+	if mode != "summary" {
+		return nil, stdout.String(), time.Since(start)
+	}
+	s, err := ParseSummary(bytes.NewReader(stdout.Bytes()))
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", c.method, err, stderr.String())
+	}
+	return s, stdout.String(), took
+}
+
+func (pp *profProject) profileArgs(t testing.TB) []string {
+	args, err := ProfileJVMArgs(context.Background(), "", sharedCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return args
+}
+
+func (pp *profProject) target(t testing.TB, method string) profile.Target {
+	r := resolveOne(t, pp.build, method)
+	return profile.Target{Class: r.Class, Name: r.Name, Params: r.ParamTypes}
+}
+
+// causeLine finds the line marked "// cause: <kind>" in the method's class file.
+func causeLine(t *testing.T, pp *profProject, c profCase) (string, int) {
+	cls, _, _ := strings.Cut(c.method, "#")
+	rel := "src/main/java/" + strings.ReplaceAll(cls, ".", "/") + ".java"
+	return rel, lineOf(t, filepath.Join(pp.dir, filepath.FromSlash(rel)), "// cause: "+c.cause)
+}
+
+func TestProfileValidation(t *testing.T) {
+	requireJDK(t)
+	found, clean := 0, 0
+	for _, c := range profCases {
+		t.Run(c.method, func(t *testing.T) {
+			pp := profilingProject(t, c.project)
+			s, _, took := profileRun(t, pp, c, "summary", pp.profileArgs(t), 500, 20, 50)
+			p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := p.Report(profile.Thresholds{})
+			t.Logf("%s (fresh JVM to summary: %v)\n%s", c.method, took.Round(time.Millisecond), r.Text(5))
+			if c.cause == "" {
+				for _, f := range r.Findings {
+					t.Errorf("clean method: %s at %s: %s %v", f.Kind, f.Location, f.Message, f.Evidence)
+				}
+				if len(r.Findings) == 0 {
+					clean++
+				}
+				return
+			}
+			file, line := causeLine(t, pp, c)
+			ok := false
+			for _, f := range r.Findings {
+				switch {
+				case f.Kind == c.cause && f.File == file && f.Line == line:
+					ok = true
+				default:
+					t.Errorf("unexpected finding %s at %s:%d: %s", f.Kind, f.File, f.Line, f.Message)
+				}
+			}
+			if !ok {
+				t.Errorf("no %s finding at %s:%d", c.cause, file, line)
+			} else {
+				found++
+			}
+		})
+	}
+	t.Logf("seeded causes found at the right line: %d of 5; clean methods without findings: %d of %d", found, clean, len(profCases)-5)
+}
+
+// TestReduceRecordingFile reduces a recording the JVM wrote to a file on
+// exit, in a helper JVM, and finds the seeded cause in it too.
+func TestReduceRecordingFile(t *testing.T) {
+	requireJDK(t)
+	c := profCases[0]
+	pp := profilingProject(t, c.project)
+	jfr := filepath.Join(t.TempDir(), "rec.jfr")
+	profileRun(t, pp, c, "mark", []string{"-XX:StartFlightRecording=name=file,filename=" + jfr + ",dumponexit=true,settings=" + pp.settings}, 300, 10, 50)
+	s, err := ReduceRecording(context.Background(), pp.build, jfr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ThreadScope != "marked" || len(s.Iterations) != 10 {
+		t.Errorf("scope %q, %d iterations", s.ThreadScope, len(s.Iterations))
+	}
+	p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Report(profile.Thresholds{})
+	file, line := causeLine(t, pp, c)
+	if f := r.Findings; len(f) != 1 || f[0].Kind != c.cause || f[0].File != file || f[0].Line != line {
+		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	}
+	if _, err := ReduceRecording(context.Background(), pp.build, filepath.Join(pp.dir, "perfls.json"), false); err == nil || !strings.Contains(err.Error(), "reduce recording") {
+		t.Errorf("not a recording: %v", err)
+	}
+}
+
+// TestProfileStartedInRunningJVM: a JVM started without recording options
+// (the warm worker) starts the recording itself after warm-up
+// (ProfileMarks.startRecording) and gets the same profile.
+func TestProfileStartedInRunningJVM(t *testing.T) {
+	requireJDK(t)
+	c := profCases[3] // Totals#sum: boxing
+	pp := profilingProject(t, c.project)
+	_, out, _ := profileRun(t, pp, c, "self="+pp.settings, []string{"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}, 300, 10, 50)
+	s, err := ParseSummary(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Report(profile.Thresholds{})
+	file, line := causeLine(t, pp, c)
+	if f := r.Findings; len(f) != 1 || f[0].Kind != c.cause || f[0].File != file || f[0].Line != line {
+		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	}
+}
