@@ -77,20 +77,22 @@ type OracleResult struct {
 // PutOracleRuns stores runs in one transaction, setting their ID and
 // Run.ID.
 func (s *Store) PutOracleRuns(ctx context.Context, runs []*OracleRun) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store oracle runs: %w", err)
-	}
-	defer tx.Rollback()
-	for _, r := range runs {
-		if err := putOracleRun(ctx, tx, r); err != nil {
-			return err
+	return s.run(ctx, func(db *sql.DB) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("store oracle runs: %w", err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store oracle runs: %w", err)
-	}
-	return nil
+		defer tx.Rollback()
+		for _, r := range runs {
+			if err := putOracleRun(ctx, tx, r); err != nil {
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store oracle runs: %w", err)
+		}
+		return nil
+	})
 }
 
 func putOracleRun(ctx context.Context, tx *sql.Tx, r *OracleRun) error {
@@ -150,28 +152,34 @@ func (s *Store) OracleRunsByID(ctx context.Context, k OracleKey, ids []string) (
 	return out, nil
 }
 
-func (s *Store) oracleRuns(ctx context.Context, k OracleKey, q string, args ...any) ([]*OracleRun, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read oracle runs of %s: %w", k, classify(err))
-	}
-	defer rows.Close()
-	var out []*OracleRun
-	for rows.Next() {
-		r := &OracleRun{Key: k}
-		var created int64
-		var b string
-		if err := rows.Scan(&r.ID, &r.Role, &r.Code, &created, &b); err != nil {
-			return nil, fmt.Errorf("read oracle runs of %s: %w", k, err)
+func (s *Store) oracleRuns(ctx context.Context, k OracleKey, q string, args ...any) (out []*OracleRun, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("read oracle runs of %s: %w", k, err)
 		}
-		if err := json.Unmarshal([]byte(b), &r.Run); err != nil {
-			return nil, fmt.Errorf("read oracle run %d of %s: %w", r.ID, k, err)
+		defer rows.Close()
+		for rows.Next() {
+			r := &OracleRun{Key: k}
+			var created int64
+			var b string
+			if err := rows.Scan(&r.ID, &r.Role, &r.Code, &created, &b); err != nil {
+				return fmt.Errorf("read oracle runs of %s: %w", k, err)
+			}
+			if err := json.Unmarshal([]byte(b), &r.Run); err != nil {
+				return fmt.Errorf("read oracle run %d of %s: %w", r.ID, k, err)
+			}
+			r.CreatedAt = time.Unix(0, created)
+			r.Run.ID = strconv.FormatInt(r.ID, 10)
+			out = append(out, r)
 		}
-		r.CreatedAt = time.Unix(0, created)
-		r.Run.ID = strconv.FormatInt(r.ID, 10)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read oracle runs of %s: %w", k, err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // PutOracleModel stores (or replaces) the model of k and bumps the
@@ -181,24 +189,34 @@ func (s *Store) PutOracleModel(ctx context.Context, k OracleKey, m *oracle.Model
 	if err != nil {
 		return fmt.Errorf("store oracle model of %s: %w", k, err)
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO oracle_models (method, workload, args, created_at, model) VALUES (?, ?, ?, ?, ?);
-		UPDATE verdict_revision SET rev = rev + 1`, k.Method, k.Workload, k.Args, time.Now().UnixNano(), string(b)); err != nil {
-		return fmt.Errorf("store oracle model of %s: %w", k, err)
-	}
-	return nil
+	return s.run(ctx, func(db *sql.DB) error {
+		if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO oracle_models (method, workload, args, created_at, model) VALUES (?, ?, ?, ?, ?);
+			UPDATE verdict_revision SET rev = rev + 1`, k.Method, k.Workload, k.Args, time.Now().UnixNano(), string(b)); err != nil {
+			return fmt.Errorf("store oracle model of %s: %w", k, err)
+		}
+		return nil
+	})
 }
 
 // OracleModel returns the model of k, or nil when k is not calibrated.
 func (s *Store) OracleModel(ctx context.Context, k OracleKey) (*OracleModel, error) {
 	var created int64
 	var b string
-	err := s.db.QueryRowContext(ctx, `SELECT created_at, model FROM oracle_models WHERE method = ? AND workload = ? AND args = ?`,
-		k.Method, k.Workload, k.Args).Scan(&created, &b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	found := false
+	err := s.run(ctx, func(db *sql.DB) error {
+		err := db.QueryRowContext(ctx, `SELECT created_at, model FROM oracle_models WHERE method = ? AND workload = ? AND args = ?`,
+			k.Method, k.Workload, k.Args).Scan(&created, &b)
+		found = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read oracle model of %s: %w", k, classify(err))
+		return nil, fmt.Errorf("read oracle model of %s: %w", k, err)
+	}
+	if !found {
+		return nil, nil
 	}
 	m := &OracleModel{Key: k, CreatedAt: time.Unix(0, created), Model: &oracle.Model{}}
 	if err := json.Unmarshal([]byte(b), m.Model); err != nil {
@@ -208,21 +226,27 @@ func (s *Store) OracleModel(ctx context.Context, k OracleKey) (*OracleModel, err
 }
 
 // OracleModels lists the calibrated workloads (without their bands).
-func (s *Store) OracleModels(ctx context.Context) ([]OracleKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT method, workload, args FROM oracle_models ORDER BY method, workload, args`)
-	if err != nil {
-		return nil, fmt.Errorf("list oracle models: %w", classify(err))
-	}
-	defer rows.Close()
-	var out []OracleKey
-	for rows.Next() {
-		var k OracleKey
-		if err := rows.Scan(&k.Method, &k.Workload, &k.Args); err != nil {
-			return nil, fmt.Errorf("list oracle models: %w", err)
+func (s *Store) OracleModels(ctx context.Context) (out []OracleKey, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `SELECT method, workload, args FROM oracle_models ORDER BY method, workload, args`)
+		if err != nil {
+			return fmt.Errorf("list oracle models: %w", err)
 		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var k OracleKey
+			if err := rows.Scan(&k.Method, &k.Workload, &k.Args); err != nil {
+				return fmt.Errorf("list oracle models: %w", err)
+			}
+			out = append(out, k)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list oracle models: %w", err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // PutOracleResult records a classification (of the run with runID, 0 when
@@ -231,15 +255,20 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 	if r.CheckedAt.IsZero() {
 		r.CheckedAt = time.Now()
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
-	}
-	defer tx.Rollback()
-	if err := putOracleResult(ctx, tx, r); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.run(ctx, func(db *sql.DB) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+		}
+		defer tx.Rollback()
+		if err := putOracleResult(ctx, tx, r); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
+		}
+		return nil
+	})
 }
 
 // putOracleResult inserts r and bumps the revision, in tx.
@@ -275,32 +304,39 @@ func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
 // combined verdict, so a majority of passing forks is not shown as a
 // failure (nor the reverse), with Runs and FailedRuns counting the batch.
 func (s *Store) LatestOracleResult(ctx context.Context, k OracleKey) (*OracleResult, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
-		WHERE method = ? AND workload = ? AND args = ? AND checked_at = (
-			SELECT MAX(checked_at) FROM oracle_results WHERE method = ? AND workload = ? AND args = ?)
-		ORDER BY id`,
-		k.Method, k.Workload, k.Args, k.Method, k.Workload, k.Args)
-	if err != nil {
-		return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
-	}
-	defer rows.Close()
 	var batch []*OracleResult
-	for rows.Next() {
-		r := &OracleResult{Key: k}
-		var runID sql.NullInt64
-		var checked int64
-		var b string
-		if err := rows.Scan(&r.ID, &runID, &r.Source, &checked, &b); err != nil {
-			return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
+	err := s.run(ctx, func(db *sql.DB) error {
+		batch = nil
+		rows, err := db.QueryContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
+			WHERE method = ? AND workload = ? AND args = ? AND checked_at = (
+				SELECT MAX(checked_at) FROM oracle_results WHERE method = ? AND workload = ? AND args = ?)
+			ORDER BY id`,
+			k.Method, k.Workload, k.Args, k.Method, k.Workload, k.Args)
+		if err != nil {
+			return fmt.Errorf("read oracle result of %s: %w", k, err)
 		}
-		r.RunID, r.CheckedAt = runID.Int64, time.Unix(0, checked)
-		if err := json.Unmarshal([]byte(b), &r.Result); err != nil {
-			return nil, fmt.Errorf("read oracle result of %s: %w", k, err)
+		defer rows.Close()
+		for rows.Next() {
+			r := &OracleResult{Key: k}
+			var runID sql.NullInt64
+			var checked int64
+			var b string
+			if err := rows.Scan(&r.ID, &runID, &r.Source, &checked, &b); err != nil {
+				return fmt.Errorf("read oracle result of %s: %w", k, err)
+			}
+			r.RunID, r.CheckedAt = runID.Int64, time.Unix(0, checked)
+			if err := json.Unmarshal([]byte(b), &r.Result); err != nil {
+				return fmt.Errorf("read oracle result of %s: %w", k, err)
+			}
+			batch = append(batch, r)
 		}
-		batch = append(batch, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read oracle result of %s: %w", k, classify(err))
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read oracle result of %s: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(batch) == 0 {
 		return nil, nil
@@ -413,22 +449,28 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 	if latest == nil || latest.RunID == 0 {
 		return nil, 0, fmt.Errorf("%s: no verified run to accept (run perfls verify first)", k)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
-		WHERE o.method = ? AND o.workload = ? AND o.args = ? AND o.checked_at = ? ORDER BY o.id`,
-		k.Method, k.Workload, k.Args, latest.CheckedAt.UnixNano())
-	if err != nil {
-		return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, classify(err))
-	}
 	var batch []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, classify(err))
+	err = s.run(ctx, func(db *sql.DB) error {
+		batch = nil
+		rows, err := db.QueryContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
+			WHERE o.method = ? AND o.workload = ? AND o.args = ? AND o.checked_at = ? ORDER BY o.id`,
+			k.Method, k.Workload, k.Args, latest.CheckedAt.UnixNano())
+		if err != nil {
+			return err
 		}
-		batch = append(batch, id)
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			batch = append(batch, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("accept the latest run of %s: %w", k, err)
 	}
-	rows.Close()
 	have := map[string]bool{}
 	for _, id := range old.Model.Runs {
 		have[id] = true
@@ -449,7 +491,10 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 		return nil, 0, err
 	}
 	for _, id := range added {
-		if _, err := s.db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id); err != nil {
+		if err := s.run(ctx, func(db *sql.DB) error {
+			_, err := db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id)
+			return err
+		}); err != nil {
 			return nil, 0, fmt.Errorf("accept run %d of %s: %w", id, k, err)
 		}
 	}
@@ -468,26 +513,32 @@ func (s *Store) ClassifyAndRecord(ctx context.Context, k OracleKey, runs []oracl
 	if m == nil {
 		return nil, "", fmt.Errorf("%s: %w", k, ErrNotCalibrated)
 	}
-	// Runs and results in one durable transaction: one disk sync.
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("record oracle results of %s: %w", k, err)
-	}
-	defer tx.Rollback()
 	results := make([]oracle.Result, len(runs))
 	at := time.Now() // one time for the batch: LatestOracleResult combines it
-	for i, r := range runs {
-		stored := &OracleRun{Key: k, Role: RoleVerify, Run: r}
-		if err := putOracleRun(ctx, tx, stored); err != nil {
-			return nil, "", err
+	err = s.run(ctx, func(db *sql.DB) error {
+		// Runs and results in one durable transaction: one disk sync.
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("record oracle results of %s: %w", k, err)
 		}
-		results[i] = oracle.Classify(m.Model, stored.Run)
-		if err := putOracleResult(ctx, tx, &OracleResult{Key: k, RunID: stored.ID, Source: source, CheckedAt: at, Result: results[i]}); err != nil {
-			return nil, "", err
+		defer tx.Rollback()
+		for i, r := range runs {
+			stored := &OracleRun{Key: k, Role: RoleVerify, Run: r}
+			if err := putOracleRun(ctx, tx, stored); err != nil {
+				return err
+			}
+			results[i] = oracle.Classify(m.Model, stored.Run)
+			if err := putOracleResult(ctx, tx, &OracleResult{Key: k, RunID: stored.ID, Source: source, CheckedAt: at, Result: results[i]}); err != nil {
+				return err
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, "", fmt.Errorf("record oracle results of %s: %w", k, err)
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("record oracle results of %s: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	return results, oracle.Combine(results), nil
 }

@@ -9,11 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -109,88 +109,70 @@ var migrations = []string{
 	CREATE INDEX oracle_results_key ON oracle_results(method, workload, args, checked_at);`,
 }
 
+// dbName is the store's file in the cache directory.
+const dbName = "perfls.db"
+
 // Store is the persistent measurement cache: raw per-fork samples with
 // their environment, keyed as DESIGN §7 says. It is safe for concurrent use
-// by goroutines and by several processes (SQLite in WAL mode).
+// by goroutines and by several processes (SQLite in WAL mode). A store
+// whose file turns out corrupt replaces it by a new one on its own (open.go)
+// and says so through Notices.
 type Store struct {
-	db   *sql.DB
 	path string
+
+	mu      sync.Mutex  // guards the fields below
+	db      *sql.DB     // the open database; replaced with its file
+	file    os.FileInfo // the file db opened
+	notices []string    // what the store did on its own, for the user
 }
 
-// OpenStore opens (creating if needed) the store in dir. A file that is not a
-// perfls database, or is corrupt, is renamed aside and a new store created;
-// the returned notice says so, for the caller to show the user.
+// OpenStore opens (creating if needed) the store in dir. A file that is not
+// a perfls database, or is corrupt (PRAGMA quick_check), is renamed aside
+// and a new store created; the returned notice says so, and says when the
+// store is read-only, for the caller to show the user.
 func OpenStore(ctx context.Context, dir string) (s *Store, notice string, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("open cache: %w", err)
 	}
-	path := filepath.Join(dir, "perfls.db")
-	s, err = openStore(ctx, path)
-	if err == nil {
-		return s, "", nil
-	}
-	var unusable *unusableError
-	if !errors.As(err, &unusable) {
+	path := filepath.Join(dir, dbName)
+	db, fi, notice, err := openUsable(ctx, path, false)
+	if err != nil {
 		return nil, "", err
 	}
-	aside := fmt.Sprintf("%s.unusable-%s", path, time.Now().UTC().Format("20060102T150405"))
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if rerr := os.Rename(path+suffix, aside+suffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			return nil, "", fmt.Errorf("set aside unusable cache %s: %w (cause: %v)", path, rerr, err)
+	if err := probeWrite(ctx, db); err != nil {
+		if !IsReadOnly(err) {
+			db.Close()
+			return nil, "", fmt.Errorf("open cache %s: %w", path, err)
 		}
+		notice = strings.Join(nonEmpty(notice, fmt.Sprintf("the cache %s is read-only (%v): results are shown but nothing measured now is saved; make it writable or set PERFLS_CACHE_DIR to a writable directory", path, err)), "; ")
 	}
-	s, err = openStore(ctx, path)
-	if err != nil {
-		return nil, "", err
-	}
-	return s, fmt.Sprintf("the cache %s was unusable (%v); it was moved to %s and a new cache started", path, unusable.cause, aside), nil
+	return &Store{path: path, db: db, file: fi}, notice, nil
 }
 
-type unusableError struct{ cause error }
-
-func (e *unusableError) Error() string { return e.cause.Error() }
-
-func openStore(ctx context.Context, path string) (*Store, error) {
-	// busy_timeout lets concurrent writers (other editors, the CLI) wait for
-	// each other; synchronous=FULL makes a committed measurement survive a
-	// crash of the process at any moment.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open cache %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *Store) migrate(ctx context.Context) error {
+func migrate(ctx context.Context, db *sql.DB, path string) error {
 	var appID, version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return classify(err)
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return err
 	}
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return classify(err)
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
 	}
 	if appID != applicationID {
 		var tables int
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-			return classify(err)
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return err
 		}
 		if appID != 0 || tables > 0 {
 			return &unusableError{fmt.Errorf("not a perfls cache (application id %#x, %d tables)", appID, tables)}
 		}
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("cache %s has schema version %d, newer than this perfls understands (%d): upgrade perfls or set PERFLS_CACHE_DIR", s.path, version, len(migrations))
+		return fmt.Errorf("cache %s has schema version %d, newer than this perfls understands (%d): upgrade perfls or set PERFLS_CACHE_DIR", path, version, len(migrations))
 	}
 	for v := version; v < len(migrations); v++ {
-		tx, err := s.db.BeginTx(ctx, nil)
+		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
-			return classify(err)
+			return err
 		}
 		stmts := migrations[v] + fmt.Sprintf(";\nPRAGMA user_version = %d;\nPRAGMA application_id = %d;", v+1, applicationID)
 		if _, err := tx.ExecContext(ctx, stmts); err != nil {
@@ -204,17 +186,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// classify marks errors that mean the file itself is unusable.
-func classify(err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
-		return &unusableError{err}
-	}
-	return err
-}
-
 // Close releases the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
@@ -294,38 +271,40 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 			size += len(b)
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store measurement: %w", err)
-	}
-	defer tx.Rollback() // no-op after Commit
-	k := m.Key
-	res, err := tx.ExecContext(ctx, `INSERT INTO measurements
-		(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
-		string(env), m.Preliminary, m.CreatedAt.UnixNano(), size)
-	if err != nil {
-		return fmt.Errorf("store measurement: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return fmt.Errorf("store measurement: %w", err)
-	}
-	for i, f := range m.Forks {
-		b := blobs[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
-			gc_ms, heap_used, jit_ms, classes)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
-			b[4], b[5], b[6], b[7]); err != nil {
-			return fmt.Errorf("store fork %d: %w", i, err)
+	return s.run(ctx, func(db *sql.DB) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("store measurement: %w", err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store measurement: %w", err)
-	}
-	m.ID = id
-	return nil
+		defer tx.Rollback() // no-op after Commit
+		k := m.Key
+		res, err := tx.ExecContext(ctx, `INSERT INTO measurements
+			(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
+			string(env), m.Preliminary, m.CreatedAt.UnixNano(), size)
+		if err != nil {
+			return fmt.Errorf("store measurement: %w", err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("store measurement: %w", err)
+		}
+		for i, f := range m.Forks {
+			b := blobs[i]
+			if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
+				gc_ms, heap_used, jit_ms, classes)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
+				b[4], b[5], b[6], b[7]); err != nil {
+				return fmt.Errorf("store fork %d: %w", i, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store measurement: %w", err)
+		}
+		m.ID = id
+		return nil
+	})
 }
 
 // Lookup returns the newest complete (not preliminary) measurement for k.
@@ -333,31 +312,41 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 // one is returned with stale = true: the code changed since, so it is shown
 // as stale rather than hidden. It returns nil when the series is empty.
 func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, err error) {
-	m, err = s.newest(ctx, "key_hash = ? AND preliminary = 0", k.Hash())
-	if err != nil || m != nil {
-		return m, false, err
-	}
-	m, err = s.newest(ctx, "series_hash = ? AND preliminary = 0", k.SeriesHash())
-	return m, m != nil, err
+	err = s.run(ctx, func(db *sql.DB) error {
+		var err error
+		stale = false
+		m, err = newest(ctx, db, "key_hash = ? AND preliminary = 0", k.Hash())
+		if err != nil || m != nil {
+			return err
+		}
+		m, err = newest(ctx, db, "series_hash = ? AND preliminary = 0", k.SeriesHash())
+		stale = m != nil
+		return err
+	})
+	return m, stale, err
 }
 
 // Previous returns up to limit complete measurements with exactly key k
 // (same code, JVM and machine), newest first, leaving out the measurement
 // with ID except. Their forks are earlier runs of the same thing: the run
 // history whose spread of run means the parametric interpretation needs.
-func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) ([]*Measurement, error) {
-	return s.load(ctx, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
+func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) (ms []*Measurement, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		ms, err = load(ctx, db, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
+		return err
+	})
+	return ms, err
 }
 
 // load reads every measurement a WHERE clause selects, in its order.
-func (s *Store) load(ctx context.Context, where string, args ...any) ([]*Measurement, error) {
-	ids, err := s.ids(ctx, where, args...)
+func load(ctx context.Context, db *sql.DB, where string, args ...any) ([]*Measurement, error) {
+	ids, err := ids(ctx, db, where, args...)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Measurement, 0, len(ids))
 	for _, id := range ids {
-		m, err := s.Get(ctx, id)
+		m, err := get(ctx, db, id)
 		if err != nil {
 			return nil, err
 		}
@@ -366,18 +355,18 @@ func (s *Store) load(ctx context.Context, where string, args ...any) ([]*Measure
 	return out, nil
 }
 
-func (s *Store) newest(ctx context.Context, where string, arg any) (*Measurement, error) {
-	ids, err := s.ids(ctx, where+" ORDER BY created_at DESC, id DESC LIMIT 1", arg)
+func newest(ctx context.Context, db *sql.DB, where string, arg any) (*Measurement, error) {
+	ids, err := ids(ctx, db, where+" ORDER BY created_at DESC, id DESC LIMIT 1", arg)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	return s.Get(ctx, ids[0])
+	return get(ctx, db, ids[0])
 }
 
-func (s *Store) ids(ctx context.Context, where string, args ...any) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT id FROM measurements WHERE "+where, args...)
+func ids(ctx context.Context, db *sql.DB, where string, args ...any) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, "SELECT id FROM measurements WHERE "+where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query cache: %w", classify(err))
+		return nil, fmt.Errorf("query cache: %w", err)
 	}
 	defer rows.Close()
 	var ids []int64
@@ -388,26 +377,37 @@ func (s *Store) ids(ctx context.Context, where string, args ...any) ([]int64, er
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query cache: %w", err)
+	}
+	return ids, nil
 }
 
 // Get loads one measurement with its forks.
-func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
+func (s *Store) Get(ctx context.Context, id int64) (m *Measurement, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		m, err = get(ctx, db, id)
+		return err
+	})
+	return m, err
+}
+
+func get(ctx context.Context, db *sql.DB, id int64) (*Measurement, error) {
 	m := &Measurement{ID: id}
 	var env string
 	var created int64
 	k := &m.Key
-	err := s.db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at
+	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at
 		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &m.Preliminary, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no measurement %d in the cache", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read measurement %d: %w", id, classify(err))
+		return nil, fmt.Errorf("read measurement %d: %w", id, err)
 	}
 	m.Environment = json.RawMessage(env)
 	m.CreatedAt = time.Unix(0, created)
-	rows, err := s.db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
+	rows, err := db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
 		gc_ms, heap_used, jit_ms, classes
 		FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
 	if err != nil {
@@ -424,7 +424,10 @@ func (s *Store) Get(ctx context.Context, id int64) (*Measurement, error) {
 		f.GCMs, f.HeapUsed, f.JITMs, f.Classes = unfloatsOrNil(gcMs), unfloatsOrNil(heap), unfloatsOrNil(jit), unfloatsOrNil(classes)
 		m.Forks = append(m.Forks, f)
 	}
-	return m, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read forks of %d: %w", id, err)
+	}
+	return m, nil
 }
 
 // Entry is one line of a cache listing.
@@ -438,26 +441,32 @@ type Entry struct {
 }
 
 // List returns every stored measurement, newest first.
-func (s *Store) List(ctx context.Context) ([]Entry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
-		m.preliminary, m.created_at, m.bytes, (SELECT count(*) FROM forks f WHERE f.measurement_id = m.id)
-		FROM measurements m ORDER BY m.created_at DESC, m.id DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("list cache: %w", classify(err))
-	}
-	defer rows.Close()
-	var out []Entry
-	for rows.Next() {
-		var e Entry
-		var created int64
-		k := &e.Key
-		if err := rows.Scan(&e.ID, &k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &e.Preliminary, &created, &e.Bytes, &e.Forks); err != nil {
-			return nil, fmt.Errorf("list cache: %w", err)
+func (s *Store) List(ctx context.Context) (out []Entry, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
+			m.preliminary, m.created_at, m.bytes, (SELECT count(*) FROM forks f WHERE f.measurement_id = m.id)
+			FROM measurements m ORDER BY m.created_at DESC, m.id DESC`)
+		if err != nil {
+			return fmt.Errorf("list cache: %w", err)
 		}
-		e.CreatedAt = time.Unix(0, created)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var e Entry
+			var created int64
+			k := &e.Key
+			if err := rows.Scan(&e.ID, &k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &e.Preliminary, &created, &e.Bytes, &e.Forks); err != nil {
+				return fmt.Errorf("list cache: %w", err)
+			}
+			e.CreatedAt = time.Unix(0, created)
+			out = append(out, e)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list cache: %w", err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // GC evicts the oldest measurements until the stored sample bytes fit in
@@ -465,54 +474,63 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 // disappears entirely. It returns how many it removed. With compact, the
 // file is also shrunk (VACUUM rewrites it: seconds for a large cache, so
 // only on request); otherwise SQLite reuses the freed pages.
-func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (int, error) {
-	var total int64
-	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(sum(bytes), 0) FROM measurements").Scan(&total); err != nil {
-		return 0, fmt.Errorf("cache gc: %w", classify(err))
-	}
-	if total <= maxBytes {
-		return 0, nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, bytes FROM measurements m
-		WHERE id <> (SELECT id FROM measurements n WHERE n.series_hash = m.series_hash ORDER BY created_at DESC, id DESC LIMIT 1)
-		ORDER BY created_at, id`)
-	if err != nil {
-		return 0, fmt.Errorf("cache gc: %w", err)
-	}
-	var victims []int64
-	for rows.Next() && total > maxBytes {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("cache gc: %w", err)
+func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (removed int, err error) {
+	err = s.run(ctx, func(db *sql.DB) error {
+		removed = 0
+		var total int64
+		if err := db.QueryRowContext(ctx, "SELECT coalesce(sum(bytes), 0) FROM measurements").Scan(&total); err != nil {
+			return fmt.Errorf("cache gc: %w", err)
 		}
-		victims = append(victims, id)
-		total -= n
-	}
-	rows.Close()
-	for _, id := range victims {
-		if _, err := s.db.ExecContext(ctx, "DELETE FROM measurements WHERE id = ?", id); err != nil {
-			return 0, fmt.Errorf("cache gc: %w", err)
+		if total <= maxBytes {
+			return nil
 		}
-	}
-	if len(victims) > 0 && compact {
-		// Hand the space back to the file system; a checkpoint first so the
-		// WAL does not hold the deleted pages.
-		s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-		s.db.ExecContext(ctx, "VACUUM")
-	}
-	return len(victims), nil
+		rows, err := db.QueryContext(ctx, `SELECT id, bytes FROM measurements m
+			WHERE id <> (SELECT id FROM measurements n WHERE n.series_hash = m.series_hash ORDER BY created_at DESC, id DESC LIMIT 1)
+			ORDER BY created_at, id`)
+		if err != nil {
+			return fmt.Errorf("cache gc: %w", err)
+		}
+		var victims []int64
+		for rows.Next() && total > maxBytes {
+			var id, n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return fmt.Errorf("cache gc: %w", err)
+			}
+			victims = append(victims, id)
+			total -= n
+		}
+		rows.Close()
+		for _, id := range victims {
+			if _, err := db.ExecContext(ctx, "DELETE FROM measurements WHERE id = ?", id); err != nil {
+				return fmt.Errorf("cache gc: %w", err)
+			}
+			removed++
+		}
+		if len(victims) > 0 && compact {
+			// Hand the space back to the file system; a checkpoint first so the
+			// WAL does not hold the deleted pages.
+			db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+			db.ExecContext(ctx, "VACUUM")
+		}
+		return nil
+	})
+	return removed, err
 }
 
 // Clear removes every measurement, every recorded verdict and every
 // bounds-oracle calibration (runs, models and results).
 func (s *Store) Clear(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts;
+	return s.run(ctx, func(db *sql.DB) error { return clearAll(ctx, db) })
+}
+
+func clearAll(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts;
 		DELETE FROM oracle_results; DELETE FROM oracle_models; DELETE FROM oracle_runs;
 		UPDATE verdict_revision SET rev = rev + 1`); err != nil {
 		return fmt.Errorf("clear cache: %w", err)
 	}
-	s.db.ExecContext(ctx, "VACUUM")
+	db.ExecContext(ctx, "VACUUM")
 	return nil
 }
 

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -47,13 +49,26 @@ func (e *Engine) CacheShow(ctx context.Context, id int64) (*report.StoredMeasure
 }
 
 // CacheClear removes every measurement, verdict and bounds-oracle model,
-// run and result, and returns the store's path.
+// run and result, whatever the store's file holds (cache.ClearDir: a
+// damaged file is removed), and reopens the store. It returns what it did.
 func (e *Engine) CacheClear(ctx context.Context) (string, error) {
-	store, err := e.Store()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.store != nil {
+		if err := e.store.Close(); err != nil {
+			e.cfg.Logf("close the store before clearing it: %v", err)
+		}
+		e.store = nil
+	}
+	msg, err := cache.ClearDir(ctx, e.cfg.CacheDir)
 	if err != nil {
 		return "", err
 	}
-	return store.Path(), store.Clear(ctx)
+	e.store, e.notice, e.storeErr = cache.OpenStore(ctx, e.cfg.CacheDir)
+	if e.storeErr != nil {
+		e.storeErr = fmt.Errorf("open the measurement store in %s: %w", e.cfg.CacheDir, e.storeErr)
+	}
+	return msg, nil
 }
 
 // GC trims the cache: it evicts the oldest measurements above maxBytes of

@@ -128,6 +128,9 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
 	}
+	if e.store != nil {
+		out.Notices = append(out.Notices, e.store.Notices()...) // e.g. a damaged store set aside
+	}
 	return out, nil
 }
 

@@ -46,6 +46,19 @@ type MethodRequest struct {
 	JavaHome string
 	// JVMArgs are extra flags of the forked JVMs.
 	JVMArgs []string
+	// Warn shows the user a problem that did not stop the action, such as
+	// a result the store could not save or a damaged store set aside; nil
+	// drops them.
+	Warn func(message string)
+}
+
+func (r MethodRequest) warn(notices []string) {
+	if r.Warn == nil {
+		return
+	}
+	for _, n := range notices {
+		r.Warn(n)
+	}
 }
 
 func (r MethodRequest) dir() string {
@@ -123,6 +136,7 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 	if err != nil {
 		return nil, err
 	}
+	req.warn(out.Notices)
 	if len(out.CompileErrors) > 0 {
 		return nil, compileError(out.CompileErrors)
 	}
@@ -153,6 +167,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 	if err != nil {
 		return nil, err
 	}
+	req.warn(resp.Notices)
 	if len(resp.CompileErrors) > 0 {
 		return nil, compileError(resp.CompileErrors)
 	}
@@ -382,5 +397,6 @@ func (e *Engine) recordMeasurements(ctx context.Context, req MethodRequest, m *j
 	if err := store.ReplaceVerdicts(ctx, []verdict.MethodResult{rec}); err != nil {
 		return rec, err
 	}
+	req.warn(store.Notices())
 	return rec, nil
 }

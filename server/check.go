@@ -68,6 +68,9 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 	label := args.Class + "#" + args.Method
 	key := string(kind) + " " + label + "(" + strings.Join(args.Params, ",") + ")"
 	req := s.request(args)
+	req.Warn = func(msg string) {
+		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
+	}
 	return s.runQueued(ctx, key, fmt.Sprintf("%s %s", kind, label), func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
 		results, err := run(jobCtx, req, report)
 		if err != nil {

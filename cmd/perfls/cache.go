@@ -66,9 +66,9 @@ func (a *app) cacheCommand() *cobra.Command {
 	gc.Flags().IntVar(&maxAge, "max-age-days", 30, "remove compiled code not used for this many days")
 	clear := &cobra.Command{Use: "clear", Short: "Remove every measurement, verdict and bounds-oracle model, run and result", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
-			path, err := eng.CacheClear(cmd.Context())
+			msg, err := eng.CacheClear(cmd.Context())
 			if err == nil {
-				fmt.Fprintf(a.stdout, "cleared %s\n", path)
+				fmt.Fprintln(a.stdout, msg)
 			}
 			return err
 		})}

@@ -46,3 +46,29 @@ func TestCacheGCPrunesCompiledCode(t *testing.T) {
 		t.Errorf("--max-age-days 0 accepted")
 	}
 }
+
+// TestCacheClearOnACorruptFile: perfls cache clear used to fail with
+// "database disk image is malformed" on a damaged store; it now clears
+// whatever the file holds and leaves a working, empty store.
+func TestCacheClearOnACorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", dir)
+	db := filepath.Join(dir, "perfls.db")
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cache", "clear"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "cleared "+db) {
+		t.Errorf("output %q", out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"cache", "ls"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("the store does not work after clear: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if left, _ := filepath.Glob(db + ".unusable-*"); len(left) != 0 {
+		t.Errorf("set-aside files left after clear: %v", left)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -112,6 +113,10 @@ type Local struct {
 	store    *cache.Store    // nil: no cache; owned by the caller of NewLocal
 	worker   *measure.Worker // the quick phase's JVM, started on first use
 	maxBytes int64           // size limit of stored samples; older measurements are evicted
+	// notice is what opening the cache found: repeated in every response
+	// while there is no cache, given once when the cache was set aside
+	// or is read-only.
+	noticeMu sync.Mutex
 	notice   string
 	sched    *Scheduler
 	started  time.Time
@@ -176,8 +181,33 @@ func (l *Local) Status(context.Context) (*Status, error) {
 // failures of the whole request (no JDK, unreadable project, cancelled).
 func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error) {
 	resp := &Response{Items: make([]ItemResult, len(p.Items))}
+	l.noticeMu.Lock()
 	if l.notice != "" {
 		resp.Notices = append(resp.Notices, l.notice)
+		if l.store != nil {
+			l.notice = ""
+		}
+	}
+	l.noticeMu.Unlock()
+	// Problems with the cache do not fail the request, but the user hears
+	// of each: a result that could not be saved is measured again next time.
+	var noticeMu sync.Mutex
+	warn := func(msg string) {
+		noticeMu.Lock()
+		defer noticeMu.Unlock()
+		if !slices.Contains(resp.Notices, msg) {
+			resp.Notices = append(resp.Notices, msg)
+		}
+	}
+	defer func() {
+		if l.store != nil {
+			for _, n := range l.store.Notices() {
+				warn(n)
+			}
+		}
+	}()
+	if p.Project == "" {
+		return nil, errors.New("measure: the request names no project directory")
 	}
 	proj, err := measure.FindProject(p.Project)
 	if err != nil {
@@ -247,8 +277,8 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			out.Error = err.Error()
 			continue
 		}
-		if !p.Fresh && l.answerFromCache(ctx, key, opt, out) {
-			l.addHistory(ctx, key, out)
+		if !p.Fresh && l.answerFromCache(ctx, key, opt, out, warn) {
+			l.addHistory(ctx, key, out, warn)
 			continue
 		}
 		wg.Add(1)
@@ -259,8 +289,8 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 					return
 				}
 			}
-			l.measureItem(ctx, p, build, req, key, opt, out, progress)
-			l.addHistory(ctx, key, out)
+			l.measureItem(ctx, p, build, req, key, opt, out, progress, warn)
+			l.addHistory(ctx, key, out, warn)
 		}()
 	}
 	wg.Wait()
@@ -299,11 +329,14 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 
 // answerFromCache fills out from a fresh cached result with at least the
 // requested forks and samples, and reports whether it did.
-func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.Options, out *ItemResult) bool {
+func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.Options, out *ItemResult, warn func(string)) bool {
 	if l.store == nil {
 		return false
 	}
 	m, stale, err := l.store.Lookup(ctx, key)
+	if err != nil && ctx.Err() == nil {
+		warn(fmt.Sprintf("could not read the cache %s (%v): measuring again", l.store.Path(), err))
+	}
 	if err != nil || m == nil || stale || len(m.Forks) < opt.Forks {
 		return false
 	}
@@ -335,7 +368,7 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 // one call, so a disturbance of the machine spreads over all of them. Every
 // step is a fresh JVM; its harness is compiled once and then found in the
 // harness cache by content.
-func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
+func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
 	one := opt
 	one.Forks = 1
 	var acc measure.Result // the forks so far; owned by the job's steps, which never overlap
@@ -358,7 +391,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			if len(acc.Forks) == 0 {
 				return nil
 			}
-			return storedResult{acc, 0, time.Now()}
+			return storedResult{Result: acc, at: time.Now()}
 		}
 		if err != nil {
 			return partial(), false, err
@@ -372,7 +405,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			if we := (*measure.WorkloadError)(nil); errors.As(res.Err, &we) {
 				acc.Err = fmt.Errorf("measure %s (fork %d of %d): %w", req.Key(), f, opt.Forks, we)
 			}
-			return storedResult{acc, 0, time.Now()}, true, nil
+			return storedResult{Result: acc, at: time.Now()}, true, nil
 		}
 		acc.Request = res.Request
 		acc.Forks = append(acc.Forks, res.Forks...)
@@ -382,16 +415,25 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		if len(acc.Forks) < opt.Forks {
 			return partial(), false, nil
 		}
-		if l.store != nil {
-			m := toCache(key, acc)
-			if err := l.store.Put(ctx, m); err == nil {
-				if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
-					emit(Progress{Message: fmt.Sprintf("cache size limit: %v", err)})
-				}
-				return storedResult{acc, m.ID, m.CreatedAt}, true, nil
-			}
+		if l.store == nil {
+			return storedResult{Result: acc, at: time.Now()}, true, nil
 		}
-		return storedResult{acc, 0, time.Now()}, true, nil
+		m := toCache(key, acc)
+		if err := l.store.Put(ctx, m); err != nil {
+			msg := fmt.Sprintf("could not save the measurement of %s in the cache (%v): it is not kept and will be measured again next time", req.Key(), err)
+			if cache.IsReadOnly(err) {
+				msg += fmt.Sprintf("; make %s writable or set PERFLS_CACHE_DIR to a writable directory", l.store.Path())
+			}
+			emit(Progress{Message: "warning: " + msg})
+			return storedResult{Result: acc, at: time.Now(), warnings: []string{msg}}, true, nil
+		}
+		sr := storedResult{Result: acc, id: m.ID, at: m.CreatedAt}
+		if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
+			msg := fmt.Sprintf("could not keep the cache within its size limit: %v", err)
+			emit(Progress{Message: "warning: " + msg})
+			sr.warnings = append(sr.warnings, msg)
+		}
+		return sr, true, nil
 	}
 	label := req.Key()
 	v, err := l.sched.DoSteps(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, step, progress)
@@ -400,6 +442,9 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		return
 	}
 	sr := v.(storedResult)
+	for _, w := range sr.warnings {
+		warn(w)
+	}
 	out.Forks, out.Env, out.CacheID, out.MeasuredAt = sr.Forks, sr.Env, sr.id, sr.at
 	if sr.Err != nil {
 		out.Error = sr.Err.Error()
@@ -452,12 +497,15 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 const historyLimit = 10
 
 // addHistory attaches the fork means of earlier measurements of key.
-func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult) {
+func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult, warn func(string)) {
 	if l.store == nil || out.Error != "" {
 		return
 	}
 	prev, err := l.store.Previous(ctx, key, out.CacheID, historyLimit)
 	if err != nil {
+		if ctx.Err() == nil {
+			warn(fmt.Sprintf("could not read the run history of %s from the cache (%v): it is decided without it", key.Method, err))
+		}
 		return
 	}
 	for _, m := range prev {
@@ -471,8 +519,9 @@ func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult) 
 
 type storedResult struct {
 	measure.Result
-	id int64
-	at time.Time
+	id       int64
+	at       time.Time
+	warnings []string // e.g. the result could not be saved
 }
 
 func toCache(key cache.Key, res measure.Result) *cache.Measurement {
