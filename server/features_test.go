@@ -378,3 +378,28 @@ func TestVerdictsOfOtherProcessesArePushed(t *testing.T) {
 		return false
 	})
 }
+
+// An empty list as settings is how Neovim encodes an empty Lua table
+// (`settings = {}`): it means "no settings", not a malformed object, so
+// no warning is shown.
+func TestEmptyListSettingsAreNoSettings(t *testing.T) {
+	ss := openSession(t, server.Options{Actions: &fakeActions{}}, []any{}, lensSource)
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: []any{}})
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"perfls": []any{}}})
+	// A bad value last: its warning shows that the notifications before it
+	// were handled.
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"alpha": 3}})
+	ss.Await(t, "the alpha warning", func() bool {
+		for _, m := range messages(ss.Client) {
+			if strings.Contains(m, "alpha: 3") {
+				return true
+			}
+		}
+		return false
+	})
+	for _, m := range messages(ss.Client) {
+		if strings.Contains(m, "settings") && !strings.Contains(m, "alpha: 3") {
+			t.Errorf("warning for empty settings: %q", m)
+		}
+	}
+}

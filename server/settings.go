@@ -68,6 +68,9 @@ func applySettings(cur Settings, v any) (Settings, error) {
 	if json.Unmarshal(b, &nested) == nil && len(nested.Perfls) > 0 && string(nested.Perfls) != "null" {
 		b = nested.Perfls
 	}
+	if string(b) == "[]" {
+		return cur, nil // an empty Lua table: how Neovim encodes "no settings"
+	}
 	// Decode key by key, so that one value of the wrong type does not
 	// discard the others.
 	var fields map[string]json.RawMessage

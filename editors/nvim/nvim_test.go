@@ -73,7 +73,12 @@ f:close()
 vim.cmd('qa!')
 `
 
-func TestPluginInHeadlessNeovim(t *testing.T) {
+// nvimRun builds perfls, writes a project with javaSource, and runs the
+// script in a headless Neovim with the plugin; it returns what the script
+// wrote to $PERFLS_OUT and the project directory. With noDefaults the
+// script runs with -u NONE (no filetype detection, as in minimal setups).
+func nvimRun(t *testing.T, script string, noDefaults bool) ([]byte, string) {
+	t.Helper()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		t.Skip("nvim not installed")
@@ -95,7 +100,11 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-i", "NONE", "-u", initLua)
+	args := []string{"--headless", "-n", "-i", "NONE", "-u", initLua}
+	if noDefaults {
+		args = []string{"--headless", "-n", "-i", "NONE", "-u", "NONE", "--cmd", "luafile " + initLua}
+	}
+	cmd := exec.CommandContext(ctx, nvim, args...)
 	cmd.Env = append(os.Environ(),
 		"PERFLS_PLUGIN="+plugin, "PERFLS_BIN="+bin, "PERFLS_FILE="+src, "PERFLS_OUT="+outFile,
 		"PERFLS_CACHE_DIR="+filepath.Join(tmp, "cache"),
@@ -108,6 +117,11 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the script wrote no result: %v", err)
 	}
+	return b, proj
+}
+
+func TestPluginInHeadlessNeovim(t *testing.T) {
+	b, proj := nvimRun(t, script, false)
 	var got struct {
 		Root        string
 		Diagnostics []struct {
@@ -157,5 +171,71 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 	}
 	if !running {
 		t.Errorf("no running status: %+v", got.Statuses)
+	}
+}
+
+// The default setup (no settings: an empty Lua table, which Neovim sends
+// as a JSON list) starts the server without a warning, and the buffer gets
+// its diagnostics.
+const defaultSetupScript = `
+vim.opt.runtimepath:prepend(vim.env.PERFLS_PLUGIN)
+vim.cmd('filetype on')
+local notes = {}
+vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or 0 }) end
+require('perfls').setup({ cmd = { vim.env.PERFLS_BIN, 'serve' } })
+vim.cmd('edit ' .. vim.env.PERFLS_FILE)
+local ok = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+vim.wait(500) -- a warning sent after initialized arrives by now
+local f = io.open(vim.env.PERFLS_OUT, 'w')
+f:write(vim.fn.json_encode({ diagnostics = ok, notes = notes }))
+f:close()
+vim.cmd('qa!')
+`
+
+// With filetype detection off (nvim -u NONE), setup warns once startup is
+// done: no buffer would ever attach.
+const filetypeOffScript = `
+vim.opt.runtimepath:prepend(vim.env.PERFLS_PLUGIN)
+local notes = {}
+vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level or 0 }) end
+require('perfls').setup({ cmd = { vim.env.PERFLS_BIN, 'serve' } })
+vim.api.nvim_create_autocmd('VimEnter', { once = true, callback = function()
+  local f = io.open(vim.env.PERFLS_OUT, 'w')
+  f:write(vim.fn.json_encode({ notes = notes }))
+  f:close()
+  vim.cmd('qa!')
+end })
+`
+
+type nvimNotes struct {
+	Diagnostics bool
+	Notes       []struct {
+		Msg   string
+		Level int
+	}
+}
+
+func TestDefaultSetupStartsWithoutWarnings(t *testing.T) {
+	b, _ := nvimRun(t, defaultSetupScript, false)
+	var got nvimNotes
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if !got.Diagnostics {
+		t.Errorf("no diagnostics: the buffer did not attach")
+	}
+	for _, n := range got.Notes {
+		t.Errorf("message with the default setup: %q", n.Msg)
+	}
+}
+
+func TestSetupWarnsWhenFiletypeDetectionIsOff(t *testing.T) {
+	b, _ := nvimRun(t, filetypeOffScript, true)
+	var got nvimNotes
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if len(got.Notes) != 1 || !strings.Contains(got.Notes[0].Msg, "filetype detection is off") || got.Notes[0].Level != 3 {
+		t.Errorf("want one warning that filetype detection is off, got %+v", got.Notes)
 	}
 }

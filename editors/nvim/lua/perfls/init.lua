@@ -60,6 +60,15 @@ local function on_attach(_, bufnr)
   pcall(vim.lsp.codelens.refresh)
 end
 
+-- wire_settings are the settings as sent: an empty Lua table would be
+-- encoded as a JSON list, so an empty one goes as an empty object.
+local function wire_settings()
+  if next(config.settings) == nil then
+    return vim.empty_dict()
+  end
+  return config.settings
+end
+
 local function attach(bufnr)
   if vim.api.nvim_buf_get_name(bufnr) == '' then
     return
@@ -67,13 +76,14 @@ local function attach(bufnr)
   local root = find_root(bufnr)
   local id = clients[root]
   if not id or not vim.lsp.get_client_by_id(id) then
+    local settings = wire_settings()
     id = vim.lsp.start_client({
       name = 'perfls',
       cmd = config.cmd,
       root_dir = root,
       workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-      settings = config.settings,
-      init_options = config.settings,
+      settings = settings,
+      init_options = settings,
       handlers = {
         ['perfls/status'] = function(_, result)
           vim.g.perfls_status = result
@@ -101,6 +111,20 @@ function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if vim.filetype and vim.filetype.add then -- Neovim 0.7 has it; .spl files get their filetype
     pcall(vim.filetype.add, { extension = { spl = 'spl' } })
+  end
+  -- Buffers attach on their FileType event, which never fires while
+  -- filetype detection is off (nvim -u NONE, --clean setups, a
+  -- 'filetype off' after startup). Neovim turns detection on after the
+  -- init file, so look once startup is done.
+  local function check_filetype_detection()
+    if vim.fn.exists('#filetypedetect#BufRead') == 0 then
+      vim.notify("perfls: filetype detection is off, so no Java or .spl buffer will attach; add 'filetype on' to your init file", vim.log.levels.WARN)
+    end
+  end
+  if vim.v.vim_did_enter == 1 then
+    check_filetype_detection()
+  else
+    vim.api.nvim_create_autocmd('VimEnter', { once = true, callback = check_filetype_detection })
   end
   vim.api.nvim_create_autocmd('FileType', {
     pattern = config.filetypes,
