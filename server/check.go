@@ -43,8 +43,9 @@ const (
 // settings.
 func (s *server) request(args MethodArgs) engine.MethodRequest {
 	cfg := s.settings()
+	file := uri.URI(args.URI).Filename()
 	return engine.MethodRequest{
-		Root: s.root(), File: uri.URI(args.URI).Filename(),
+		Root: s.root(file), File: file,
 		Class: args.Class, Method: args.Method, Params: args.Params,
 		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation,
 		Budget:   time.Duration(cfg.BudgetSeconds * float64(time.Second)),
@@ -351,10 +352,10 @@ func (s *server) allResults() []verdict.MethodResult {
 	return out
 }
 
-func (s *server) root() string {
+func (s *server) root(path string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rootDir
+	return innermostFolder(s.folders, path)
 }
 
 // refreshCodeLenses asks the client to re-request lenses so their titles show

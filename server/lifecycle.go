@@ -19,11 +19,11 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	s.mu.Lock()
 	s.initialized = true
 	s.clientCaps = params.Capabilities
-	switch {
-	case len(params.WorkspaceFolders) > 0:
-		s.rootDir = uri.URI(params.WorkspaceFolders[0].URI).Filename()
-	case params.RootURI != "":
-		s.rootDir = params.RootURI.Filename()
+	for _, f := range params.WorkspaceFolders {
+		s.folders = append(s.folders, uri.URI(f.URI).Filename())
+	}
+	if len(s.folders) == 0 && params.RootURI != "" {
+		s.folders = []string{params.RootURI.Filename()}
 	}
 	cfg, cfgErr := applySettings(s.cfg, params.InitializationOptions)
 	s.cfg = cfg
@@ -50,7 +50,10 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			CompletionProvider: &protocol.CompletionOptions{
 				TriggerCharacters: completionTriggers,
 			},
-			CodeLensProvider:       &protocol.CodeLensOptions{},
+			CodeLensProvider: &protocol.CodeLensOptions{},
+			Workspace: &protocol.ServerCapabilitiesWorkspace{
+				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
+			},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: allCommands},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: version.String()},

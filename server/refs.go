@@ -220,7 +220,7 @@ func declText(m *javasrc.Method) string {
 
 // relPath shows path relative to the workspace root when inside it.
 func (s *server) relPath(path string) string {
-	if root := s.root(); root != "" {
+	if root := s.root(path); root != "" {
 		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
 			return filepath.ToSlash(r)
 		}

@@ -72,7 +72,7 @@ type server struct {
 	shutdown    bool
 	exited      bool // the client sent exit
 	clientCaps  protocol.ClientCapabilities
-	rootDir     string
+	folders     []string // workspace folders (or the root URI), in the client's order
 	docs        map[protocol.DocumentURI]*document
 	results     map[string][]verdict.MethodResult // latest verdicts by file path
 	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read

@@ -14,6 +14,16 @@ import { isBlocked, UNTRUSTED_MESSAGE } from './trust';
 
 export const CHECK_FILE = 'perfls.checkFile';
 
+/**
+ * The documents perfls serves: Java sources and standalone .spl formula
+ * files. One server serves every folder of a multi-root workspace (it
+ * announces workspace-folder support; the client sends the folders).
+ */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', language: 'java' },
+  { scheme: 'file', language: 'spl' },
+];
+
 /** Perfls owns the language client, the output channel and the status-bar item of one window. */
 export class Perfls implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -123,7 +133,7 @@ export class Perfls implements vscode.Disposable {
       return child;
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'java' }],
+      documentSelector: DOCUMENT_SELECTOR,
       // A function: the client calls it on every (re)start, so a server
       // that crashed and was restarted gets the current settings and trust.
       initializationOptions: () => this.options(),

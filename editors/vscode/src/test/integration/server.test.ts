@@ -295,3 +295,35 @@ test('perfls serve speaks the extension\'s contract: diagnostics, code lenses, h
     s.kill();
   }
 });
+
+test('a .spl file gets its diagnostics; workspace folders are supported', { timeout: 120000 }, async (t) => {
+  if (skip) {
+    t.skip(skip);
+    return;
+  }
+  const ws = copyQuickstart('spl');
+  const file = path.join(ws, 'regressions.spl');
+  const uri = pathToFileURL(file).toString();
+  // The left side names a method the project does not have: an error on line 2.
+  const text = 'lin := quickstart.Search#linearSearch\nfor n in {10} quickstart.Search#noSuchSearch[quickstart.Search#lookups](n) <= lin[quickstart.Search#lookups](n)\n';
+  fs.writeFileSync(file, text);
+  const s = new Session(ws, { ...defaultSettings }, true);
+  try {
+    const init = await s.initialize();
+    assert.ok(init.capabilities.workspace?.workspaceFolders?.supported, 'workspace folders');
+    assert.ok(init.capabilities.workspace?.workspaceFolders?.changeNotifications, 'workspace folder changes');
+    await s.conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'spl', version: 1, text } });
+    // The reference is reported once the workspace index is built (until
+    // then unknown classes are not reported).
+    const errors = await s.waitFor('an error diagnostic on the .spl file', () => {
+      const last = [...s.diagnostics].reverse().find((d) => d.uri === uri);
+      const errs = last?.diagnostics.filter((d) => d.severity === 1);
+      return errs && errs.length > 0 ? errs : undefined;
+    });
+    assert.equal(errors[0].range.start.line, 1, `on the formula's line: ${JSON.stringify(errors)}`);
+    assert.match(errors[0].message, /noSuchSearch/);
+    await s.close();
+  } finally {
+    s.kill();
+  }
+});

@@ -50,7 +50,7 @@ test('activation starts `perfls serve` for Java files with the settings as initi
   const child = await c.serverOptions();
   assert.deepEqual(child.spawnargs, [bin, 'serve']);
   await until(() => world.output.some((l) => l.includes(`cwd ${fs.realpathSync(dir)}`)));
-  assert.deepEqual(c.clientOptions.documentSelector, [{ scheme: 'file', language: 'java' }]);
+  assert.deepEqual(c.clientOptions.documentSelector, [{ scheme: 'file', language: 'java' }, { scheme: 'file', language: 'spl' }]);
   assert.deepEqual(c.initOptions, {
     alpha: 0.05, interpretation: 'auto', budgetSeconds: 0, measureOnSave: true, javaHome: '', jvmArgs: [], violationSeverity: 'warning', allowMeasuring: true,
   });

@@ -1,0 +1,58 @@
+package server
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Multi-root workspaces: one server serves every folder of the editor's
+// workspace. A measuring request runs in the folder that holds its file,
+// the innermost one when folders nest; a file outside every folder runs in
+// the project that holds it (engine: measure.ProjectRoot).
+
+// innermostFolder is the deepest folder holding path, or "".
+func innermostFolder(folders []string, path string) string {
+	best := ""
+	for _, f := range folders {
+		if within(f, path) && len(f) > len(best) {
+			best = f
+		}
+	}
+	return best
+}
+
+// within reports whether path is dir or lies below it.
+func within(dir, path string) bool {
+	r, err := filepath.Rel(dir, path)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// DidChangeWorkspaceFolders follows folders added to and removed from the
+// workspace; added ones are indexed at once. The declarations of a removed
+// folder stay in the index until the server restarts: formulas elsewhere
+// may still name them.
+func (s *server) DidChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	var added []string
+	s.mu.Lock()
+	for _, f := range p.Event.Removed {
+		dir := uri.URI(f.URI).Filename()
+		s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == dir })
+	}
+	for _, f := range p.Event.Added {
+		dir := uri.URI(f.URI).Filename()
+		if !slices.Contains(s.folders, dir) {
+			s.folders = append(s.folders, dir)
+			added = append(added, dir)
+		}
+	}
+	s.mu.Unlock()
+	for _, dir := range added {
+		s.workspaceIndex().ensureRoot(dir)
+	}
+	return nil
+}
