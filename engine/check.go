@@ -172,10 +172,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 			inputs[i] = verdict.Input{Node: c.Node, Text: c.Text, Left: sideOf(c.Left), Right: sideOf(c.Right)}
 		}
 		ir := verdict.DecideInstance(in.Inst.Body, inputs, opt)
-		ir.Line, ir.Instance = f.Line(), in.Label()
-		if f.Value != nil {
-			ir.Formula = f.Value.Text
-		}
+		ir.Line, ir.Instance, ir.Formula = f.Line(), in.Label(), f.Text()
 		key := formulaMethodKey(f)
 		i, ok := byMethod[key]
 		if !ok {

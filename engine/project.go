@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
@@ -46,7 +48,49 @@ func readSources(dir string, keep func(*workspace.Formula) bool) (*sources, erro
 		}
 		s.diags = append(s.diags, ds...)
 	}
+	// Standalone .spl files (regression formulas, as the thesis keeps
+	// them) anywhere in the project.
+	spls, err := sourceFiles([]string{proj.Dir})
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range spls {
+		if !strings.HasSuffix(path, ".spl") {
+			continue
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		fs, ds := workspace.SPLFile(path, string(text))
+		for _, fm := range fs {
+			if keep == nil || keep(fm) {
+				s.formulas = append(s.formulas, fm)
+			}
+		}
+		s.diags = append(s.diags, ds...)
+	}
 	return s, nil
+}
+
+// CheckTarget turns what a user named — a project directory, or one .java
+// or .spl file in a project — into the directory to check and the formulas
+// to keep (nil: all). A file is checked in the project that holds it.
+func CheckTarget(path string) (dir string, keep func(*workspace.Formula) bool, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", nil, fmt.Errorf("%s: no such file or directory", path)
+	case info.IsDir():
+		return abs, nil, nil
+	case strings.HasSuffix(abs, ".java") || strings.HasSuffix(abs, ".spl"):
+		return measure.ProjectRoot(filepath.Dir(abs)), func(f *workspace.Formula) bool { return f.Path == abs }, nil
+	}
+	return "", nil, fmt.Errorf("%s is neither a directory nor a .java or .spl file", path)
 }
 
 // item is the measurement service's item of a planned request.

@@ -8,6 +8,7 @@ package workspace
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
@@ -65,6 +66,18 @@ func (f *Formula) Line() int {
 		start = f.Value.Span.Start
 	}
 	return f.mapper.Position(start).Line + 1
+}
+
+// Text is the formula as written: the annotation's string, or its text in
+// a .spl file.
+func (f *Formula) Text() string {
+	if f.Value != nil {
+		return f.Value.Text
+	}
+	if t := f.mapper.Text(); f.Parsed.Span.End <= len(t) {
+		return strings.TrimSpace(t[f.Parsed.Span.Start:f.Parsed.Span.End])
+	}
+	return ""
 }
 
 // JavaFormulas extracts and parses every @SPL formula of a Java file.

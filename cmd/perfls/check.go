@@ -26,39 +26,37 @@ type checkFlags struct {
 func (a *app) checkCommand() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [flags] [DIR]",
+		Use:   "check [flags] [DIR | FILE]",
 		Short: "Measure and decide every @SPL formula of the project in DIR (default .)",
 		Long: `Compiles the Java project in DIR (default .), measures every method its @SPL formulas
-name in forked JVMs, and decides each formula instance: satisfied, violated, undecided
-for lack of evidence, or failed (an error left it undecided: a workload threw, a name
-does not resolve, a formula has no workload, a class is missing). See docs/statistics.md.
+and .spl files name in forked JVMs, and decides each formula instance: satisfied,
+violated, undecided for lack of evidence, or failed (an error left it undecided: a
+workload threw, a name does not resolve, a formula has no workload, a class is missing).
+Given one .java or .spl FILE, only its formulas, in the project that holds it.
+See docs/statistics.md.
 Exit status: 0 all hold or are undecided, 1 a formula is violated or a calibrated
 workload failed its bounds oracle (docs/oracle.md), 2 usage, formula or build errors,
 or an instance failed.`,
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("alpha") {
-				f.alpha = 0 // perfls.json's, else the default
-			}
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
-			if err := checkOutputDir("--html", f.html); err != nil {
-				return err
-			}
-			dir, err := cli.Dir(append(args, ".")[0], "")
+			err := checkOutputDir("--html", f.html)
 			if err != nil {
 				return err
 			}
-			req.Dir = dir
+			if req.Dir, req.Keep, err = engine.CheckTarget(append(args, ".")[0]); err != nil {
+				return cli.UsageError{Msg: err.Error()}
+			}
 			return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return a.check(cmd, eng, req, f) })(cmd, nil)
 		},
 	}
 	fs := cmd.Flags()
 	f.measure.bind(fs, engine.MeasureDefaults())
 	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
-	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests (default: perfls.json's, else 0.05)")
+	fs.Float64Var(&f.alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
 	fs.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
