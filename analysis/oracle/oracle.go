@@ -46,6 +46,22 @@ type Config struct {
 	Policy Policy `json:"policy"`
 }
 
+// Override returns c with the settings of given whose names set reports
+// (the command line's flags that were given: smoothing, window, k,
+// policy-k, max-violation-ratio, shift-k, shift-ratio); the others stay.
+func (c Config) Override(given Config, set func(name string) bool) Config {
+	for name, apply := range map[string]func(){
+		"smoothing": func() { c.Smoothing = given.Smoothing }, "window": func() { c.Window = given.Window }, "k": func() { c.K = given.K },
+		"policy-k": func() { c.Policy.K = given.Policy.K }, "max-violation-ratio": func() { c.Policy.MaxViolationRatio = given.Policy.MaxViolationRatio },
+		"shift-k": func() { c.Policy.ShiftK = given.Policy.ShiftK }, "shift-ratio": func() { c.Policy.ShiftRatio = given.Policy.ShiftRatio },
+	} {
+		if set(name) {
+			apply()
+		}
+	}
+	return c
+}
+
 // Policy is the documented rule that turns findings into a run verdict. A
 // metric fails on a departure of either kind:
 //   - a spike: more than MaxViolationRatio of its compared points lie

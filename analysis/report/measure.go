@@ -213,6 +213,14 @@ func writeWarmup(w io.Writer, forks []measure.Fork) {
 	}
 }
 
+// WriteCompileErrors writes javac's messages, one a line, with paths
+// relative to dir.
+func WriteCompileErrors(w io.Writer, dir string, msgs []measure.CompilerMessage) {
+	for _, m := range msgs {
+		fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", Rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
+	}
+}
+
 // WriteWorkloadError writes where a workload failed (file:line, relative to
 // the project dir) and the head of the Java stack, before the error line
 // itself; nothing for other errors.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
@@ -67,7 +66,7 @@ func (a *app) calibrate(cmd *cobra.Command, f calibrateFlags) error {
 	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
 		// Settings given on the command line change the stored ones (or the
 		// defaults); the others stay.
-		edit := func(c oracle.Config) oracle.Config { return mergeConfig(c, f.cfg, cmd.Flags()) }
+		edit := func(c oracle.Config) oracle.Config { return c.Override(f.cfg, cmd.Flags().Changed) }
 		var cal *engine.Calibration
 		var err error
 		start := time.Now()
@@ -100,19 +99,4 @@ func (a *app) calibrate(cmd *cobra.Command, f calibrateFlags) error {
 		report.WriteModel(a.stdout, cal.Model)
 		return nil
 	})
-}
-
-// mergeConfig applies the settings given on the command line to a
-// configuration.
-func mergeConfig(c, given oracle.Config, fs *pflag.FlagSet) oracle.Config {
-	for name, set := range map[string]func(){
-		"smoothing": func() { c.Smoothing = given.Smoothing }, "window": func() { c.Window = given.Window }, "k": func() { c.K = given.K },
-		"policy-k": func() { c.Policy.K = given.Policy.K }, "max-violation-ratio": func() { c.Policy.MaxViolationRatio = given.Policy.MaxViolationRatio },
-		"shift-k": func() { c.Policy.ShiftK = given.Policy.ShiftK }, "shift-ratio": func() { c.Policy.ShiftRatio = given.Policy.ShiftRatio },
-	} {
-		if fs.Changed(name) {
-			set()
-		}
-	}
-	return c
 }

@@ -43,7 +43,7 @@ or an instance failed.`,
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
-			err := checkOutputDir("--html", f.html)
+			err := cli.OutputDir("--html", f.html)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	a.notices(res.Notices)
 	switch {
 	case len(res.CompileErrors) > 0:
-		a.compileErrors(dir, res.CompileErrors)
+		report.WriteCompileErrors(a.stderr, dir, res.CompileErrors)
 		return fmt.Errorf("the project does not compile")
 	case len(res.Methods) == 0:
 		a.note("no @SPL formulas to check under %s", dir)

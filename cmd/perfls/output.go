@@ -2,14 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -29,31 +25,10 @@ func (a *app) progress(verbose bool) (func(service.Progress), func()) {
 func (a *app) measureError(dir string, err error) error {
 	var ce *engine.CompileError
 	if errors.As(err, &ce) {
-		a.compileErrors(dir, ce.Messages)
+		report.WriteCompileErrors(a.stderr, dir, ce.Messages)
 	}
 	report.WriteWorkloadError(a.stderr, dir, err)
 	return err
-}
-
-func (a *app) compileErrors(dir string, msgs []measure.CompilerMessage) {
-	for _, m := range msgs {
-		fmt.Fprintf(a.stderr, "%s:%d:%d: %s: %s\n", report.Rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
-	}
-}
-
-// checkOutputDir rejects an output directory that exists and is not a
-// directory, before anything is measured.
-func checkOutputDir(flag, dir string) error {
-	info, err := os.Stat(dir)
-	switch {
-	case dir == "" || errors.Is(err, fs.ErrNotExist):
-		return nil // created when written
-	case err != nil:
-		return cli.Usagef("%s %s: %v", flag, dir, err)
-	case !info.IsDir():
-		return cli.Usagef("%s %s: exists and is not a directory", flag, dir)
-	}
-	return nil
 }
 
 // notices prints the service's notices.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,4 +176,19 @@ func IsTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// OutputDir rejects an output directory named by flag that exists and is
+// not a directory, before anything is done.
+func OutputDir(flag, dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case dir == "" || errors.Is(err, fs.ErrNotExist):
+		return nil // created when written
+	case err != nil:
+		return Usagef("%s %s: %v", flag, dir, err)
+	case !info.IsDir():
+		return Usagef("%s %s: exists and is not a directory", flag, dir)
+	}
+	return nil
 }

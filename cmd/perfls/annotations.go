@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/cli"
+)
+
+func (a *app) annotationsCommand() *cobra.Command {
+	var jar, repo string
+	var install bool
+	cmd := &cobra.Command{
+		Use:   "annotations (--jar FILE | --install [--repo DIR])",
+		Short: "Write the jar of perfls's annotations (dev.perfls.SPL, Workload, Param, SPLController) or install it for Maven and Gradle",
+		Args:  cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			if (jar == "") == !install {
+				return cli.Usagef("give --jar FILE or --install")
+			}
+			if install {
+				var err error
+				if jar, err = eng.InstallAnnotations(cmd.Context(), repo); err != nil {
+					return err
+				}
+			} else if err := eng.AnnotationsJar(cmd.Context(), jar); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "wrote %s\n%s\n", jar, engine.AnnotationsDependency())
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&jar, "jar", "", "write the jar to this file")
+	cmd.Flags().BoolVar(&install, "install", false, "install the jar and its pom into the local Maven repository")
+	cmd.Flags().StringVar(&repo, "repo", "", "the local Maven repository (default ~/.m2/repository)")
+	return cmd
+}
