@@ -423,6 +423,14 @@ func (p *Profile) findSemiTrucks(th Thresholds) []Finding {
 		}
 	}
 	others *= p.periodNs()
+	// Time those threads spent blocked on a monitor counts as their work
+	// too: they were busy with the batch, only contending (a one-lane
+	// bridge), not idle between small requests.
+	for _, st := range p.s.Stacks {
+		if st.Kind == KindEnter && !p.marked[st.Thread] {
+			others += float64(st.Weight)
+		}
+	}
 	var out []Finding
 	for _, loc := range wait.sorted() {
 		perOp := trips.w[loc] / ops
