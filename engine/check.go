@@ -96,6 +96,7 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	out.results = map[string]service.ItemResult{}
 	for i, r := range plan.Requests {
 		out.results[r.Key()] = resp.Items[i]
+		out.Notices = append(out.Notices, measure.SteadyStateWarnings(r.Key(), resp.Items[i].Forks, req.Options.Defaults().MaxWarmup)...)
 		if resp.Items[i].Cached {
 			out.Cached++
 		}

@@ -84,6 +84,7 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 	}
 	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
 	out.Result = measure.Result{Forks: it.Forks, Env: it.Env, Err: err}
+	out.Notices = append(out.Notices, measure.SteadyStateWarnings(out.Method, it.Forks, req.Options.Defaults().MaxWarmup)...)
 	if req.Phase == service.PhaseQuick && it.Preliminary != nil {
 		out.Result = measure.Result{Forks: []measure.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true, Err: err}
 	}

@@ -175,6 +175,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 	problems := w.problems
 	for i, r := range w.reqs {
 		it := resp.Items[i]
+		req.warn(measure.SteadyStateWarnings(r.Key(), it.Forks, opts.Defaults().MaxWarmup))
 		if it.Failure != nil {
 			problems = append(problems, it.Failure.Error())
 		} else if it.Error != "" {

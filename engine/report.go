@@ -163,7 +163,14 @@ func (r *CheckResult) environment() []report.Field {
 }
 
 func envFields(e measure.Environment) []report.Field {
-	fields := []report.Field{{Name: "JVM", Value: strings.TrimSpace(fmt.Sprintf("%s %s, %s %s", e.JavaVendor, e.JavaVersion, e.VMName, e.VMVersion))}}
+	jvm := strings.TrimSpace(fmt.Sprintf("%s %s, %s %s", e.JavaVendor, e.JavaVersion, e.VMName, e.VMVersion))
+	if e.GC != "" {
+		jvm += "; " + e.GC
+	}
+	if e.MaxHeapMB > 0 {
+		jvm += fmt.Sprintf("; heap ≤ %d MiB", e.MaxHeapMB)
+	}
+	fields := []report.Field{{Name: "JVM", Value: jvm}}
 	if len(e.JVMArgs) > 0 {
 		fields = append(fields, report.Field{Name: "JVM flags", Value: strings.Join(e.JVMArgs, " ")})
 	}

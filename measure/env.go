@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,7 +19,9 @@ type Environment struct {
 	JVMArgs                         []string // as the JVM reports them (RuntimeMXBean)
 	OS, Arch                        string   // as the JVM reports them (os.name, os.arch)
 	CPUModel                        string
-	Cores                           int // processors available to the JVM
+	Cores                           int    // processors available to the JVM
+	GC                              string // the collectors in use, e.g. "G1 Young Generation, G1 Old Generation"
+	MaxHeapMB                       int    // the heap's limit (Runtime.maxMemory), MiB
 }
 
 var cpuModelOnce struct {
@@ -76,7 +79,9 @@ func environmentOf(st protoState) Environment {
 		OS:          st.env["os.name"],
 		Arch:        st.env["os.arch"],
 		CPUModel:    cpuModel(),
+		GC:          st.env["gc"],
 	}
+	e.MaxHeapMB, _ = strconv.Atoi(st.env["heap.max.mb"])
 	for _, c := range st.env["cores"] {
 		if c < '0' || c > '9' {
 			e.Cores = 0

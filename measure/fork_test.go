@@ -117,7 +117,7 @@ func TestInterpretFailures(t *testing.T) {
 		{"killed", forkRun{proto: protoState{version: 1}, exitCode: -1, signal: "killed"}, KindCrash, "killed by signal killed"},
 		{"halt", forkRun{proto: protoState{version: 1}, exitCode: 5}, KindCrash, "exited with status 5 before finishing"},
 		{"exit without stack", forkRun{proto: protoState{version: 1, exited: true, exitStack: "System.exit called\n"}, exitCode: 0}, KindExit, "workload called System.exit(0)"},
-		{"oom on stderr", forkRun{proto: protoState{version: 1}, exitCode: 3, stderr: "Terminating due to java.lang.OutOfMemoryError: Java heap space"}, KindOOM, "heap 64 MB"},
+		{"oom on stderr", forkRun{proto: protoState{version: 1}, exitCode: 3, stderr: "Terminating due to java.lang.OutOfMemoryError: Java heap space"}, KindOOM, "a heap of 64 MB"},
 		{"timeout without dump", forkRun{proto: protoState{version: 1}, timedOut: true, exitCode: -1}, KindTimeout, "fork timed out after 5s"},
 		{"error in harness", forkRun{proto: protoState{version: 1, errPhase: "harness", errTrace: "java.lang.NoClassDefFoundError: x/Y\n\tat dev.perfls.internal.Bench.main(Bench.java:1)\n"}}, KindException, "the harness threw java.lang.NoClassDefFoundError: x/Y"},
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,8 +62,12 @@ func JVMIdentity(opt Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("JVM identity: %w", err)
 	}
-	return fmt.Sprintf("%s (%d bytes, %s) -Xmx%dm %s", java, st.Size(), st.ModTime().UTC().Format("2006-01-02T15:04:05Z"),
-		opt.HeapMB, strings.Join(opt.JVMArgs, " ")), nil
+	heap := "default heap"
+	if opt.HeapMB > 0 {
+		heap = fmt.Sprintf("-Xmx%dm", opt.HeapMB)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s (%d bytes, %s) %s %s", java, st.Size(), st.ModTime().UTC().Format("2006-01-02T15:04:05Z"),
+		heap, strings.Join(opt.JVMArgs, " "))), nil
 }
 
 // MachineIdentity names the machine: processor model, cores, OS and
@@ -73,4 +78,87 @@ func MachineIdentity() string {
 		model = "unknown cpu"
 	}
 	return fmt.Sprintf("%s, %d cores, %s/%s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+}
+
+// HarnessSettings names the options that shape every sample's value — the
+// harness version, the warm-up rules and the sample length — so that a
+// stored measurement answers, and history mixes with, only runs taken the
+// same way. Forks and samples per fork only say how many; they are not in it.
+func HarnessSettings(opt Options) string {
+	opt = opt.Defaults()
+	return fmt.Sprintf("%s warmup=%s..%s quiet=%s sample≥%s", HarnessVersion(), opt.Warmup, opt.MaxWarmup, opt.WarmupQuiet, opt.MinSampleTime)
+}
+
+// ClasspathDigest is a digest of the content of the jars and class
+// directories on a classpath, in order: a dependency that changes (a jar
+// replaced by another version, a class folder rebuilt) changes it. The
+// content hash of each file is kept while its size and modification time
+// stay the same, so a classpath of large jars is read once per process.
+// A missing entry counts as missing, not as an error (javac and the JVM
+// ignore it too).
+func ClasspathDigest(entries []string) (string, error) {
+	h := sha256.New()
+	for _, e := range entries {
+		info, err := os.Stat(e)
+		switch {
+		case err != nil:
+			fmt.Fprintf(h, "missing %s\n", e)
+		case info.IsDir():
+			fmt.Fprintf(h, "dir %s\n", e)
+			err := filepath.WalkDir(e, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				sum, err := fileDigest(p)
+				if err != nil {
+					return err
+				}
+				rel, _ := filepath.Rel(e, p)
+				fmt.Fprintf(h, "%s %s\n", filepath.ToSlash(rel), sum)
+				return nil
+			})
+			if err != nil {
+				return "", fmt.Errorf("classpath digest %s: %w", e, err)
+			}
+		default:
+			sum, err := fileDigest(e)
+			if err != nil {
+				return "", fmt.Errorf("classpath digest: %w", err)
+			}
+			fmt.Fprintf(h, "file %s %s\n", e, sum)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// fileDigests caches content hashes by path, size and modification time.
+var fileDigests sync.Map // fileStamp → string
+
+type fileStamp struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+func fileDigest(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	stamp := fileStamp{path, info.Size(), info.ModTime().UnixNano()}
+	if v, ok := fileDigests.Load(stamp); ok {
+		return v.(string), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil)[:16])
+	fileDigests.Store(stamp, sum)
+	return sum, nil
 }

@@ -119,9 +119,11 @@ type Options struct {
 	WarmupQuiet   time.Duration // default 100ms
 	MinSampleTime time.Duration // passes are batched so a sample lasts at least this; default 1ms
 	ForkTimeout   time.Duration // per fork, JVM start to exit; default 60s
-	HeapMB        int           // -Xms and -Xmx; default 512
-	JVMArgs       []string      // extra JVM options, after perfls's own
-	Java          string        // java executable; "" = the JDK that compiles
+	// HeapMB fixes the heap (-Xms and -Xmx) when > 0; 0 leaves the JVM's
+	// default heap, as users run it.
+	HeapMB  int
+	JVMArgs []string // extra JVM options, after perfls's own (a collector chosen here replaces the JVM's default)
+	Java    string   // java executable; "" = the JDK that compiles
 }
 
 // Defaults returns o with zero fields set to their defaults.
@@ -150,8 +152,8 @@ func (o Options) Defaults() Options {
 	if o.ForkTimeout <= 0 {
 		o.ForkTimeout = 60 * time.Second
 	}
-	if o.HeapMB <= 0 {
-		o.HeapMB = 512
+	if o.HeapMB < 0 {
+		o.HeapMB = 0
 	}
 	return o
 }
@@ -326,20 +328,15 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 // jvmArgs builds a fork's command line (after the java executable). Crash
 // logs (hs_err) go to crashDir rather than the working directory.
 func jvmArgs(opt Options, cp, main, crashDir string) []string {
-	args := []string{fmt.Sprintf("-Xms%dm", opt.HeapMB), fmt.Sprintf("-Xmx%dm", opt.HeapMB)}
+	// The JVM as users run it: its default collector (G1 on a server-class
+	// machine) and heap, unless the options ask for others. Forcing a
+	// collector or a heap made figures disagree with JMH at its defaults.
+	var args []string
+	if opt.HeapMB > 0 {
+		args = append(args, fmt.Sprintf("-Xms%dm", opt.HeapMB), fmt.Sprintf("-Xmx%dm", opt.HeapMB))
+	}
 	if crashDir != "" {
 		args = append(args, "-XX:ErrorFile="+filepath.Join(crashDir, "hs_err_pid%p.log"))
-	}
-	// The serial collector runs no concurrent GC threads, which would add
-	// noise; a user-chosen collector takes precedence.
-	userGC := false
-	for _, a := range opt.JVMArgs {
-		if strings.HasPrefix(a, "-XX:+Use") && strings.HasSuffix(a, "GC") {
-			userGC = true
-		}
-	}
-	if !userGC {
-		args = append(args, "-XX:+UseSerialGC")
 	}
 	args = append(args, opt.JVMArgs...)
 	args = append(args, "-cp", cp, main)

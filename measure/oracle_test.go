@@ -48,7 +48,7 @@ func TestOracleEnvKeepsIdentityAndDropsCrashPaths(t *testing.T) {
 	env := Environment{JavaVersion: "17.0.9", VMName: "OpenJDK", JVMArgs: []string{"-Xmx512m", "-XX:ErrorFile=/tmp/x/hs_err_pid%p.log", "-XX:+UseSerialGC"}, Cores: 2}
 	m := OracleEnv(env, Options{}, 42)
 	if m["jvm.args"] != "-Xmx512m -XX:+UseSerialGC" || m["pid"] != "42" || m["cores"] != "2" || m["harness"] != HarnessVersion() ||
-		m["heap_mb"] != "512" || m["min_sample"] != "1ms" {
+		m["heap_mb"] != "0" || m["min_sample"] != "1ms" {
 		t.Errorf("env %v", m)
 	}
 }

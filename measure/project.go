@@ -42,6 +42,9 @@ type Project struct {
 	// not set.
 	Interpretation string
 	Alpha          float64
+	// JVMArgs are perfls.json's "jvmArgs": flags of every forked JVM, before
+	// those of the command line or the editor (e.g. -Xmx2g, -XX:+UseParallelGC).
+	JVMArgs []string
 }
 
 // ConfigFile is the name of the optional project configuration in the
@@ -49,7 +52,7 @@ type Project struct {
 //
 //	{"classpath": ["lib/dep.jar", "lib/*.jar", "../other/classes"],
 //	 "sourceRoots": ["src/main/java", "src/test/java"],
-//	 "interpretation": "parametric", "alpha": 0.01}
+//	 "interpretation": "parametric", "alpha": 0.01, "jvmArgs": ["-Xmx2g"]}
 //
 // Paths are relative to the root (absolute paths are kept); classpath
 // entries may be globs. With sourceRoots, only those directories are searched
@@ -62,6 +65,7 @@ type projectConfig struct {
 	SourceRoots    []string `json:"sourceRoots"`
 	Interpretation string   `json:"interpretation"`
 	Alpha          float64  `json:"alpha"`
+	JVMArgs        []string `json:"jvmArgs"`
 }
 
 // buildOutputs are the build tools' class directories, relative to the root.
@@ -174,7 +178,7 @@ func FindProject(dir string) (*Project, error) {
 	walkRoots := []string{abs}
 	if cfg != nil {
 		p.Config = cfgPath
-		p.Interpretation, p.Alpha = cfg.Interpretation, cfg.Alpha
+		p.Interpretation, p.Alpha, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.JVMArgs
 		for _, c := range cfg.Classpath {
 			e := absIn(abs, c)
 			if strings.ContainsAny(c, "*?[") {

@@ -76,9 +76,11 @@ func (e *WorkloadError) Error() string {
 		fmt.Fprintf(&b, "%s threw %s", phaseText(e.Phase), e.throwable())
 	case KindOOM:
 		fmt.Fprintf(&b, "out of memory in %s: %s", phaseText(e.Phase), e.throwable())
+		heap := "the JVM's default heap"
 		if e.HeapMB > 0 {
-			fmt.Fprintf(&b, " (heap %d MB; raise Options.HeapMB if the workload needs more)", e.HeapMB)
+			heap = fmt.Sprintf("a heap of %d MB", e.HeapMB)
 		}
+		fmt.Fprintf(&b, " (%s; if the workload needs more, give it with --heap MB on the command line, \"jvmArgs\": [\"-Xmx2g\"] in perfls.json or the editor's perfls.jvmArgs setting)", heap)
 	case KindExit:
 		fmt.Fprintf(&b, "workload called System.exit(%d)", e.ExitCode)
 	case KindTimeout:

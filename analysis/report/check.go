@@ -121,6 +121,12 @@ func WriteCheckText(w io.Writer, c *Check) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s (α = %g; %.1fs)\n", c.Counts(), c.Alpha, c.Elapsed.Seconds())
+	// Where the figures come from: JVM, collector and heap, flags.
+	for _, f := range c.Environment {
+		if f.Name == "JVM" || f.Name == "JVM flags" {
+			fmt.Fprintf(w, "%s: %s\n", f.Name, f.Value)
+		}
+	}
 }
 
 // writeCosts shows the fitted cost models, and says when the measured

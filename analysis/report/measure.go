@@ -192,6 +192,9 @@ func WriteMeasurementText(w io.Writer, m Measurement) {
 		cpu = "unknown CPU"
 	}
 	fmt.Fprintf(w, "\n  %s %s (%s), %s/%s, %s, %d cores\n", e.VMName, e.JavaVersion, e.JavaVendor, e.OS, e.Arch, cpu, e.Cores)
+	if e.GC != "" || e.MaxHeapMB > 0 || len(e.JVMArgs) > 0 {
+		fmt.Fprintf(w, "  collector %s, heap ≤ %d MiB, flags: %s\n", orUnknown(e.GC), e.MaxHeapMB, strings.Join(e.JVMArgs, " "))
+	}
 }
 
 func writeWarmup(w io.Writer, forks []measure.Fork) {
@@ -242,4 +245,11 @@ func WriteWorkloadError(w io.Writer, dir string, err error) {
 	if out := strings.TrimSpace(we.Output); out != "" {
 		fmt.Fprintf(w, "output of the workload (tail):\n%s\n", out)
 	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

@@ -213,6 +213,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	if err != nil {
 		return nil, err
 	}
+	// perfls.json's JVM flags come first: the request's (the command line,
+	// the editor's settings) can override them.
+	p.Options.JVMArgs = append(slices.Clone(proj.JVMArgs), p.Options.JVMArgs...)
 	// A JVM older than the compiling JDK (an editor's javaHome) needs
 	// classes compiled for its release.
 	if proj.Release, err = measure.ForkRelease(ctx, p.Options); err != nil {
@@ -310,6 +313,13 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 	if err != nil {
 		return cache.Key{}, err
 	}
+	// The project's classes are followed from the roots; what they use
+	// from jars and other class folders counts as a whole.
+	deps, err := measure.ClasspathDigest(dependencies(b))
+	if err != nil {
+		return cache.Key{}, err
+	}
+	code += " classpath:" + deps
 	workload := ""
 	if !req.Generator.IsZero() {
 		workload = req.Generator.String()
@@ -320,10 +330,8 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 		Args:     measure.ArgsKey(req.Args),
 		Code:     code,
 		JVM:      jvm,
-		// Sample length shapes per-op figures (batching), so it is part of
-		// how the harness measured.
-		Harness: fmt.Sprintf("%s sample≥%s", measure.HarnessVersion(), opt.MinSampleTime),
-		Machine: measure.MachineIdentity(),
+		Harness:  measure.HarnessSettings(opt),
+		Machine:  measure.MachineIdentity(),
 	}, nil
 }
 
@@ -553,6 +561,20 @@ func (l *Local) compile(ctx context.Context, p *measure.Project) (*measure.Build
 
 func classDirs(b *measure.Build) []string {
 	return append([]string{b.ClassesDir}, b.ClassDirs...)
+}
+
+// dependencies are the classpath entries that are not the project's own
+// class directories: perfls's library and the project's jars and class
+// folders.
+func dependencies(b *measure.Build) []string {
+	own := classDirs(b)
+	var out []string
+	for _, e := range b.Classpath {
+		if !slices.Contains(own, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // resolve resolves specs, starting the resolver JVM only for those not

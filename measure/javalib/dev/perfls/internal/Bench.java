@@ -207,6 +207,16 @@ public abstract class Bench {
             out.line("env", k, Protocol.escape(System.getProperty(k, "")));
         }
         out.line("env", "cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        out.line("env", "heap.max.mb", Long.toString(Runtime.getRuntime().maxMemory() >> 20));
+        try {
+            StringBuilder gcs = new StringBuilder();
+            for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                gcs.append(gcs.length() > 0 ? ", " : "").append(gc.getName());
+            }
+            out.line("env", "gc", Protocol.escape(gcs.toString()));
+        } catch (RuntimeException | LinkageError e) {
+            // no management: no collector names
+        }
         try {
             for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
                 out.line("env", "jvm.arg", Protocol.escape(a));
@@ -304,7 +314,7 @@ public abstract class Bench {
             recent[iters % recent.length] = Math.max(dt, 1) / (double) batch;
             iters++;
             elapsed = t1 - start;
-            if (jit.done(t1)) {
+            if (jit.done(t1, batch * k, dt, dt >= opt.minSampleNs / 2)) {
                 break;
             }
             if (dt < opt.minSampleNs && batch < maxBatch) {

@@ -4,18 +4,31 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * Decides when warm-up ends: on evidence that JIT compilation has settled, with a cap.
+ * Decides when warm-up ends: on evidence of a steady state, with a cap.
  *
- * <p>The rule: warm-up ends after the first iteration at which (1) at least the minimum warm-up
- * time and the minimum number of iterations have passed, and (2) the JVM's total JIT compilation
- * time ({@link CompilationMXBean#getTotalCompilationTime()}, summed over all compiler threads) has
- * not changed during the last {@code quietNs} of wall time and the last {@link #QUIET_ITERS}
- * iterations. It ends anyway once {@code maxWarmupNs} have passed (then {@link #settled()} is
- * false). When the JVM does not monitor compilation time, warm-up ends after the minimum time and
- * {@link #settled()} reports -1.
+ * <p>Warm-up ends after the first iteration at which all of these hold: (1) at least the minimum
+ * warm-up time and the minimum number of iterations have passed; (2) the measured code ran at
+ * least {@link #MIN_CALLS} times, enough for HotSpot's last tier (C2 compiles a method after
+ * about 5,000 invocations and 15,000 invocations plus loop iterations) — or half the cap has
+ * passed, for slow calls whose loops are compiled on stack; (3) the JVM's total JIT compilation
+ * time ({@link CompilationMXBean#getTotalCompilationTime()}) has not changed, and the JVM's other
+ * threads used less than {@link #MAX_BACKGROUND} of a processor, during the last {@code quietNs} and
+ * the last {@link #QUIET_ITERS} iterations (the total only moves when a compilation finishes: a
+ * long C2 compilation in progress shows as compiler-thread CPU time); and (4) the time per call is no
+ * longer falling: of the last {@link #TREND_WINDOW} iterations at least half a sample long, the
+ * median of the newer half is not more than {@link #TREND_TOLERANCE} below the median of the
+ * older half. A compilation can be queued while the counters are quiet, so (2) and (4) look at
+ * the code's own speed, not only at the compiler. Warm-up ends anyway once {@code maxWarmupNs}
+ * have passed (then {@link #settled()} is 0 and the figures may be high). Without compilation
+ * monitoring, (3) is skipped.
  */
 final class JitWatch {
     static final int QUIET_ITERS = 5;
+    static final long MIN_CALLS = 20_000;
+    static final int TREND_WINDOW = 10;
+    static final double TREND_TOLERANCE = 0.02;
+    static final double MAX_BACKGROUND = 0.25;
+    static final long CHUNK_NS = 20_000_000L;
 
     private final CompilationMXBean bean;
     private final Options opt;
@@ -26,6 +39,13 @@ final class JitWatch {
     private int iters;
     private int settled = -1;
     private long compileMsAtStart;
+    private long calls;
+    private final double[] perCall = new double[TREND_WINDOW]; // ring of recent per-call times
+    private int timed; // iterations recorded in perCall
+    // Background CPU (process CPU minus this thread's) is measured over chunks of CHUNK_NS.
+    private final java.lang.management.ThreadMXBean threads;
+    private final com.sun.management.OperatingSystemMXBean os;
+    private long chunkStart, chunkProc, chunkThread;
 
     JitWatch(Options opt, long startNs) {
         CompilationMXBean b = null;
@@ -38,6 +58,27 @@ final class JitWatch {
             b = null;
         }
         this.bean = b;
+        java.lang.management.ThreadMXBean t = null;
+        com.sun.management.OperatingSystemMXBean o = null;
+        try {
+            t = ManagementFactory.getThreadMXBean();
+            if (!t.isCurrentThreadCpuTimeSupported()) {
+                t = null;
+            }
+            java.lang.management.OperatingSystemMXBean any = ManagementFactory.getOperatingSystemMXBean();
+            if (any instanceof com.sun.management.OperatingSystemMXBean) {
+                o = (com.sun.management.OperatingSystemMXBean) any;
+            }
+        } catch (RuntimeException | LinkageError e) {
+            t = null;
+        }
+        this.threads = o == null ? null : t;
+        this.os = t == null ? null : o;
+        this.chunkStart = startNs;
+        if (this.os != null) {
+            chunkProc = os.getProcessCpuTime();
+            chunkThread = threads.getCurrentThreadCpuTime();
+        }
         this.opt = opt;
         this.start = startNs;
         this.lastChangeNs = startNs;
@@ -47,29 +88,36 @@ final class JitWatch {
         }
     }
 
-    /** Records one finished warm-up iteration at {@code now}; true when warm-up should end. */
-    boolean done(long now) {
+    /**
+     * Records one finished warm-up iteration at {@code now} that made {@code n} calls in
+     * {@code dtNs}; {@code long_} says whether it was long enough (half a sample) for its time
+     * per call to count in the trend. True when warm-up should end.
+     */
+    boolean done(long now, long n, long dtNs, boolean long_) {
         iters++;
+        calls += n;
+        if (long_ && n > 0) {
+            perCall[this.timed++ % TREND_WINDOW] = dtNs / (double) n;
+        }
         long elapsed = now - start;
+        boolean quiet = true;
         if (bean != null) {
             long total = bean.getTotalCompilationTime();
-            if (total != lastTotal) {
+            if (total != lastTotal || busy(now)) {
                 lastTotal = total;
                 lastChangeNs = now;
                 itersSinceChange = 0;
             } else {
                 itersSinceChange++;
             }
+            quiet = now - lastChangeNs >= opt.quietNs && itersSinceChange >= QUIET_ITERS;
         }
         if (elapsed < opt.warmupNs || iters < opt.minWarmup) {
             return false;
         }
-        if (bean == null) {
-            settled = -1;
-            return true;
-        }
-        if (now - lastChangeNs >= opt.quietNs && itersSinceChange >= QUIET_ITERS) {
-            settled = 1;
+        boolean enoughCalls = calls >= MIN_CALLS || elapsed >= opt.maxWarmupNs / 2;
+        if (enoughCalls && quiet && notFalling()) {
+            settled = bean == null ? -1 : 1;
             return true;
         }
         if (elapsed >= opt.maxWarmupNs) {
@@ -77,6 +125,49 @@ final class JitWatch {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether the JVM's other threads (compilers, above all) used more than MAX_BACKGROUND of a
+     * processor during the chunk that ends at {@code now}; false until a chunk is complete.
+     */
+    private boolean busy(long now) {
+        if (os == null || now - chunkStart < CHUNK_NS) {
+            return false;
+        }
+        long proc = os.getProcessCpuTime();
+        long thread = threads.getCurrentThreadCpuTime();
+        boolean busy = proc >= 0 && chunkProc >= 0
+                && (proc - chunkProc) - (thread - chunkThread) > MAX_BACKGROUND * (now - chunkStart);
+        chunkStart = now;
+        chunkProc = proc;
+        chunkThread = thread;
+        return busy;
+    }
+
+    /** Whether the time per call has stopped falling over the last TREND_WINDOW timed iterations. */
+    private boolean notFalling() {
+        if (timed < TREND_WINDOW) {
+            return false;
+        }
+        int half = TREND_WINDOW / 2;
+        double[] older = new double[half];
+        double[] newer = new double[half];
+        for (int i = 0; i < TREND_WINDOW; i++) {
+            double v = perCall[(timed + i) % TREND_WINDOW]; // oldest first
+            if (i < half) {
+                older[i] = v;
+            } else {
+                newer[i - half] = v;
+            }
+        }
+        return median(newer) >= (1 - TREND_TOLERANCE) * median(older);
+    }
+
+    private static double median(double[] xs) {
+        double[] c = xs.clone();
+        java.util.Arrays.sort(c);
+        return c[(c.length - 1) / 2];
     }
 
     /** 1 when compilation settled, 0 when the cap ended warm-up, -1 when unknown. */

@@ -120,7 +120,7 @@ public final class Sampler {
             warmSpans++;
             long now = System.nanoTime();
             long elapsed = now - warmStart;
-            if (jit.done(now)) {
+            if (jit.done(now, 1, ns, true)) {
                 // The median of the last spans, robust to a garbage collection in one of them.
                 int n = (int) Math.min(warmSpans, recentSpans.length);
                 long[] last = java.util.Arrays.copyOf(recentSpans, n);
