@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -327,16 +328,29 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The fork's standard input is a pipe whose write end only this process
+	// holds: if perfls dies (kill -9 included) the JVM reads end-of-file and
+	// halts, so no fork outlives its requester. The deadline covers a perfls
+	// that hangs instead; it comes after the timeout and its thread dump.
+	watchR, watchW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: watch pipe: %w", java, err)
+	}
+	defer watchW.Close()
+	args = append(args[:len(args):len(args)], "parentpipe=1", "deadline="+strconv.FormatInt(int64(timeout+10*time.Second), 10))
 	cmd := exec.Command(java, args...)
 	pw := newProtoWriter(maxSamples)
 	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stdin = watchR
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
 	inOwnProcessGroup(cmd)
 	// Bounds how long Wait waits for output pipes kept open by a stray child.
 	cmd.WaitDelay = time.Second
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	watchR.Close() // the child has its copy
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", java, err)
 	}
 	run := &forkRun{pid: cmd.Process.Pid}

@@ -157,6 +157,9 @@ public abstract class Bench {
         String phase = "harness";
         try {
             Options opt = Options.parse(args);
+            if (opt.parentPipe) {
+                ParentWatch.start(opt.deadlineNs);
+            }
             bench.requestArgs = opt.args;
             environment(out);
             Meters meters = new Meters();

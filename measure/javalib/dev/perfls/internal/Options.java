@@ -18,6 +18,10 @@ final class Options {
     int minWarmup = 5;
     long maxWarmupNs = 5_000_000_000L;
     long quietNs = 100_000_000L;
+    /** Standard input is perfls's watch pipe (see ParentWatch). */
+    boolean parentPipe;
+    /** The fork ends itself after this long, 0 = never. */
+    long deadlineNs;
     /** The request's arguments in order: a Long or a String each. */
     Object[] args = new Object[0];
 
@@ -57,6 +61,12 @@ final class Options {
                     break;
                 case "quiet":
                     o.quietNs = Math.max(0, v);
+                    break;
+                case "parentpipe":
+                    o.parentPipe = v != 0;
+                    break;
+                case "deadline":
+                    o.deadlineNs = Math.max(0, v);
                     break;
                 case "minwarmup":
                     o.minWarmup = (int) Math.max(1, Math.min(v, 1000));
