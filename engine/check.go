@@ -27,8 +27,15 @@ type CheckRequest struct {
 	// without its own interpretation= element; "" = none.
 	Interpretation string
 	Priority       service.Priority
-	Fresh          bool                   // measure even what the cache has fresh
-	Progress       func(service.Progress) // nil: none
+	// MaxForks bounds the forks per measurement when formula instances are
+	// undecided for lack of evidence: check then measures their operands
+	// again (as many forks as the first round each time) and decides again,
+	// until decided or at this bound. α is spread evenly over the looks this
+	// allows (Bonferroni), so adding forks does not raise the false-alarm
+	// rate. 0 = 3 × Options.Forks; ≤ Options.Forks = no second look.
+	MaxForks int
+	Fresh    bool                   // measure even what the cache has fresh
+	Progress func(service.Progress) // nil: none
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -49,7 +56,9 @@ type CheckResult struct {
 	Diagnostics   []workspace.Diagnostic    // formula problems (errors are not measured)
 	CompileErrors []measure.CompilerMessage // the project does not compile; nothing was decided
 	Notices       []string                  // e.g. the cache was set aside
-	Alpha         float64                   // the significance level used
+	Alpha         float64                   // the significance level used, over all looks
+	Looks         int                       // how many times the formulas may be decided (≥ 1); each at Alpha/Looks
+	ExtraForks    int                       // forks measured after the first look, all measurements together
 	Oracle        []oracle.Judgement        // bounds-oracle judgements of calibrated workloads measured
 	Requests      int                       // distinct measurements needed
 	Cached        int                       // of which the cache answered
@@ -109,6 +118,13 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 		opt.Alpha = verdict.DefaultAlpha
 	}
 	out.Alpha = opt.Alpha
+	forks := req.Options.Defaults().Forks
+	maxForks := req.MaxForks
+	if maxForks == 0 {
+		maxForks = 3 * forks
+	}
+	out.Looks = verdict.Looks(forks, maxForks)
+	opt.Alpha /= float64(out.Looks)
 	// The most specific choice wins: the formula's annotation, then the
 	// request (the command line, the editor), then perfls.json, then the
 	// data.
@@ -120,8 +136,19 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 		}
 		return stats.Auto, nil
 	}
-	if out.Methods, err = decide(plan, out.results, opt, interpretation); err != nil {
-		return nil, err
+	var more map[string]bool
+	for look := 1; ; look++ {
+		if out.Methods, more, err = decide(plan, out.results, opt, interpretation); err != nil {
+			return nil, err
+		}
+		if look == out.Looks || len(more) == 0 {
+			break
+		}
+		add, err := e.moreForks(ctx, svc, req, plan, more, out.results, min(forks, maxForks-forks*look))
+		if err != nil {
+			return nil, err
+		}
+		out.ExtraForks += add
 	}
 	if out.Oracle, err = e.judgeCalibrated(ctx, resp.Items, req.Options); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
@@ -139,10 +166,51 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 // check then exits 2.
 func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0 }
 
+// moreForks measures add more forks of the requests whose keys are in keys
+// and appends them to their results; it returns how many forks it measured.
+// The merged result is decided on this check's forks alone: the run history
+// (earlier measurements' fork means) would now include the first round.
+func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, plan *workspace.Plan, keys map[string]bool,
+	results map[string]service.ItemResult, add int) (int, error) {
+	opts := req.Options
+	opts.Forks = add
+	params := service.Params{Project: req.Dir, Options: opts, Priority: req.Priority, Fresh: true}
+	var which []string
+	for _, r := range plan.Requests {
+		if keys[r.Key()] {
+			params.Items = append(params.Items, item(r))
+			which = append(which, r.Key())
+		}
+	}
+	resp, err := svc.Measure(ctx, params, req.Progress)
+	if err != nil {
+		return 0, err
+	}
+	if len(resp.CompileErrors) > 0 {
+		return 0, fmt.Errorf("the project no longer compiles while forks were added")
+	}
+	n := 0
+	for i, key := range which {
+		got, had := resp.Items[i], results[key]
+		if got.Error != "" {
+			had.Error = got.Error
+		}
+		had.Forks = append(had.Forks, got.Forks...)
+		had.History = nil
+		had.Cached = false
+		results[key] = had
+		n += len(got.Forks)
+	}
+	return n, nil
+}
+
 // decide turns measurements into verdicts, grouped by annotated method, in
-// plan order; interpretation says how each formula is decided.
-func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error)) ([]verdict.MethodResult, error) {
+// plan order; interpretation says how each formula is decided. It also
+// returns the keys of the requests that more forks may decide: the operands
+// of instances undecided for lack of evidence.
+func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error)) ([]verdict.MethodResult, map[string]bool, error) {
 	var methods []verdict.MethodResult
+	more := map[string]bool{}
 	byMethod := map[string]int{}
 	now := time.Now().UTC()
 	// Comparisons share measurements (the same method at the same argument
@@ -164,7 +232,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		f := in.Formula
 		interp, err := interpretation(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", f.Path, f.Line(), err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", f.Path, f.Line(), err)
 		}
 		opt := opt
 		opt.Interpretation = interp
@@ -174,6 +242,14 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		}
 		ir := verdict.DecideInstance(in.Inst.Body, inputs, opt)
 		ir.Line, ir.Instance, ir.Formula = f.Line(), in.Label(), f.Text()
+		if ir.Outcome == verdict.Undecided && !ir.Failed {
+			for i, c := range ir.Comparisons {
+				if c.Outcome == verdict.Undecided && c.Evidence.MoreForks > 0 {
+					more[in.Comparisons[i].Left.Request.Key()] = true
+					more[in.Comparisons[i].Right.Request.Key()] = true
+				}
+			}
+		}
 		key := formulaMethodKey(f)
 		i, ok := byMethod[key]
 		if !ok {
@@ -190,7 +266,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 			}
 		}
 	}
-	return methods, nil
+	return methods, more, nil
 }
 
 // methodRecord is the empty verdict record of a formula's method.

@@ -102,8 +102,8 @@ func (r Request) Key() string {
 // DefaultForks is the number of JVMs per request unless told otherwise.
 // Fork means of one method differ by about 1.6 % (JIT decisions differ per
 // JVM), so the fork count bounds how well two measurements agree: with 5,
-// their medians differ by about 0.8 % (bench stability), and the default
-// interpretation trusts the between-fork variance (stats.MinParametricForks).
+// their medians differ by about 0.8 % (bench stability). The verdicts test
+// fork means, so forks, not samples, decide how small a difference shows.
 const DefaultForks = 5
 
 // Options control a measurement. Zero values mean the defaults.

@@ -24,7 +24,10 @@ type Check struct {
 	Command  string        // the command line, for the HTML page
 	Finished time.Time     // when the check ended
 	Elapsed  time.Duration // how long it took
-	Alpha    float64       // the significance level used
+	Alpha    float64       // the significance level used, over all looks
+	Looks    int           // how often the formulas could be decided, forks added between looks; each look at Alpha/Looks
+	// ExtraForks is the forks added after the first look.
+	ExtraForks int
 	// Environment describes where and how the measurements ran (JVM, OS,
 	// CPU, measurement settings, perfls), in order.
 	Environment []Field
@@ -120,7 +123,14 @@ func WriteCheckText(w io.Writer, c *Check) {
 			WriteJudgement(w, j, false)
 		}
 	}
-	fmt.Fprintf(w, "\n%s (α = %g; %.1fs)\n", c.Counts(), c.Alpha, c.Elapsed.Seconds())
+	level := fmt.Sprintf("α = %g", c.Alpha)
+	if c.Looks > 1 {
+		level += fmt.Sprintf(" over up to %d looks, %.3g each", c.Looks, c.Alpha/float64(c.Looks))
+		if c.ExtraForks > 0 {
+			level += fmt.Sprintf("; %d forks added to decide", c.ExtraForks)
+		}
+	}
+	fmt.Fprintf(w, "\n%s (%s; %.1fs)\n", c.Counts(), level, c.Elapsed.Seconds())
 	// Where the figures come from: JVM, collector and heap, flags.
 	for _, f := range c.Environment {
 		if f.Name == "JVM" || f.Name == "JVM flags" {

@@ -47,7 +47,7 @@ func (t Test) PTwoSided() float64 { return math.Min(1, 2*math.Min(t.PGreater, t.
 type Interpretation string
 
 const (
-	Auto          Interpretation = ""              // follow the data (see Select)
+	Auto          Interpretation = ""              // the default: parametric
 	Quick         Interpretation = "quick"         // Welch t-test on pooled samples
 	Parametric    Interpretation = "parametric"    // run means, between-run variance, normal model
 	NonParametric Interpretation = "nonparametric" // two-level bootstrap of run means
@@ -63,25 +63,6 @@ func ParseInterpretation(s string) (Interpretation, error) {
 		return Auto, nil
 	}
 	return "", fmt.Errorf("unknown interpretation %q (want quick, parametric, nonparametric or rank)", s)
-}
-
-// MinParametricForks is the number of forks per side from which the default
-// selection trusts the between-fork variance they estimate. With fewer, R²
-// has at most 3 degrees of freedom, and one disturbed fork hides even a
-// 100-fold slowdown (seen in perfls check's quickstart on a loaded machine:
-// ratio 368 [151, 899], t = 2.80 on 2 df, p = 0.054); quick with a
-// tolerance decides such cases and raises no false alarms from fork effects
-// below the tolerance.
-const MinParametricForks = 5
-
-// Select is the default choice: a run history on both sides, or at least
-// MinParametricForks forks on both sides → parametric; otherwise quick (the
-// caller adds the tolerance).
-func Select(forksX, forksY int, history bool) Interpretation {
-	if history || (forksX >= MinParametricForks && forksY >= MinParametricForks) {
-		return Parametric
-	}
-	return Quick
 }
 
 // ---------------------------------------------------------------------------

@@ -39,6 +39,18 @@ func DecideInstance(body spl.Expr, cs []Input, opt Options) InstanceResult {
 	return ir
 }
 
+// Looks is how many times a check that starts with forks forks per
+// measurement and adds as many again while instances are undecided for lack
+// of evidence, up to maxForks, may decide: 1 + ⌈(maxForks − forks)/forks⌉.
+// Each look tests at α/Looks (Bonferroni), so the chance of any false
+// verdict over all looks stays within α.
+func Looks(forks, maxForks int) int {
+	if forks < 1 || maxForks <= forks {
+		return 1
+	}
+	return 1 + (maxForks-forks+forks-1)/forks
+}
+
 // Counts are the instances of some results by outcome; Undecided counts
 // those undecided for lack of evidence, Failed those undecided because of an
 // error.

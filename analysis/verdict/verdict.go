@@ -59,15 +59,26 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 
 // Options configure the tests.
 type Options struct {
-	Alpha float64 // significance level; default 0.05
-	Delta float64 // relative interval for `=` without an explicit (δ); default 0.05
-	// Interpretation selects the test; Auto follows the data: at least
-	// stats.MinParametricForks (5) forks on both sides, or a run history →
-	// parametric; fewer → quick with tolerance.
+	// Alpha is the significance level of each test; default 0.05. A check
+	// that may add forks and look again spreads its α over the looks and
+	// passes the share of one look here.
+	Alpha float64
+	// Delta is the relative difference that matters: the interval of `=`
+	// without an explicit (δ), and the margin within which `<=`, `>=` and
+	// `==` must be shown to hold. Default 0.05.
+	Delta float64
+	// Lenient takes the paper's reading: a relation holds unless the data
+	// reject it, however little data there is. By default holding must be
+	// shown too (within Delta), else the comparison is undecided and says
+	// how many more forks would decide it.
+	Lenient bool
+	// Interpretation selects the test; Auto is parametric: fork means with
+	// the between-fork variance from the forks (≥ 2 per side) or from a run
+	// history. Samples are never pooled across forks unless quick or rank
+	// is chosen explicitly.
 	Interpretation stats.Interpretation
 	// Tolerance τ of the quick interpretation: `L <= R` is tested as
-	// L ≤p(x, (1+τ)x) R. 0 means the default: 0.05 when Auto picked quick,
-	// none when quick was chosen explicitly; negative means none.
+	// L ≤p(x, (1+τ)x) R. 0 or negative means none.
 	Tolerance float64
 	// Bootstrap fixes the non-parametric interpretation (seed, resamples).
 	Bootstrap stats.BootstrapConfig
@@ -78,7 +89,7 @@ func (o Options) withDefaults() Options {
 		o.Alpha = DefaultAlpha
 	}
 	if o.Delta <= 0 {
-		o.Delta = 0.05
+		o.Delta = DefaultDelta
 	}
 	return o
 }
@@ -86,9 +97,8 @@ func (o Options) withDefaults() Options {
 // DefaultAlpha is the significance level when none is given.
 const DefaultAlpha = 0.05
 
-// DefaultTolerance is the quick interpretation's tolerance when Auto picks
-// it (the paper's 5 %, Sect. 5.1).
-const DefaultTolerance = 0.05
+// DefaultDelta is the relative difference that matters when none is given.
+const DefaultDelta = 0.05
 
 // Side is one operand of a comparison: the per-operation times (ns) of each
 // fork (run), and the transformation factor.
@@ -166,6 +176,11 @@ type Evidence struct {
 	Alpha          float64 `json:"alpha"` // the level P was compared with
 	Seed           *uint64 `json:"seed,omitempty"`
 	Resamples      int     `json:"resamples,omitempty"`
+	// Margin is the relative difference within which the relation had to
+	// be shown to hold (0: the paper's lenient reading), and PHolds the
+	// p-value of that test (satisfied when below Alpha).
+	Margin float64 `json:"margin,omitempty"`
+	PHolds float64 `json:"p_holds,omitempty"`
 	// MoreForks estimates, for an undecided comparison, how many more forks
 	// per side would decide it if the observed effect and noise persist;
 	// 0 when not estimated.
@@ -201,15 +216,12 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 		Alpha: opt.Alpha,
 	}
 	interp := opt.Interpretation
-	tol := 0.0
 	if interp == stats.Auto {
-		interp = stats.Select(left.Forks(), right.Forks(), len(left.History) >= 2 && len(right.History) >= 2)
-		if interp == stats.Quick {
-			tol = DefaultTolerance
-		}
+		interp = stats.Parametric
 	}
-	if interp == stats.Quick && opt.Tolerance != 0 {
-		tol = math.Max(0, opt.Tolerance)
+	tol := 0.0
+	if interp == stats.Quick && opt.Tolerance > 0 {
+		tol = opt.Tolerance
 	}
 	ev.Interpretation = string(interp)
 	ev.Tolerance = tol
@@ -282,26 +294,76 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 		return undecided(fmt.Sprintf("cannot test: %v", err))
 	}
 	up := 1 + tol
+	d := opt.Delta
+	if op == spl.EQI && delta != nil {
+		d = *delta
+	}
+	// shown runs the test that the relation holds within the margin:
+	// satisfied when its p-value (of the side given by less) is below α.
+	// v is the violation test, for the estimate of the forks that decide.
+	shown := func(a, b float64, less bool, v stats.Test) (Comparison, bool) {
+		if opt.Lenient {
+			return Comparison{}, true
+		}
+		t, ok := run(a, b)
+		if !ok {
+			return fail(), false
+		}
+		ev.Margin = d
+		ev.PHolds = t.PGreater
+		if less {
+			ev.PHolds = t.PLess
+		}
+		if ev.PHolds < opt.Alpha {
+			return Comparison{}, true
+		}
+		// More data moves the one test towards significance whose
+		// statistic already points the right way.
+		zh, zv := t.Z, v.Z
+		if !less {
+			zh = -zh
+		}
+		switch {
+		case zh < 0 && (zv <= 0 || moreForks(zh, opt.Alpha, minForks) <= moreForks(zv, opt.Alpha, minForks)):
+			ev.MoreForks = moreForks(zh, opt.Alpha, minForks)
+		case zv > 0:
+			ev.MoreForks = moreForks(zv, opt.Alpha, minForks)
+		}
+		msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %g)", 100*d, ev.PHolds, opt.Alpha)
+		if ev.MoreForks > 0 {
+			msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", ev.MoreForks)
+		}
+		return Comparison{Evidence: ev, Reason: msg}, false
+	}
 	var out Outcome
 	switch op {
-	case spl.LE: // holds unless E[cl·L] > E[(1+τ)·cr·R] is shown
-		t, ok := run(cl, cr*up)
+	case spl.LE, spl.GE:
+		// Violated when E[cl·L] > E[(1+τ)·cr·R] is shown (mirrored for >=);
+		// satisfied when E[cl·L] < E[(1+δ)·cr·R] is shown.
+		a, b, bad := cl, cr*up, func(t stats.Test) float64 { return t.PGreater }
+		if op == spl.GE {
+			a, b, bad = cl*up, cr, func(t stats.Test) float64 { return t.PLess }
+		}
+		t, ok := run(a, b)
 		if !ok {
 			return fail()
 		}
 		record(t)
 		ev.Test += ", one-sided"
-		ev.P = t.PGreater
-		out = decideHolds(ev.P, opt.Alpha)
-	case spl.GE:
-		t, ok := run(cl*up, cr)
-		if !ok {
-			return fail()
+		ev.P = bad(t)
+		if out = decideHolds(ev.P, opt.Alpha); out == Satisfied {
+			var c Comparison
+			if op == spl.LE {
+				c, ok = shown(cl, cr*(1+d), true, t)
+			} else {
+				neg := t
+				neg.Z = -t.Z
+				c, ok = shown(cl*(1+d), cr, false, neg)
+			}
+			if !ok {
+				return c
+			}
 		}
-		record(t)
-		ev.Test += ", one-sided"
-		ev.P = t.PLess
-		out = decideHolds(ev.P, opt.Alpha)
 	case spl.LT, spl.GT:
 		// Strict comparisons need positive evidence of the difference.
 		t, ok := run(cl, cr)
@@ -330,11 +392,20 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 			}
 			return Comparison{Evidence: ev, Reason: msg}
 		}
-	case spl.EQ:
-		// Two-sided at 2α (seed 004 Def. 8), so its false-alarm rate is 2α;
-		// with a tolerance: L ≤p(x,(1+τ)x) R and R ≤p(x,(1+τ)x) L.
-		tg, ok1 := run(cl, cr*up)
-		tl, ok2 := run(cl*up, cr)
+	case spl.EQ, spl.EQI:
+		var tg, tl stats.Test
+		var ok1, ok2 bool
+		if op == spl.EQ {
+			// Two-sided at 2α (seed 004 Def. 8), so its false-alarm rate is
+			// 2α; with a tolerance: L ≤p(x,(1+τ)x) R and R ≤p(x,(1+τ)x) L.
+			tg, ok1 = run(cl, cr*up)
+			tl, ok2 = run(cl*up, cr)
+		} else {
+			// L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ): two one-sided tests
+			// (SPL Tools' interval equality, anchors-perf §1.6).
+			tg, ok1 = run(cl*(1-d), cr*(1+d))
+			tl, ok2 = run(cl*(1+d), cr*(1-d))
+		}
 		if !ok1 || !ok2 {
 			return fail()
 		}
@@ -343,30 +414,33 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 			t = tl
 		}
 		record(t)
-		ev.Test += ", two-sided"
-		ev.Alpha = 2 * opt.Alpha
-		ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
-		out = decideHolds(ev.P, ev.Alpha)
-	case spl.EQI:
-		d := opt.Delta
-		if delta != nil {
-			d = *delta
+		if op == spl.EQ {
+			ev.Test += ", two-sided"
+			ev.Alpha = 2 * opt.Alpha
+			ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
+			out = decideHolds(ev.P, ev.Alpha)
+		} else {
+			ev.Test += fmt.Sprintf(", equality within ±%g%%", 100*d)
+			ev.P = math.Min(tg.PGreater, tl.PLess)
+			out = decideHolds(ev.P, opt.Alpha)
 		}
-		// L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ): two one-sided tests
-		// (SPL Tools' interval equality, anchors-perf §1.6).
-		lo, ok1 := run(cl*(1-d), cr*(1+d))
-		hi, ok2 := run(cl*(1+d), cr*(1-d))
-		if !ok1 || !ok2 {
-			return fail()
+		if out == Satisfied {
+			// Equivalence shown by two one-sided tests (TOST), each at α:
+			// the ratio is within the margin on both sides.
+			hiA, hiB, loA, loB := cl, cr*(1+d), cl*(1+d), cr
+			if op == spl.EQI {
+				hiA, hiB, loA, loB = cl*(1-d), cr*(1+d), cl*(1+d), cr*(1-d)
+			}
+			c, ok := shown(hiA, hiB, true, t)
+			if !ok {
+				return c
+			}
+			hold := ev.PHolds
+			if c, ok = shown(loA, loB, false, t); !ok {
+				return c
+			}
+			ev.PHolds = math.Max(hold, ev.PHolds)
 		}
-		t := lo
-		if hi.PLess < lo.PGreater {
-			t = hi
-		}
-		record(t)
-		ev.Test += fmt.Sprintf(", equality within ±%g%%", 100*d)
-		ev.P = math.Min(lo.PGreater, hi.PLess)
-		out = decideHolds(ev.P, opt.Alpha)
 	default:
 		return undecided(fmt.Sprintf("comparison %v is not supported", op))
 	}

@@ -21,6 +21,7 @@ type checkFlags struct {
 	format, interpretation, junit, html string
 	alpha                               float64
 	fresh                               bool
+	maxForks                            int
 }
 
 func (a *app) checkCommand() *cobra.Command {
@@ -32,6 +33,8 @@ func (a *app) checkCommand() *cobra.Command {
 and .spl files name in forked JVMs, and decides each formula instance: satisfied,
 violated, undecided for lack of evidence, or failed (an error left it undecided: a
 workload threw, a name does not resolve, a formula has no workload, a class is missing).
+A relation holds only when the forks show it (within 5 %); when they cannot tell yet,
+check adds forks and decides again, up to --max-forks, with α spread over the looks.
 Given one .java or .spl FILE, only its formulas, in the project that holds it.
 See docs/statistics.md.
 Exit status: 0 all hold or are undecided, 1 a formula is violated or a calibrated
@@ -39,7 +42,8 @@ workload failed its bounds oracle (docs/oracle.md), 2 usage, formula or build er
 or an instance failed.`,
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh}
+			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh,
+				MaxForks: f.maxForks}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
@@ -57,7 +61,8 @@ or an instance failed.`,
 	f.measure.bind(fs, engine.MeasureDefaults())
 	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
 	fs.Float64Var(&f.alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
-	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric with ≥ 5 forks per side or a run history, else quick with 5% tolerance)")
+	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric: fork means, never pooled samples)")
+	fs.IntVar(&f.maxForks, "max-forks", 0, "forks per measurement up to which undecided formulas are measured again and decided again, α spread over the looks (default 3 × --forks; --forks or less: one look)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
 	fs.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML report with plots to DIR/index.html (DIR is created when missing)")

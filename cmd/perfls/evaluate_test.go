@@ -59,8 +59,8 @@ func TestEvaluateJMH(t *testing.T) {
 		t.Errorf("instance %+v", in)
 	}
 	ev := in.Comparisons[0].Evidence
-	// 3 forks → quick with 5 % tolerance by default; quickSort at 1000 ≈ 50 µs/op.
-	if ev.Interpretation != "quick" || !strings.Contains(ev.Test, "tolerance 5%") || ev.Left.Forks != 3 || ev.Left.PerF != 5 || ev.Left.MeanNs < 40e3 || ev.Left.MeanNs > 60e3 || ev.DF <= 0 {
+	// The default is parametric at any fork count; quickSort at 1000 ≈ 50 µs/op.
+	if ev.Interpretation != "parametric" || !strings.Contains(ev.Test, "one-sided") || ev.Left.Forks != 3 || ev.Left.PerF != 5 || ev.Left.MeanNs < 40e3 || ev.Left.MeanNs > 60e3 || ev.DF <= 0 {
 		t.Errorf("evidence %+v", ev)
 	}
 

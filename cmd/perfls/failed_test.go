@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/internal/fixture"
 )
 
@@ -29,7 +32,7 @@ func TestCheckFailsWhenErrorsLeaveFormulasUndecided(t *testing.T) {
 		{"mistyped method", "mistyped", `unknown method "othr"`, nil, exitUsage},
 		{"mistyped generator", "mistypedGen", `unknown generator method or alias "gne"`, nil, exitUsage},
 		{"no workload", "noWorkload", "no workload: write the generator in brackets", nil, exitUsage},
-		{"lack of evidence", "fine", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric"}, exitOK},
+		{"lack of evidence", "fine", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric", "--max-forks", "1"}, exitOK},
 	}
 	fixture.Isolate(t)
 	for _, c := range cases {
@@ -124,5 +127,43 @@ func checkFailed(t *testing.T, dir string, args []string, want int, reason strin
 	}
 	if wantErrors := map[int]int{exitUsage: 1}[want]; report.Errors != wantErrors || report.Skipped != 1-wantErrors {
 		t.Errorf("junit: %d errors, %d skipped, want %d errors\n%s", report.Errors, report.Skipped, wantErrors, b)
+	}
+}
+
+// A comparison one fork cannot decide makes check add forks (as many as
+// the first round each time, up to --max-forks) and decide again, with α
+// spread over the looks (issue #15, item 4).
+func TestCheckAddsForksWhenUndecided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	fixture.Isolate(t)
+	dir := t.TempDir()
+	fixture.WriteFiles(t, dir, map[string]string{"p/A.java": `package p;
+import dev.perfls.SPL;
+public class A {
+    @SPL("SELF[gen](10) <= p.A#other[gen](10)")
+    public static int same(int n) { return n; }
+    public static int other(int n) { return n; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`})
+	code, out, errs := runCLI(t, "check", "--format", "json", "--forks", "1", "--max-forks", "3", "--samples", "5", "--warmup", "20ms", dir)
+	if code != exitOK && code != exitViolated {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var methods []verdict.MethodResult
+	if err := json.Unmarshal([]byte(out), &methods); err != nil || len(methods) != 1 || len(methods[0].Instances) != 1 {
+		t.Fatalf("output %v:\n%s", err, out)
+	}
+	ev := methods[0].Instances[0].Comparisons[0].Evidence
+	// One fork cannot decide (the between-fork variance is unknown): a
+	// second look has 2 forks per side, a third 3.
+	if ev.Left.Forks < 2 || ev.Right.Forks != ev.Left.Forks || math.Abs(ev.Alpha-0.05/3) > 1e-12 {
+		t.Errorf("evidence %+v: want ≥ 2 forks per side and α = 0.05/3 per look", ev)
+	}
+	code, text, _ := runCLI(t, "check", "--forks", "1", "--max-forks", "3", "--samples", "5", "--warmup", "20ms", dir)
+	if !strings.Contains(text, "over up to 3 looks") {
+		t.Errorf("exit %d, summary does not say how α was spread:\n%s", code, text)
 	}
 }
