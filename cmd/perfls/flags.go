@@ -21,7 +21,7 @@ func (m *measureFlags) bind(fs *pflag.FlagSet, def measure.Options) {
 	m.opts.MinSampleTime = def.MinSampleTime
 	fs.IntVar(&m.opts.Forks, "forks", def.Forks, "JVM forks per measurement")
 	fs.IntVar(&m.opts.SamplesPerFork, "samples", def.SamplesPerFork, "samples per fork")
-	fs.DurationVar(&m.opts.Warmup, "warmup", def.Warmup, "minimum warm-up time per fork (warm-up then runs until JIT compilation settles)")
+	fs.DurationVar(&m.opts.Warmup, "warmup", def.Warmup, "minimum warm-up time per fork (warm-up then runs until a steady state: docs/measurement.md)")
 	fs.DurationVar(&m.opts.MaxWarmup, "max-warmup", def.MaxWarmup, "warm-up cap per fork")
 	fs.DurationVar(&m.opts.ForkTimeout, "fork-timeout", def.ForkTimeout, "time limit of one fork")
 	fs.IntVar(&m.opts.HeapMB, "heap", def.HeapMB, "heap of each forked JVM in MB (0: the default)")
