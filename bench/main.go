@@ -11,6 +11,8 @@
 //	go run ./bench stability [-pairs 20]
 //	go run ./bench all
 //	go run ./bench oracle [-calibration-forks 30] [-test-forks 10] [-oracle-runs FILE]   (not part of all)
+//	go run ./bench aa [-runs 40]   (not part of all: perfls check out of process, ~15 min)
+//	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -58,8 +60,12 @@ func main() {
 	oracleFile := fl.String("oracle-runs", "", "oracle: save the measured runs to this JSON file, or read them from it when it exists")
 	calibForks := fl.Int("calibration-forks", 30, "oracle: calibration forks per pair")
 	testForks := fl.Int("test-forks", 10, "oracle: fresh forks of each variant per pair")
+	aaRuns := fl.Int("runs", 40, "aa: checks per setting")
+	jmhSrc := fl.String("jmh-src", "", "jmh: a checkout of github.com/openjdk/jmh, built here with javac")
+	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
+	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -80,6 +86,12 @@ func main() {
 		"speed":    speed,
 		"stability": func(ctx context.Context, e *env, opt measure.Options) error {
 			return stability(ctx, e, opt, *pairs)
+		},
+		"jmh": func(ctx context.Context, e *env, opt measure.Options) error {
+			return jmhCompare(ctx, *jmhSrc, *jmhJars, *jmhArgs)
+		},
+		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
+			return aa(ctx, *aaRuns, []int{3, 5})
 		},
 		"oracle": func(ctx context.Context, e *env, opt measure.Options) error {
 			if *oracleFile == "" || !fileExists(*oracleFile) {

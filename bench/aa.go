@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// aaProject holds two byte-identical methods and one that does 5 % more
+// work, all on the same dependent multiply-add chain (about 1.4 ns a step),
+// with one formula each: A/A (`a <= b`) and a +5 % slowdown (`slow <= a`).
+const aaProject = `package p;
+
+import dev.perfls.SPL;
+import java.util.Collections;
+
+public class W {
+    @SPL("SELF[args](1000) <= p.W#b[args](1000)")
+    public static long a(long seed, int n) {
+        long x = seed;
+        for (int i = 0; i < n; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
+
+    public static long b(long seed, int n) {
+        long x = seed;
+        for (int i = 0; i < n; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
+
+    @SPL("SELF[args](1000) <= p.W#a[args](1000)")
+    public static long slow(long seed, int n) {
+        long x = seed;
+        int m = n + n / 20;
+        for (int i = 0; i < m; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
+
+    public static Iterable<Object[]> args(int n) {
+        return Collections.singletonList(new Object[] {System.nanoTime(), n});
+    }
+}
+`
+
+// aa runs perfls check as a user does (the built binary, out of process,
+// --fresh every time) on aaProject, runs times per setting, and prints how
+// often each formula came out violated, satisfied or undecided: the A/A
+// false-alarm rate and the power against +5 %, per fork count, with one
+// look (--max-forks = --forks) and with forks added (the default).
+func aa(ctx context.Context, runs int, forkCounts []int) error {
+	tmp, err := os.MkdirTemp("", "perfls-bench-aa-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "perfls")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
+		return fmt.Errorf("build perfls: %v\n%s", err, out)
+	}
+	proj := filepath.Join(tmp, "project")
+	if err := os.MkdirAll(filepath.Join(proj, "p"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(proj, "p", "W.java"), []byte(aaProject), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("perfls check --fresh on two identical ~1.4 µs methods (A/A) and a +5 %% method, %d runs per row\n\n", runs)
+	fmt.Println("| forks | max forks | A/A violated | A/A satisfied | A/A undecided | +5 % violated | +5 % satisfied | +5 % undecided | s per check |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, forks := range forkCounts {
+		for _, maxForks := range []int{forks, 3 * forks} {
+			counts := map[string]map[string]int{"a": {}, "slow": {}}
+			start := time.Now()
+			for i := 0; i < runs; i++ {
+				got, err := aaCheck(ctx, bin, proj, forks, maxForks)
+				if err != nil {
+					return err
+				}
+				for m, o := range got {
+					counts[m][o]++
+				}
+			}
+			per := time.Since(start).Seconds() / float64(runs)
+			share := func(m, o string) string { return fmt.Sprintf("%d/%d", counts[m][o], runs) }
+			fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %s | %.1f |\n", forks, maxForks,
+				share("a", "violated"), share("a", "satisfied"), share("a", "undecided"),
+				share("slow", "violated"), share("slow", "satisfied"), share("slow", "undecided"), per)
+		}
+	}
+	return nil
+}
+
+// aaCheck runs one check and returns the outcome per annotated method.
+func aaCheck(ctx context.Context, bin, proj string, forks, maxForks int) (map[string]string, error) {
+	cmd := exec.CommandContext(ctx, bin, "check", "--fresh", "--format", "json",
+		"--forks", strconv.Itoa(forks), "--max-forks", strconv.Itoa(maxForks), proj)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+			return nil, fmt.Errorf("perfls check: %v\n%s", err, strings.TrimSpace(string(out)))
+		}
+	}
+	var methods []struct {
+		Method    string `json:"method"`
+		Instances []struct {
+			Outcome string `json:"outcome"`
+		} `json:"instances"`
+	}
+	if err := json.Unmarshal(out, &methods); err != nil {
+		return nil, fmt.Errorf("perfls check output: %w", err)
+	}
+	got := map[string]string{}
+	for _, m := range methods {
+		if len(m.Instances) == 1 {
+			got[m.Method] = m.Instances[0].Outcome
+		}
+	}
+	if len(got) != 2 {
+		return nil, fmt.Errorf("perfls check: %d verdicts, want 2:\n%s", len(got), out)
+	}
+	return got, nil
+}
