@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,9 @@ const (
 
 // RuntimeDir is the private directory of the daemon's socket and lock:
 // $XDG_RUNTIME_DIR/perfls, else run/ in the user's perfls cache directory.
-// It is created with mode 0700 so only its owner can reach the socket.
+// It is created with mode 0700 so only its owner can reach the socket, and
+// refused when it is a symbolic link or belongs to another user: whoever
+// owns it could put their own socket where clients look for the daemon.
 func RuntimeDir(cacheDir string) (string, error) {
 	dir := filepath.Join(cacheDir, "run")
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
@@ -45,8 +48,8 @@ func RuntimeDir(cacheDir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("daemon directory: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("daemon directory: %w", err)
+	if err := checkPrivateDir(dir, os.Geteuid()); err != nil {
+		return "", err
 	}
 	return dir, nil
 }
@@ -126,6 +129,7 @@ type Daemon struct {
 	lock     *os.File
 	ln       net.Listener
 	logf     func(string, ...any)
+	uid      int // the only user whose connections are served
 
 	stop     context.CancelFunc
 	conns    sync.WaitGroup
@@ -140,7 +144,7 @@ func Listen(cacheDir string, svc *Local, logger *log.Logger) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(f.lock, os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := openPrivate(f.lock, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
@@ -158,9 +162,12 @@ func Listen(cacheDir string, svc *Local, logger *log.Logger) (*Daemon, error) {
 		return nil, fmt.Errorf("daemon socket: %w", err)
 	}
 	os.Chmod(f.socket, 0o600)
-	d := &Daemon{svc: svc, cacheDir: f.cacheDir, socket: f.socket, lock: lock, ln: ln, logf: func(string, ...any) {}}
+	d := &Daemon{svc: svc, cacheDir: f.cacheDir, socket: f.socket, lock: lock, ln: ln, logf: func(string, ...any) {}, uid: os.Geteuid()}
 	if logger != nil {
 		d.logf = logger.Printf
+	}
+	if !peerCredSupported {
+		d.logf("peer credentials cannot be checked on %s: only the permissions of %s keep other users out", runtime.GOOS, filepath.Dir(f.socket))
 	}
 	return d, nil
 }
@@ -185,6 +192,13 @@ func (d *Daemon) Serve(ctx context.Context) error {
 				err = fmt.Errorf("daemon accept: %w", aerr)
 			}
 			break
+		}
+		// The directory's mode is the first guard; the peer's uid is the
+		// second, for a directory someone loosened.
+		if perr := checkPeer(c, d.uid); perr != nil {
+			d.logf("refused a connection: %v", perr)
+			c.Close()
+			continue
 		}
 		d.conns.Add(1)
 		go func() {
@@ -279,6 +293,7 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 type Client struct {
 	socket   string
 	cacheDir string // absolute: the daemon must keep its measurements here
+	uid      int    // the user the daemon must run as
 	// restart starts a daemon again when it went away (EnsureDaemon's
 	// clients); nil: Measure only waits for someone else to start one.
 	restart func(context.Context) error
@@ -290,7 +305,7 @@ type Client struct {
 }
 
 func newClient(f daemonFiles) *Client {
-	return &Client{socket: f.socket, cacheDir: f.cacheDir, retries: 6, backoff: 100 * time.Millisecond, maxBackoff: 2 * time.Second}
+	return &Client{socket: f.socket, cacheDir: f.cacheDir, uid: os.Geteuid(), retries: 6, backoff: 100 * time.Millisecond, maxBackoff: 2 * time.Second}
 }
 
 // Dial checks that the daemon of cacheDir answers and keeps its
@@ -325,6 +340,12 @@ func (c *Client) call(ctx context.Context, method string, params, result any, on
 			return ctx.Err()
 		}
 		return fmt.Errorf("connect to the perfls daemon on %s: %w", c.socket, errors.Join(errDaemonGone, err))
+	}
+	// Whoever listens must be us: a socket planted by another user would
+	// see every request and could answer anything.
+	if err := checkPeer(nc, c.uid); err != nil {
+		nc.Close()
+		return fmt.Errorf("refusing the perfls daemon on %s: %w", c.socket, err)
 	}
 	// Cancelled on return, so the goroutines below end with the call.
 	ctx, cancel := context.WithCancel(ctx)
@@ -491,7 +512,7 @@ func ensureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.OpenFile(f.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	logFile, err := openPrivate(f.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY)
 	if err != nil {
 		return nil, fmt.Errorf("daemon log: %w", err)
 	}
