@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"log"
 	"os"
 	"time"
@@ -50,6 +51,9 @@ func (e *Engine) StartDaemon(ctx context.Context) (*service.Status, error) {
 func (e *Engine) DaemonStatus(ctx context.Context) (st report.DaemonStatus, socket string, ok bool, err error) {
 	c, err := service.Dial(ctx, e.cfg.CacheDir)
 	if err != nil {
+		if !errors.Is(err, service.ErrNoDaemon) {
+			return st, "", false, err
+		}
 		socket, _ = service.SocketPath(e.cfg.CacheDir)
 		return st, socket, false, nil
 	}
@@ -68,8 +72,11 @@ func (e *Engine) DaemonStatus(ctx context.Context) (st report.DaemonStatus, sock
 // was running.
 func (e *Engine) StopDaemon(ctx context.Context) (stopped bool, err error) {
 	c, err := service.Dial(ctx, e.cfg.CacheDir)
-	if err != nil {
+	if errors.Is(err, service.ErrNoDaemon) {
 		return false, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	return true, c.Shutdown(ctx)
 }

@@ -127,9 +127,15 @@ func (e *Engine) Notice() string { return e.notice }
 func (e *Engine) service(ctx context.Context) service.Service {
 	switch e.cfg.Service {
 	case UseDaemon:
-		if c, err := service.Dial(ctx, e.cfg.CacheDir); err == nil {
+		c, err := service.Dial(ctx, e.cfg.CacheDir)
+		if err == nil {
 			e.noteDaemon(true)
 			return c
+		}
+		// No daemon is the usual case; a daemon that may not be used (another
+		// cache directory, another user) is worth a word.
+		if !errors.Is(err, service.ErrNoDaemon) {
+			e.cfg.Logf("measuring in-process: %v", err)
 		}
 	case StartDaemon:
 		exe := e.cfg.Executable

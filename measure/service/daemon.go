@@ -4,12 +4,15 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +37,9 @@ const (
 
 // RuntimeDir is the private directory of the daemon's socket and lock:
 // $XDG_RUNTIME_DIR/perfls, else run/ in the user's perfls cache directory.
-// It is created with mode 0700 so only its owner can reach the socket.
+// It is created with mode 0700 so only its owner can reach the socket, and
+// refused when it is a symbolic link or belongs to another user: whoever
+// owns it could put their own socket where clients look for the daemon.
 func RuntimeDir(cacheDir string) (string, error) {
 	dir := filepath.Join(cacheDir, "run")
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
@@ -43,67 +48,126 @@ func RuntimeDir(cacheDir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("daemon directory: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("daemon directory: %w", err)
+	if err := checkPrivateDir(dir, os.Geteuid()); err != nil {
+		return "", err
 	}
 	return dir, nil
 }
 
-// SocketPath is where the daemon listens.
+// daemonFiles are the paths of one cache directory's daemon.
+type daemonFiles struct {
+	cacheDir string // absolute and clean: what the daemon and its clients compare
+	socket   string
+	lock     string
+	log      string
+}
+
+// filesFor names the daemon files of cacheDir: one daemon per cache
+// directory, so a client with another PERFLS_CACHE_DIR never reaches a
+// daemon that would keep its results elsewhere.
+func filesFor(cacheDir string) (daemonFiles, error) {
+	abs, err := absCacheDir(cacheDir)
+	if err != nil {
+		return daemonFiles{}, err
+	}
+	dir, err := RuntimeDir(abs)
+	if err != nil {
+		return daemonFiles{}, err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	base := filepath.Join(dir, "daemon-"+hex.EncodeToString(sum[:])[:12])
+	return daemonFiles{cacheDir: abs, socket: base + ".sock", lock: base + ".lock", log: base + ".log"}, nil
+}
+
+func absCacheDir(cacheDir string) (string, error) {
+	if cacheDir == "" {
+		return "", errors.New("perfls daemon: no cache directory")
+	}
+	abs, err := filepath.Abs(cacheDir) // also cleans
+	if err != nil {
+		return "", fmt.Errorf("perfls daemon: cache directory: %w", err)
+	}
+	return abs, nil
+}
+
+// SocketPath is where the daemon of cacheDir listens.
 func SocketPath(cacheDir string) (string, error) {
-	dir, err := RuntimeDir(cacheDir)
+	f, err := filesFor(cacheDir)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "daemon.sock"), nil
+	return f.socket, nil
 }
 
 // ErrDaemonRunning means another daemon holds the lock.
 var ErrDaemonRunning = errors.New("a perfls daemon is already running")
 
+// ErrNoDaemon means no daemon answers on the socket: the caller measures
+// in-process or starts one. Every other Dial error is worth telling the user.
+var ErrNoDaemon = errors.New("no perfls daemon answers")
+
+// ErrCacheMismatch means the daemon keeps its measurements in another cache
+// directory than the client's.
+var ErrCacheMismatch = errors.New("the perfls daemon serves another cache directory")
+
+// errDaemonGone marks a request the daemon did not answer because it went
+// away (killed, restarted, shutting down): the client may ask again, as a
+// measurement request is idempotent (the cache answers what was finished).
+var errDaemonGone = errors.New("the perfls daemon went away")
+
+// Error codes of the daemon's replies, in the JSON-RPC server-error range.
+const (
+	codeShuttingDown  jsonrpc2.Code = -32001
+	codeCacheMismatch jsonrpc2.Code = -32002
+)
+
 // Daemon serves a Local service on a Unix socket.
 type Daemon struct {
-	svc    *Local
-	socket string
-	lock   *os.File
-	ln     net.Listener
-	logf   func(string, ...any)
+	svc      *Local
+	cacheDir string // absolute: requests naming another are refused
+	socket   string
+	lock     *os.File
+	ln       net.Listener
+	logf     func(string, ...any)
+	uid      int // the only user whose connections are served
 
 	stop     context.CancelFunc
 	conns    sync.WaitGroup
 	stopOnce sync.Once
 }
 
-// Listen takes the per-user daemon lock and listens on the socket. A socket
-// file left by a dead daemon is replaced; while another daemon lives,
-// Listen fails with ErrDaemonRunning.
+// Listen takes the lock of cacheDir's daemon and listens on its socket. A
+// socket file left by a dead daemon is replaced; while another daemon of the
+// same cache directory lives, Listen fails with ErrDaemonRunning.
 func Listen(cacheDir string, svc *Local, logger *log.Logger) (*Daemon, error) {
-	dir, err := RuntimeDir(cacheDir)
+	f, err := filesFor(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "daemon.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := openPrivate(f.lock, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		pid, _ := os.ReadFile(lock.Name())
 		lock.Close()
-		return nil, fmt.Errorf("%w (pid %s)", ErrDaemonRunning, strings.TrimSpace(string(pid)))
+		return nil, fmt.Errorf("%w for %s (pid %s)", ErrDaemonRunning, f.cacheDir, strings.TrimSpace(string(pid)))
 	}
 	lock.Truncate(0)
 	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	socket := filepath.Join(dir, "daemon.sock")
-	os.Remove(socket) // we hold the lock: any socket file is a dead daemon's
-	ln, err := net.Listen("unix", socket)
+	os.Remove(f.socket) // we hold the lock: any socket file is a dead daemon's
+	ln, err := net.Listen("unix", f.socket)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("daemon socket: %w", err)
 	}
-	os.Chmod(socket, 0o600)
-	d := &Daemon{svc: svc, socket: socket, lock: lock, ln: ln, logf: func(string, ...any) {}}
+	os.Chmod(f.socket, 0o600)
+	d := &Daemon{svc: svc, cacheDir: f.cacheDir, socket: f.socket, lock: lock, ln: ln, logf: func(string, ...any) {}, uid: os.Geteuid()}
 	if logger != nil {
 		d.logf = logger.Printf
+	}
+	if !peerCredSupported {
+		d.logf("peer credentials cannot be checked on %s: only the permissions of %s keep other users out", runtime.GOOS, filepath.Dir(f.socket))
 	}
 	return d, nil
 }
@@ -129,6 +193,13 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			}
 			break
 		}
+		// The directory's mode is the first guard; the peer's uid is the
+		// second, for a directory someone loosened.
+		if perr := checkPeer(c, d.uid); perr != nil {
+			d.logf("refused a connection: %v", perr)
+			c.Close()
+			continue
+		}
 		d.conns.Add(1)
 		go func() {
 			defer d.conns.Done()
@@ -143,6 +214,29 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	return err
 }
 
+// measureParams is a measure request on the wire.
+type measureParams struct {
+	Params
+	Token    string `json:"token"`
+	CacheDir string `json:"cache_dir"` // the client's: must be the daemon's
+}
+
+// checkRequest refuses what the daemon must not guess: a project directory
+// relative to its own working directory, or a cache it does not keep.
+func (d *Daemon) checkRequest(p measureParams) error {
+	if p.Project == "" {
+		return errors.New("measure: the request names no project directory")
+	}
+	if !filepath.IsAbs(p.Project) {
+		return fmt.Errorf("measure: the project directory %q is not absolute", p.Project)
+	}
+	if p.CacheDir != d.cacheDir {
+		return jsonrpc2.Errorf(codeCacheMismatch, "%s: this daemon keeps its measurements in %s, the client's cache directory is %q; "+
+			"stop the daemon or measure with PERFLS_CACHE_DIR=%s", ErrCacheMismatch, d.cacheDir, p.CacheDir, d.cacheDir)
+	}
+	return nil
+}
+
 func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(c))
 	// Requests of this client are cancelled when it disconnects: that is how
@@ -152,12 +246,12 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 	conn.Go(cctx, jsonrpc2.AsyncHandler(func(hctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		switch req.Method() {
 		case methodMeasure:
-			var p struct {
-				Params
-				Token string `json:"token"`
-			}
+			var p measureParams
 			if err := json.Unmarshal(req.Params(), &p); err != nil {
 				return reply(hctx, nil, fmt.Errorf("%s: bad params: %w", methodMeasure, err))
+			}
+			if err := d.checkRequest(p); err != nil {
+				return reply(hctx, nil, err)
 			}
 			resp, err := d.svc.Measure(cctx, p.Params, func(pr Progress) {
 				conn.Notify(cctx, methodProgress, struct {
@@ -165,11 +259,16 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 					Progress
 				}{p.Token, pr})
 			})
+			if err != nil && ctx.Err() != nil {
+				// Stopped by the daemon, not by the client: say so, so the
+				// client asks the next daemon.
+				err = jsonrpc2.NewError(codeShuttingDown, "the perfls daemon is shutting down")
+			}
 			return reply(hctx, resp, err)
 		case methodStatus:
 			st, err := d.svc.Status(cctx)
 			if st != nil {
-				st.PID, st.Socket = os.Getpid(), d.socket
+				st.PID, st.Socket, st.CacheDir = os.Getpid(), d.socket, d.cacheDir
 			}
 			return reply(hctx, st, err)
 		case methodShutdown:
@@ -192,18 +291,43 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 // connection, so cancelling it (closing the connection) cancels exactly that
 // request on the daemon.
 type Client struct {
-	socket string
+	socket   string
+	cacheDir string // absolute: the daemon must keep its measurements here
+	uid      int    // the user the daemon must run as
+	// restart starts a daemon again when it went away (EnsureDaemon's
+	// clients); nil: Measure only waits for someone else to start one.
+	restart func(context.Context) error
+	// Measure asks again this many times, waiting backoff, doubling up to
+	// maxBackoff, when the daemon went away.
+	retries    int
+	backoff    time.Duration
+	maxBackoff time.Duration
 }
 
-// Dial checks that a daemon answers on the socket in cacheDir.
+func newClient(f daemonFiles) *Client {
+	return &Client{socket: f.socket, cacheDir: f.cacheDir, uid: os.Geteuid(), retries: 6, backoff: 100 * time.Millisecond, maxBackoff: 2 * time.Second}
+}
+
+// Dial checks that the daemon of cacheDir answers and keeps its
+// measurements in cacheDir.
 func Dial(ctx context.Context, cacheDir string) (*Client, error) {
-	socket, err := SocketPath(cacheDir)
+	f, err := filesFor(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{socket: socket}
-	if _, err := c.Status(ctx); err != nil {
+	c := newClient(f)
+	st, err := c.Status(ctx)
+	if errors.Is(err, errDaemonGone) {
+		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
+	}
+	if err != nil {
 		return nil, err
+	}
+	// The socket is named after the cache directory; this catches a daemon
+	// that disagrees all the same (an older perfls, a hash collision).
+	if st.CacheDir != c.cacheDir {
+		return nil, fmt.Errorf("%w: the daemon on %s (pid %d) keeps its measurements in %q, this client's cache directory is %s",
+			ErrCacheMismatch, c.socket, st.PID, st.CacheDir, c.cacheDir)
 	}
 	return c, nil
 }
@@ -212,8 +336,20 @@ func (c *Client) call(ctx context.Context, method string, params, result any, on
 	var dialer net.Dialer
 	nc, err := dialer.DialContext(ctx, "unix", c.socket)
 	if err != nil {
-		return fmt.Errorf("connect to the perfls daemon: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("connect to the perfls daemon on %s: %w", c.socket, errors.Join(errDaemonGone, err))
 	}
+	// Whoever listens must be us: a socket planted by another user would
+	// see every request and could answer anything.
+	if err := checkPeer(nc, c.uid); err != nil {
+		nc.Close()
+		return fmt.Errorf("refusing the perfls daemon on %s: %w", c.socket, err)
+	}
+	// Cancelled on return, so the goroutines below end with the call.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(nc))
 	defer func() {
 		conn.Close()
@@ -230,12 +366,26 @@ func (c *Client) call(ctx context.Context, method string, params, result any, on
 		_, err := conn.Call(ctx, method, params, result)
 		done <- err
 	}()
+	classify := func(err error) error {
+		var rpcErr *jsonrpc2.Error
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &rpcErr) && rpcErr.Code == codeShuttingDown:
+			return fmt.Errorf("perfls daemon: %s: %w", method, errors.Join(errDaemonGone, err))
+		case errors.As(err, &rpcErr) && rpcErr.Code == codeCacheMismatch:
+			return fmt.Errorf("perfls daemon: %s: %w", method, errors.Join(ErrCacheMismatch, err))
+		case errors.As(err, &rpcErr):
+			return fmt.Errorf("perfls daemon: %s: %w", method, err)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		// Writing the request failed: the daemon is gone.
+		return fmt.Errorf("perfls daemon: %s: %w", method, errors.Join(errDaemonGone, err))
+	}
 	select {
 	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("perfls daemon: %s: %w", method, err)
-		}
-		return nil
+		return classify(err)
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-conn.Done():
@@ -243,32 +393,69 @@ func (c *Client) call(ctx context.Context, method string, params, result any, on
 		// exactly that): prefer it.
 		select {
 		case err := <-done:
-			if err == nil {
-				return nil
-			}
+			return classify(err)
 		case <-time.After(200 * time.Millisecond):
 		}
-		return fmt.Errorf("perfls daemon closed the connection during %s", method)
+		return fmt.Errorf("perfls daemon closed the connection during %s: %w", method, errDaemonGone)
 	}
 }
 
-// Measure runs p on the daemon.
+// Measure runs p on the daemon. When the daemon goes away before it
+// answers (killed, restarted), Measure connects again and asks again, a
+// bounded number of times: the new daemon answers what the old one
+// finished from the cache.
 func (c *Client) Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error) {
-	var resp Response
-	token := strconv.FormatInt(int64(os.Getpid()), 10)
-	err := c.call(ctx, methodMeasure, struct {
-		Params
-		Token string `json:"token"`
-	}{p, token}, &resp, func(raw json.RawMessage) {
+	// The daemon's working directory is not ours: send the project as an
+	// absolute path.
+	if p.Project != "" {
+		abs, err := filepath.Abs(p.Project)
+		if err != nil {
+			return nil, fmt.Errorf("measure: project directory: %w", err)
+		}
+		p.Project = abs
+	}
+	params := measureParams{Params: p, Token: strconv.Itoa(os.Getpid()), CacheDir: c.cacheDir}
+	onNotify := func(raw json.RawMessage) {
 		var pr Progress
 		if progress != nil && json.Unmarshal(raw, &pr) == nil {
 			progress(pr)
 		}
-	})
-	if err != nil {
-		return nil, err
 	}
-	return &resp, nil
+	wait := c.backoff
+	for attempt := 0; ; attempt++ {
+		var resp Response
+		err := c.call(ctx, methodMeasure, params, &resp, onNotify)
+		if err == nil {
+			return &resp, nil
+		}
+		if !errors.Is(err, errDaemonGone) || attempt >= c.retries {
+			if attempt > 0 {
+				err = fmt.Errorf("%w (asked %d times)", err, attempt+1)
+			}
+			return nil, err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		wait = min(2*wait, c.maxBackoff)
+		if c.restart != nil {
+			// A failed start is no reason to stop: another client may have
+			// started the daemon meanwhile, and the next call finds out.
+			c.restart(ctx)
+		}
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Status asks the daemon what it is doing.
@@ -297,18 +484,35 @@ func Open(ctx context.Context, cacheDir string, store *cache.Store) (Service, er
 	return NewLocal(ctx, cacheDir, store, 1), nil
 }
 
-// EnsureDaemon returns a client of the running daemon, starting one first
-// (exe daemon, detached in its own session, logging to daemon.log beside
-// the socket) when none answers.
+// EnsureDaemon returns a client of the running daemon of cacheDir, starting
+// one first (exe daemon, detached in its own session, logging beside the
+// socket) when none answers. The client starts one again when the daemon
+// goes away during a request.
 func EnsureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
-	if c, err := Dial(ctx, cacheDir); err == nil {
-		return c, nil
-	}
-	dir, err := RuntimeDir(cacheDir)
+	c, err := ensureDaemon(ctx, cacheDir, exe)
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	c.restart = func(ctx context.Context) error {
+		_, err := ensureDaemon(ctx, cacheDir, exe)
+		return err
+	}
+	return c, nil
+}
+
+func ensureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
+	c, err := Dial(ctx, cacheDir)
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, ErrNoDaemon) {
+		return nil, err // a daemon answers but is not ours to use
+	}
+	f, err := filesFor(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := openPrivate(f.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY)
 	if err != nil {
 		return nil, fmt.Errorf("daemon log: %w", err)
 	}
@@ -319,7 +523,7 @@ func EnsureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
 	}
 	defer devNull.Close()
 	proc, err := os.StartProcess(exe, []string{exe, "daemon", "run"}, &os.ProcAttr{
-		Env:   append(os.Environ(), "PERFLS_CACHE_DIR="+cacheDir),
+		Env:   append(os.Environ(), "PERFLS_CACHE_DIR="+f.cacheDir),
 		Files: []*os.File{devNull, logFile, logFile},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
@@ -334,11 +538,20 @@ func EnsureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
 		close(exited)
 	}()
 	for i := 0; i < 100; i++ {
-		if c, err := Dial(ctx, cacheDir); err == nil {
+		c, err := Dial(ctx, cacheDir)
+		if err == nil {
 			return c, nil
+		}
+		if !errors.Is(err, ErrNoDaemon) {
+			return nil, err
 		}
 		select {
 		case <-exited:
+			// Another client may have started one first: ours then exits
+			// at once, and that one answers.
+			if c, err := Dial(ctx, cacheDir); err == nil {
+				return c, nil
+			}
 			return nil, fmt.Errorf("the perfls daemon exited at start; see %s", logFile.Name())
 		case <-ctx.Done():
 			return nil, ctx.Err()

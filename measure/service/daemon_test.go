@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,9 +55,19 @@ func quick() measure.Options {
 
 func startDaemon(t *testing.T, cacheDir string) *Daemon {
 	t.Helper()
+	return startDaemonWith(t, cacheDir, nil)
+}
+
+// startDaemonWith starts a daemon of cacheDir in this process, letting
+// adjust change it before it serves; it stops when the test ends.
+func startDaemonWith(t *testing.T, cacheDir string, adjust func(*Daemon)) *Daemon {
+	t.Helper()
 	d, err := Listen(cacheDir, NewLocal(context.Background(), cacheDir, openStore(t, cacheDir), 1), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if adjust != nil {
+		adjust(d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -99,7 +110,7 @@ func TestDaemonSingleInstanceAndStaleSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := c.Status(context.Background())
-	if err != nil || st.PID != os.Getpid() || st.Socket != socket {
+	if err != nil || st.PID != os.Getpid() || st.Socket != socket || st.CacheDir != cacheDir {
 		t.Errorf("status %+v %v", st, err)
 	}
 }
@@ -228,5 +239,88 @@ func TestDisconnectCancelsTheWork(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the daemon kept working for a client that left")
 		}
+	}
+}
+
+// TestDaemonSocketKeyedByCacheDir: a daemon serves one cache directory; a
+// client with another PERFLS_CACHE_DIR finds no daemon (and measures
+// in-process, into its own cache) rather than the other directory's daemon.
+func TestDaemonSocketKeyedByCacheDir(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	a, b := t.TempDir(), t.TempDir()
+	sa, _ := SocketPath(a)
+	sb, _ := SocketPath(b)
+	if sa == sb {
+		t.Fatalf("cache directories %s and %s share the socket %s", a, b, sa)
+	}
+	// The same directory spelled differently is the same daemon.
+	if s, _ := SocketPath(a + "/./"); s != sa {
+		t.Errorf("%s/./ has socket %s, %s has %s", a, s, a, sa)
+	}
+	startDaemon(t, a)
+	if _, err := Dial(context.Background(), b); err == nil {
+		t.Errorf("a client of %s reached the daemon of %s", b, a)
+	}
+	// Each cache directory can have its daemon.
+	startDaemon(t, b)
+	for _, dir := range []string{a, b} {
+		c, err := Dial(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := c.Status(context.Background()); err != nil || st.Cache != filepath.Join(dir, "perfls.db") {
+			t.Errorf("daemon of %s reports cache %+v %v", dir, st, err)
+		}
+	}
+}
+
+// TestDaemonRejectsProjectItCannotPlace: a request without an absolute
+// project directory is refused; the daemon never falls back to its own
+// working directory.
+func TestDaemonRejectsProjectItCannotPlace(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	startDaemon(t, cacheDir)
+	c, err := Dial(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, project := range []string{"", ".", "src"} {
+		// Sent as is: the Go client makes a relative path absolute first,
+		// other clients may not.
+		var resp Response
+		err := c.call(context.Background(), methodMeasure, struct {
+			Params
+			Token string `json:"token"`
+		}{Params: Params{Project: project, Items: []Item{{Method: measure.MethodSpec{Class: "w.Work", Name: "spin"}}}}}, &resp, nil)
+		if err == nil || !strings.Contains(err.Error(), "project directory") {
+			t.Errorf("project %q: %v %+v, want a refusal naming the project directory", project, err, resp)
+		}
+	}
+}
+
+// TestDaemonRefusesAnotherCacheDir: should a client reach a daemon that
+// keeps its measurements elsewhere, both sides refuse, naming both
+// directories.
+func TestDaemonRefusesAnotherCacheDir(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	mine, theirs := t.TempDir(), t.TempDir()
+	startDaemon(t, mine)
+	c, err := Dial(context.Background(), mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The daemon refuses a request for another cache.
+	other := *c
+	other.cacheDir = theirs
+	_, err = other.Measure(context.Background(), Params{Project: project(t)}, nil)
+	if !errors.Is(err, ErrCacheMismatch) || !strings.Contains(err.Error(), mine) || !strings.Contains(err.Error(), theirs) {
+		t.Errorf("measure for another cache: %v, want ErrCacheMismatch naming %s and %s", err, mine, theirs)
+	}
+	// The client refuses a daemon that reports another cache.
+	startDaemonWith(t, theirs, func(d *Daemon) { d.cacheDir = mine })
+	_, err = Dial(context.Background(), theirs)
+	if !errors.Is(err, ErrCacheMismatch) || errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), mine) || !strings.Contains(err.Error(), theirs) {
+		t.Errorf("dial a daemon of another cache: %v, want ErrCacheMismatch naming %s and %s", err, mine, theirs)
 	}
 }

@@ -93,7 +93,8 @@ type Response struct {
 type Status struct {
 	PID      int         `json:"pid"`
 	Socket   string      `json:"socket,omitempty"`
-	Cache    string      `json:"cache"`
+	Cache    string      `json:"cache"`               // the store's file
+	CacheDir string      `json:"cache_dir,omitempty"` // the daemon's cache directory, absolute
 	Started  time.Time   `json:"started"`
 	Jobs     []JobStatus `json:"jobs"`
 	Finished int         `json:"finished"`
