@@ -131,13 +131,15 @@ func ClasspathDigest(entries []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
-// fileDigests caches content hashes by path, size and modification time.
-var fileDigests sync.Map // fileStamp → string
+// fileDigests caches content hashes by path, with the size and
+// modification time they were taken at: one entry per file, so a
+// long-running daemon does not collect stale ones.
+var fileDigests sync.Map // path → fileStamp
 
 type fileStamp struct {
-	path  string
 	size  int64
 	mtime int64
+	sum   string
 }
 
 func fileDigest(path string) (string, error) {
@@ -145,9 +147,11 @@ func fileDigest(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	stamp := fileStamp{path, info.Size(), info.ModTime().UnixNano()}
-	if v, ok := fileDigests.Load(stamp); ok {
-		return v.(string), nil
+	stamp := fileStamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	if v, ok := fileDigests.Load(path); ok {
+		if old := v.(fileStamp); old.size == stamp.size && old.mtime == stamp.mtime {
+			return old.sum, nil
+		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -158,7 +162,7 @@ func fileDigest(path string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	sum := hex.EncodeToString(h.Sum(nil)[:16])
-	fileDigests.Store(stamp, sum)
-	return sum, nil
+	stamp.sum = hex.EncodeToString(h.Sum(nil)[:16])
+	fileDigests.Store(path, stamp)
+	return stamp.sum, nil
 }
