@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,44 +175,10 @@ func jmhCompare(ctx context.Context, jmhSrc, jmhJars, jmhArgs string) error {
 	default:
 		return errors.New("give -jmh-src DIR (a checkout of github.com/openjdk/jmh) or -jmh-jars core.jar:annprocess.jar")
 	}
-	bin := filepath.Join(tmp, "perfls")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
-		return fmt.Errorf("build perfls: %v\n%s", err, out)
-	}
-	// One project for both tools: the quickstart's sources, the extra
-	// methods and (for JMH only, outside perfls's source tree) the benchmark.
-	proj := filepath.Join(tmp, "project")
-	if err := copyTree("examples/quickstart/src", filepath.Join(proj, "src")); err != nil {
-		return err
-	}
-	extra := filepath.Join(proj, "src", "main", "java", "cmp", "Extra.java")
-	benchSrc := filepath.Join(tmp, "jmhsrc", "cmp", "JmhBench.java")
-	for f, text := range map[string]string{extra: jmhExtra, benchSrc: jmhBench} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			return err
-		}
-	}
-	annotations := filepath.Join(tmp, "perfls-annotations.jar")
-	if out, err := exec.CommandContext(ctx, bin, "annotations", "--jar", annotations).CombinedOutput(); err != nil {
-		return fmt.Errorf("perfls annotations: %v\n%s", err, out)
-	}
-	classes := filepath.Join(tmp, "jmh-classes")
-	srcs, err := javaFiles(filepath.Join(proj, "src"))
+	bin, proj, runCP, err := jmhSetup(ctx, tmp, jmhCP, deps)
 	if err != nil {
 		return err
 	}
-	cp := strings.Join(append(append([]string{annotations}, jmhCP...), deps...), string(os.PathListSeparator))
-	if err := run(ctx, "javac", append([]string{"-proc:full", "-cp", cp, "-processorpath", cp, "-d", classes, benchSrc}, srcs...)...); err != nil {
-		// -proc:full is new in JDK 21; older javac runs processors by default.
-		if err := run(ctx, "javac", append([]string{"-cp", cp, "-processorpath", cp, "-d", classes, benchSrc}, srcs...)...); err != nil {
-			return err
-		}
-	}
-	runCP := strings.Join(append(append([]string{classes}, jmhCP...), deps...), string(os.PathListSeparator))
-
 	fmt.Printf("perfls (defaults; --warmup 5s) and JMH (%s) on the same sources, interleaved; ns/op\n\n", jmhArgs)
 	fmt.Println("| method | perfls default | perfls --warmup 5s | JMH | perfls/JMH | default/5s |")
 	fmt.Println("|---|---|---|---|---|---|")
@@ -232,6 +199,51 @@ func jmhCompare(ctx context.Context, jmhSrc, jmhJars, jmhArgs string) error {
 			def.mean, def.lo, def.hi, long.mean, long.lo, long.hi, jm, jerr, def.mean/jm, def.mean/long.mean)
 	}
 	return nil
+}
+
+// jmhSetup builds perfls into tmp, writes the project both tools measure
+// and compiles it with the JMH benchmark; it returns the perfls binary, the
+// project directory and JMH's run classpath.
+func jmhSetup(ctx context.Context, tmp string, jmhCP, deps []string) (bin, proj, runCP string, err error) {
+	bin = filepath.Join(tmp, "perfls")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
+		return "", "", "", fmt.Errorf("build perfls: %v\n%s", err, out)
+	}
+	// One project for both tools: the quickstart's sources, the extra
+	// methods and (for JMH only, outside perfls's source tree) the benchmark.
+	proj = filepath.Join(tmp, "project")
+	if err := copyTree("examples/quickstart/src", filepath.Join(proj, "src")); err != nil {
+		return "", "", "", err
+	}
+	extra := filepath.Join(proj, "src", "main", "java", "cmp", "Extra.java")
+	benchSrc := filepath.Join(tmp, "jmhsrc", "cmp", "JmhBench.java")
+	for f, text := range map[string]string{extra: jmhExtra, benchSrc: jmhBench} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return "", "", "", err
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			return "", "", "", err
+		}
+	}
+	annotations := filepath.Join(tmp, "perfls-annotations.jar")
+	if out, err := exec.CommandContext(ctx, bin, "annotations", "--jar", annotations).CombinedOutput(); err != nil {
+		return "", "", "", fmt.Errorf("perfls annotations: %v\n%s", err, out)
+	}
+	classes := filepath.Join(tmp, "jmh-classes")
+	srcs, err := javaFiles(filepath.Join(proj, "src"))
+	if err != nil {
+		return "", "", "", err
+	}
+	cp := strings.Join(append(append([]string{annotations}, jmhCP...), deps...), string(os.PathListSeparator))
+	if err := run(ctx, "javac", append([]string{"-proc:full", "-cp", cp, "-processorpath", cp, "-d", classes, benchSrc}, srcs...)...); err != nil {
+		// -proc:full is new in JDK 21; older javac runs processors by default.
+		if err := run(ctx, "javac", append([]string{"-cp", cp, "-processorpath", cp, "-d", classes, benchSrc}, srcs...)...); err != nil {
+			return "", "", "", err
+		}
+	}
+	runCP = strings.Join(append(append([]string{classes}, jmhCP...), deps...), string(os.PathListSeparator))
+
+	return bin, proj, runCP, nil
 }
 
 // buildJMH compiles JMH's core and annotation processor from a source
@@ -283,29 +295,30 @@ func perflsFigure(ctx context.Context, bin, proj string, c jmhCase, extra ...str
 
 // jmhFigure runs one JMH benchmark and returns its score and error (ns/op).
 func jmhFigure(ctx context.Context, cp, bench, jmhArgs, tmp string) (float64, float64, error) {
-	res := filepath.Join(tmp, bench+".json")
+	res := filepath.Join(tmp, bench+".csv")
 	args := append([]string{"-cp", cp, "org.openjdk.jmh.Main", "cmp.JmhBench." + bench + "$"}, strings.Fields(jmhArgs)...)
-	args = append(args, "-rf", "json", "-rff", res)
+	args = append(args, "-rf", "csv", "-rff", res)
 	start := time.Now()
 	if err := run(ctx, "java", args...); err != nil {
 		return 0, 0, fmt.Errorf("JMH %s: %w", bench, err)
 	}
-	b, err := os.ReadFile(res)
+	f, err := os.Open(res)
 	if err != nil {
 		return 0, 0, err
 	}
-	var doc []struct {
-		Primary struct {
-			Score      float64 `json:"score"`
-			ScoreError any     `json:"scoreError"`
-		} `json:"primaryMetric"`
+	defer f.Close()
+	// "Benchmark","Mode","Threads","Samples","Score","Score Error (99.9%)","Unit"
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 2 || len(rows[1]) < 6 {
+		return 0, 0, fmt.Errorf("JMH result %s: %v %q", res, err, rows)
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc) != 1 {
-		return 0, 0, fmt.Errorf("JMH result %s: %v", res, err)
+	score, err := strconv.ParseFloat(rows[1][4], 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("JMH result %s: %w", res, err)
 	}
-	e, _ := strconv.ParseFloat(fmt.Sprint(doc[0].Primary.ScoreError), 64) // "NaN" with one fork
+	e, _ := strconv.ParseFloat(rows[1][5], 64) // NaN with one fork
 	fmt.Fprintf(os.Stderr, "JMH %s took %.0f s\n", bench, time.Since(start).Seconds())
-	return doc[0].Primary.Score, e, nil
+	return score, e, nil
 }
 
 func run(ctx context.Context, name string, args ...string) error {

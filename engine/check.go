@@ -110,9 +110,28 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 			out.Cached++
 		}
 	}
+	if err := e.decideLooks(ctx, svc, req, src.project, out); err != nil {
+		return nil, err
+	}
+	if out.Oracle, err = e.judgeCalibrated(ctx, resp.Items, req.Options); err != nil {
+		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
+	}
+	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
+		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
+	}
+	if e.store != nil {
+		out.Notices = append(out.Notices, e.store.Notices()...) // e.g. a damaged store set aside
+	}
+	return out, nil
+}
+
+// decideLooks decides every instance, and while some are undecided for lack
+// of evidence measures their operands again and decides again, up to
+// req.MaxForks, each look at α/Looks.
+func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req CheckRequest, project *measure.Project, out *CheckResult) error {
 	opt := verdict.Options{Alpha: req.Alpha}
 	if opt.Alpha == 0 {
-		opt.Alpha = src.project.Alpha
+		opt.Alpha = project.Alpha
 	}
 	if opt.Alpha == 0 {
 		opt.Alpha = verdict.DefaultAlpha
@@ -129,37 +148,30 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	// request (the command line, the editor), then perfls.json, then the
 	// data.
 	interpretation := func(f *workspace.Formula) (stats.Interpretation, error) {
-		for _, name := range []string{f.Interpretation, req.Interpretation, src.project.Interpretation} {
+		for _, name := range []string{f.Interpretation, req.Interpretation, project.Interpretation} {
 			if name != "" {
 				return stats.ParseInterpretation(name)
 			}
 		}
 		return stats.Auto, nil
 	}
-	var more map[string]bool
+	plan := out.plan
 	for look := 1; ; look++ {
+		var more map[string]bool
+		var err error
 		if out.Methods, more, err = decide(plan, out.results, opt, interpretation); err != nil {
-			return nil, err
+			return err
 		}
 		if look == out.Looks || len(more) == 0 {
 			break
 		}
-		add, err := e.moreForks(ctx, svc, req, plan, more, out.results, min(forks, maxForks-forks*look))
+		add, err := e.moreForks(ctx, svc, req, out, more, min(forks, maxForks-forks*look))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.ExtraForks += add
 	}
-	if out.Oracle, err = e.judgeCalibrated(ctx, resp.Items, req.Options); err != nil {
-		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
-	}
-	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
-		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
-	}
-	if e.store != nil {
-		out.Notices = append(out.Notices, e.store.Notices()...) // e.g. a damaged store set aside
-	}
-	return out, nil
+	return nil
 }
 
 // Failed reports whether an error left some instance undecided: perfls
@@ -167,16 +179,16 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0 }
 
 // moreForks measures add more forks of the requests whose keys are in keys
-// and appends them to their results; it returns how many forks it measured.
+// and appends them to their results in out; it returns how many forks it
+// measured.
 // The merged result is decided on this check's forks alone: the run history
 // (earlier measurements' fork means) would now include the first round.
-func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, plan *workspace.Plan, keys map[string]bool,
-	results map[string]service.ItemResult, add int) (int, error) {
+func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, keys map[string]bool, add int) (int, error) {
 	opts := req.Options
 	opts.Forks = add
 	params := service.Params{Project: req.Dir, Options: opts, Priority: req.Priority, Fresh: true}
 	var which []string
-	for _, r := range plan.Requests {
+	for _, r := range out.plan.Requests {
 		if keys[r.Key()] {
 			params.Items = append(params.Items, item(r))
 			which = append(which, r.Key())
@@ -189,16 +201,18 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 	if len(resp.CompileErrors) > 0 {
 		return 0, fmt.Errorf("the project no longer compiles while forks were added")
 	}
+	out.Notices = append(out.Notices, resp.Notices...)
 	n := 0
 	for i, key := range which {
-		got, had := resp.Items[i], results[key]
+		got, had := resp.Items[i], out.results[key]
+		out.Notices = append(out.Notices, measure.SteadyStateWarnings(key, got.Forks, opts.Defaults().MaxWarmup)...)
 		if got.Error != "" {
 			had.Error = got.Error
 		}
 		had.Forks = append(had.Forks, got.Forks...)
 		had.History = nil
 		had.Cached = false
-		results[key] = had
+		out.results[key] = had
 		n += len(got.Forks)
 	}
 	return n, nil

@@ -319,6 +319,28 @@ type forkRun struct {
 	pid      int
 }
 
+// dumpAndKill ends a fork that ran out of time: it asks the JVM for a
+// thread dump first (for up to two seconds, to show where it was stuck),
+// then kills its process group and returns what Wait returned.
+func dumpAndKill(ctx context.Context, pid int, pw *protoWriter, done <-chan error) error {
+	// HotSpot prints the dump on standard output; OpenJ9 would write a
+	// javacore file into the working directory instead, so it is not asked.
+	if vm := pw.env("java.vm.name"); !strings.Contains(vm, "J9") && requestThreadDump(pid) {
+		grace := time.NewTimer(2 * time.Second)
+		defer grace.Stop()
+		select {
+		case <-pw.dumpSeen:
+		case <-grace.C:
+		case werr := <-done:
+			_ = killProcessGroup(pid)
+			return werr
+		case <-ctx.Done():
+		}
+	}
+	_ = killProcessGroup(pid)
+	return <-done
+}
+
 // runJVM runs one fork to completion, timeout or cancellation. The JVM leads
 // its own process group, which is killed as a whole on timeout and
 // cancellation and, to remove strays, after the JVM exits. The child is always
@@ -368,25 +390,7 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 		return nil, ctx.Err()
 	case <-timer.C:
 		run.timedOut = true
-		exited := false
-		// HotSpot prints the dump on standard output; OpenJ9 would write a
-		// javacore file into the working directory instead, so it is not asked.
-		vm := pw.env("java.vm.name")
-		if !strings.Contains(vm, "J9") && requestThreadDump(run.pid) {
-			grace := time.NewTimer(2 * time.Second)
-			select {
-			case <-pw.dumpSeen:
-			case <-grace.C:
-			case werr = <-done:
-				exited = true
-			case <-ctx.Done():
-			}
-			grace.Stop()
-		}
-		_ = killProcessGroup(run.pid)
-		if !exited {
-			werr = <-done
-		}
+		werr = dumpAndKill(ctx, run.pid, pw, done)
 	}
 	run.wall = time.Since(start)
 	_ = killProcessGroup(run.pid) // anything the JVM left behind

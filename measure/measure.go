@@ -244,19 +244,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 		java = j.java
 	}
 
-	index := map[string]int{}
-	var dist []Request
-	var of []int
-	for _, r := range reqs {
-		k := r.Key()
-		i, ok := index[k]
-		if !ok {
-			i = len(dist)
-			index[k] = i
-			dist = append(dist, r)
-		}
-		of = append(of, i)
-	}
+	dist, of := distinct(reqs)
 	res := make([]Result, len(dist))
 	for i, r := range dist {
 		res[i].Request = r
@@ -307,22 +295,45 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 			if ctx.Err() != nil {
 				return assemble(), ctx.Err()
 			}
-			if err != nil {
-				res[i].Err = fmt.Errorf("measure %s (fork %d of %d): %w", dist[i].Key(), f, opt.Forks, err)
-			} else {
-				res[i].Forks = append(res[i].Forks, fork)
-				if f == 1 || res[i].Env.JavaVersion == "" {
-					res[i].Env = env
-				}
-			}
-			ev := Event{Request: dist[i], Fork: f, Of: opt.Forks, Done: true, Err: res[i].Err}
-			if err == nil {
-				ev.Result = &res[i].Forks[len(res[i].Forks)-1]
-			}
-			progress(ev)
+			progress(res[i].add(f, opt.Forks, fork, env, err))
 		}
 	}
 	return assemble(), nil
+}
+
+// add records fork f of n (or its error) and returns the event that
+// reports it.
+func (r *Result) add(f, n int, fork Fork, env Environment, err error) Event {
+	if err != nil {
+		r.Err = fmt.Errorf("measure %s (fork %d of %d): %w", r.Request.Key(), f, n, err)
+	} else {
+		r.Forks = append(r.Forks, fork)
+		if f == 1 || r.Env.JavaVersion == "" {
+			r.Env = env
+		}
+	}
+	ev := Event{Request: r.Request, Fork: f, Of: n, Done: true, Err: r.Err}
+	if err == nil {
+		ev.Result = &r.Forks[len(r.Forks)-1]
+	}
+	return ev
+}
+
+// distinct returns the distinct requests of reqs (by Key, in first-use
+// order) and, for each request, the index of its distinct one.
+func distinct(reqs []Request) (dist []Request, of []int) {
+	index := map[string]int{}
+	for _, r := range reqs {
+		k := r.Key()
+		i, ok := index[k]
+		if !ok {
+			i = len(dist)
+			index[k] = i
+			dist = append(dist, r)
+		}
+		of = append(of, i)
+	}
+	return dist, of
 }
 
 // jvmArgs builds a fork's command line (after the java executable). Crash

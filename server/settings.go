@@ -71,11 +71,23 @@ func applySettings(cur Settings, v any) (Settings, error) {
 	if string(b) == "[]" {
 		return cur, nil // an empty Lua table: how Neovim encodes "no settings"
 	}
-	// Decode key by key, so that one value of the wrong type does not
-	// discard the others.
+	raw, problems, err := decodeSettings(b)
+	if err != nil {
+		return cur, err
+	}
+	s := raw.over(cur, &problems)
+	if len(problems) > 0 {
+		return s, fmt.Errorf("perfls settings: %s (kept the previous values)", strings.Join(problems, "; "))
+	}
+	return s, nil
+}
+
+// decodeSettings decodes the settings object b key by key, so that one value
+// of the wrong type does not discard the others; those are the problems.
+func decodeSettings(b []byte) (rawSettings, []string, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
-		return cur, fmt.Errorf("settings: want an object: %w", err)
+		return rawSettings{}, nil, fmt.Errorf("settings: want an object: %w", err)
 	}
 	var problems []string
 	var raw rawSettings
@@ -85,12 +97,18 @@ func applySettings(cur Settings, v any) (Settings, error) {
 			problems = append(problems, fmt.Sprintf("%s: %s is not a valid value", key, val))
 		}
 	}
+	return raw, problems, nil
+}
+
+// over returns cur with the values raw holds; a bad value keeps cur's and
+// is added to problems.
+func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	s := cur
 	if raw.Alpha != nil {
 		if a := *raw.Alpha; a > 0 && a < 1 {
 			s.Alpha = a
 		} else {
-			problems = append(problems, fmt.Sprintf("alpha: %g is not between 0 and 1", a))
+			*problems = append(*problems, fmt.Sprintf("alpha: %g is not between 0 and 1", a))
 		}
 	}
 	if raw.Interpretation != nil {
@@ -100,14 +118,14 @@ func applySettings(cur Settings, v any) (Settings, error) {
 		case "quick", "parametric", "nonparametric", "rank":
 			s.Interpretation = i
 		default:
-			problems = append(problems, fmt.Sprintf("interpretation: %q is not auto, quick, parametric, nonparametric or rank", i))
+			*problems = append(*problems, fmt.Sprintf("interpretation: %q is not auto, quick, parametric, nonparametric or rank", i))
 		}
 	}
 	if raw.BudgetSeconds != nil {
 		if b := *raw.BudgetSeconds; b >= 0 {
 			s.BudgetSeconds = b
 		} else {
-			problems = append(problems, fmt.Sprintf("budgetSeconds: %g is negative", b))
+			*problems = append(*problems, fmt.Sprintf("budgetSeconds: %g is negative", b))
 		}
 	}
 	if raw.MeasureOnSave != nil {
@@ -126,16 +144,13 @@ func applySettings(cur Settings, v any) (Settings, error) {
 		case "error":
 			s.ViolationError = true
 		default:
-			problems = append(problems, fmt.Sprintf("violationSeverity: %q is not warning or error", *raw.ViolationSeverity))
+			*problems = append(*problems, fmt.Sprintf("violationSeverity: %q is not warning or error", *raw.ViolationSeverity))
 		}
 	}
 	if raw.AllowMeasuring != nil {
 		s.AllowMeasuring = *raw.AllowMeasuring
 	}
-	if len(problems) > 0 {
-		return s, fmt.Errorf("perfls settings: %s (kept the previous values)", strings.Join(problems, "; "))
-	}
-	return s, nil
+	return s
 }
 
 func (s *server) settings() Settings {

@@ -200,6 +200,18 @@ type Comparison struct {
 // tester runs the chosen interpretation on the scaled sides cl·L, cr·R.
 type tester func(cl, cr float64) (stats.Test, error)
 
+// comparer decides one comparison: the chosen test, the scale factors, the
+// margin, and the evidence gathered so far.
+type comparer struct {
+	opt      Options
+	ev       Evidence
+	test     tester
+	cl, cr   float64 // the formula's factors
+	tol, up  float64 // the quick tolerance τ, and 1 + τ
+	margin   float64 // δ: within it a relation must be shown to hold
+	minForks int
+}
+
 // Compare decides `left op right`. delta is the explicit interval of `=(δ)`,
 // or nil for the default.
 func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
@@ -207,247 +219,266 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 	if left.Err != nil || right.Err != nil {
 		return Comparison{Reason: joinErrs(left.Err, right.Err), Failed: true}
 	}
+	c, stop := newComparer(left, right, opt)
+	if stop != nil {
+		return *stop
+	}
+	c.margin = opt.Delta
+	if op == spl.EQI && delta != nil {
+		c.margin = *delta
+	}
+	var out Comparison
+	switch op {
+	case spl.LE, spl.GE:
+		out = c.atMost(op)
+	case spl.LT, spl.GT:
+		out = c.strict(op)
+	case spl.EQ, spl.EQI:
+		out = c.equal(op)
+	default:
+		return c.undecided(fmt.Sprintf("comparison %v is not supported", op))
+	}
+	if c.tol > 0 && out.Outcome != Undecided {
+		out.Evidence.Test += fmt.Sprintf(", tolerance %g%%", 100*c.tol)
+	}
+	return out
+}
+
+// newComparer picks the interpretation's test and fills in the evidence
+// every outcome shows; stop is the answer when the data cannot be tested.
+func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) {
 	ld, rd := left.describe(), right.describe()
 	lraw, rraw := ld.Pooled, rd.Pooled
-	cl, cr := scaleOf(left), scaleOf(right)
-	ev := Evidence{
-		Left:  sideEvidence(lraw, left),
-		Right: sideEvidence(rraw, right),
-		Alpha: opt.Alpha,
-	}
+	c = &comparer{opt: opt, cl: scaleOf(left), cr: scaleOf(right), up: 1, minForks: min(left.Forks(), right.Forks())}
+	cl, cr := c.cl, c.cr
 	interp := opt.Interpretation
 	if interp == stats.Auto {
 		interp = stats.Parametric
 	}
-	tol := 0.0
 	if interp == stats.Quick && opt.Tolerance > 0 {
-		tol = opt.Tolerance
+		c.tol, c.up = opt.Tolerance, 1+opt.Tolerance
 	}
-	ev.Interpretation = string(interp)
-	ev.Tolerance = tol
-	ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
-
-	minForks := min(left.Forks(), right.Forks())
-	undecided := func(reason string) Comparison {
-		if ev.Test == "" {
-			ev.Test = string(interp)
-		}
-		return Comparison{Evidence: ev, Reason: reason}
+	c.ev = Evidence{Left: sideEvidence(lraw, left), Right: sideEvidence(rraw, right), Alpha: opt.Alpha,
+		Interpretation: string(interp), Tolerance: c.tol}
+	c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
+	halt := func(reason string) (*comparer, *Comparison) {
+		r := c.undecided(reason)
+		return nil, &r
 	}
 	if lraw.N < 2 || rraw.N < 2 {
-		return undecided(fmt.Sprintf("too few samples to test (%d and %d; need at least 2 each)", lraw.N, rraw.N))
+		return halt(fmt.Sprintf("too few samples to test (%d and %d; need at least 2 each)", lraw.N, rraw.N))
 	}
-
-	var test tester
 	switch interp {
 	case stats.Quick:
-		test = func(a, b float64) (stats.Test, error) { return stats.QuickTest(lraw, rraw, a, b) }
+		c.test = func(a, b float64) (stats.Test, error) { return stats.QuickTest(lraw, rraw, a, b) }
 	case stats.Parametric:
 		ls, err1 := ld.Runs(left.Runs, left.History)
 		rs, err2 := rd.Runs(right.Runs, right.History)
 		if err := errors.Join(err1, err2); err != nil {
-			return undecided(err.Error())
+			return halt(err.Error())
 		}
 		if math.IsNaN(ls.R2) || math.IsNaN(rs.R2) {
-			ev.Test = "parametric mean-value test"
-			ev.MoreForks = 2 - minForks
-			return undecided(fmt.Sprintf("parametric needs ≥ 2 forks per side or a run history (have %d and %d forks): the between-fork variance is unknown", ls.R, rs.R))
+			c.ev.Test = "parametric mean-value test"
+			c.ev.MoreForks = 2 - c.minForks
+			return halt(fmt.Sprintf("parametric needs ≥ 2 forks per side or a run history (have %d and %d forks): the between-fork variance is unknown", ls.R, rs.R))
 		}
-		ev.Left.SamplesPerFork, ev.Right.SamplesPerFork = ls.O, rs.O
+		c.ev.Left.SamplesPerFork, c.ev.Right.SamplesPerFork = ls.O, rs.O
 		se2l := cl * cl * (ls.R2/float64(ls.R) + ls.S2/float64(ls.R*ls.O))
 		se2r := cr * cr * (rs.R2/float64(rs.R) + rs.S2/float64(rs.R*rs.O))
-		ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCISE(cl*ls.Mean, se2l, cr*rs.Mean, se2r, 0.95)
-		test = func(a, b float64) (stats.Test, error) { return stats.ParametricTest(ls, rs, a, b) }
+		c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCISE(cl*ls.Mean, se2l, cr*rs.Mean, se2r, 0.95)
+		c.test = func(a, b float64) (stats.Test, error) { return stats.ParametricTest(ls, rs, a, b) }
 	case stats.NonParametric:
-		cfg := opt.Bootstrap
-		lb, err1 := stats.Bootstrap(left.Runs, left.History, cfg, 1)
-		rb, err2 := stats.Bootstrap(right.Runs, right.History, cfg, 2)
+		lb, err1 := stats.Bootstrap(left.Runs, left.History, opt.Bootstrap, 1)
+		rb, err2 := stats.Bootstrap(right.Runs, right.History, opt.Bootstrap, 2)
 		if err := errors.Join(err1, err2); err != nil {
-			return undecided(err.Error())
+			return halt(err.Error())
 		}
 		seed := lb.Config.Seed
-		ev.Seed, ev.Resamples = &seed, lb.Config.Resamples
-		ev.Ratio, ev.RatioLow, ev.RatioHigh = stats.RatioCISE(cl*lb.Mean, cl*cl*stats.Var(lb.Dev), cr*rb.Mean, cr*cr*stats.Var(rb.Dev), 0.95)
-		test = func(a, b float64) (stats.Test, error) { return stats.BootstrapTest(lb, rb, a, b) }
+		c.ev.Seed, c.ev.Resamples = &seed, lb.Config.Resamples
+		c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCISE(cl*lb.Mean, cl*cl*stats.Var(lb.Dev), cr*rb.Mean, cr*cr*stats.Var(rb.Dev), 0.95)
+		c.test = func(a, b float64) (stats.Test, error) { return stats.BootstrapTest(lb, rb, a, b) }
 	case stats.Rank:
 		lp, rp := left.pooled(), right.pooled()
-		test = func(a, b float64) (stats.Test, error) { return stats.RankTest(lp, rp, a, b) }
+		c.test = func(a, b float64) (stats.Test, error) { return stats.RankTest(lp, rp, a, b) }
 	default:
-		return undecided(fmt.Sprintf("unknown interpretation %q", interp))
+		return halt(fmt.Sprintf("unknown interpretation %q", interp))
 	}
+	return c, nil
+}
 
-	record := func(t stats.Test) {
-		ev.Test, ev.StatName, ev.T, ev.DF = t.Name, t.StatName, t.Statistic, t.DF
-		if math.IsNaN(ev.DF) {
-			ev.DF = 0
-		}
+func (c *comparer) undecided(reason string) Comparison {
+	if c.ev.Test == "" {
+		c.ev.Test = c.ev.Interpretation
 	}
-	run := func(a, b float64) (stats.Test, bool) {
-		t, err := test(a, b)
-		if err != nil {
-			return t, false
-		}
-		return t, true
+	return Comparison{Evidence: c.ev, Reason: reason}
+}
+
+// run tests cl·L against cr·R scaled by a and b; on error the comparison
+// is undecided with the reason.
+func (c *comparer) run(a, b float64) (stats.Test, *Comparison) {
+	t, err := c.test(a, b)
+	if err != nil {
+		r := c.undecided(fmt.Sprintf("cannot test: %v", err))
+		return t, &r
 	}
-	fail := func() Comparison {
-		_, err := test(cl, cr)
-		return undecided(fmt.Sprintf("cannot test: %v", err))
+	return t, nil
+}
+
+// record puts the test that decides into the evidence.
+func (c *comparer) record(t stats.Test, kind string) {
+	c.ev.Test, c.ev.StatName, c.ev.T, c.ev.DF = t.Name+kind, t.StatName, t.Statistic, t.DF
+	if math.IsNaN(c.ev.DF) {
+		c.ev.DF = 0
 	}
-	up := 1 + tol
-	d := opt.Delta
-	if op == spl.EQI && delta != nil {
-		d = *delta
+}
+
+func (c *comparer) decided(o Outcome) Comparison { return Comparison{Outcome: o, Evidence: c.ev} }
+
+// atMost decides `L <= R` (and `L >= R` mirrored): violated when
+// E[cl·L] > E[(1+τ)·cr·R] is shown; satisfied when E[cl·L] < E[(1+δ)·cr·R]
+// is shown too.
+func (c *comparer) atMost(op spl.CmpOp) Comparison {
+	cl, cr := c.cl, c.cr
+	a, b, bad := cl, cr*c.up, func(t stats.Test) float64 { return t.PGreater }
+	if op == spl.GE {
+		a, b, bad = cl*c.up, cr, func(t stats.Test) float64 { return t.PLess }
 	}
-	// shown runs the test that the relation holds within the margin:
-	// satisfied when its p-value (of the side given by less) is below α.
-	// v is the violation test, for the estimate of the forks that decide.
-	shown := func(a, b float64, less bool, v stats.Test) (Comparison, bool) {
-		if opt.Lenient {
-			return Comparison{}, true
-		}
-		t, ok := run(a, b)
-		if !ok {
-			return fail(), false
-		}
-		ev.Margin = d
-		ev.PHolds = t.PGreater
-		if less {
-			ev.PHolds = t.PLess
-		}
-		if ev.PHolds < opt.Alpha {
-			return Comparison{}, true
-		}
-		// More data moves the one test towards significance whose
-		// statistic already points the right way.
-		zh, zv := t.Z, v.Z
-		if !less {
-			zh = -zh
-		}
-		switch {
-		case zh < 0 && (zv <= 0 || moreForks(zh, opt.Alpha, minForks) <= moreForks(zv, opt.Alpha, minForks)):
-			ev.MoreForks = moreForks(zh, opt.Alpha, minForks)
-		case zv > 0:
-			ev.MoreForks = moreForks(zv, opt.Alpha, minForks)
-		}
-		msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %g)", 100*d, ev.PHolds, opt.Alpha)
-		if ev.MoreForks > 0 {
-			msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", ev.MoreForks)
-		}
-		return Comparison{Evidence: ev, Reason: msg}, false
+	t, stop := c.run(a, b)
+	if stop != nil {
+		return *stop
+	}
+	c.record(t, ", one-sided")
+	c.ev.P = bad(t)
+	if decideHolds(c.ev.P, c.opt.Alpha) == Violated {
+		return c.decided(Violated)
+	}
+	if op == spl.LE {
+		return c.shown(cl, cr*(1+c.margin), true, t, nil)
+	}
+	neg := t
+	neg.Z = -t.Z
+	return c.shown(cl*(1+c.margin), cr, false, neg, nil)
+}
+
+// strict decides `L < R` and `L > R`, which need positive evidence of the
+// difference.
+func (c *comparer) strict(op spl.CmpOp) Comparison {
+	t, stop := c.run(c.cl, c.cr)
+	if stop != nil {
+		return *stop
+	}
+	c.record(t, ", one-sided")
+	pFor, pAgainst := t.PLess, t.PGreater
+	if op == spl.GT {
+		pFor, pAgainst = pAgainst, pFor
+	}
+	c.ev.P = pFor
+	switch {
+	case pFor < c.opt.Alpha:
+		return c.decided(Satisfied)
+	case pAgainst < c.opt.Alpha:
+		return c.decided(Violated)
+	}
+	c.ev.MoreForks = moreForks(t.Z, c.opt.Alpha, c.minForks)
+	msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, c.opt.Alpha)
+	if c.ev.MoreForks > 0 {
+		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
+	} else if t.Z == 0 {
+		msg += "; no observed difference, so more forks are unlikely to decide it"
+	}
+	return c.undecided(msg)
+}
+
+// equal decides `L == R` (two-sided at 2α, seed 004 Def. 8, so its
+// false-alarm rate is 2α; with a tolerance L ≤p(x,(1+τ)x) R and
+// R ≤p(x,(1+τ)x) L) and `L =(δ) R` (L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ),
+// SPL Tools' interval equality, anchors-perf §1.6). Satisfied when
+// equivalence within the margin is shown by two one-sided tests (TOST).
+func (c *comparer) equal(op spl.CmpOp) Comparison {
+	cl, cr, d := c.cl, c.cr, c.margin
+	ga, gb, la, lb := cl, cr*c.up, cl*c.up, cr
+	if op == spl.EQI {
+		ga, gb, la, lb = cl*(1-d), cr*(1+d), cl*(1+d), cr*(1-d)
+	}
+	tg, stop := c.run(ga, gb)
+	if stop != nil {
+		return *stop
+	}
+	tl, stop := c.run(la, lb)
+	if stop != nil {
+		return *stop
+	}
+	t := tg
+	if tl.PLess < tg.PGreater {
+		t = tl
 	}
 	var out Outcome
-	switch op {
-	case spl.LE, spl.GE:
-		// Violated when E[cl·L] > E[(1+τ)·cr·R] is shown (mirrored for >=);
-		// satisfied when E[cl·L] < E[(1+δ)·cr·R] is shown.
-		a, b, bad := cl, cr*up, func(t stats.Test) float64 { return t.PGreater }
-		if op == spl.GE {
-			a, b, bad = cl*up, cr, func(t stats.Test) float64 { return t.PLess }
-		}
-		t, ok := run(a, b)
-		if !ok {
-			return fail()
-		}
-		record(t)
-		ev.Test += ", one-sided"
-		ev.P = bad(t)
-		if out = decideHolds(ev.P, opt.Alpha); out == Satisfied {
-			var c Comparison
-			if op == spl.LE {
-				c, ok = shown(cl, cr*(1+d), true, t)
-			} else {
-				neg := t
-				neg.Z = -t.Z
-				c, ok = shown(cl*(1+d), cr, false, neg)
-			}
-			if !ok {
-				return c
-			}
-		}
-	case spl.LT, spl.GT:
-		// Strict comparisons need positive evidence of the difference.
-		t, ok := run(cl, cr)
-		if !ok {
-			return fail()
-		}
-		record(t)
-		ev.Test += ", one-sided"
-		pFor, pAgainst := t.PLess, t.PGreater
-		if op == spl.GT {
-			pFor, pAgainst = pAgainst, pFor
-		}
-		ev.P = pFor
-		switch {
-		case pFor < opt.Alpha:
-			out = Satisfied
-		case pAgainst < opt.Alpha:
-			out = Violated
-		default:
-			ev.MoreForks = moreForks(t.Z, opt.Alpha, minForks)
-			msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, opt.Alpha)
-			if ev.MoreForks > 0 {
-				msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", ev.MoreForks)
-			} else if t.Z == 0 {
-				msg += "; no observed difference, so more forks are unlikely to decide it"
-			}
-			return Comparison{Evidence: ev, Reason: msg}
-		}
-	case spl.EQ, spl.EQI:
-		var tg, tl stats.Test
-		var ok1, ok2 bool
-		if op == spl.EQ {
-			// Two-sided at 2α (seed 004 Def. 8), so its false-alarm rate is
-			// 2α; with a tolerance: L ≤p(x,(1+τ)x) R and R ≤p(x,(1+τ)x) L.
-			tg, ok1 = run(cl, cr*up)
-			tl, ok2 = run(cl*up, cr)
-		} else {
-			// L(1−δ) ≤ R(1+δ) and L(1+δ) ≥ R(1−δ): two one-sided tests
-			// (SPL Tools' interval equality, anchors-perf §1.6).
-			tg, ok1 = run(cl*(1-d), cr*(1+d))
-			tl, ok2 = run(cl*(1+d), cr*(1-d))
-		}
-		if !ok1 || !ok2 {
-			return fail()
-		}
-		t := tg
-		if tl.PLess < tg.PGreater {
-			t = tl
-		}
-		record(t)
-		if op == spl.EQ {
-			ev.Test += ", two-sided"
-			ev.Alpha = 2 * opt.Alpha
-			ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
-			out = decideHolds(ev.P, ev.Alpha)
-		} else {
-			ev.Test += fmt.Sprintf(", equality within ±%g%%", 100*d)
-			ev.P = math.Min(tg.PGreater, tl.PLess)
-			out = decideHolds(ev.P, opt.Alpha)
-		}
-		if out == Satisfied {
-			// Equivalence shown by two one-sided tests (TOST), each at α:
-			// the ratio is within the margin on both sides.
-			hiA, hiB, loA, loB := cl, cr*(1+d), cl*(1+d), cr
-			if op == spl.EQI {
-				hiA, hiB, loA, loB = cl*(1-d), cr*(1+d), cl*(1+d), cr*(1-d)
-			}
-			c, ok := shown(hiA, hiB, true, t)
-			if !ok {
-				return c
-			}
-			hold := ev.PHolds
-			if c, ok = shown(loA, loB, false, t); !ok {
-				return c
-			}
-			ev.PHolds = math.Max(hold, ev.PHolds)
-		}
-	default:
-		return undecided(fmt.Sprintf("comparison %v is not supported", op))
+	if op == spl.EQ {
+		c.record(t, ", two-sided")
+		c.ev.Alpha = 2 * c.opt.Alpha
+		c.ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
+		out = decideHolds(c.ev.P, c.ev.Alpha)
+	} else {
+		c.record(t, fmt.Sprintf(", equality within ±%g%%", 100*d))
+		c.ev.P = math.Min(tg.PGreater, tl.PLess)
+		out = decideHolds(c.ev.P, c.opt.Alpha)
 	}
-	if tol > 0 {
-		ev.Test += fmt.Sprintf(", tolerance %g%%", 100*tol)
+	if out == Violated {
+		return c.decided(Violated)
 	}
-	return Comparison{Outcome: out, Evidence: ev}
+	hiA, hiB, loA, loB := cl, cr*(1+d), cl*(1+d), cr
+	if op == spl.EQI {
+		hiA, hiB, loA, loB = cl*(1-d), cr*(1+d), cl*(1+d), cr*(1-d)
+	}
+	return c.shown(hiA, hiB, true, t, func() Comparison {
+		hold := c.ev.PHolds
+		r := c.shown(loA, loB, false, t, nil)
+		r.Evidence.PHolds = math.Max(hold, r.Evidence.PHolds)
+		return r
+	})
+}
+
+// shown tests that the relation holds within the margin: satisfied when
+// the p-value of that test (PLess when less, else PGreater) is below α —
+// then next, if given, decides the rest. v is the violation test, for the
+// estimate of the forks that would decide. The lenient reading skips it.
+func (c *comparer) shown(a, b float64, less bool, v stats.Test, next func() Comparison) Comparison {
+	if c.opt.Lenient {
+		return c.decided(Satisfied)
+	}
+	t, stop := c.run(a, b)
+	if stop != nil {
+		return *stop
+	}
+	c.ev.Margin = c.margin
+	c.ev.PHolds = t.PGreater
+	if less {
+		c.ev.PHolds = t.PLess
+	}
+	if c.ev.PHolds < c.opt.Alpha {
+		if next != nil {
+			return next()
+		}
+		return c.decided(Satisfied)
+	}
+	// More data moves the one test towards significance whose statistic
+	// already points the right way.
+	zh, zv := t.Z, v.Z
+	if !less {
+		zh = -zh
+	}
+	alpha, forks := c.opt.Alpha, c.minForks
+	switch {
+	case zh < 0 && (zv <= 0 || moreForks(zh, alpha, forks) <= moreForks(zv, alpha, forks)):
+		c.ev.MoreForks = moreForks(zh, alpha, forks)
+	case zv > 0:
+		c.ev.MoreForks = moreForks(zv, alpha, forks)
+	}
+	msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %g)", 100*c.margin, c.ev.PHolds, alpha)
+	if c.ev.MoreForks > 0 {
+		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
+	}
+	return c.undecided(msg)
 }
 
 // moreForks estimates the additional forks per side after which a test

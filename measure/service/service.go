@@ -424,25 +424,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		if len(acc.Forks) < opt.Forks {
 			return partial(), false, nil
 		}
-		if l.store == nil {
-			return storedResult{Result: acc, at: time.Now()}, true, nil
-		}
-		m := toCache(key, acc)
-		if err := l.store.Put(ctx, m); err != nil {
-			msg := fmt.Sprintf("could not save the measurement of %s in the cache (%v): it is not kept and will be measured again next time", req.Key(), err)
-			if cache.IsReadOnly(err) {
-				msg += fmt.Sprintf("; make %s writable or set PERFLS_CACHE_DIR to a writable directory", l.store.Path())
-			}
-			emit(Progress{Message: "warning: " + msg})
-			return storedResult{Result: acc, at: time.Now(), warnings: []string{msg}}, true, nil
-		}
-		sr := storedResult{Result: acc, id: m.ID, at: m.CreatedAt}
-		if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
-			msg := fmt.Sprintf("could not keep the cache within its size limit: %v", err)
-			emit(Progress{Message: "warning: " + msg})
-			sr.warnings = append(sr.warnings, msg)
-		}
-		return sr, true, nil
+		return l.save(ctx, key, acc, req.Key(), emit), true, nil
 	}
 	label := req.Key()
 	v, err := l.sched.DoSteps(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, step, progress)
@@ -462,6 +444,31 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			out.Failure = we
 		}
 	}
+}
+
+// save stores a finished measurement, keeps the cache within its size
+// limit, and reports (through emit and the result's warnings) what failed:
+// the measurement is returned either way.
+func (l *Local) save(ctx context.Context, key cache.Key, acc measure.Result, label string, emit func(Progress)) storedResult {
+	if l.store == nil {
+		return storedResult{Result: acc, at: time.Now()}
+	}
+	m := toCache(key, acc)
+	if err := l.store.Put(ctx, m); err != nil {
+		msg := fmt.Sprintf("could not save the measurement of %s in the cache (%v): it is not kept and will be measured again next time", label, err)
+		if cache.IsReadOnly(err) {
+			msg += fmt.Sprintf("; make %s writable or set PERFLS_CACHE_DIR to a writable directory", l.store.Path())
+		}
+		emit(Progress{Message: "warning: " + msg})
+		return storedResult{Result: acc, at: time.Now(), warnings: []string{msg}}
+	}
+	sr := storedResult{Result: acc, id: m.ID, at: m.CreatedAt}
+	if _, err := l.store.GC(ctx, l.maxBytes, false); err != nil {
+		msg := fmt.Sprintf("could not keep the cache within its size limit: %v", err)
+		emit(Progress{Message: "warning: " + msg})
+		sr.warnings = append(sr.warnings, msg)
+	}
+	return sr
 }
 
 // measureQuick measures req once in the warm worker JVM, through the
