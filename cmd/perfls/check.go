@@ -34,9 +34,8 @@ and .spl files name in forked JVMs, and decides each formula instance: satisfied
 violated, undecided for lack of evidence, or failed (an error left it undecided: a
 workload threw, a name does not resolve, a formula has no workload, a class is missing).
 A relation holds only when the forks show it (within 5 %); when they cannot tell yet,
-check adds forks and decides again, up to --max-forks, with α spread over the looks.
-Given one .java or .spl FILE, only its formulas, in the project that holds it.
-See docs/statistics.md.
+check adds forks and decides again, up to --max-forks, with α spread over the looks
+(docs/statistics.md). Given one .java or .spl FILE, only its formulas, in its project.
 Exit status: 0 all hold or are undecided, 1 a formula is violated or a calibrated
 workload failed its bounds oracle (docs/oracle.md), 2 usage, formula or build errors,
 or an instance failed.`,
