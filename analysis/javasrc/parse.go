@@ -709,9 +709,8 @@ func (b *builder) syntaxErrors(n *fnode) {
 		b.f.SyntaxMessages = append(b.f.SyntaxMessages, msg)
 		return
 	}
-	c := int(n.ChildCount())
-	for i := 0; i < c; i++ {
-		b.syntaxErrors(n.Child(i))
+	for _, ch := range n.allKids() {
+		b.syntaxErrors(ch)
 	}
 }
 
