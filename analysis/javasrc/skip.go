@@ -40,6 +40,8 @@ type Skipped struct {
 // or is not valid UTF-8 and holds a control character: legacy 8-bit
 // encodings (ISO-8859-1, windows-1252) are not valid UTF-8 either, but
 // their text has no control characters, and random bytes always have.
+// U+FFFD counts as invalid: it is what an editor sends for the bytes it
+// could not decode.
 func Examine(size int64, head []byte) *Skipped {
 	if len(head) > SniffBytes {
 		head = head[:SniffBytes]
@@ -63,13 +65,13 @@ func binaryAt(i int) *Skipped {
 }
 
 // invalidUTF8 returns the offset of the first byte of b that is not
-// valid UTF-8, -1 when none. With cut, b is a prefix of the file, and a
-// sequence cut short at its end is not counted.
+// valid UTF-8 or starts U+FFFD, -1 when none. With cut, b is a prefix of
+// the file, and a sequence cut short at its end is not counted.
 func invalidUTF8(b []byte, cut bool) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			if cut && !utf8.FullRune(b[i:]) {
+		if r == utf8.RuneError {
+			if n == 1 && cut && !utf8.FullRune(b[i:]) {
 				return -1
 			}
 			return i

@@ -31,6 +31,8 @@ func TestExamine(t *testing.T) {
 		{"utf16", 4, []byte{0xfe, 0xff, 0, 'c'}, true, false, 2},
 		{"invalid and control", 6, []byte("a\xff\x01bcd"), true, false, 1},
 		{"random", 1 << 20, randomBytes(SniffBytes, 1), true, false, -1},
+		{"decoded by an editor", 8, []byte("ab\ufffd\x03cd"), true, false, 2},
+		{"replacement character", 6, []byte("ab\ufffdcd"), false, false, 0},
 		{"large", MaxSourceBytes + 1, java, false, true, 0},
 		// A multi-byte character cut by the end of the examined prefix.
 		{"cut", SniffBytes + 10, append(bytes.Repeat([]byte("a"), SniffBytes-1), 0xc3), false, false, 0},
