@@ -90,3 +90,19 @@ func TestLintInterrupted(t *testing.T) {
 		t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
+
+// lint reports a formula with more instances than check expands.
+func TestLintTooManyInstances(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("m := p.F#m\nfor n in {1")
+	for i := 2; i <= 100001; i++ {
+		sb.WriteString("," + strconv.Itoa(i))
+	}
+	sb.WriteString("} m(n) <= m(n)\n")
+	dir := fixture.Project(t, map[string]string{"F.spl": sb.String()})
+	code, out, errs := runCLI(t, "lint", "--jdk-src", "none", dir)
+	want := filepath.Join(dir, "F.spl") + ":2:1: error: the quantifiers produce more than 100000 instances, so the formula is not expanded; use fewer values"
+	if code != exitViolated || strings.TrimSpace(out) != want {
+		t.Fatalf("exit %d, output:\n%s%s\nwant:\n%s", code, out, errs, want)
+	}
+}
