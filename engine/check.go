@@ -79,7 +79,7 @@ func (e *Engine) Check(ctx context.Context, req CheckRequest) (*CheckResult, err
 }
 
 func (e *Engine) check(ctx context.Context, svc service.Service, req CheckRequest) (*CheckResult, error) {
-	src, err := readSources(req.Dir, req.Keep)
+	src, err := readSources(ctx, req.Dir, req.Keep)
 	if err != nil {
 		return nil, err
 	}

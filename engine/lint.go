@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,7 +22,12 @@ import (
 // javax.*, against the JDK's sources. jdkSrc names the JDK's src.zip: ""
 // finds one (none found: JDK references stay unchecked), "none" skips the
 // JDK. The diagnostics are sorted by file and position.
-func Lint(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
+//
+// A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
+// parsed: it gets one diagnostic and the others are linted. Lint stops
+// with ctx's error when ctx is cancelled (checked between files, and
+// inside a parse).
+func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
 	files, err := sourceFiles(paths)
 	if err != nil {
 		return nil, err
@@ -30,19 +36,22 @@ func Lint(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
 	var javaFiles []*javasrc.File
 	var formulas []*workspace.Formula
 	for _, p := range files {
-		src, err := os.ReadFile(p)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("lint: %w", err)
 		}
 		if strings.HasSuffix(p, ".spl") {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("lint: %w", err)
+			}
 			fs, ds := workspace.SPLFile(p, string(src))
 			formulas = append(formulas, fs...)
 			diags = append(diags, ds...)
 			continue
 		}
-		f, err := javasrc.Parse(p, src)
+		f, err := parseJava(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("lint %s: %w", p, err)
+			return nil, fmt.Errorf("lint: %w", err)
 		}
 		fs, ds := workspace.JavaFormulas(f)
 		javaFiles = append(javaFiles, f)

@@ -274,7 +274,7 @@ type workloads struct {
 // formulas measure SELF on, and its @Workload generators (called with each
 // parameter's documented minimum). It fails when there is none.
 func methodWorkloads(req MethodRequest) (workloads, error) {
-	src, err := readSources(req.dir(), req.keep)
+	src, err := readSources(context.Background(), req.dir(), req.keep)
 	if err != nil {
 		return workloads{}, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,20 +25,19 @@ type sources struct {
 
 // readSources finds the project in dir, parses every source file and keeps
 // the formulas keep selects (nil: all).
-func readSources(dir string, keep func(*workspace.Formula) bool) (*sources, error) {
+func readSources(ctx context.Context, dir string, keep func(*workspace.Formula) bool) (*sources, error) {
 	proj, err := measure.FindProject(dir)
 	if err != nil {
 		return nil, err
 	}
 	s := &sources{project: proj}
 	for _, path := range proj.Sources {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		f, err := javasrc.Parse(path, src)
+		f, err := parseJava(ctx, path)
 		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
+			return nil, err
 		}
 		s.files = append(s.files, f)
 		fs, ds := workspace.JavaFormulas(f)

@@ -77,6 +77,7 @@ func (s *server) Shutdown(context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
+	s.release.stop()
 	s.cancelJobs()
 	s.jobs.Wait()
 	return nil

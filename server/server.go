@@ -57,8 +57,9 @@ type server struct {
 	client protocol.Client
 	logf   func(format string, args ...any)
 
-	index *wsIndex   // the workspace index, built in the background
-	disk  *declFiles // files parsed from disk to locate declarations (refs.go)
+	index   *wsIndex   // the workspace index, built in the background
+	disk    *declFiles // files parsed from disk to locate declarations (refs.go)
+	release releaser   // returns memory after large documents (memory.go)
 
 	// Background jobs (checks) run under jobsCtx; Shutdown cancels them and
 	// waits for them.
@@ -128,6 +129,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	go func() {
 		<-conn.Done()
 		s.cancelJobs()
+		s.release.stop()
 	}()
 	if opts.Verdicts != nil && opts.VerdictPoll >= 0 {
 		period := opts.VerdictPoll

@@ -122,6 +122,9 @@ func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int
 	}
 	s.mu.Unlock()
 	doc := analyze(u, version, text, tree)
+	if len(text) >= largeDocument {
+		s.release.schedule()
+	}
 	w := s.workspaceIndex()
 	w.ensure(doc.path)
 	gen := w.generation()

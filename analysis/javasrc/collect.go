@@ -23,10 +23,8 @@ var methodDeclKinds = map[string]bool{
 
 // walk visits the children of a compilation unit or a type body.
 func (c *collector) walk(container *fnode) {
-	count := int(container.ChildCount())
-	for i := 0; i < count; i++ {
-		n := container.Child(i)
-		if n == nil || !n.IsNamed() {
+	for _, n := range container.allKids() {
+		if !n.IsNamed() {
 			continue
 		}
 		k := kindOf(n)
@@ -58,10 +56,8 @@ func (c *collector) walk(container *fnode) {
 // typeDecl visits a type declaration's body, and searches header parts
 // that contain errors.
 func (c *collector) typeDecl(n *fnode) {
-	count := int(n.ChildCount())
-	for i := 0; i < count; i++ {
-		ch := n.Child(i)
-		if ch == nil || !ch.IsNamed() {
+	for _, ch := range n.allKids() {
+		if !ch.IsNamed() {
 			continue
 		}
 		switch k := kindOf(ch); k {
@@ -74,10 +70,8 @@ func (c *collector) typeDecl(n *fnode) {
 }
 
 func (c *collector) enumConstant(n *fnode) {
-	count := int(n.ChildCount())
-	for i := 0; i < count; i++ {
-		ch := n.Child(i)
-		if ch == nil || !ch.IsNamed() {
+	for _, ch := range n.allKids() {
+		if !ch.IsNamed() {
 			continue
 		}
 		switch kindOf(ch) {

@@ -60,6 +60,12 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 	if d.closed {
 		return base, fmt.Errorf("javasrc: %s: document closed", d.path)
 	}
+	if why := Examine(int64(len(src)), src); why != nil {
+		// Not parsed: the next version, if text, is parsed from scratch.
+		d.drop()
+		base.Skipped = why
+		return base, nil
+	}
 	if d.parser == nil {
 		d.parser = newParser()
 	}

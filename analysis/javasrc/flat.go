@@ -74,6 +74,7 @@ func (n *fnode) NamedChildCount() uint32 {
 	return uint32(c)
 }
 
+// NamedChild steps from the first child: O(i). Loops range over allKids.
 func (n *fnode) NamedChild(i int) *fnode {
 	n.expand()
 	for _, k := range n.kids {

@@ -75,6 +75,10 @@ type File struct {
 	// that are not compile-time string constants, invalid escapes, unknown
 	// annotation elements, numbers that cannot be evaluated.
 	Problems []Problem
+
+	// Skipped is set when the file was not parsed (binary content, or
+	// larger than MaxSourceBytes; see Examine): the model is then empty.
+	Skipped *Skipped
 }
 
 // Import is one import declaration.

@@ -71,29 +71,27 @@ type child struct {
 
 // children lists the node's children, comments excluded.
 func children(n *fnode) []child {
-	c := int(n.ChildCount())
-	out := make([]child, 0, c)
-	for i := 0; i < c; i++ {
-		ch := n.Child(i)
-		if ch == nil {
-			continue
-		}
+	kids := n.allKids()
+	out := make([]child, 0, len(kids))
+	for _, ch := range kids {
 		k := kindOf(ch)
 		if isComment(k) {
 			continue
 		}
-		out = append(out, child{n: ch, kind: k, field: n.FieldNameForChild(i)})
+		out = append(out, child{n: ch, kind: k, field: fieldName(ch.field)})
 	}
 	return out
 }
 
-// namedChildren lists the named children, comments excluded.
+// namedChildren lists the named children, comments excluded. It ranges
+// over the children once: NamedChild(i) steps from the first child, and
+// calling it for each i is quadratic in a wide node (an ERROR node of a
+// binary file has hundreds of thousands).
 func namedChildren(n *fnode) []*fnode {
-	c := int(n.NamedChildCount())
-	out := make([]*fnode, 0, c)
-	for i := 0; i < c; i++ {
-		ch := n.NamedChild(i)
-		if ch == nil || isComment(kindOf(ch)) {
+	kids := n.allKids()
+	out := make([]*fnode, 0, len(kids))
+	for _, ch := range kids {
+		if !ch.IsNamed() || isComment(kindOf(ch)) {
 			continue
 		}
 		out = append(out, ch)

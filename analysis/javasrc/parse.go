@@ -69,6 +69,10 @@ func ParseContext(ctx context.Context, path string, src []byte) (f *File, err er
 			err = fmt.Errorf("javasrc: internal error analysing %s: %v\n%s", path, r, debug.Stack())
 		}
 	}()
+	if why := Examine(int64(len(src)), src); why != nil {
+		base.Skipped = why
+		return base, nil
+	}
 	if plan, ok := planSplit(src); ok {
 		f, _, ok, err := parseSplit(ctx, base, src, plan, false)
 		if err != nil {
@@ -709,9 +713,8 @@ func (b *builder) syntaxErrors(n *fnode) {
 		b.f.SyntaxMessages = append(b.f.SyntaxMessages, msg)
 		return
 	}
-	c := int(n.ChildCount())
-	for i := 0; i < c; i++ {
-		b.syntaxErrors(n.Child(i))
+	for _, ch := range n.allKids() {
+		b.syntaxErrors(ch)
 	}
 }
 

@@ -94,21 +94,20 @@ func applyInsertions(src string, ins []insertion) string {
 
 // errorCost measures how much of a tree is broken: bytes inside ERROR nodes
 // plus one per MISSING node.
-func errorCost(n *sitter.Node) int {
-	if n == nil || !n.HasError() {
-		return 0
-	}
-	if n.IsMissing() {
-		return 1
-	}
-	if n.IsError() {
-		return int(n.EndByte()-n.StartByte()) + 1
-	}
+func errorCost(root *sitter.Node) int {
 	cost := 0
-	c := int(n.ChildCount())
-	for i := 0; i < c; i++ {
-		cost += errorCost(n.Child(i))
-	}
+	walkTree(root, func(n *sitter.Node) bool {
+		switch {
+		case !n.HasError():
+		case n.IsMissing():
+			cost++
+		case n.IsError():
+			cost += int(n.EndByte()-n.StartByte()) + 1
+		default:
+			return true
+		}
+		return false
+	})
 	return cost
 }
 

@@ -53,17 +53,20 @@ func bodyEdit(old, src []byte, e sitter.EditInput, tree *sitter.Tree) bool {
 // declaresType reports whether n holds a class, interface, enum, record or
 // anonymous class body.
 func declaresType(n *sitter.Node) bool {
-	switch kind(n) {
-	case "class_body", "interface_body", "enum_body", "annotation_type_body",
-		"class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
-		return true
-	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		if c := n.NamedChild(i); c != nil && declaresType(c) {
-			return true
+	found := false
+	walkTree(n, func(c *sitter.Node) bool {
+		if found {
+			return false
 		}
-	}
-	return false
+		switch kind(c) {
+		case "class_body", "interface_body", "enum_body", "annotation_type_body",
+			"class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
+			found = true
+			return false
+		}
+		return c.IsNamed()
+	})
+	return found
 }
 
 // shifted copies f for the new text, moving every offset at or after

@@ -108,6 +108,7 @@ const (
 	CodeInvalidRevision    = "invalid-revision"    // "@" without a revision, revision given twice
 	CodeTooManyErrors      = "too-many-errors"     // error cap reached for one formula
 	CodeTooDeep            = "too-deep"            // parentheses nested too deeply
+	CodeTooLarge           = "too-large"           // text longer than MaxTextBytes, not parsed
 
 	CodeUndeclaredVariable = "undeclared-variable"
 	CodeUnusedVariable     = "unused-variable"

@@ -14,6 +14,8 @@ import (
 //     by a formula of the unit (hint, only when the unit has formulas);
 //   - scale factors and lambda multipliers that are not positive (error),
 //     equality intervals outside (0, 1) (warning);
+//   - quantifiers that produce more than 100,000 instances (error; counted,
+//     not expanded);
 //   - "k * A <= B" with k > 1 (warning): it demands A be k times faster, which
 //     is often meant as "A <= k * B" (thesis Listing 5).
 //
@@ -109,6 +111,11 @@ func checkFormula(f *Formula) []Diagnostic {
 				diags = append(diags, checkValues(q.Vars[k].Name, vals)...)
 			}
 		}
+	}
+	if q := tooManyInstances(f); q != nil {
+		// Lint and the editor report it without expanding, as check's
+		// Expand refuses it.
+		add(q.Span, Error, CodeTooManyInstances, "the quantifiers produce more than %d instances, so the formula is not expanded; use fewer values", maxInstances)
 	}
 	for _, c := range Comparisons(f.Body) {
 		for _, t := range []*Term{c.Left, c.Right} {

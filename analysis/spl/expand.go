@@ -6,8 +6,44 @@ import (
 )
 
 // maxInstances bounds Expand: a formula is evaluated once per instance, and
-// each instance costs forked JVM runs.
+// each instance costs forked JVM runs. Lint reports a formula over it
+// without expanding it.
 const maxInstances = 100000
+
+// tooManyInstances returns the quantifier of f at which its instances
+// (the product of its quantifiers' sizes, as Expand counts them) exceed
+// maxInstances, nil when they do not. It expands nothing.
+func tooManyInstances(f *Formula) *Quantifier {
+	total := 1
+	for _, q := range f.Quantifiers {
+		n := 1
+		if q.Zipped {
+			// A sequence is one dimension: its steps, the shortest
+			// tuple's length.
+			n = -1
+			for k := range q.Vars {
+				if k < len(q.Values) && (n < 0 || len(q.Values[k]) < n) {
+					n = len(q.Values[k])
+				}
+			}
+			n = max(n, 0)
+		} else {
+			for k := range q.Vars {
+				if k < len(q.Values) {
+					n *= len(q.Values[k])
+				}
+				if n > maxInstances {
+					return q
+				}
+			}
+		}
+		total *= n
+		if total > maxInstances {
+			return q
+		}
+	}
+	return nil
+}
 
 // Instance is one binding of a formula's variables. Body is the formula's
 // body, shared, not copied: substitute with ArgValues or Render.

@@ -152,7 +152,10 @@ func TestExpandProblems(t *testing.T) {
 		b.WriteString("v" + string(rune('a'+i)) + "{1,2,3,4,5,6,7,8,9,10} ")
 	}
 	b.WriteString(") x[g](va,vb,vc,vd,ve,vf) <= y[g]")
-	u = mustParse(t, b.String())
+	u, ds = Parse(b.String())
+	if len(ds) != 0 {
+		t.Fatalf("syntax errors:%s", fmtDiags(ds))
+	}
 	ins, ds = Expand(u.Formulas[0])
 	if ins != nil || len(ds) != 1 || ds[0].Code != CodeTooManyInstances {
 		t.Errorf("%d instances:%s", len(ins), fmtDiags(ds))

@@ -77,7 +77,10 @@ func (t token) span() Span { return Span{t.start, t.end} }
 // Everywhere else "#" is the separator token. A "#" glued to the preceding
 // text ("pkg.Class#m", "}#") is never a comment.
 func lex(src string) ([]token, []Diagnostic) {
-	lx := lexer{src: src, toks: make([]token, 0, len(src)/4+1)} // about one token per 4 bytes
+	// About one token per 4 bytes, or two per comma in a long value list
+	// ("1234,"): growing the slice by appending would allocate several
+	// times its final size.
+	lx := lexer{src: src, toks: make([]token, 0, max(len(src)/4, 2*strings.Count(src, ",")+64))}
 	lx.run()
 	return lx.toks, lx.diags
 }

@@ -12,6 +12,15 @@ const (
 	maxDepth         = 200 // nesting of parenthesised sub-formulas
 )
 
+// MaxTextBytes bounds the text the parser reads: a formula string, or a
+// whole .spl file. Longer text is not parsed and gets one CodeTooLarge
+// error. Parsing costs about a hundred bytes of memory per byte of text
+// (tokens, then values), so without a bound one pasted 10 MB formula
+// takes a language server past a gigabyte. A megabyte still holds a
+// set larger than the 100,000 instances a formula may have, which Lint
+// reports.
+const MaxTextBytes = 1 << 20
+
 // Parse parses an annotation formula string (either dialect) or the whole
 // content of a .spl file: a sequence of "name := entity" aliases and
 // formulas. Items end at a line end when the next line cannot continue
@@ -109,12 +118,18 @@ type parser struct {
 	itemErrs   int  // syntax errors reported for the current item
 	parenDepth int  // open "(" of sub-formulas
 	abort      bool // nesting limit hit: skip the rest
+	tooLarge   bool // the text was not lexed (MaxTextBytes)
 	// vars are the variables declared by the formula being parsed; they tell
 	// argument lists from parameter type lists in terms without "[…]".
 	vars map[string]bool
 }
 
 func newParser(src string) *parser {
+	if len(src) > MaxTextBytes {
+		return &parser{src: src, toks: []token{{kind: tEOF}}, vars: map[string]bool{}, tooLarge: true,
+			lexDiags: []Diagnostic{{Span: Span{0, 0}, Severity: Error, Code: CodeTooLarge,
+				Message: fmt.Sprintf("%.1f MB of formula text: larger than the %d MiB limit, not parsed", float64(len(src))/1e6, MaxTextBytes>>20)}}}
+	}
 	toks, lexDiags := lex(src)
 	return &parser{src: src, toks: toks, lexDiags: lexDiags, vars: map[string]bool{}}
 }
@@ -284,6 +299,9 @@ func (p *parser) skipLine() {
 // ---- units and items ----
 
 func (p *parser) checkEmpty() bool {
+	if p.tooLarge {
+		return false // reported as too large, not as empty
+	}
 	if p.cur().kind == tEOF {
 		p.diags = append(p.diags, Diagnostic{Span: Span{0, 0}, Severity: Error, Code: CodeEmpty,
 			Message: "expected an SPL formula but the text is empty"})

@@ -84,6 +84,18 @@ func (f *Formula) Text() string {
 // Diagnostics are sorted by position.
 func JavaFormulas(f *javasrc.File) ([]*Formula, []Diagnostic) {
 	x := &extraction{f: f}
+	if sk := f.Skipped; sk != nil {
+		// A binary file is not Java (javac rejects it too); a file over
+		// the size limit may be, and only its formulas go unread.
+		sev, code := Warning, "file-too-large"
+		if sk.Binary {
+			sev, code = Error, "binary-file"
+		}
+		x.diags = append(x.diags, Diagnostic{
+			Path: f.Path, Range: f.Mapper.Range(sk.Span), Span: sk.Span,
+			Severity: sev, Code: code, Message: sk.Message,
+		})
+	}
 	for _, m := range f.Methods {
 		for _, ann := range m.SPL {
 			x.annotation(m, ann)

@@ -34,6 +34,16 @@ type memoKey struct {
 // memoSize bounds each of the cache's two generations.
 const memoSize = 4096
 
+// A parse takes some fifty times its text's size, and every version of a
+// huge formula being edited is a new text: texts longer than memoMaxText
+// are not remembered (parsing one again costs under a millisecond next
+// to the editor's round trip), and a generation also ends when its texts
+// reach memoBytes.
+const (
+	memoMaxText = 8 << 10
+	memoBytes   = 512 << 10
+)
+
 // splMemo is a two-generation cache: entries found in the old generation
 // move to the current one; when the current one is full it becomes the
 // old one. Entries used within the last memoSize distinct texts stay.
@@ -42,9 +52,13 @@ var splMemo memo
 type memo struct {
 	sync.Mutex
 	cur, old map[memoKey]*parsedText
+	curBytes int // text bytes in cur
 }
 
 func memoized(k memoKey, parse func() *parsedText) *parsedText {
+	if len(k.text) > memoMaxText {
+		return parse()
+	}
 	splMemo.Lock()
 	p := splMemo.cur[k]
 	if p == nil {
@@ -65,10 +79,14 @@ func memoized(k memoKey, parse func() *parsedText) *parsedText {
 
 // put is called with splMemo locked.
 func (m *memo) put(k memoKey, p *parsedText) {
-	if m.cur == nil || len(m.cur) >= memoSize {
-		m.old, m.cur = m.cur, make(map[memoKey]*parsedText, memoSize)
+	if _, ok := m.cur[k]; ok {
+		return // two parses of one text raced
+	}
+	if m.cur == nil || len(m.cur) >= memoSize || m.curBytes+len(k.text) > memoBytes {
+		m.old, m.cur, m.curBytes = m.cur, make(map[memoKey]*parsedText), 0
 	}
 	m.cur[k] = p
+	m.curBytes += len(k.text)
 }
 
 // parseAndLint is spl.ParseAndLint, remembered.

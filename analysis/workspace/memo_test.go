@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/spl"
@@ -36,5 +37,34 @@ func TestParseMemo(t *testing.T) {
 	splMemo.Unlock()
 	if n > 2*memoSize || kept || keptOld {
 		t.Errorf("cache holds %d entries (bound %d), first text kept: %v %v", n, 2*memoSize, kept, keptOld)
+	}
+}
+
+// Each version of a huge formula being edited is a new text: such texts
+// are not remembered, and the texts remembered are bounded in bytes too
+// (every version of a 10 MB formula stayed in memory).
+func TestParseMemoBoundsBytes(t *testing.T) {
+	big := "for n in {" + strings.Repeat("1,", memoMaxText/2) + "1} SELF(n) <= m.A#b(n)"
+	parseAndLint(big)
+	splMemo.Lock()
+	_, kept := splMemo.cur[memoKey{memoFormula, big}]
+	splMemo.Unlock()
+	if kept {
+		t.Errorf("a text of %d bytes was remembered", len(big))
+	}
+	pad := strings.Repeat(" ", memoMaxText-100)
+	for i := 0; i < 4*memoBytes/memoMaxText; i++ {
+		parseAndLint(fmt.Sprintf("SELF(%d) <= m.A#b(1)%s", i, pad))
+	}
+	splMemo.Lock()
+	total := 0
+	for _, m := range []map[memoKey]*parsedText{splMemo.cur, splMemo.old} {
+		for k := range m {
+			total += len(k.text)
+		}
+	}
+	splMemo.Unlock()
+	if total > 2*memoBytes {
+		t.Errorf("the cache holds %d bytes of text, bound %d", total, 2*memoBytes)
 	}
 }

@@ -19,12 +19,13 @@ func (a *app) lintCommand() *cobra.Command {
 		Long: `Reports SPL syntax and semantic errors in .java and .spl files (directories are searched;
 default .), resolving the methods and generators formulas name against all the files given
 and java.*/javax.* against the JDK's sources; columns count UTF-16 code units, like LSP.
-Exit status: 0 clean, 1 errors found, 2 usage or I/O error.`,
+A .java file that is binary, or larger than 4 MiB, is reported and not parsed.
+Exit status: 0 clean, 1 errors found, 2 usage or I/O error, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = []string{"."}
 			}
-			diags, err := engine.Lint(paths, jdkSrc)
+			diags, err := engine.Lint(cmd.Context(), paths, jdkSrc)
 			var nf *engine.NotFoundError
 			if errors.As(err, &nf) {
 				return cli.UsageError{Msg: nf.Error()}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"math/rand"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,5 +45,64 @@ class Main {
 		if lines[i] != want[i] {
 			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want[i])
 		}
+	}
+}
+
+// A binary file named .java gets one located diagnostic and is not parsed
+// (parsing a megabyte of random bytes took minutes); the other files are
+// linted as usual.
+func TestLintReportsBinaryFile(t *testing.T) {
+	bin := make([]byte, 1<<20)
+	rand.New(rand.NewSource(1)).Read(bin)
+	bin[0] = 'x' // the first byte that is not text comes later
+	dir := fixture.Project(t, map[string]string{
+		"src/X.java": string(bin),
+		"src/b/Main.java": `package b;
+class Main {
+    @SPL("for n in {10} SELF(n) <= nosuch(n)")
+    static int m(int n) { return 0; }
+}
+`})
+	code, out, errs := runCLI(t, "lint", "--jdk-src", "none", dir)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d:\n%s%s", code, exitViolated, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want two diagnostics, got:\n%s", out)
+	}
+	if !strings.HasPrefix(lines[0], filepath.Join(dir, "src/X.java")+":1:") || !strings.HasSuffix(lines[0], "error: binary file: not parsed") {
+		t.Errorf("binary file: %s", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], filepath.Join(dir, "src/b/Main.java")+":3:") {
+		t.Errorf("other file: %s", lines[1])
+	}
+}
+
+// An interrupted lint exits 130, not 0.
+func TestLintInterrupted(t *testing.T) {
+	dir := fixture.Project(t, map[string]string{"A.java": "class A {}\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"lint", "--jdk-src", "none", dir}, strings.NewReader(""), &out, &errb)
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+}
+
+// lint reports a formula with more instances than check expands.
+func TestLintTooManyInstances(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("m := p.F#m\nfor n in {1")
+	for i := 2; i <= 100001; i++ {
+		sb.WriteString("," + strconv.Itoa(i))
+	}
+	sb.WriteString("} m(n) <= m(n)\n")
+	dir := fixture.Project(t, map[string]string{"F.spl": sb.String()})
+	code, out, errs := runCLI(t, "lint", "--jdk-src", "none", dir)
+	want := filepath.Join(dir, "F.spl") + ":2:1: error: the quantifiers produce more than 100000 instances, so the formula is not expanded; use fewer values"
+	if code != exitViolated || strings.TrimSpace(out) != want {
+		t.Fatalf("exit %d, output:\n%s%s\nwant:\n%s", code, out, errs, want)
 	}
 }
