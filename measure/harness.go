@@ -300,23 +300,32 @@ func writeCalls(b *strings.Builder, m Resolved, owner string) error {
 	for _, s := range slots {
 		fmt.Fprintf(b, "        final %s[] %s = this.%s;\n", s.elem, s.field, s.field)
 	}
-	var args []string
-	for i := range m.ParamTypes {
-		args = append(args, fmt.Sprintf("$p%d[$i]", i))
+	callAt := func(index, indent string) string {
+		var args []string
+		for i := range m.ParamTypes {
+			args = append(args, fmt.Sprintf("$p%d[%s]", i, index))
+		}
+		target := owner
+		if !m.Static {
+			target = "$r[" + index + "]"
+		}
+		call := fmt.Sprintf("%s.%s(%s)", target, m.Name, strings.Join(args, ", "))
+		if m.ReturnType != "void" {
+			return "$bh.consume(" + call + ")"
+		}
+		return call + ";\n" + indent + "$bh.step()"
 	}
-	target := owner
-	if !m.Static {
-		target = "$r[$i]"
-	}
-	call := fmt.Sprintf("%s.%s(%s)", target, m.Name, strings.Join(args, ", "))
-	if m.ReturnType != "void" {
-		call = "$bh.consume(" + call + ")"
-	} else {
-		call += ";\n                $bh.step()"
-	}
+	// One call per pass (no generator, or one tuple) runs without the inner
+	// loop, whose bookkeeping would be most of the cost of a tiny method.
+	// The arguments are still read from their arrays on every call, after
+	// the blackhole's volatile read, so the JIT cannot fold them.
+	b.WriteString("        if ($k == 1) {\n")
+	b.WriteString("            for (long $pass = 0; $pass < $passes; $pass++) {\n")
+	fmt.Fprintf(b, "                %s;\n", callAt("0", "                "))
+	b.WriteString("            }\n            return;\n        }\n")
 	b.WriteString("        for (long $pass = 0; $pass < $passes; $pass++) {\n")
 	b.WriteString("            for (int $i = 0; $i < $k; $i++) {\n")
-	fmt.Fprintf(b, "                %s;\n", call)
+	fmt.Fprintf(b, "                %s;\n", callAt("$i", "                "))
 	b.WriteString("            }\n        }\n    }\n")
 	return nil
 }
