@@ -295,7 +295,7 @@ public abstract class Bench {
         // underestimate only makes samples longer, never shorter than the minimum).
         double[] recent = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
         long start = System.nanoTime();
-        JitWatch jit = new JitWatch(opt, start);
+        JitWatch jit = new JitWatch(opt, m, start);
         long elapsed;
         // The smallest wall/CPU ratio of warm-up iterations at least half a sample long: what an
         // undisturbed sample of this workload looks like (about 1 for CPU-bound code), so that

@@ -88,6 +88,15 @@ final class Meters {
         }
     }
 
+    /** Heap committed now (memory the JVM holds from the OS), bytes, or -1. */
+    long heapCommitted() {
+        try {
+            return memory == null ? -1 : memory.getHeapMemoryUsage().getCommitted();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** Total JIT compilation time so far (all compiler threads), ms, or -1. */
     long compileMillis() {
         return compiler == null ? -1 : compiler.getTotalCompilationTime();

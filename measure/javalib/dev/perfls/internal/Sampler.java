@@ -111,7 +111,7 @@ public final class Sampler {
     private void begin(long now) {
         started = true;
         warmStart = now;
-        jit = new JitWatch(opt, now);
+        jit = new JitWatch(opt, meters, now);
     }
 
     private void record(long ns, long cpu, long alloc) {
