@@ -131,7 +131,7 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 	}
 	out, err := e.check(ctx, budgeted{e.service, req.Budget}, CheckRequest{
 		Dir: req.dir(), Keep: req.keep, Options: opts, Alpha: req.Alpha, Interpretation: req.Interpretation,
-		Priority: service.Interactive, Progress: func(p service.Progress) { report(p.Message) },
+		Priority: service.Interactive, Progress: messages(report),
 	})
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 	for _, r := range w.reqs {
 		params.Items = append(params.Items, item(r))
 	}
-	resp, err := budgeted{e.service, req.Budget}.Measure(ctx, params, func(p service.Progress) { report(p.Message) })
+	resp, err := budgeted{e.service, req.Budget}.Measure(ctx, params, messages(report))
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks i
 	for i, r := range w.reqs {
 		it := item(r)
 		label := fmt.Sprintf("%s(%s)", r.Generator.Method, measure.ArgsKey(it.Args))
-		progress := func(p service.Progress) { report(fmt.Sprintf("%d/%d %s: %s", i+1, len(w.reqs), label, p.Message)) }
+		progress := messages(func(m string) { report(fmt.Sprintf("%d/%d %s: %s", i+1, len(w.reqs), label, m)) })
 		wl := Workload{Method: it.Method, Generator: &it.Generator, Args: it.Args}
 		key, runs, err := e.measureRuns(ctx, svc, req.dir(), wl, opt, progress)
 		var ce *CompileError
@@ -400,4 +400,14 @@ func (e *Engine) recordMeasurements(ctx context.Context, req MethodRequest, m *j
 	}
 	req.warn(store.Notices())
 	return rec, nil
+}
+
+// messages passes the service's progress messages to report; a progress
+// without one (a count of planned forks) is not shown.
+func messages(report func(string)) func(service.Progress) {
+	return func(p service.Progress) {
+		if p.Message != "" {
+			report(p.Message)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // CommandLine renders argv for display (the HTML report shows the command),
@@ -23,29 +24,60 @@ func CommandLine(argv []string) string {
 
 // Progress shows measuring progress on w: every message on its own line
 // when verbose; else, on a terminal, one line rewritten in place with the
-// number of forks done and the latest message, so a long first check is not
-// silent and logs stay clean; else nothing. The returned report takes a
-// message and whether it says a fork ended; done clears the line.
-func Progress(w io.Writer, verbose, terminal bool) (report func(message string, forkDone bool), done func()) {
-	switch {
-	case verbose:
-		return func(m string, _ bool) { fmt.Fprintf(w, "  %s\n", m) }, func() {}
-	case !terminal:
-		return nil, func() {}
+// forks done out of those planned and the latest message, so a long first
+// check is not silent and logs stay clean; else (a CI log) a heartbeat line
+// with the forks done at most every HeartbeatEvery. The returned report
+// takes a message, whether it says a fork ended, and forks newly planned
+// (a check that adds forks plans again); done clears the line.
+func Progress(w io.Writer, verbose, terminal bool) (report func(message string, forkDone bool, planned int), done func()) {
+	return progress(w, verbose, terminal, time.Now)
+}
+
+// HeartbeatEvery is how often a non-terminal log gets a progress line.
+const HeartbeatEvery = 30 * time.Second
+
+func progress(w io.Writer, verbose, terminal bool, now func() time.Time) (func(string, bool, int), func()) {
+	if verbose {
+		return func(m string, _ bool, _ int) {
+			if m != "" {
+				fmt.Fprintf(w, "  %s\n", m)
+			}
+		}, func() {}
 	}
 	var mu sync.Mutex
-	forks := 0
-	report = func(m string, forkDone bool) {
+	forks, planned := 0, 0
+	last, shown := now(), ""
+	count := func() string {
+		if planned > 0 {
+			return fmt.Sprintf("%d/%d forks", forks, max(planned, forks))
+		}
+		return fmt.Sprintf("%d forks", forks)
+	}
+	report := func(m string, forkDone bool, more int) {
 		mu.Lock()
 		defer mu.Unlock()
+		planned += more
 		if forkDone {
 			forks++
 		}
-		line := fmt.Sprintf("perfls: measuring, %d forks done; %s", forks, m)
+		if !terminal {
+			if forkDone && now().Sub(last) >= HeartbeatEvery {
+				last = now()
+				fmt.Fprintf(w, "perfls: measuring, %s done\n", count())
+			}
+			return
+		}
+		if m != "" {
+			shown = m
+		}
+		line := fmt.Sprintf("perfls: measuring [%s]; %s", count(), shown)
 		if len(line) > 110 {
 			line = line[:107] + "..."
 		}
 		fmt.Fprintf(w, "\r\033[K%s", line)
+	}
+	if !terminal {
+		return report, func() {}
 	}
 	return report, func() { fmt.Fprint(w, "\r\033[K") }
 }

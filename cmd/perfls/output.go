@@ -13,10 +13,7 @@ import (
 // with -v, else a line rewritten in place on a terminal.
 func (a *app) progress(verbose bool) (func(service.Progress), func()) {
 	line, done := report.Progress(a.stderr, verbose, cli.IsTerminal(a.stderr))
-	if line == nil {
-		return nil, done
-	}
-	return func(p service.Progress) { line(p.Message, p.NsPerOp > 0) }, done
+	return func(p service.Progress) { line(p.Message, p.NsPerOp > 0, p.Planned) }, done
 }
 
 // measureError prints what an action's error says in detail — javac's

@@ -43,6 +43,10 @@ type Progress struct {
 	// Preliminary is the quick phase's run when this reports it (NsPerOp
 	// is then its mean).
 	Preliminary *Preliminary `json:"preliminary,omitempty"`
+	// Planned is the forks a request is about to run, once the cache has
+	// answered what it could: sent once per request, before its forks, in
+	// a Progress without a Message.
+	Planned int `json:"planned,omitempty"`
 }
 
 // JobFunc does a job's work, reporting progress through emit. It must

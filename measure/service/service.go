@@ -257,6 +257,7 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	}
 
 	var wg sync.WaitGroup
+	planned := 0
 	for i, it := range p.Items {
 		out := &resp.Items[i]
 		out.Args = it.Args
@@ -285,6 +286,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			l.addHistory(ctx, key, out, warn)
 			continue
 		}
+		if p.Phase != PhaseQuick {
+			planned += opt.Forks
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -296,6 +300,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			l.measureItem(ctx, p, build, req, key, opt, out, progress, warn)
 			l.addHistory(ctx, key, out, warn)
 		}()
+	}
+	if planned > 0 && progress != nil {
+		progress(Progress{Planned: planned}) // no message: a count for progress bars
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {

@@ -33,7 +33,11 @@ func TestItemsInterleaveForks(t *testing.T) {
 	p := Params{Project: project(t), Options: quick(), Priority: Batch, Items: []Item{item(1000), item(3000)}}
 	var mu sync.Mutex
 	var started []string // "arg:fork" in the order forks finished
+	planned := 0
 	r, err := local.Measure(ctx, p, func(pr Progress) {
+		mu.Lock()
+		planned += pr.Planned
+		mu.Unlock()
 		if pr.NsPerOp == 0 {
 			return
 		}
@@ -52,6 +56,9 @@ func TestItemsInterleaveForks(t *testing.T) {
 		if it.Error != "" || len(it.Forks) != 2 || it.CacheID == 0 {
 			t.Fatalf("item %d: %+v", i, it)
 		}
+	}
+	if planned != 4 {
+		t.Errorf("planned forks %d, want 2 items × 2 forks", planned)
 	}
 	// Either item may go first (their requests race), but then they alternate.
 	if got := strings.Join(started, " "); got != "1000:1 3000:1 1000:2 3000:2" && got != "3000:1 1000:1 3000:2 1000:2" {
