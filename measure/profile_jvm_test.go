@@ -210,7 +210,10 @@ func profileRun(t testing.TB, pp *profProject, c profCase, mode string, jvm []st
 	}
 	r := resolveOne(t, pp.build, c.method)
 	genClass, genName, _ := strings.Cut(c.gen, "#")
-	args := append(append([]string(nil), jvm...), "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", pp.cp, "ProfileDriver", profBodyName(r),
+	// The heap is touched before the run: on a VM a first touch of a page
+	// costs microseconds, and a run that allocates into untouched old
+	// generation pages showed a false ramp (CPU time per operation growing).
+	args := append(append([]string(nil), jvm...), "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch", "-cp", pp.cp, "ProfileDriver", profBodyName(r),
 		genClass, genName, fmt.Sprint(c.arg), fmt.Sprint(warmupMs), fmt.Sprint(iterations), fmt.Sprint(iterMs), mode)
 	cmd := exec.CommandContext(ctx, j.java, args...)
 	var stdout, stderr bytes.Buffer
