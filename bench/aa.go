@@ -65,9 +65,9 @@ func aa(ctx context.Context, runs int, forkCounts []int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "perfls")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
-		return fmt.Errorf("build perfls: %v\n%s", err, out)
+	bin, err := buildPerfls(ctx, tmp)
+	if err != nil {
+		return err
 	}
 	proj := filepath.Join(tmp, "project")
 	if err := os.MkdirAll(filepath.Join(proj, "p"), 0o755); err != nil {
@@ -131,4 +131,14 @@ func aaCheck(ctx context.Context, bin, proj string, forks, maxForks int) (map[st
 		return nil, fmt.Errorf("perfls check: %d verdicts, want 2:\n%s", len(got), out)
 	}
 	return got, nil
+}
+
+// buildPerfls builds ./cmd/perfls into dir, so that the benchmark runs
+// perfls as a user does: the binary, out of process.
+func buildPerfls(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "perfls")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build perfls: %v\n%s", err, out)
+	}
+	return bin, nil
 }

@@ -205,9 +205,8 @@ func jmhCompare(ctx context.Context, jmhSrc, jmhJars, jmhArgs string) error {
 // and compiles it with the JMH benchmark; it returns the perfls binary, the
 // project directory and JMH's run classpath.
 func jmhSetup(ctx context.Context, tmp string, jmhCP, deps []string) (bin, proj, runCP string, err error) {
-	bin = filepath.Join(tmp, "perfls")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
-		return "", "", "", fmt.Errorf("build perfls: %v\n%s", err, out)
+	if bin, err = buildPerfls(ctx, tmp); err != nil {
+		return "", "", "", err
 	}
 	// One project for both tools: the quickstart's sources, the extra
 	// methods and (for JMH only, outside perfls's source tree) the benchmark.
