@@ -14,7 +14,7 @@ import (
 // editor): 5 forks of 30 samples after at least 300 ms of warm-up.
 func MeasureDefaults() measure.Options {
 	return measure.Options{Forks: measure.DefaultForks, SamplesPerFork: 30, Warmup: 300 * time.Millisecond,
-		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second}
+		MaxWarmup: measure.DefaultMaxWarmup, ForkTimeout: 60 * time.Second}
 }
 
 // ValidateOptions says what is wrong with measurement options a user gave:

@@ -21,7 +21,7 @@ import (
 // model, with 30 forks.
 func CalibrationOptions() measure.Options {
 	return measure.Options{Forks: 30, SamplesPerFork: 30, MinSampleTime: time.Millisecond, Warmup: 300 * time.Millisecond,
-		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second}
+		MaxWarmup: measure.DefaultMaxWarmup, ForkTimeout: 60 * time.Second}
 }
 
 // CalibrateRequest asks to calibrate the oracle of one workload from

@@ -58,7 +58,7 @@ func TestHarnessSettingsNameHowSamplesAreTaken(t *testing.T) {
 	if HarnessSettings(Options{Forks: 9, SamplesPerFork: 7}) != base {
 		t.Error("forks and samples changed the harness settings")
 	}
-	for _, o := range []Options{{Warmup: 5 * time.Second}, {MaxWarmup: 10 * time.Second}, {MinSampleTime: 10 * time.Millisecond}, {WarmupQuiet: time.Second}} {
+	for _, o := range []Options{{Warmup: 5 * time.Second}, {MaxWarmup: 7 * time.Second}, {MinSampleTime: 10 * time.Millisecond}, {WarmupQuiet: time.Second}} {
 		if HarnessSettings(o) == base {
 			t.Errorf("%+v: same harness settings as the defaults", o)
 		}

@@ -106,12 +106,18 @@ func (r Request) Key() string {
 // fork means, so forks, not samples, decide how small a difference shows.
 const DefaultForks = 5
 
+// DefaultMaxWarmup caps a fork's warm-up. Most code settles within a
+// second; code that allocates fast on a heap the collector keeps growing
+// (G1 at its default sizes) took 6–7 s on a VM whose first touch of a page
+// is expensive (String#toCharArray on 500 chars, docs/measurement.md).
+const DefaultMaxWarmup = 10 * time.Second
+
 // Options control a measurement. Zero values mean the defaults.
 type Options struct {
 	Forks          int           // JVMs per request; default DefaultForks
 	SamplesPerFork int           // default 30
 	Warmup         time.Duration // minimum warm-up wall time per fork; default 300ms
-	// MaxWarmup caps warm-up; default 5s. Between Warmup and MaxWarmup,
+	// MaxWarmup caps warm-up; default DefaultMaxWarmup. Between Warmup and MaxWarmup,
 	// warm-up ends once JIT compilation has settled: the JVM's total
 	// compilation time unchanged over the last WarmupQuiet and the last 5
 	// warm-up iterations (see JitWatch.java).
@@ -138,7 +144,7 @@ func (o Options) Defaults() Options {
 		o.Warmup = 300 * time.Millisecond
 	}
 	if o.MaxWarmup <= 0 {
-		o.MaxWarmup = 5 * time.Second
+		o.MaxWarmup = DefaultMaxWarmup
 	}
 	if o.MaxWarmup < o.Warmup {
 		o.MaxWarmup = o.Warmup

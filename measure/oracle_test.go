@@ -57,7 +57,7 @@ func TestOracleMetaRoundTrip(t *testing.T) {
 	opt := Options{SamplesPerFork: 12, MinSampleTime: 5 * time.Millisecond, Warmup: time.Second, HeapMB: 128, JVMArgs: []string{"-Da=b c", "-XX:+UseG1GC"}}
 	got := Options{Forks: 4}.WithOracleMeta(OracleMeta(opt))
 	if got.Forks != 4 || got.SamplesPerFork != 12 || got.MinSampleTime != 5*time.Millisecond || got.Warmup != time.Second ||
-		got.MaxWarmup != 5*time.Second || got.HeapMB != 128 || len(got.JVMArgs) != 2 || got.JVMArgs[0] != "-Da=b c" {
+		got.MaxWarmup != DefaultMaxWarmup || got.HeapMB != 128 || len(got.JVMArgs) != 2 || got.JVMArgs[0] != "-Da=b c" {
 		t.Errorf("round trip: %+v", got)
 	}
 	if got := (Options{Forks: 2}).WithOracleMeta(nil); got.Forks != 2 || got.SamplesPerFork != 0 {

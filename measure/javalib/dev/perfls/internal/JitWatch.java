@@ -19,7 +19,9 @@ import java.lang.management.ManagementFactory;
  * median of the newer half is not more than {@link #TREND_TOLERANCE} below the median of the
  * older half; and (5) code that allocates (more than {@link #ALLOC_FLOOR} bytes since warm-up began)
  * has allocated as much as the committed heap (at most {@link #ALLOC_CEILING}) since the heap last
- * grew, so that the heap pages it allocates in have been touched once. A compilation can be queued while
+ * grew, so that the heap pages it allocates in have been touched once, and the heap is not about to
+ * grow again ({@link #GROWTH_GCS} collections since it last grew, or recent pauses too short for a
+ * collector to grow it). A compilation can be queued while
  * the counters are quiet, so (2) and (4) look at the code's own speed, not only at the compiler. (5)
  * is the memory system's warm-up: the collector hands out regions of the committed heap that were
  * never touched, and each first touch is a page fault; on a virtual machine that made
@@ -38,12 +40,22 @@ final class JitWatch {
     static final long CHUNK_NS = 20_000_000L;
     static final long ALLOC_FLOOR = 1L << 20;
     static final long ALLOC_CEILING = 1L << 30;
+    // G1 (and Parallel) grow the heap after several consecutive collections whose pauses took
+    // more than a few percent of the time; G1 weighs its last 10 pauses. Allocating code is warm
+    // only after GROWTH_GCS collections without growth, or once the last QUIET_GCS collections
+    // show so little pause time (below QUIET_GC_SHARE) that no collector would grow for them.
+    static final int GROWTH_GCS = 10;
+    static final int QUIET_GCS = 3;
+    static final double QUIET_GC_SHARE = 0.02;
 
     private final CompilationMXBean bean;
     private final Options opt;
     private final Meters meters;
     private final long allocAtStart;
-    private long allocAtGrowth, committed;
+    private long allocAtGrowth, committed, gcAtGrowth;
+    private long lastGcCount = -1, lastGcMs, lastGcNs;
+    private final double[] gcShares = new double[QUIET_GCS]; // pause share of recent GC intervals
+    private int gcIntervals; // intervals recorded in gcShares since the heap last grew
     private boolean sawGrowth;
     private final long start;
     private long lastTotal = -1;
@@ -97,6 +109,7 @@ final class JitWatch {
         this.allocAtStart = meters.allocated();
         this.allocAtGrowth = allocAtStart;
         this.committed = meters.heapCommitted();
+        this.gcAtGrowth = meters.gcCount();
         this.start = startNs;
         this.lastChangeNs = startNs;
         if (b != null) {
@@ -129,11 +142,14 @@ final class JitWatch {
             }
             quiet = now - lastChangeNs >= opt.quietNs && itersSinceChange >= QUIET_ITERS;
         }
+        // The heap is watched on every iteration, so a growth is never missed
+        // while another condition still holds warm-up open.
+        boolean memoryWarm = memoryWarm(now);
         if (elapsed < opt.warmupNs || iters < opt.minWarmup) {
             return false;
         }
         boolean enoughCalls = calls >= MIN_CALLS || elapsed >= opt.maxWarmupNs / 2;
-        if (enoughCalls && quiet && notFalling() && memoryWarm()) {
+        if (enoughCalls && quiet && notFalling() && memoryWarm) {
             settled = bean == null ? -1 : 1;
             return true;
         }
@@ -163,23 +179,59 @@ final class JitWatch {
     }
 
     /**
-     * Whether allocation runs on heap pages touched before: true when the code allocated little
-     * since warm-up began, or as much as the committed heap (up to ALLOC_CEILING) since the heap
-     * last grew, or a meter is missing. A heap that grows hands out untouched pages again.
+     * Whether allocation runs on heap pages touched before, on a heap that will not grow soon:
+     * true when the code allocated little since warm-up began, or when, since the heap last grew,
+     * it has allocated as much as the committed heap (up to ALLOC_CEILING) and the collector has
+     * had GROWTH_GCS collections or a quiet recent pause share; true when a meter is missing. A
+     * heap that grows hands out untouched pages again: on a VM, G1 doubled the heap of
+     * String#toCharArray(500) every five collections for 6 s, and each first fill of the new
+     * eden ran 40–60 times slower than the next (1.3 s instead of 30 ms for 460 MB).
      */
-    private boolean memoryWarm() {
+    private boolean memoryWarm(long now) {
         long alloc = meters.allocated();
-        long now = meters.heapCommitted();
-        if (alloc < 0 || allocAtGrowth < 0 || now <= 0) {
+        long heap = meters.heapCommitted();
+        if (alloc < 0 || allocAtGrowth < 0 || heap <= 0) {
             return true;
         }
-        if (now != committed) {
-            committed = now;
+        long gcs = meters.gcCount();
+        observeCollections(now, gcs, meters.gcMillis());
+        if (heap != committed) {
+            committed = heap;
             allocAtGrowth = alloc;
+            gcAtGrowth = gcs;
+            gcIntervals = 0;
             sawGrowth = true;
         }
-        long since = alloc - allocAtGrowth;
-        return (!sawGrowth && alloc - allocAtStart < ALLOC_FLOOR) || since >= Math.min(ALLOC_CEILING, committed);
+        if (!sawGrowth && alloc - allocAtStart < ALLOC_FLOOR) {
+            return true;
+        }
+        if (alloc - allocAtGrowth < Math.min(ALLOC_CEILING, committed)) {
+            return false;
+        }
+        return gcs - gcAtGrowth >= GROWTH_GCS || (gcIntervals >= QUIET_GCS && maxGcShare() < QUIET_GC_SHARE);
+    }
+
+    /** Records the pause share of the interval since the last iteration that saw a collection. */
+    private void observeCollections(long now, long gcs, long gcMs) {
+        if (gcMs < 0) {
+            return;
+        }
+        if (lastGcCount >= 0 && gcs > lastGcCount && now > lastGcNs) {
+            gcShares[gcIntervals++ % QUIET_GCS] = (gcMs - lastGcMs) * 1e6 / (now - lastGcNs);
+        }
+        if (lastGcCount < 0 || gcs > lastGcCount) {
+            lastGcCount = gcs;
+            lastGcMs = gcMs;
+            lastGcNs = now;
+        }
+    }
+
+    private double maxGcShare() {
+        double max = 0;
+        for (int i = 0; i < Math.min(gcIntervals, QUIET_GCS); i++) {
+            max = Math.max(max, gcShares[i]);
+        }
+        return max;
     }
 
     /** Whether the time per call has stopped falling over the last TREND_WINDOW timed iterations. */
