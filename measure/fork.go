@@ -22,10 +22,12 @@ import (
 //	perfls-env <key> <escaped value>        java.version, java.vendor, java.vm.name, java.vm.version,
 //	                                        os.name, os.arch, cores, jvm.arg (repeated)
 //	perfls-tuples <k>                       calls per pass (generator harnesses)
-//	perfls-warmup <ops> <ns> <settled> <compilems>
+//	perfls-warmup <ops> <ns> <settled> <compilems> [<open>]
 //	                                        operations and wall time spent warming up; settled is
 //	                                        1 (JIT settled), 0 (cap reached), -1 (unknown);
-//	                                        JIT compilation ms during warm-up or -1
+//	                                        JIT compilation ms during warm-up or -1; open lists the
+//	                                        conditions that held warm-up open at the cap
+//	                                        (calls,jit,trend,heap), "-" for none
 //	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes>]
 //	                                        one sample; cpuns/allocbytes are -1 when unavailable.
 //	                                        Version 2 adds, read at the end of the sample: GC time
@@ -106,6 +108,7 @@ type protoState struct {
 	// Fork.WarmupCompileMs.
 	warmupSettled   int
 	warmupCompileMs int64
+	warmupOpen      []string
 	samples         []sample
 	outputTotal     int64
 	output          string
@@ -246,6 +249,9 @@ func (w *protoWriter) line(l string, truncated bool) {
 			st.warmupSettled, st.warmupCompileMs = -1, -1
 			if v, ok := ints(4); ok {
 				st.warmupSettled, st.warmupCompileMs = int(v[2]), v[3]
+			}
+			if len(f) > 4 && f[4] != "-" {
+				st.warmupOpen = strings.Split(f[4], ",")
 			}
 		} else {
 			bad()
@@ -494,6 +500,7 @@ func buildFork(run *forkRun) Fork {
 		Warmup:          time.Duration(st.warmupNs),
 		WarmupSettled:   st.warmupSettled,
 		WarmupCompileMs: st.warmupCompileMs,
+		WarmupOpen:      st.warmupOpen,
 		Calls:           st.tuples,
 		Retaken:         st.retaken,
 		Wall:            run.wall,

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,13 @@ func TestProtoWriter(t *testing.T) {
 	}
 	if len(st.bad) != 1 || !strings.Contains(w.other.String(), "stray native output") {
 		t.Errorf("bad %q other %q", st.bad, w.other.String())
+	}
+	for line, want := range map[string]string{"perfls-warmup 10 20 0 5 trend,heap\n": "[trend heap]", "perfls-warmup 10 20 1 5 -\n": "[]"} {
+		w := newProtoWriter(2)
+		w.Write([]byte(line))
+		if st := w.state(); fmt.Sprint(st.warmupOpen) != want || st.warmupSettled != int(line[20]-'0') {
+			t.Errorf("%q: open %q settled %d", line, st.warmupOpen, st.warmupSettled)
+		}
 	}
 	f, err := interpret(&forkRun{proto: st, pid: 1, wall: time.Second}, Options{}.Defaults(), nil)
 	if err != nil {

@@ -188,6 +188,12 @@ type Fork struct {
 	// WarmupCompileMs is the JIT compilation time (all compiler threads)
 	// during warm-up; -1 when unknown.
 	WarmupCompileMs int64
+	// WarmupOpen names the steady-state conditions that still held a capped
+	// warm-up open: "calls" (too few calls for the last JIT tier), "jit"
+	// (compiling, or other threads busy), "trend" (time per call still
+	// falling), "heap" (the heap grew recently). Empty when it settled,
+	// and for results read from the cache.
+	WarmupOpen []string
 	// Retaken counts the samples taken again because the thread was off
 	// the CPU during them (wall time well above CPU time, no GC): another
 	// process's load, not the method's cost.

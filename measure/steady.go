@@ -48,6 +48,14 @@ func (f Fork) Drift() (ratio float64, drifted bool) {
 	return ratio, err == nil && mw.PTwoSided < DriftAlpha
 }
 
+// openConditions says what each of Fork.WarmupOpen's conditions means.
+var openConditions = map[string]string{
+	"calls": "too few calls for the JIT's last tier",
+	"jit":   "the JIT still compiling or other threads busy",
+	"trend": "time per call still falling",
+	"heap":  "the heap still growing",
+}
+
 // SteadyStateWarnings says what makes a result's figures less trustworthy:
 // forks whose warm-up hit its cap before a steady state (figures may be
 // high), and forks that drifted while measured. what names the measurement
@@ -55,13 +63,23 @@ func (f Fork) Drift() (ratio float64, drifted bool) {
 func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []string {
 	var out []string
 	capped := 0
+	open := map[string]int{}
 	for _, f := range forks {
 		if f.WarmupSettled == 0 {
 			capped++
+			for _, c := range f.WarmupOpen {
+				open[c]++
+			}
 		}
 	}
 	if capped > 0 {
-		out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap): figures may be high; raise --max-warmup", what, capped, len(forks), maxWarmup))
+		why := ""
+		for _, c := range []string{"calls", "jit", "trend", "heap"} {
+			if open[c] > 0 {
+				why += fmt.Sprintf("; %s in %d", openConditions[c], open[c])
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap%s): figures may be high; raise --max-warmup", what, capped, len(forks), maxWarmup, why))
 	}
 	for i, f := range forks {
 		if ratio, drifted := f.Drift(); drifted {

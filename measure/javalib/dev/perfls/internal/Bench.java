@@ -328,7 +328,7 @@ public abstract class Bench {
         batch = batchFor(opt.minSampleNs, perPass, maxBatch);
         long ops = batch * k;
         out.line("warmup", Long.toString(passes * k), Long.toString(elapsed), Integer.toString(jit.settled()),
-                Long.toString(jit.compileMs()));
+                Long.toString(jit.compileMs()), jit.open());
         // A sample during which the thread was off the CPU (preempted by another process: its wall
         // time exceeds its CPU time by more than the fork's usual ratio allows) and no GC ran is
         // reported as "retaken" and taken again, at most 2 × opt.samples times: preemption measures

@@ -63,6 +63,7 @@ final class JitWatch {
     private int itersSinceChange;
     private int iters;
     private int settled = -1;
+    private String open = "-";
     private long compileMsAtStart;
     private long calls;
     private final double[] perCall = new double[TREND_WINDOW]; // ring of recent per-call times
@@ -155,9 +156,31 @@ final class JitWatch {
         }
         if (elapsed >= opt.maxWarmupNs) {
             settled = 0;
+            StringBuilder why = new StringBuilder();
+            if (!enoughCalls) {
+                why.append(",calls");
+            }
+            if (!quiet) {
+                why.append(",jit");
+            }
+            if (!notFalling()) {
+                why.append(",trend");
+            }
+            if (!memoryWarm) {
+                why.append(",heap");
+            }
+            open = why.length() == 0 ? "-" : why.substring(1);
             return true;
         }
         return false;
+    }
+
+    /**
+     * The conditions that still held warm-up open when the cap ended it, comma-separated
+     * ({@code calls}, {@code jit}, {@code trend}, {@code heap}); "-" when none or not capped.
+     */
+    String open() {
+        return open;
     }
 
     /**

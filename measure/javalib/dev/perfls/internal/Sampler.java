@@ -128,7 +128,7 @@ public final class Sampler {
                 double span = Math.max(last[n / 2], 1);
                 batch = Bench.batchFor(opt.minSampleNs, span, Bench.maxOps(opt));
                 out.line("warmup", Long.toString(warmSpans), Long.toString(elapsed), Integer.toString(jit.settled()),
-                        Long.toString(jit.compileMs()));
+                        Long.toString(jit.compileMs()), jit.open());
                 state = MEASURE;
                 resetSample();
             }
