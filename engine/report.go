@@ -32,6 +32,9 @@ func (r *CheckResult) Report(project, command string, elapsed time.Duration) *re
 	for _, d := range r.Diagnostics {
 		d.Path = report.Rel(project, d.Path)
 		c.Diagnostics = append(c.Diagnostics, d.String())
+		if d.Severity == workspace.Error {
+			c.FormulaErrors++
+		}
 	}
 	c.Sides = r.sides()
 	return c

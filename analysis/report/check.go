@@ -33,7 +33,10 @@ type Check struct {
 	Environment []Field
 	Notices     []string // e.g. a store that could not record
 	Diagnostics []string // formula problems, as file:line:col: severity: message
-	Methods     []verdict.MethodResult
+	// FormulaErrors counts the Diagnostics that are errors: their formulas
+	// were not checked, so the check failed.
+	FormulaErrors int
+	Methods       []verdict.MethodResult
 	// Sides holds the samples behind each comparison:
 	// Sides[m][i][c] for Methods[m].Instances[i].Comparisons[c]; shorter
 	// slices where they are not known.
@@ -42,6 +45,9 @@ type Check struct {
 	Oracle   []oracle.Judgement // bounds-oracle judgements of calibrated workloads
 	Requests int                // distinct measurements the formulas needed
 	Cached   int                // of which the cache answered
+	// Colour marks outcomes with ANSI colours in the text output (a
+	// terminal that allows it: internal/cli.Colour).
+	Colour bool
 }
 
 // Field is one labelled value of a summary.
@@ -71,6 +77,26 @@ type CostPoint struct {
 	ForkMeans []float64 // ns per operation, one per fork
 }
 
+// Check results, as Result names them.
+const (
+	Passed       = "passed"   // every instance holds or is undecided for lack of evidence
+	ViolatedRun  = "violated" // an instance is violated or a calibrated workload fails its bounds oracle
+	FailedErrors = "failed"   // a formula error, or an instance an error left undecided
+)
+
+// Result says what the check found, as its exit status does: failed
+// before violated before passed.
+func (c *Check) Result() string {
+	n := c.Counts()
+	switch {
+	case n.Failed > 0 || c.FormulaErrors > 0:
+		return FailedErrors
+	case n.Violated > 0 || oracle.AnyFailed(c.Oracle):
+		return ViolatedRun
+	}
+	return Passed
+}
+
 // Counts counts the check's instances by outcome.
 func (c *Check) Counts() verdict.Counts { return verdict.Count(c.Methods) }
 
@@ -94,6 +120,19 @@ func Outcome(in verdict.InstanceResult) string {
 	return in.Outcome.String()
 }
 
+// outcomeColours are the ANSI colours of the outcomes: the ones that fail
+// CI in red, undecided in yellow, satisfied in green.
+var outcomeColours = map[string]string{"violated": "\033[31m", "failed": "\033[1;31m", "undecided": "\033[33m", "satisfied": "\033[32m"}
+
+// paint pads an outcome to the outcome column and colours it when c.Colour.
+func (c *Check) paint(outcome string) string {
+	padded := fmt.Sprintf("%-9s", outcome)
+	if code, ok := outcomeColours[outcome]; ok && c.Colour {
+		return code + padded + "\033[0m"
+	}
+	return padded
+}
+
 // WriteCheckText writes the check as perfls check prints it: a line per
 // formula instance (and one per comparison when it has several), the cost
 // models, the oracle's judgements and the counts.
@@ -107,12 +146,12 @@ func WriteCheckText(w io.Writer, c *Check) {
 			}
 			if len(in.Comparisons) == 1 {
 				cmp := in.Comparisons[0]
-				fmt.Fprintf(w, "%-9s %s %s  %s  %s\n", Outcome(in), loc, label, cmp.Text, Evidence(cmp))
+				fmt.Fprintf(w, "%s %s %s  %s  %s\n", c.paint(Outcome(in)), loc, label, cmp.Text, Evidence(cmp))
 				continue
 			}
-			fmt.Fprintf(w, "%-9s %s %s\n", Outcome(in), loc, label)
+			fmt.Fprintf(w, "%s %s %s\n", c.paint(Outcome(in)), loc, label)
 			for _, cmp := range in.Comparisons {
-				fmt.Fprintf(w, "  %-9s %s  %s\n", cmp.Outcome, cmp.Text, Evidence(cmp))
+				fmt.Fprintf(w, "  %s %s  %s\n", c.paint(cmp.Outcome.String()), cmp.Text, Evidence(cmp))
 			}
 		}
 	}
@@ -184,21 +223,57 @@ func (c Cost) Decades() float64 {
 	return math.Log10(hi / lo)
 }
 
-// methodJSON is one element of check's JSON array: the method's verdicts,
-// plus the oracle judgements of its calibrated workloads.
+// methodJSON is one element of the methods of check's JSON document: the
+// method's verdicts, plus the oracle judgements of its calibrated workloads.
 type methodJSON struct {
 	verdict.MethodResult
 	Oracle []oracle.Judgement `json:"oracle,omitempty"`
 }
 
-// CheckJSON is the check as perfls check --format json writes it: an array
-// of the methods' verdict records, each with the oracle judgements of its
-// workloads (a judgement of a method without formulas goes with the first
-// method, so none is lost).
-func CheckJSON(c *Check) any {
-	out := make([]methodJSON, len(c.Methods))
+// CheckDocument is the check as perfls check --format json writes it: a
+// summary that says at a glance what CI would say, then the details.
+type CheckDocument struct {
+	Summary     CheckSummary `json:"summary"`
+	Environment []Field      `json:"environment,omitempty"`
+	Notices     []string     `json:"notices,omitempty"`
+	Diagnostics []string     `json:"diagnostics,omitempty"`
+	// Methods holds each method's verdict records, with the oracle
+	// judgements of its workloads (a judgement of a method without
+	// formulas goes with the first method, so none is lost).
+	Methods []methodJSON `json:"methods"`
+}
+
+// CheckSummary counts a check's formula instances by outcome and says how
+// they were decided.
+type CheckSummary struct {
+	Result     string  `json:"result"` // passed, violated or failed: what the exit status says
+	Satisfied  int     `json:"satisfied"`
+	Violated   int     `json:"violated"`
+	Undecided  int     `json:"undecided"`
+	Failed     int     `json:"failed"`
+	Alpha      float64 `json:"alpha"`
+	Looks      int     `json:"looks"`
+	ExtraForks int     `json:"extraForks"`
+	// Measurements is how many distinct measurements the formulas needed,
+	// Cached how many of them the cache answered.
+	Measurements int     `json:"measurements"`
+	Cached       int     `json:"cached"`
+	Seconds      float64 `json:"seconds"`
+	Project      string  `json:"project"`
+}
+
+// CheckJSON is the check as perfls check --format json writes it.
+func CheckJSON(c *Check) CheckDocument {
+	n := c.Counts()
+	doc := CheckDocument{
+		Summary: CheckSummary{Result: c.Result(), Satisfied: n.Satisfied, Violated: n.Violated, Undecided: n.Undecided,
+			Failed: n.Failed, Alpha: c.Alpha, Looks: c.Looks, ExtraForks: c.ExtraForks, Measurements: c.Requests,
+			Cached: c.Cached, Seconds: math.Round(c.Elapsed.Seconds()*1000) / 1000, Project: c.Project},
+		Environment: c.Environment, Notices: c.Notices, Diagnostics: c.Diagnostics,
+	}
+	doc.Methods = make([]methodJSON, len(c.Methods))
 	for i, m := range c.Methods {
-		out[i].MethodResult = m
+		doc.Methods[i].MethodResult = m
 	}
 	for _, j := range c.Oracle {
 		at := 0
@@ -208,11 +283,11 @@ func CheckJSON(c *Check) any {
 				break
 			}
 		}
-		if len(out) > 0 {
-			out[at].Oracle = append(out[at].Oracle, j)
+		if len(doc.Methods) > 0 {
+			doc.Methods[at].Oracle = append(doc.Methods[at].Oracle, j)
 		}
 	}
-	return out
+	return doc
 }
 
 // WriteDiagnostics writes formula problems, one a line, with paths

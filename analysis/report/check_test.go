@@ -79,3 +79,52 @@ func TestCommandLineQuoting(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// The JSON document's summary says what the exit status says: failed before
+// violated before passed.
+func TestCheckJSONSummaryResult(t *testing.T) {
+	c := failedCheck()
+	doc := CheckJSON(c)
+	s := doc.Summary
+	if s.Result != FailedErrors || s.Satisfied != 1 || s.Violated != 1 || s.Undecided != 1 || s.Failed != 1 || s.Seconds != 1 || len(doc.Methods) != 1 {
+		t.Errorf("failed check: summary %+v, %d methods", s, len(doc.Methods))
+	}
+	c.Methods[0].Instances = c.Methods[0].Instances[:3] // drop the failed instance
+	if got := CheckJSON(c).Summary.Result; got != ViolatedRun {
+		t.Errorf("violated check: result %q", got)
+	}
+	c.Methods[0].Instances = append(c.Methods[0].Instances[:1], c.Methods[0].Instances[2])
+	if got := CheckJSON(c).Summary.Result; got != Passed {
+		t.Errorf("satisfied and undecided: result %q", got)
+	}
+	c.FormulaErrors = 1
+	if got := CheckJSON(c).Summary.Result; got != FailedErrors {
+		t.Errorf("a formula error: result %q", got)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, CheckJSON(c)); err != nil || !strings.HasPrefix(b.String(), "{\n  \"summary\": {") || !strings.Contains(b.String(), "<=") {
+		t.Errorf("JSON %v:\n%s", err, b.String())
+	}
+}
+
+// Outcomes are coloured only when asked (a terminal without NO_COLOR), and
+// the columns stay aligned either way.
+func TestCheckTextColour(t *testing.T) {
+	c := failedCheck()
+	var plain, coloured bytes.Buffer
+	WriteCheckText(&plain, c)
+	c.Colour = true
+	WriteCheckText(&coloured, c)
+	if strings.Contains(plain.String(), "\033[") {
+		t.Errorf("plain output has escape codes:\n%q", plain.String())
+	}
+	for _, want := range []string{"\033[32msatisfied\033[0m", "\033[31mviolated \033[0m", "\033[1;31mfailed   \033[0m", "\033[33mundecided\033[0m"} {
+		if !strings.Contains(coloured.String(), want) {
+			t.Errorf("coloured output lacks %q:\n%q", want, coloured.String())
+		}
+	}
+	strip := strings.NewReplacer("\033[32m", "", "\033[31m", "", "\033[1;31m", "", "\033[33m", "", "\033[0m", "")
+	if strip.Replace(coloured.String()) != plain.String() {
+		t.Errorf("colour changed the text:\n%s\n---\n%s", coloured.String(), plain.String())
+	}
+}

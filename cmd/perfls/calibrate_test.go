@@ -132,12 +132,19 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	// check: the formula still holds (2000 < 20000 steps), but the
 	// calibrated workload's oracle fails, which makes the exit status 1.
 	code, out, errs = runCLI(t, append([]string{"check", "--format", "json", "--forks", "2"}, append(small, dir)...)...)
-	var methods []struct {
-		verdict.MethodResult
-		Oracle []oracle.Judgement `json:"oracle"`
+	var doc struct {
+		Summary struct{ Result string }
+		Methods []struct {
+			verdict.MethodResult
+			Oracle []oracle.Judgement `json:"oracle"`
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &methods); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("check json: %v\n%s\n%s", err, out, errs)
+	}
+	methods := doc.Methods
+	if doc.Summary.Result != "violated" {
+		t.Errorf("summary result %q, want violated (the oracle fails)", doc.Summary.Result)
 	}
 	if code != exitViolated || len(methods) != 1 || methods[0].Instances[0].Outcome != verdict.Satisfied ||
 		len(methods[0].Oracle) != 1 || methods[0].Oracle[0].Result != oracle.Fail || methods[0].Oracle[0].Forks != 2 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/engine"
@@ -95,6 +94,7 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d of %d measurements answered from the cache (--fresh measures again)", res.Cached, res.Requests)
 	}
 	rep := res.Report(dir, report.CommandLine(append([]string{"perfls"}, a.args...)), time.Since(start))
+	rep.Colour = cli.Colour(a.stdout)
 	if err := writeReport("--junit", f.junit, "", func() ([]byte, error) { return report.JUnit(rep) }); err != nil {
 		return err
 	}
@@ -104,12 +104,13 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if err := a.output(f.format, report.CheckJSON(rep), func() { report.WriteCheckText(a.stdout, rep) }); err != nil {
 		return err
 	}
-	switch counts := rep.Counts(); {
-	case code != exitOK:
-	case counts.Failed > 0:
-		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", counts.Failed)
+	switch rep.Result() {
+	case report.FailedErrors:
+		if n := rep.Counts().Failed; n > 0 {
+			a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
+		}
 		code = exitUsage
-	case counts.Violated > 0 || oracle.AnyFailed(res.Oracle):
+	case report.ViolatedRun:
 		code = exitViolated
 	}
 	return cli.ExitStatus(code)

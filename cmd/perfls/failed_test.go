@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/internal/fixture"
 )
 
@@ -152,10 +152,11 @@ public class A {
 	if code != exitOK && code != exitViolated {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	var methods []verdict.MethodResult
-	if err := json.Unmarshal([]byte(out), &methods); err != nil || len(methods) != 1 || len(methods[0].Instances) != 1 {
+	var doc report.CheckDocument
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Methods) != 1 || len(doc.Methods[0].Instances) != 1 {
 		t.Fatalf("output %v:\n%s", err, out)
 	}
+	methods := doc.Methods
 	ev := methods[0].Instances[0].Comparisons[0].Evidence
 	// One fork cannot decide (the between-fork variance is unknown): a
 	// second look has 2 forks per side, a third 3.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
@@ -38,9 +39,16 @@ func TestCheckQuickstart(t *testing.T) {
 	if code != exitViolated {
 		t.Fatalf("exit code %d, want %d (one formula fails on purpose)\nstdout:\n%s\nstderr:\n%s", code, exitViolated, out, errs)
 	}
-	var methods []verdict.MethodResult
-	if err := json.Unmarshal([]byte(out), &methods); err != nil {
+	var doc report.CheckDocument
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("json output: %v\n%s", err, out)
+	}
+	if s := doc.Summary; s.Result != report.ViolatedRun || s.Violated == 0 || s.Satisfied == 0 || s.Alpha != 0.05 {
+		t.Errorf("summary %+v: want violated with satisfied and violated instances at α 0.05", s)
+	}
+	var methods []verdict.MethodResult
+	for _, m := range doc.Methods {
+		methods = append(methods, m.MethodResult)
 	}
 	want := map[string]verdict.Outcome{
 		"binarySearch":    verdict.Satisfied,
@@ -232,12 +240,12 @@ public class A {
 		if code != exitOK {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 		}
-		var methods []verdict.MethodResult
-		if err := json.Unmarshal([]byte(out), &methods); err != nil {
+		var doc report.CheckDocument
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]verdict.Evidence{}
-		for _, m := range methods {
+		for _, m := range doc.Methods {
 			got[m.Method] = m.Instances[0].Comparisons[0].Evidence
 		}
 		return got

@@ -178,6 +178,12 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// Colour reports whether output to w may be coloured: w is a terminal,
+// NO_COLOR (no-color.org) is unset or empty, and TERM is not "dumb".
+func Colour(w io.Writer) bool {
+	return IsTerminal(w) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}
+
 // OutputDir rejects an output directory named by flag that exists and is
 // not a directory, before anything is done.
 func OutputDir(flag, dir string) error {
