@@ -58,8 +58,13 @@ public class W {
 // --fresh every time) on aaProject, runs times per setting, and prints how
 // often each formula came out violated, satisfied or undecided: the A/A
 // false-alarm rate and the power against +5 %, per fork count, with one
-// look (--max-forks = --forks) and with forks added (the default).
-func aa(ctx context.Context, runs int, forkCounts []int) error {
+// look (--max-forks = --forks) and with forks added (the default), or
+// only one of the two (looks).
+func aa(ctx context.Context, runs int, forkCounts []int, looks string) error {
+	factors := map[string][]int{"one": {1}, "added": {3}, "both": {1, 3}}[looks]
+	if factors == nil {
+		return fmt.Errorf("-looks %q: want one, added or both", looks)
+	}
 	tmp, err := os.MkdirTemp("", "perfls-bench-aa-")
 	if err != nil {
 		return err
@@ -80,7 +85,8 @@ func aa(ctx context.Context, runs int, forkCounts []int) error {
 	fmt.Println("| forks | max forks | A/A violated | A/A satisfied | A/A undecided | +5 % violated | +5 % satisfied | +5 % undecided | s per check |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, forks := range forkCounts {
-		for _, maxForks := range []int{forks, 3 * forks} {
+		for _, factor := range factors {
+			maxForks := factor * forks
 			counts := map[string]map[string]int{"a": {}, "slow": {}}
 			start := time.Now()
 			for i := 0; i < runs; i++ {
@@ -112,17 +118,19 @@ func aaCheck(ctx context.Context, bin, proj string, forks, maxForks int) (map[st
 			return nil, fmt.Errorf("perfls check: %v\n%s", err, strings.TrimSpace(string(out)))
 		}
 	}
-	var methods []struct {
-		Method    string `json:"method"`
-		Instances []struct {
-			Outcome string `json:"outcome"`
-		} `json:"instances"`
+	var doc struct {
+		Methods []struct {
+			Method    string `json:"method"`
+			Instances []struct {
+				Outcome string `json:"outcome"`
+			} `json:"instances"`
+		} `json:"methods"`
 	}
-	if err := json.Unmarshal(out, &methods); err != nil {
+	if err := json.Unmarshal(out, &doc); err != nil {
 		return nil, fmt.Errorf("perfls check output: %w", err)
 	}
 	got := map[string]string{}
-	for _, m := range methods {
+	for _, m := range doc.Methods {
 		if len(m.Instances) == 1 {
 			got[m.Method] = m.Instances[0].Outcome
 		}

@@ -11,7 +11,7 @@
 //	go run ./bench stability [-pairs 20]
 //	go run ./bench all
 //	go run ./bench oracle [-calibration-forks 30] [-test-forks 10] [-oracle-runs FILE]   (not part of all)
-//	go run ./bench aa [-runs 40]   (not part of all: perfls check out of process, ~15 min)
+//	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
@@ -61,6 +61,7 @@ func main() {
 	calibForks := fl.Int("calibration-forks", 30, "oracle: calibration forks per pair")
 	testForks := fl.Int("test-forks", 10, "oracle: fresh forks of each variant per pair")
 	aaRuns := fl.Int("runs", 40, "aa: checks per setting")
+	aaLooks := fl.String("looks", "both", "aa: one (--max-forks = --forks), added (the default --max-forks) or both")
 	jmhSrc := fl.String("jmh-src", "", "jmh: a checkout of github.com/openjdk/jmh, built here with javac")
 	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
@@ -91,7 +92,7 @@ func main() {
 			return jmhCompare(ctx, *jmhSrc, *jmhJars, *jmhArgs)
 		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
-			return aa(ctx, *aaRuns, []int{3, 5})
+			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},
 		"oracle": func(ctx context.Context, e *env, opt measure.Options) error {
 			if *oracleFile == "" || !fileExists(*oracleFile) {
