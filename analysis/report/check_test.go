@@ -128,3 +128,15 @@ func TestCheckTextColour(t *testing.T) {
 		t.Errorf("colour changed the text:\n%s\n---\n%s", coloured.String(), plain.String())
 	}
 }
+
+// The hover's closing line names the test that decided and its margin,
+// not a test perfls no longer runs.
+func TestMeaningOfSatisfiedNamesTheDecidingTest(t *testing.T) {
+	res := &verdict.MethodResult{Instances: []verdict.InstanceResult{{Comparisons: []verdict.ComparisonResult{{
+		Evidence: verdict.Evidence{Test: "parametric mean-value test (run means, between-run variance), one-sided", Alpha: 0.05 / 3, Margin: 0.05}}}}}}
+	got := meaningOfSatisfied(res)
+	want := "*satisfied* means the data show the formula holds within a 5 % margin (parametric mean-value test (run means, between-run variance), one-sided, α = 0.0167)."
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -263,12 +263,29 @@ func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {
 	if len(reasons) > 0 {
 		b.WriteString("\n")
 	}
-	alpha := 0.05
-	if len(res.Instances) > 0 && len(res.Instances[0].Comparisons) > 0 && res.Instances[0].Comparisons[0].Evidence.Alpha > 0 {
-		alpha = res.Instances[0].Comparisons[0].Evidence.Alpha
+	fmt.Fprintf(b, "Checked %s. %s\n", res.CheckedAt.Local().Format(time.DateTime), meaningOfSatisfied(res))
+}
+
+// meaningOfSatisfied says what a satisfied verdict rests on, from the
+// evidence of the test that decided it (the first decided comparison).
+func meaningOfSatisfied(res *verdict.MethodResult) string {
+	for _, in := range res.Instances {
+		for _, c := range in.Comparisons {
+			ev := c.Evidence
+			if ev.Alpha <= 0 || in.Failed {
+				continue
+			}
+			test := fmt.Sprintf("α = %.3g", ev.Alpha)
+			if ev.Test != "" {
+				test = ev.Test + ", " + test
+			}
+			if ev.Margin > 0 {
+				return fmt.Sprintf("*satisfied* means the data show the formula holds within a %g %% margin (%s).", 100*ev.Margin, test)
+			}
+			return fmt.Sprintf("*satisfied* means no significant evidence against the formula (%s), not proof.", test)
+		}
 	}
-	fmt.Fprintf(b, "Checked %s. *satisfied* means no significant evidence against the formula (Welch t-test, α = %g), not proof.\n",
-		res.CheckedAt.Local().Format(time.DateTime), alpha)
+	return "*satisfied* means no significant evidence against the formula, not proof."
 }
 
 func resultFor(m *javasrc.Method, results []verdict.MethodResult) *verdict.MethodResult {
