@@ -154,6 +154,16 @@ func TestWarnings(t *testing.T) {
 	if len(ds) != 1 || ds[0].Code != CodeScalePlacement {
 		t.Errorf("listing 5:%s", fmtDiags(ds))
 	}
+	// Growth formulas scale the smaller input on purpose: no warning.
+	for _, src := range []string{"for n in {100, 1000} 3 * SELF[g](n) <= SELF[g](20000)", "SELF[g](1000) >= 4 * SELF[g](100)", "2 * p.A#m[g](10) < p.A#m[g](100)"} {
+		if _, ds := ParseAndLint(src); len(ds) != 0 {
+			t.Errorf("growth formula %q:%s", src, fmtDiags(ds))
+		}
+	}
+	// The same method on another workload is not a growth formula.
+	if _, ds := ParseAndLint("2 * SELF[g](10) <= SELF[h](10)"); len(ds) != 1 || ds[0].Code != CodeScalePlacement {
+		t.Errorf("other workload:%s", fmtDiags(ds))
+	}
 }
 
 // TestRecovery: the parser keeps going and reports several independent
