@@ -189,10 +189,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 		t.Errorf("check request %+v", req)
 	}
 	// Editing the method makes the verdicts stale: a hint replaces the warning.
-	fc.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: strings.Replace(lensSource, "return a.length; }\n\n    public static int slow", "return a.length + 1; }\n\n    public static int slow", 1)}},
-	})
+	fc.Replace(t, u, 2, strings.Replace(lensSource, "return a.length; }\n\n    public static int slow", "return a.length + 1; }\n\n    public static int slow", 1))
 	stale := fc.AwaitDiagnostics(t, u, 2)
 	if len(stale) != 1 || stale[0].Severity != protocol.DiagnosticSeverityHint || !strings.Contains(stale[0].Message, "changed since") {
 		t.Errorf("after editing the method: %+v", stale)

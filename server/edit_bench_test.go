@@ -19,6 +19,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/benchtime"
+	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
 
@@ -160,9 +161,7 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	version := uint32(1)
 	for range 20 {
 		version++
-		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(version)},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[version%2]}}})
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, lsptest.ChangeParams(u, int32(version), lsptest.Change{Text: texts[version%2]}))
 		bc.await(b, version)
 	}
 	// The notifications are encoded before the clock starts: encoding the
@@ -172,9 +171,7 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	frames := make([][]byte, b.N)
 	for i := range frames {
 		v := version + uint32(i) + 1
-		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(v)},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: texts[v%2]}}})
+		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, lsptest.ChangeParams(u, int32(v), lsptest.Change{Text: texts[v%2]}))
 	}
 	ds := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

@@ -300,10 +300,7 @@ func TestMeasureOnSave(t *testing.T) {
 	// Saving unchanged code measures nothing.
 	save()
 	edited := strings.Replace(lensSource, "{ return a.length; }\n\n    public static int slow", "{ return a.length + 1; }\n\n    public static int slow", 1)
-	ss.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: ss.u}, Version: 2},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: edited}},
-	})
+	ss.Replace(t, ss.u, 2, edited)
 	ss.AwaitDiagnostics(t, ss.u, 2)
 	if n := len(checker.checkRequests()); n != 1 {
 		t.Fatalf("%d checks before the save of the change, want 1", n)

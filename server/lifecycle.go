@@ -38,11 +38,11 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	s.noteClient(params) // start indexing the workspace folders
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
-			// Full sync: protocol v0.12.0 cannot tell a range-less change
-			// from an edit at 0:0 (anchors-lsp.md §1.2 #3).
+			// Incremental sync: each keystroke sends the edit, not the
+			// file (textChanges decodes it, see DidChange).
 			TextDocumentSync: protocol.TextDocumentSyncOptions{
 				OpenClose: true,
-				Change:    protocol.TextDocumentSyncKindFull,
+				Change:    protocol.TextDocumentSyncKindIncremental,
 				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
 			HoverProvider:      true,

@@ -184,10 +184,7 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 		if name, ok := strings.CutPrefix(line, "await-index "); ok {
 			fc.Await(t, "the workspace index", func() bool { return !strings.Contains(hover(name), "not declared in the workspace") })
 			// The same text again: its diagnostics are the index's.
-			fc.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
-				ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: mf.texts[mf.main]}},
-			})
+			fc.Replace(t, u, 2, mf.texts[mf.main])
 			fc.AwaitDiagnostics(t, u, 2)
 		}
 	}

@@ -117,10 +117,7 @@ func TestCompletionInsideFormulas(t *testing.T) {
 	complete := func(text string, pos protocol.Position) []string {
 		t.Helper()
 		var list protocol.CompletionList
-		rs.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: rs.u}, Version: 2},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
-		})
+		rs.Replace(t, rs.u, 2, text)
 		rs.Call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: rs.u}, Position: pos}}, &list)
 		var labels []string
@@ -236,10 +233,7 @@ func TestSPLFileReferences(t *testing.T) {
 
 	complete := func(text string, pos protocol.Position) map[string]bool {
 		t.Helper()
-		rs.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
-		})
+		rs.Replace(t, u, 2, text)
 		var list protocol.CompletionList
 		rs.Call(t, protocol.MethodTextDocumentCompletion, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &list)

@@ -123,7 +123,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
 	h := protocol.ServerHandler(s, nil)
-	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(h)))))))
+	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))))))
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {

@@ -88,10 +88,7 @@ func TestSessionDiagnosticsHoverShutdown(t *testing.T) {
 
 	// Fixing the formula clears the diagnostics (an empty array, not null).
 	fixed := strings.Replace(javaSource, `[gen](n")`, `[gen](n)")`, 1)
-	fc.Notify(t, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: fixed}},
-	})
+	fc.Replace(t, u, 2, fixed)
 	if diags := fc.AwaitDiagnostics(t, u, 2); len(diags) != 0 {
 		t.Errorf("diagnostics after the fix: %+v", diags)
 	}

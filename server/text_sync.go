@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -19,6 +22,7 @@ type document struct {
 	uri         protocol.DocumentURI
 	path        string
 	version     int32
+	text        string                 // the document's text, which incremental changes edit
 	java        *javasrc.File          // nil for .spl files or when parsing failed
 	spl         *textpos.Mapper        // the text of a .spl file; nil for Java
 	tree        *javasrc.Doc           // the tree kept for incremental reparse, shared by a URI's versions
@@ -32,13 +36,80 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	return s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
 }
 
+// DidChange is unreachable from the wire: protocol v0.12.0 decodes a change
+// without a range as an insertion at 0:0 (anchors-lsp.md §1.2 #3), so
+// textChanges decodes didChange itself. Here every change counts as ranged.
 func (s *server) DidChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
-	if len(p.ContentChanges) == 0 {
+	changes := make([]contentChange, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i] = contentChange{Range: &c.Range, Text: c.Text}
+	}
+	return s.change(ctx, p.TextDocument.URI, p.TextDocument.Version, changes)
+}
+
+// contentChange is an LSP TextDocumentContentChangeEvent: Range nil means
+// the whole text.
+type contentChange struct {
+	Range *protocol.Range `json:"range,omitempty"`
+	Text  string          `json:"text"`
+}
+
+// didChangeParams are DidChangeTextDocumentParams with ranges that can be
+// absent.
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
+}
+
+// textChanges handles textDocument/didChange before protocol's dispatcher
+// does, so that a change with a range edits the text and one without
+// replaces it (incremental sync).
+func (s *server) textChanges(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() != protocol.MethodTextDocumentDidChange {
+			return h(ctx, reply, req)
+		}
+		var p didChangeParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return reply(ctx, nil, invalidParams("didChange: %v", err))
+		}
+		return reply(ctx, nil, s.change(ctx, p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges))
+	}
+}
+
+// change applies a didChange's changes, in order, to the open document's
+// text and updates the document.
+func (s *server) change(ctx context.Context, u protocol.DocumentURI, version int32, changes []contentChange) error {
+	if len(changes) == 0 {
 		return nil
 	}
-	// Full sync: the last change holds the whole text.
-	text := p.ContentChanges[len(p.ContentChanges)-1].Text
-	return s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, text)
+	text, ranged := "", changes[0].Range != nil
+	if ranged {
+		old := s.snapshot(u)
+		if old == nil {
+			return fmt.Errorf("didChange: %s is not open", u)
+		}
+		text = old.text
+	}
+	for _, c := range changes {
+		text = applyChange(text, c)
+	}
+	return s.update(ctx, u, version, text)
+}
+
+// applyChange returns text with c applied: c.Text in place of c.Range (UTF-16
+// positions), or c.Text alone when c has no range.
+func applyChange(text string, c contentChange) string {
+	if c.Range == nil {
+		return c.Text
+	}
+	m := textpos.NewMapper(text)
+	start := m.Offset(textpos.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)})
+	end := m.Offset(textpos.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)})
+	if end < start {
+		start, end = end, start
+	}
+	return text[:start] + c.Text + text[end:]
 }
 
 // DidSave re-reads the saved file into the workspace index, so that other
@@ -152,7 +223,7 @@ func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int
 // previous version's tree for an incremental reparse.
 func analyze(u protocol.DocumentURI, version int32, text string, tree *javasrc.Doc) *document {
 	path := uri.URI(u).Filename()
-	doc := &document{uri: u, path: path, version: version}
+	doc := &document{uri: u, path: path, version: version, text: text}
 	if strings.HasSuffix(path, ".spl") {
 		doc.formulas, doc.syntax = workspace.SPLFile(path, text)
 		doc.diagnostics = doc.syntax

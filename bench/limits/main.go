@@ -6,6 +6,7 @@
 // repository root:
 //
 //	go run ./bench/limits [-perfls BIN] [-kind spl|java] [-values N] [-idle 30s] [-edits 3]
+//	go run ./bench/limits -latency 200   (didChange → diagnostics on a 5,000-line file, issue 18)
 //
 // Without -perfls it builds ./cmd/perfls into a temporary directory. The
 // server runs with its own cache and runtime directories, so it starts
@@ -35,7 +36,12 @@ func main() {
 	values := flag.Int("values", 1500000, "values in the formula's set")
 	idle := flag.Duration("idle", 30*time.Second, "idle time before the server's memory is read")
 	edits := flag.Int("edits", 3, "edits of the formula after opening it")
+	latency := flag.Int("latency", 0, "instead: time this many edits of a 5,000-line file with 1,200 formulas, full and incremental sync")
 	flag.Parse()
+	run := run
+	if *latency > 0 {
+		run = func(bin, _ string, _ int, _ time.Duration, _ int) error { return latencyRun(bin, *latency) }
+	}
 	if err := run(*bin, *kind, *values, *idle, *edits); err != nil {
 		fmt.Fprintln(os.Stderr, "limits:", err)
 		os.Exit(1)
@@ -43,19 +49,11 @@ func main() {
 }
 
 func run(bin, kind string, values int, idle time.Duration, edits int) error {
-	tmp, err := os.MkdirTemp("", "perfls-limits-")
+	tmp, bin, err := prepare(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "perfls")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/perfls")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build perfls: %w", err)
-		}
-	}
 	if err := lintBinary(bin, tmp); err != nil {
 		return err
 	}
@@ -63,6 +61,36 @@ func run(bin, kind string, values int, idle time.Duration, edits int) error {
 		return err
 	}
 	return serverMemory(bin, tmp, kind, values, idle, edits)
+}
+
+// latencyRun prints editLatency's figures for n edits.
+func latencyRun(bin string, n int) error {
+	tmp, bin, err := prepare(bin)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	return editLatency(bin, tmp, n, 1200)
+}
+
+// prepare makes a temporary directory and builds perfls into it unless bin
+// names one.
+func prepare(bin string) (tmp, perfls string, err error) {
+	tmp, err = os.MkdirTemp("", "perfls-limits-")
+	if err != nil {
+		return "", "", err
+	}
+	if bin != "" {
+		return tmp, bin, nil
+	}
+	bin = filepath.Join(tmp, "perfls")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/perfls")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", fmt.Errorf("build perfls: %w", err)
+	}
+	return tmp, bin, nil
 }
 
 // lintInterrupted starts `perfls lint` on 40 large Java files (3.5 MB
@@ -155,50 +183,75 @@ func formula(kind string, n, edit int) (name, text string) {
 	return "F.spl", "m := p.F#m\n" + strings.Replace(sb.String(), "SELF", "m", 1) + "\n"
 }
 
-// serverMemory opens the formula in `perfls serve`, edits it, waits and
-// reads the server's resident set size.
-func serverMemory(bin, tmp, kind string, values int, idle time.Duration, edits int) error {
+// session is a running `perfls serve` with its own cache and runtime
+// directories, initialized, with ws as its workspace.
+type session struct {
+	*client
+	cmd *exec.Cmd
+	ws  string
+}
+
+// startServer starts `perfls serve` in tmp/ws; stop ends it, its daemon and
+// its context.
+func startServer(bin, tmp string, limit time.Duration) (s *session, stop func(), err error) {
 	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(filepath.Join(tmp, "run"), 0o700); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return err
+		return nil, nil, err
 	}
 	env := append(os.Environ(), "PERFLS_CACHE_DIR="+filepath.Join(tmp, "cache"), "XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"))
-	if err := os.MkdirAll(filepath.Join(tmp, "run"), 0o700); err != nil {
-		return err
-	}
-	defer func() {
-		stop := exec.Command(bin, "daemon", "stop")
-		stop.Env = env
-		stop.Run() // no daemon is fine
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), idle+10*time.Minute)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	cmd := exec.CommandContext(ctx, bin, "serve", "--logfile", filepath.Join(tmp, "serve.log"))
 	cmd.Env = env
 	cmd.Dir = ws
+	stop = func() {
+		cmd.Process.Kill() // a server that did not exit
+		cmd.Wait()
+		cancel()
+		daemon := exec.Command(bin, "daemon", "stop")
+		daemon.Env = env
+		daemon.Run() // no daemon is fine
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		cancel()
+		return nil, nil, err
 	}
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		cancel()
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("serve: %w", err)
+		cancel()
+		return nil, nil, fmt.Errorf("serve: %w", err)
 	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill() // a server that did not exit
-	c := &client{in: in, out: bufio.NewReader(outPipe)}
+	s = &session{client: &client{in: in, out: bufio.NewReader(outPipe)}, cmd: cmd, ws: ws}
+	if err := s.call(1, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + ws, "capabilities": map[string]any{}}); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	if err := s.notify("initialized", map[string]any{}); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return s, stop, nil
+}
+
+// serverMemory opens the formula in `perfls serve`, edits it, waits and
+// reads the server's resident set size.
+func serverMemory(bin, tmp, kind string, values int, idle time.Duration, edits int) error {
+	s, stop, err := startServer(bin, tmp, idle+10*time.Minute)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	c, ws, cmd, in := s.client, s.ws, s.cmd, s.client.in.(io.WriteCloser)
 
 	name, text := formula(kind, values, 0)
 	uri := "file://" + filepath.Join(ws, name)
-	if err := c.call(1, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + ws, "capabilities": map[string]any{}}); err != nil {
-		return err
-	}
-	if err := c.notify("initialized", map[string]any{}); err != nil {
-		return err
-	}
 	lang := map[string]string{"spl": "spl", "java": "java"}[kind]
 	start := time.Now()
 	if err := c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": lang, "version": 1, "text": text}}); err != nil {

@@ -147,6 +147,29 @@ func (c *Client) Open(t testing.TB, path, text string) protocol.DocumentURI {
 	return u
 }
 
+// Change is a content change of didChange as editors send it: without
+// Range, the whole text (protocol v0.12.0's struct cannot leave the range
+// out, anchors-lsp.md §1.2 #3).
+type Change struct {
+	Range *protocol.Range `json:"range,omitempty"`
+	Text  string          `json:"text"`
+}
+
+// ChangeParams are the parameters of a didChange of u to version.
+func ChangeParams(u protocol.DocumentURI, version int32, changes ...Change) any {
+	return map[string]any{
+		"textDocument":   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
+		"contentChanges": changes,
+	}
+}
+
+// Replace sends the whole new text of u as its version (a full-text
+// didChange) without waiting.
+func (c *Client) Replace(t testing.TB, u protocol.DocumentURI, version int32, text string) {
+	t.Helper()
+	c.Notify(t, protocol.MethodTextDocumentDidChange, ChangeParams(u, version, Change{Text: text}))
+}
+
 // Hover returns the hover's Markdown at pos, "" when there is none.
 func (c *Client) Hover(t testing.TB, u protocol.DocumentURI, pos protocol.Position) string {
 	t.Helper()
