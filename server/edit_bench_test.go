@@ -188,6 +188,52 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	benchtime.Latencies(b, ds)
 }
 
+// BenchmarkIncrementalEditToDiagnostics: as BenchmarkDidChangeToDiagnostics,
+// but each didChange carries only the edit (incremental sync): a space
+// inserted after "SELF[" of the middle formula, then removed.
+func BenchmarkIncrementalEditToDiagnostics(b *testing.B) {
+	dir, path, src, store := benchWorkspace(b, 5000)
+	bc := startBench(b, server.Options{Verdicts: store}, dir)
+	u := uri.File(path)
+	ctx := context.Background()
+	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
+	bc.await(b, 1)
+	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
+	at := protocol.Position{Line: uint32(strings.Count(src[:mid], "\n")), Character: uint32(mid - strings.LastIndex(src[:mid], "\n") - 1)}
+	next := at
+	next.Character++
+	edit := func(v uint32) any {
+		if v%2 == 0 {
+			return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: at}, Text: " "})
+		}
+		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: next}, Text: ""})
+	}
+	version := uint32(1)
+	for range 20 {
+		version++
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, edit(version))
+		bc.await(b, version)
+	}
+	frames := make([][]byte, b.N)
+	for i := range frames {
+		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, edit(version+uint32(i)+1))
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		version++
+		t0 := time.Now()
+		if _, err := bc.raw.Write(frames[i]); err != nil {
+			b.Fatal(err)
+		}
+		bc.await(b, version)
+		ds = append(ds, time.Since(t0))
+	}
+	b.StopTimer()
+	benchtime.Latencies(b, ds)
+}
+
 // BenchmarkDidOpenToDiagnostics: opening the 5,000-line file (about 180
 // formulas, recorded verdicts) in a running session, from the didOpen
 // notification leaving the editor to its publishDiagnostics arriving: the
