@@ -56,7 +56,8 @@ func sig3(v float64) string {
 	}
 }
 
-// Ratio formats a ratio with its interval, e.g. "0.058 [0.055, 0.061]".
+// Ratio formats a ratio with its interval and the interval's confidence
+// when known, e.g. "0.058 [0.055, 0.061] (96.7 %)".
 func Ratio(ev verdict.Evidence) string {
 	if math.IsNaN(ev.Ratio) {
 		return "n/a"
@@ -64,7 +65,11 @@ func Ratio(ev verdict.Evidence) string {
 	if math.IsNaN(ev.RatioLow) {
 		return sigRatio(ev.Ratio)
 	}
-	return fmt.Sprintf("%s [%s, %s]", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh))
+	level := ""
+	if ev.RatioLevel > 0 {
+		level = fmt.Sprintf(" (%.3g %%)", 100*ev.RatioLevel)
+	}
+	return fmt.Sprintf("%s [%s, %s]%s", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh), level)
 }
 
 func sigRatio(r float64) string { return fmt.Sprintf("%.3g", r) }

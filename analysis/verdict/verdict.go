@@ -165,6 +165,11 @@ type Evidence struct {
 	Ratio     float64      `json:"ratio"` // scaled mean(L) / scaled mean(R)
 	RatioLow  float64      `json:"ratio_ci_low"`
 	RatioHigh float64      `json:"ratio_ci_high"`
+	// RatioLevel is the confidence of [RatioLow, RatioHigh]: 1 − 2α when
+	// the interval holds the ratios the deciding test does not reject at α
+	// on either side (so a bound lies beyond 1 exactly when the test shows
+	// a difference), 0.95 for the descriptive interval of untested data.
+	RatioLevel float64 `json:"ratio_ci_level,omitempty"`
 	// Interpretation is quick, parametric, nonparametric or rank.
 	Interpretation string  `json:"interpretation,omitempty"`
 	Tolerance      float64 `json:"tolerance,omitempty"` // quick tolerance τ applied
@@ -223,6 +228,7 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 	if stop != nil {
 		return *stop
 	}
+	c.ratioInterval()
 	c.margin = opt.Delta
 	if op == spl.EQI && delta != nil {
 		c.margin = *delta
@@ -304,6 +310,67 @@ func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) 
 		return halt(fmt.Sprintf("unknown interpretation %q", interp))
 	}
 	return c, nil
+}
+
+// ratioInterval replaces the evidence's ratio interval by the one the
+// deciding test implies: the ratios ρ for which the test of cl·L against
+// ρ·cr·R rejects neither side at α. So the ratio shown and the verdict
+// never disagree: `<=` is shown to hold within δ exactly when the upper
+// bound lies below 1 + δ, and violated when the lower bound lies above 1
+// (+τ). Bounds the test cannot reach within a factor of 2⁴⁰ are 0 and +Inf.
+func (c *comparer) ratioInterval() {
+	r := c.ev.Ratio
+	if !(r > 0) || math.IsInf(r, 0) {
+		return
+	}
+	alpha := c.opt.Alpha
+	// lessShown(ρ): L < ρ·R is shown (PLess ≤ α), which more ρ makes likelier.
+	lessShown := func(rho float64) bool {
+		t, err := c.test(c.cl, rho*c.cr)
+		return err == nil && t.PLess <= alpha
+	}
+	greaterShown := func(rho float64) bool {
+		t, err := c.test(c.cl, rho*c.cr)
+		return err == nil && t.PGreater <= alpha
+	}
+	c.ev.RatioHigh = boundary(r, 2, lessShown)
+	c.ev.RatioLow = boundary(r, 0.5, greaterShown)
+	c.ev.RatioLevel = 1 - 2*alpha
+}
+
+// boundary finds where shown turns from false to true when ρ moves from
+// start by factors of step, then narrows it to 1 part in 10⁶ by bisection
+// on log ρ; the limit (0 or +Inf) when shown never turns within 40 steps.
+func boundary(start, step float64, shown func(float64) bool) float64 {
+	in, out := start, start
+	if shown(start) {
+		// Already shown at the estimate: the bound lies beyond, towards it.
+		return start
+	}
+	found := false
+	for i := 0; i < 40; i++ {
+		out = in * step
+		if shown(out) {
+			found = true
+			break
+		}
+		in = out
+	}
+	if !found {
+		if step > 1 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	for i := 0; i < 60 && math.Abs(math.Log(out/in)) > 1e-6; i++ {
+		mid := math.Sqrt(in * out)
+		if shown(mid) {
+			out = mid
+		} else {
+			in = mid
+		}
+	}
+	return out
 }
 
 func (c *comparer) undecided(reason string) Comparison {

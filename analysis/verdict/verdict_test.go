@@ -301,3 +301,30 @@ func TestPrepareGivesTheSameVerdict(t *testing.T) {
 		t.Errorf("prepared %+v, plain %+v", b.Evidence, a.Evidence)
 	}
 }
+
+// The ratio interval is the deciding test inverted: a verdict and the
+// interval shown beside it never disagree, whatever the interpretation.
+func TestRatioIntervalAgreesWithTheVerdict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, interp := range []stats.Interpretation{stats.Parametric, stats.Quick, stats.NonParametric, stats.Rank} {
+		for i := 0; i < 40; i++ {
+			effect := 0.9 + 0.2*rng.Float64()
+			l, r := Side{Runs: forkRuns(rng, 1000*effect, 5, 20)}, Side{Runs: forkRuns(rng, 1000, 5, 20)}
+			got := Compare(spl.LE, l, r, nil, Options{Interpretation: interp})
+			ev := got.Evidence
+			if !(ev.RatioLow <= ev.Ratio && ev.Ratio <= ev.RatioHigh) || ev.RatioLevel != 0.9 {
+				t.Fatalf("%s: ratio %g [%g, %g] level %g", interp, ev.Ratio, ev.RatioLow, ev.RatioHigh, ev.RatioLevel)
+			}
+			// Bisection stops within 1 part in 10⁶ of the boundary.
+			const eps = 1e-5
+			switch {
+			case got.Outcome == Violated && !(ev.RatioLow > 1-eps):
+				t.Errorf("%s: violated but the interval [%g, %g] reaches below 1", interp, ev.RatioLow, ev.RatioHigh)
+			case got.Outcome == Satisfied && !(ev.RatioHigh < 1.05+eps):
+				t.Errorf("%s: satisfied but the interval [%g, %g] reaches above 1.05", interp, ev.RatioLow, ev.RatioHigh)
+			case got.Outcome == Undecided && (ev.RatioLow > 1+eps || ev.RatioHigh < 1.05-eps):
+				t.Errorf("%s: undecided but the interval [%g, %g] decides", interp, ev.RatioLow, ev.RatioHigh)
+			}
+		}
+	}
+}
