@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -90,6 +91,29 @@ func (r *Report) Counts() verdict.Counts {
 	return c
 }
 
+// severity orders outcomes for the reader: failed, violated, undecided,
+// satisfied.
+func severity(in Instance) int {
+	switch {
+	case in.Failed:
+		return 0
+	case in.Outcome == verdict.Violated:
+		return 1
+	case in.Outcome == verdict.Undecided:
+		return 2
+	}
+	return 3
+}
+
+// worst is the severity of a method's most severe instance.
+func worst(m methodView) int {
+	w := 4
+	for _, iv := range m.Instances {
+		w = min(w, severity(iv.Instance))
+	}
+	return w
+}
+
 // Render builds the page. A plot that cannot be drawn is replaced by a note
 // saying why; the rest of the page is still written.
 func Render(r *Report) ([]byte, error) {
@@ -119,6 +143,9 @@ func Render(r *Report) ([]byte, error) {
 		}
 		v.Methods = append(v.Methods, mv)
 	}
+	// Failures first: what needs attention leads the index and the page.
+	sort.SliceStable(v.Index, func(i, j int) bool { return severity(v.Index[i].Instance) < severity(v.Index[j].Instance) })
+	sort.SliceStable(v.Methods, func(i, j int) bool { return worst(v.Methods[i]) < worst(v.Methods[j]) })
 	for _, c := range r.Costs {
 		cv := costView{Cost: c, Rows: costRows(c)}
 		svg, err := CostSVG(c)
@@ -319,7 +346,7 @@ article.instance { border: 1px solid #ddd; border-left: .4rem solid #888; border
 article.instance.is-satisfied { border-left-color: #2e7d32; } article.instance.is-violated { border-left-color: #c62828; } article.instance.is-undecided { border-left-color: #8d6e00; } article.instance.is-failed { border-left-color: #7f0000; }
 section.comparison { margin-top: .8rem; }
 figure { margin: .5rem 0; } figcaption { font-size: .85em; color: #555; }
-svg { max-width: 100%; height: auto; }
+svg { width: 100%; max-width: 60rem; height: auto; }
 .swatch { display: inline-block; width: .8em; height: .8em; border-radius: .15em; vertical-align: baseline; margin-right: .3em; }
 .left { background: #1f77b4; } .right { background: #e67e22; }
 .note { color: #555; } .warn { color: #8d6e00; }

@@ -255,3 +255,23 @@ func TestFailedIsRed(t *testing.T) {
 		}
 	}
 }
+
+// What needs attention comes first: a violated method before a satisfied
+// one, whatever order the check found them in.
+func TestFailuresFirst(t *testing.T) {
+	inst := func(o verdict.Outcome) []verdict.InstanceResult {
+		return []verdict.InstanceResult{{Line: 3, Formula: "f", Outcome: o, Comparisons: []verdict.ComparisonResult{{Text: "SELF <= x", Outcome: o}}}}
+	}
+	c := &report.Check{Project: "/p", Alpha: 0.05, Methods: []verdict.MethodResult{
+		{File: "/p/A.java", Class: "p.A", Method: "fine", Instances: inst(verdict.Satisfied)},
+		{File: "/p/A.java", Class: "p.A", Method: "slow", Instances: inst(verdict.Violated)},
+	}}
+	page, err := Render(FromCheck(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine, slow := strings.Index(string(page), "p.A#fine"), strings.Index(string(page), "p.A#slow")
+	if fine < 0 || slow < 0 || slow > fine {
+		t.Errorf("p.A#slow (violated) at %d, p.A#fine (satisfied) at %d: want the violated one first", slow, fine)
+	}
+}
