@@ -178,12 +178,14 @@ func WriteCheckText(w io.Writer, c *Check) {
 	}
 }
 
-// writeCosts shows the fitted cost models, and says when the measured
-// arguments cannot tell the candidates apart.
+// writeCosts shows the fitted cost models of workloads measured at three
+// or more argument values, and says when they cannot tell the candidates
+// apart. Two values (a formula's "for n in {200, 2000}") were not meant as
+// a model and cannot choose one; the HTML report still plots them.
 func writeCosts(w io.Writer, costs []Cost) {
 	var fitted []Cost
 	for _, c := range costs {
-		if c.Fit != nil {
+		if c.Fit != nil && len(c.Points) >= 3 {
 			fitted = append(fitted, c)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
@@ -138,5 +139,22 @@ func TestMeaningOfSatisfiedNamesTheDecidingTest(t *testing.T) {
 	want := "*satisfied* means the data show the formula holds within a 5 % margin (parametric mean-value test (run means, between-run variance), one-sided, α = 0.0167)."
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// Cost models are shown for three or more argument values, not for the
+// two a formula's quantifier happens to measure.
+func TestCostModelsNeedThreeValues(t *testing.T) {
+	fit := &stats.CostModels{Best: "n"}
+	two := Cost{Subject: "p.A#m[g]", Points: []CostPoint{{N: 200}, {N: 2000}}, Fit: fit}
+	three := Cost{Subject: "p.A#m[g]", Points: []CostPoint{{N: 10}, {N: 100}, {N: 1000}}, Fit: fit}
+	var b bytes.Buffer
+	writeCosts(&b, []Cost{two})
+	if b.Len() != 0 {
+		t.Errorf("two values:\n%s", b.String())
+	}
+	writeCosts(&b, []Cost{three})
+	if !strings.Contains(b.String(), "p.A#m[g]: n fits best") {
+		t.Errorf("three values:\n%s", b.String())
 	}
 }
