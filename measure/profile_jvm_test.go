@@ -346,3 +346,39 @@ func TestProfileStartedInRunningJVM(t *testing.T) {
 		t.Errorf("findings %+v\n%s", f, r.Text(5))
 	}
 }
+
+// TestProfiledForkInHarness runs a profiled fork of perfls's real harness
+// (Options.Profile with ProfileJVMArgs): its samples are the recording's
+// iterations, and the fork carries the summary, in which the seeded cause
+// of Totals#sum is found at its line.
+func TestProfiledForkInHarness(t *testing.T) {
+	requireJDK(t)
+	c := profCases[3] // Totals#sum: boxing
+	pp := profilingProject(t, c.project)
+	req := Request{Method: resolveOne(t, pp.build, c.method), Generator: resolveOne(t, pp.build, c.gen+"(int)"), Args: []Arg{IntArg(int64(c.arg))}}
+	opt := Options{Forks: 1, SamplesPerFork: 12, MinSampleTime: 50 * time.Millisecond, Warmup: 300 * time.Millisecond, HeapMB: 256,
+		JVMArgs: append(pp.profileArgs(t), "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"), Profile: true}
+	res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	if err != nil || res[0].Err != nil {
+		t.Fatalf("%v %v", err, res[0].Err)
+	}
+	f := res[0].Forks[0]
+	if f.Profile == nil || len(f.Profile.Iterations) != opt.SamplesPerFork || f.Retaken != 0 {
+		t.Fatalf("profile %v, retaken %d", f.Profile != nil, f.Retaken)
+	}
+	p, err := profile.New(f.Profile, pp.decls, pp.target(t, c.method))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Report(profile.Thresholds{})
+	file, line := causeLine(t, pp, c)
+	if fs := r.Findings; len(fs) != 1 || fs[0].Kind != c.cause || fs[0].File != file || fs[0].Line != line {
+		t.Errorf("findings %+v\n%s", fs, r.Text(5))
+	}
+	// An unprofiled fork carries none.
+	opt.Profile, opt.JVMArgs = false, nil
+	res, err = Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	if err != nil || res[0].Err != nil || res[0].Forks[0].Profile != nil {
+		t.Fatalf("unprofiled: %v %v %v", err, res[0].Err, res[0].Forks[0].Profile != nil)
+	}
+}
