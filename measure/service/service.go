@@ -18,6 +18,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -38,6 +39,10 @@ type Params struct {
 	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
 	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
 	Phase    Phase           `json:"phase,omitempty"`
+	// Profile asks for one profiled fork per item instead of timing forks
+	// (profile.go): ItemResult.Profile, cached as a profile, never as a
+	// measurement. Phase is ignored.
+	Profile bool `json:"profile,omitempty"`
 }
 
 // Phase says which measurements a request wants.
@@ -74,6 +79,8 @@ type ItemResult struct {
 	// nil when the cache answered): one run in a warm JVM, short warm-up,
 	// few samples.
 	Preliminary *Preliminary `json:"preliminary,omitempty"`
+	// Profile is the profiled fork's summary (Params.Profile).
+	Profile *profile.Summary `json:"profile,omitempty"`
 }
 
 // Preliminary is a quick-phase figure: one run in the warm worker JVM.
@@ -280,6 +287,18 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		key, err := l.key(build, req, opt, jvm)
 		if err != nil {
 			out.Error = err.Error()
+			continue
+		}
+		if p.Profile {
+			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
+				continue
+			}
+			planned++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.profileItem(ctx, p, build, req, key, opt, out, progress, warn)
+			}()
 			continue
 		}
 		if !p.Fresh && l.answerFromCache(ctx, key, opt, out, warn) {
