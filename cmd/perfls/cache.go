@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,15 +30,7 @@ func (a *app) cacheCommand() *cobra.Command {
 		})}
 	var id int64
 	show := &cobra.Command{Use: "show ID", Short: "Print one measurement with its raw samples summarised",
-		Args: func(cmd *cobra.Command, args []string) (err error) {
-			if len(args) != 1 {
-				return cli.Usagef("cache show needs one measurement ID (see perfls cache ls)")
-			}
-			if id, err = strconv.ParseInt(args[0], 10, 64); err != nil {
-				return cli.Usagef("%q is not a measurement ID", args[0])
-			}
-			return nil
-		},
+		Args: cli.OneInt(&id, "cache show needs one measurement ID (see perfls cache ls)", "a measurement ID"),
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			m, err := eng.CacheShow(cmd.Context(), id)
 			if err == nil {
@@ -57,8 +48,7 @@ func (a *app) cacheCommand() *cobra.Command {
 			}
 			n, p, err := eng.GC(cmd.Context(), maxMB<<20, time.Duration(maxAge)*24*time.Hour)
 			if err == nil {
-				fmt.Fprintf(a.stdout, "removed %d measurements\nremoved %d compiled harnesses, libraries or projects unused for %d days and %d temporary files (%s)\n",
-					n, p.Entries, maxAge, p.Temp, report.Bytes(p.Bytes))
+				report.WriteGC(a.stdout, n, p.Entries, p.Temp, p.Bytes, maxAge)
 			}
 			return err
 		})}
