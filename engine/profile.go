@@ -20,6 +20,7 @@ import (
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/atomicfile"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -239,4 +240,20 @@ func (e *Engine) StoredProfiles(ctx context.Context, req MethodRequest) ([]*Prof
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// WritePprof writes the profile in pprof format (gzipped protobuf, as
+// go tool pprof and other viewers read it) to path, replacing it whole;
+// nothing when path is "".
+func (p *Profiled) WritePprof(path string) error {
+	if path == "" {
+		return nil
+	}
+	if p.Profile == nil {
+		return errors.New("write pprof: no profile")
+	}
+	if err := atomicfile.WriteWith(path, 0o644, p.Profile.Pprof().Write); err != nil {
+		return fmt.Errorf("write pprof %s: %w", path, err)
+	}
+	return nil
 }
