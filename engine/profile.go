@@ -71,7 +71,7 @@ type Profiled struct {
 // fork is the error (*measure.WorkloadError when the workload failed,
 // *CompileError when the project does not compile).
 func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, error) {
-	opt := profileOptions(req.Options)
+	opt := ProfileOptions(req.Options)
 	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: opt, Priority: req.Priority,
 		Fresh: req.Fresh, Budget: req.Budget, Profile: true}
 	out := &Profiled{Dir: req.Dir, Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
@@ -92,9 +92,11 @@ func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, er
 	return out, nil
 }
 
-// profileOptions fills the zero fields of o from ProfileDefaults and puts
-// the profile's JVM flags before the user's.
-func profileOptions(o measure.Options) measure.Options {
+// ProfileOptions are the options of a profiled fork asked for with o: its
+// zero fields filled from ProfileDefaults, one fork, and the profile's JVM
+// flags before the user's. The service adds the recording's own
+// (measure.ProfileJVMArgs) and Options.Profile.
+func ProfileOptions(o measure.Options) measure.Options {
 	def := ProfileDefaults()
 	o.Forks = 1
 	if o.SamplesPerFork <= 0 {
@@ -161,11 +163,7 @@ func projectDeclarations(ctx context.Context, dir string) ([]profile.Declaration
 // method" lens. A workload that cannot be profiled is reported; it fails
 // when none could be.
 func (e *Engine) ProfileMethod(ctx context.Context, req MethodRequest, report func(string)) ([]*Profiled, error) {
-	base := ProfileDefaults()
-	if e.cfg.Base.SamplesPerFork > 0 {
-		base = e.cfg.Base // tests: small runs
-	}
-	opt, err := req.options(base)
+	opt, err := req.options(e.editorBase(ProfileDefaults()))
 	if err != nil {
 		return nil, err
 	}

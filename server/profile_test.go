@@ -1,21 +1,15 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
-	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/measure"
-	"github.com/perfls/perfls/server"
 )
 
 const boxingSource = `package p;
@@ -45,40 +39,14 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	dir := fixture.Project(t, map[string]string{"p/T.java": boxingSource})
-	src := filepath.Join(dir, "p", "T.java")
-	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
-		Base: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	store, err := eng.Store()
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func() (*lsptest.Client, protocol.DocumentURI) {
-		fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: eng, CacheDir: eng.CacheDir()})
-		fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), Capabilities: protocol.ClientCapabilities{
-			Window:       &protocol.WindowClientCapabilities{WorkDoneProgress: true},
-			TextDocument: &protocol.TextDocumentClientCapabilities{PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true}},
-		}}, nil)
-		fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
-		u := uri.File(src)
-		fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-			TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: boxingSource}})
-		fc.AwaitDiagnostics(t, u, 1)
-		return fc, u
-	}
-	fc, u := open()
+	p := newEngineProject(t, measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}, "p/T.java", boxingSource)
+	fc, u := p.session(t)
 	profileLens := func(fc *lsptest.Client) *protocol.CodeLens {
-		for _, l := range fc.Lenses(t, u) {
-			if l.Command != nil && l.Command.Command == server.CommandProfile {
-				return &l
-			}
+		l := lensTitled(t, fc, u, "▶ Profile")
+		if l == nil {
+			t.Fatal("no Profile lens")
 		}
-		t.Fatal("no Profile lens")
-		return nil
+		return l
 	}
 	lens := profileLens(fc)
 	if lens.Command.Title != "▶ Profile" {
@@ -89,10 +57,7 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	if reply != "started" {
 		t.Fatalf("profile: %v", reply)
 	}
-	ended := func(p json.RawMessage) bool {
-		return strings.Contains(string(p), `"kind":"end"`) && !strings.Contains(string(p), "perfls/index")
-	}
-	fc.AwaitFor(t, 2*time.Minute, "the profile to end", func() bool { return fc.Seen(protocol.MethodProgress, ended) })
+	fc.AwaitFor(t, 2*time.Minute, "the profile to end", func() bool { return fc.Seen(protocol.MethodProgress, jobEnded) })
 	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool {
 		return strings.Contains(string(p), `"message":"profiled values(1000): 1 finding"`)
 	}) {
@@ -121,13 +86,13 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	}
 
 	// Another editor session: the hover reads the profile from the cache.
-	fc2, _ := open()
+	fc2, _ := p.session(t)
 	for _, want := range wantHover {
 		if h := fc2.Hover(t, u, name); !strings.Contains(h, want) {
 			t.Errorf("second session's hover lacks %q:\n%s", want, h)
 		}
 	}
-	if fc2.Seen(protocol.MethodProgress, ended) {
+	if fc2.Seen(protocol.MethodProgress, jobEnded) {
 		t.Error("the second session ran a job")
 	}
 }

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -76,11 +75,7 @@ func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build,
 	r := v.(measure.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
-		out.Error = r.Err.Error()
-		var we *measure.WorkloadError
-		if errors.As(r.Err, &we) {
-			out.Failure = we
-		}
+		out.fail(r.Err)
 		return
 	}
 	if len(r.Forks) != 1 || r.Forks[0].Profile == nil {

@@ -83,6 +83,16 @@ type ItemResult struct {
 	Profile *profile.Summary `json:"profile,omitempty"`
 }
 
+// fail records that the measurement failed with err, and where and how
+// when the workload failed.
+func (out *ItemResult) fail(err error) {
+	out.Error = err.Error()
+	var we *measure.WorkloadError
+	if errors.As(err, &we) {
+		out.Failure = we
+	}
+}
+
 // Preliminary is a quick-phase figure: one run in the warm worker JVM.
 type Preliminary struct {
 	Fork measure.Fork        `json:"fork"`
@@ -464,11 +474,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 	}
 	out.Forks, out.Env, out.CacheID, out.MeasuredAt = sr.Forks, sr.Env, sr.id, sr.at
 	if sr.Err != nil {
-		out.Error = sr.Err.Error()
-		var we *measure.WorkloadError
-		if errors.As(sr.Err, &we) {
-			out.Failure = we
-		}
+		out.fail(sr.Err)
 	}
 }
 
@@ -524,11 +530,7 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 	r := v.(measure.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
-		out.Error = r.Err.Error()
-		var we *measure.WorkloadError
-		if errors.As(r.Err, &we) {
-			out.Failure = we
-		}
+		out.fail(r.Err)
 		return false
 	}
 	out.Preliminary = &Preliminary{r.Forks[0], r.Env}
