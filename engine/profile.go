@@ -32,11 +32,13 @@ import (
 var profileJVMFlags = []string{"-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"}
 
 // ProfileDefaults are perfls's defaults for a profiled fork: 20 recorded
-// iterations of at least 50 ms after at least 500 ms of warm-up, in a
-// 512 MB heap — the settings the findings were validated with.
+// iterations of at least 50 ms after 500 ms to 2 s of warm-up, in a 512 MB
+// heap — the settings the findings were validated with (the validation
+// warmed up for 500 ms; the cap keeps a profile quick on a loaded machine,
+// where JIT compilation settles late).
 func ProfileDefaults() measure.Options {
 	return measure.Options{Forks: 1, SamplesPerFork: 20, MinSampleTime: 50 * time.Millisecond, Warmup: 500 * time.Millisecond,
-		MaxWarmup: 5 * time.Second, ForkTimeout: 60 * time.Second, HeapMB: 512}
+		MaxWarmup: 2 * time.Second, ForkTimeout: 60 * time.Second, HeapMB: 512}
 }
 
 // ProfileRequest asks for a profile of one workload.
@@ -109,7 +111,7 @@ func ProfileOptions(o measure.Options) measure.Options {
 		o.Warmup = def.Warmup
 	}
 	if o.MaxWarmup <= 0 {
-		o.MaxWarmup = def.MaxWarmup
+		o.MaxWarmup = max(def.MaxWarmup, o.Warmup)
 	}
 	if o.ForkTimeout <= 0 {
 		o.ForkTimeout = def.ForkTimeout
