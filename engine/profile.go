@@ -85,7 +85,7 @@ func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, er
 		return out, err
 	}
 	if it.Profile == nil {
-		return out, fmt.Errorf("profile %s: the measurement service returned no profile", req.Workload)
+		return out, fmt.Errorf("profile %s: the measurement service returned no profile (a daemon of an older perfls? perfls daemon stop)", req.Workload)
 	}
 	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
 	if err := out.attribute(ctx, it.Profile, req.Thresholds); err != nil {

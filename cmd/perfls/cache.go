@@ -54,7 +54,7 @@ func (a *app) cacheCommand() *cobra.Command {
 		})}
 	gc.Flags().Int64Var(&maxMB, "max-mb", 512, "size limit of the stored samples in MiB")
 	gc.Flags().IntVar(&maxAge, "max-age-days", 30, "remove compiled code not used for this many days")
-	clear := &cobra.Command{Use: "clear", Short: "Remove every measurement, verdict and bounds-oracle model, run and result", Args: cli.NoArgs,
+	clear := &cobra.Command{Use: "clear", Short: "Remove every measurement, profile, verdict and bounds-oracle model, run and result", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			msg, err := eng.CacheClear(cmd.Context())
 			if err == nil {
