@@ -37,14 +37,16 @@ func TestProfile(t *testing.T) {
 	if p.Cached || p.Method != "profiling.Totals#sum(int[])" || r.Iterations != 12 {
 		t.Errorf("cached %v, method %s, %d iterations", p.Cached, p.Method, r.Iterations)
 	}
-	if f := r.Findings; len(f) != 1 || f[0].Kind != profile.FindingAllocation || f[0].File != "src/main/java/profiling/Totals.java" || f[0].Line != line {
-		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	// The seeded cause must be found; others (a loaded machine can fire a
+	// ramp) are the validation's business (measure, bench profile).
+	if !hasFinding(r, profile.FindingAllocation, "src/main/java/profiling/Totals.java", line) {
+		t.Errorf("findings %+v\n%s", r.Findings, r.Text(5))
 	}
 	if len(r.Hot) == 0 || r.Hot[0].File != "src/main/java/profiling/Totals.java" || len(r.Allocations) == 0 || r.Allocations[0].Line != line {
 		t.Errorf("hot %+v allocations %+v", r.Hot, r.Allocations)
 	}
 	again, err := e.Profile(ctx, req)
-	if err != nil || !again.Cached || len(again.Report.Findings) != 1 {
+	if err != nil || !again.Cached || len(again.Report.Findings) != len(r.Findings) {
 		t.Fatalf("again: cached %v, %v", again != nil && again.Cached, err)
 	}
 	store, _ := e.Store()
@@ -53,10 +55,20 @@ func TestProfile(t *testing.T) {
 	}
 	stored, err := e.StoredProfiles(ctx, MethodRequest{Root: dir, File: filepath.Join(dir, "src/main/java/profiling/Totals.java"),
 		Class: "profiling.Totals", Method: "sum", Params: []string{"int[]"}})
-	if err != nil || len(stored) != 1 || stored[0].Args[0].Int != 1000 || len(stored[0].Report.Findings) != 1 {
+	if err != nil || len(stored) != 1 || stored[0].Args[0].Int != 1000 || len(stored[0].Report.Findings) != len(r.Findings) {
 		t.Fatalf("stored: %d %v", len(stored), err)
 	}
 	if ps, _ := store.ProfilesOf(ctx, cache.KindProfile, func(string) bool { return true }); len(ps) != 1 {
 		t.Errorf("%d profiles stored", len(ps))
 	}
+}
+
+// hasFinding tells whether r has a finding of kind at file:line.
+func hasFinding(r *profile.Report, kind, file string, line int) bool {
+	for _, f := range r.Findings {
+		if f.Kind == kind && f.File == file && f.Line == line {
+			return true
+		}
+	}
+	return false
 }

@@ -350,8 +350,12 @@ func TestProfiledForkInHarness(t *testing.T) {
 	}
 	r := p.Report(profile.Thresholds{})
 	file, line := causeLine(t, c)
-	if fs := r.Findings; len(fs) != 1 || fs[0].Kind != c.Cause || fs[0].File != file || fs[0].Line != line {
-		t.Errorf("findings %+v\n%s", fs, r.Text(5))
+	found := false
+	for _, f := range r.Findings {
+		found = found || f.Kind == c.Cause && f.File == file && f.Line == line
+	}
+	if !found { // other findings are TestProfileValidation's business
+		t.Errorf("findings %+v\n%s", r.Findings, r.Text(5))
 	}
 	// An unprofiled fork carries none.
 	opt.Profile, opt.JVMArgs = false, nil

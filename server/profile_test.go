@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,24 +59,37 @@ func TestProfileLensEndToEnd(t *testing.T) {
 		t.Fatalf("profile: %v", reply)
 	}
 	fc.AwaitFor(t, 2*time.Minute, "the profile to end", func() bool { return fc.Seen(protocol.MethodProgress, jobEnded) })
+	// The seeded boxing must be found; on a loaded machine the analysis may
+	// add a finding (docs/profiling.md), which the editor must then show too.
+	diags := fc.AwaitMatch(t, u, "the findings", func(ds []protocol.Diagnostic) bool { return len(ds) > 0 })
+	n := len(diags)
 	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool {
-		return strings.Contains(string(p), `"message":"profiled values(1000): 1 finding"`)
+		return strings.Contains(string(p), fmt.Sprintf(`"message":"profiled values(1000): %d finding`, n))
 	}) {
-		t.Fatalf("the profile did not find the boxing: %s", fc.Log())
+		t.Errorf("the progress does not count %d findings: %s", n, fc.Log())
 	}
-	diags := fc.AwaitMatch(t, u, "the finding", func(ds []protocol.Diagnostic) bool { return len(ds) > 0 })
 	line := uint32(strings.Count(boxingSource[:strings.Index(boxingSource, "total += v")], "\n"))
-	if len(diags) != 1 || diags[0].Code != "excessive-allocation" || diags[0].Severity != protocol.DiagnosticSeverityInformation ||
-		diags[0].Range.Start.Line != line || diags[0].Range.Start.Character != 12 || !strings.Contains(diags[0].Message, "java.lang.Long") {
-		t.Fatalf("diagnostics %+v", diags)
+	var boxing *protocol.Diagnostic
+	for i, d := range diags {
+		if d.Severity != protocol.DiagnosticSeverityInformation || d.Source != "perfls" || !strings.Contains(d.Message, "(profile of p.T#sum(int[]), values(1000))") {
+			t.Errorf("diagnostic %+v", d)
+		}
+		if d.Code == "excessive-allocation" {
+			boxing = &diags[i]
+		} else {
+			t.Logf("another finding (load?): %s: %s", d.Code, d.Message)
+		}
 	}
-	for _, r := range diags[0].RelatedInformation {
+	if boxing == nil || boxing.Range.Start.Line != line || boxing.Range.Start.Character != 12 || !strings.Contains(boxing.Message, "java.lang.Long") {
+		t.Fatalf("no excessive-allocation at line %d: %+v", line+1, diags)
+	}
+	for _, r := range boxing.RelatedInformation {
 		if r.Location.URI != u || r.Location.Range.Start.Line == line || r.Location.Range.Start.Line < 4 || r.Location.Range.Start.Line > 10 {
 			t.Errorf("related %+v", r)
 		}
 	}
-	if got := profileLens(fc).Command.Title; got != "▶ Profile · 1 finding" {
-		t.Errorf("title after profiling %q", got)
+	if got, want := profileLens(fc).Command.Title, fmt.Sprintf("▶ Profile · %d finding", n); !strings.HasPrefix(got, want) {
+		t.Errorf("title after profiling %q, want %q", got, want)
 	}
 	name := protocol.Position{Line: 4, Character: 25}
 	wantHover := []string{"**Profile** `values(1000)`", "**Where the time goes**", "| T.java:", "**excessive-allocation**"}

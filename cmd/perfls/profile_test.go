@@ -61,8 +61,17 @@ func TestProfile(t *testing.T) {
 	if len(doc.Allocations) == 0 || doc.Allocations[0].File != file || doc.Allocations[0].Line != 20 || doc.Allocations[0].BytesPerOp < 1000 {
 		t.Errorf("allocations %+v", doc.Allocations)
 	}
-	if f := doc.Findings; len(f) != 1 || f[0].Kind != "excessive-allocation" || f[0].File != file || f[0].Line != 20 || f[0].Evidence["boxedBytesPerOp"] == nil {
-		t.Errorf("findings %+v", f)
+	// The seeded cause must be found; others (a loaded machine can fire a
+	// ramp) are the validation's business (measure, bench profile).
+	found := false
+	for _, f := range doc.Findings {
+		if f.Kind == "" || f.Message == "" || f.Evidence == nil {
+			t.Errorf("finding %+v", f)
+		}
+		found = found || f.Kind == "excessive-allocation" && f.File == file && f.Line == 20 && f.Evidence["boxedBytesPerOp"] != nil
+	}
+	if !found {
+		t.Errorf("findings %+v", doc.Findings)
 	}
 	fh, err := os.Open(pb)
 	if err != nil {
