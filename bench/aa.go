@@ -65,15 +65,11 @@ func aa(ctx context.Context, runs int, forkCounts []int, looks string) error {
 	if factors == nil {
 		return fmt.Errorf("-looks %q: want one, added or both", looks)
 	}
-	tmp, err := os.MkdirTemp("", "perfls-bench-aa-")
+	tmp, bin, err := tempPerfls(ctx, "perfls-bench-aa-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin, err := buildPerfls(ctx, tmp)
-	if err != nil {
-		return err
-	}
 	proj := filepath.Join(tmp, "project")
 	if err := os.MkdirAll(filepath.Join(proj, "p"), 0o755); err != nil {
 		return err
@@ -139,6 +135,19 @@ func aaCheck(ctx context.Context, bin, proj string, forks, maxForks int) (map[st
 		return nil, fmt.Errorf("perfls check: %d verdicts, want 2:\n%s", len(got), out)
 	}
 	return got, nil
+}
+
+// tempPerfls makes a temporary directory (named with prefix; the caller
+// removes it) and builds perfls into it (buildPerfls).
+func tempPerfls(ctx context.Context, prefix string) (tmp, bin string, err error) {
+	if tmp, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", err
+	}
+	if bin, err = buildPerfls(ctx, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	return tmp, bin, nil
 }
 
 // buildPerfls builds ./cmd/perfls into dir, so that the benchmark runs

@@ -13,6 +13,7 @@
 //	go run ./bench oracle [-calibration-forks 30] [-test-forks 10] [-oracle-runs FILE]   (not part of all)
 //	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
+//	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -65,8 +66,9 @@ func main() {
 	jmhSrc := fl.String("jmh-src", "", "jmh: a checkout of github.com/openjdk/jmh, built here with javac")
 	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
+	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -90,6 +92,9 @@ func main() {
 		},
 		"jmh": func(ctx context.Context, e *env, opt measure.Options) error {
 			return jmhCompare(ctx, *jmhSrc, *jmhJars, *jmhArgs)
+		},
+		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
+			return profileBench(ctx, *profileRounds)
 		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)

@@ -107,6 +107,26 @@ var migrations = []string{
 		result     TEXT NOT NULL     -- JSON oracle.Result
 	);
 	CREATE INDEX oracle_results_key ON oracle_results(method, workload, args, checked_at);`,
+	// 5: profiles (profile.go): the reduced summary of a profiled fork,
+	// keyed like a measurement plus a kind.
+	`CREATE TABLE profiles (
+		id               INTEGER PRIMARY KEY,
+		kind             TEXT NOT NULL,  -- "profile"
+		key_hash         TEXT NOT NULL,
+		series_hash      TEXT NOT NULL,
+		method           TEXT NOT NULL,
+		workload         TEXT NOT NULL,
+		args             TEXT NOT NULL,
+		code_fingerprint TEXT NOT NULL,
+		jvm              TEXT NOT NULL,
+		harness          TEXT NOT NULL,
+		machine          TEXT NOT NULL,
+		environment      TEXT NOT NULL,  -- JSON
+		created_at       INTEGER NOT NULL, -- Unix nanoseconds
+		summary          TEXT NOT NULL   -- JSON profile summary
+	);
+	CREATE INDEX profiles_key ON profiles(kind, key_hash, created_at);
+	CREATE INDEX profiles_series ON profiles(kind, series_hash, created_at);`,
 }
 
 // dbName is the store's file in the cache directory.
@@ -518,14 +538,14 @@ func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (removed i
 	return removed, err
 }
 
-// Clear removes every measurement, every recorded verdict and every
-// bounds-oracle calibration (runs, models and results).
+// Clear removes every measurement, every recorded verdict, every profile
+// and every bounds-oracle calibration (runs, models and results).
 func (s *Store) Clear(ctx context.Context) error {
 	return s.run(ctx, func(db *sql.DB) error { return clearAll(ctx, db) })
 }
 
 func clearAll(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts;
+	if _, err := db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts; DELETE FROM profiles;
 		DELETE FROM oracle_results; DELETE FROM oracle_models; DELETE FROM oracle_runs;
 		UPDATE verdict_revision SET rev = rev + 1`); err != nil {
 		return fmt.Errorf("clear cache: %w", err)

@@ -25,6 +25,16 @@ func (e *Engine) AnnotationsJar(ctx context.Context, path string) error {
 	return nil
 }
 
+// Annotations writes the annotations jar to jar, or with install puts it
+// into the local Maven repository repo (InstallAnnotations), and returns
+// the path of the jar it wrote: perfls annotations.
+func (e *Engine) Annotations(ctx context.Context, jar string, install bool, repo string) (string, error) {
+	if install {
+		return e.InstallAnnotations(ctx, repo)
+	}
+	return jar, e.AnnotationsJar(ctx, jar)
+}
+
 // InstallAnnotations installs the annotations jar and its pom into the
 // local Maven repository repo ("" = ~/.m2/repository), where Maven and
 // Gradle's mavenLocal() find it, and returns the jar's path.

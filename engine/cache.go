@@ -48,7 +48,7 @@ func (e *Engine) CacheShow(ctx context.Context, id int64) (*report.StoredMeasure
 	return out, nil
 }
 
-// CacheClear removes every measurement, verdict and bounds-oracle model,
+// CacheClear removes every measurement, profile, verdict and bounds-oracle model,
 // run and result, whatever the store's file holds (cache.ClearDir: a
 // damaged file is removed), and reopens the store. It returns what it did.
 func (e *Engine) CacheClear(ctx context.Context) (string, error) {

@@ -85,6 +85,9 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
 	out.Result = measure.Result{Forks: it.Forks, Env: it.Env, Err: err}
 	out.Notices = append(out.Notices, measure.SteadyStateWarnings(out.Method, it.Forks, req.Options.Defaults().MaxWarmup)...)
+	if forks := req.Options.Defaults().Forks; err == nil && req.Phase != service.PhaseQuick && req.Budget > 0 && !it.Cached && len(it.Forks) < forks {
+		out.Notices = append(out.Notices, fmt.Sprintf("the budget of %s ended after %d of %d forks", req.Budget, len(it.Forks), forks))
+	}
 	if req.Phase == service.PhaseQuick && it.Preliminary != nil {
 		out.Result = measure.Result{Forks: []measure.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true, Err: err}
 	}

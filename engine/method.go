@@ -207,10 +207,7 @@ const DefaultCalibrationForks = 30
 // default configuration. A workload that cannot be measured is reported and
 // skipped; it fails when none could be calibrated.
 func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks int, report func(string)) ([]cache.OracleKey, error) {
-	base := CalibrationOptions()
-	if e.cfg.Base.SamplesPerFork > 0 {
-		base = e.cfg.Base // tests: small runs
-	}
+	base := e.editorBase(CalibrationOptions())
 	base.Forks = forks
 	opt, err := req.options(base)
 	if err != nil {
@@ -259,6 +256,16 @@ func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks i
 		report("not calibrated: " + p)
 	}
 	return keys, nil
+}
+
+// editorBase is def, the options of an editor action that measures in its
+// own way (calibrating, profiling), or the engine's Base options when set
+// (tests: small runs).
+func (e *Engine) editorBase(def measure.Options) measure.Options {
+	if e.cfg.Base.SamplesPerFork > 0 {
+		return e.cfg.Base
+	}
+	return def
 }
 
 // workloads are the workloads of one method: what MeasureMethod measures

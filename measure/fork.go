@@ -118,6 +118,8 @@ type protoState struct {
 	exited          bool
 	ended           bool
 	bad             []string // malformed protocol lines (first few)
+	// profile assembles the perfls-prof-* lines of a profiled fork.
+	profile *SummaryReader
 }
 
 // protoWriter receives a fork's standard output, parsing protocol lines as
@@ -136,7 +138,7 @@ const maxProtocolLine = 1 << 20
 
 func newProtoWriter(maxSamples int) *protoWriter {
 	return &protoWriter{
-		st:         protoState{env: map[string]string{}},
+		st:         protoState{env: map[string]string{}, profile: NewSummaryReader()},
 		maxSamples: maxSamples,
 		other:      &tailBuffer{max: 256 << 10},
 		dumpSeen:   make(chan struct{}),
@@ -198,9 +200,13 @@ func (w *protoWriter) line(l string, truncated bool) {
 		}
 		return
 	}
+	st := &w.st
+	if strings.HasPrefix(l, "perfls-prof-") {
+		st.profile.Line(l)
+		return
+	}
 	kind, rest, _ := strings.Cut(l, " ")
 	f := strings.Fields(rest)
-	st := &w.st
 	bad := func() {
 		if len(st.bad) < 5 {
 			st.bad = append(st.bad, l)

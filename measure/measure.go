@@ -41,6 +41,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfls/perfls/analysis/profile"
 )
 
 // Arg is one argument of a generator (or of a workload loop, or of a method
@@ -130,6 +132,11 @@ type Options struct {
 	HeapMB  int
 	JVMArgs []string // extra JVM options, after perfls's own (a collector chosen here replaces the JVM's default)
 	Java    string   // java executable; "" = the JDK that compiles
+	// Profile makes every fork a profiled fork: JVMArgs must hold
+	// ProfileJVMArgs; the harness marks each sample as an iteration of the
+	// recording, retakes none, and reduces the recording after the last
+	// one (Fork.Profile). Its figures never feed a verdict.
+	Profile bool `json:",omitempty"`
 }
 
 // Defaults returns o with zero fields set to their defaults.
@@ -201,6 +208,9 @@ type Fork struct {
 	Wall    time.Duration // the fork's wall time, JVM start to exit
 	Output  string        // tail of what user code printed
 	PID     int
+	// Profile is the reduced recording of a profiled fork (Options.Profile);
+	// nil otherwise.
+	Profile *profile.Summary `json:",omitempty"`
 }
 
 // Result is the outcome of one request. Err is set when the request could not
@@ -368,13 +378,17 @@ func jvmArgs(opt Options, cp, main, crashDir string) []string {
 
 // harnessOptions are the harness's program arguments (see Options.java).
 func harnessOptions(opt Options) []string {
-	return []string{
+	args := []string{
 		"warmup=" + strconv.FormatInt(int64(opt.Warmup), 10),
 		"maxwarmup=" + strconv.FormatInt(int64(opt.MaxWarmup), 10),
 		"quiet=" + strconv.FormatInt(int64(opt.WarmupQuiet), 10),
 		"samples=" + strconv.Itoa(opt.SamplesPerFork),
 		"minsample=" + strconv.FormatInt(int64(opt.MinSampleTime), 10),
 	}
+	if opt.Profile {
+		args = append(args, "profile=1")
+	}
+	return args
 }
 
 func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string) (Fork, Environment, error) {
@@ -389,6 +403,11 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 	if len(fork.NsPerOp) != opt.SamplesPerFork {
 		return Fork{}, Environment{}, &WorkloadError{Kind: KindProtocol, PID: run.pid, Stderr: run.stderr,
 			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
+	}
+	if opt.Profile {
+		if fork.Profile, err = run.proto.profile.Summary(); err != nil {
+			return Fork{}, Environment{}, fmt.Errorf("profiled fork (pid %d): %w", run.pid, err)
+		}
 	}
 	return fork, environmentOf(run.proto), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/internal/profilecases"
 )
 
 // BenchmarkProfileOverhead measures the cost of recording: the same methods
@@ -24,20 +25,14 @@ func BenchmarkProfileOverhead(b *testing.B) {
 	if _, err := findJDK(context.Background()); err != nil {
 		b.Skip(err)
 	}
-	cases := []profCase{
-		{"oracle", "oracle.Work#spin", "", 300000, ""}, // about 1 ms
-		{"quickstart", "quickstart.Search#binarySearch", "quickstart.Search#lookups", 10000, ""},
-		{"profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, ""},
-		{"profiling", "profiling.Tally#addAll", "profiling.Tally#values", 64, ""},
-		{"profiling", "profiling.Orders#value", "profiling.Orders#items", 20, ""},
-	}
+	cases := profilecases.Overhead
 	const forks = 5
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
-			pp := profilingProject(b, c.project)
-			req := Request{Method: resolveOne(b, pp.build, c.method), Args: []Arg{IntArg(int64(c.arg))}}
-			if c.gen != "" {
-				req.Generator = resolveOne(b, pp.build, c.gen+"(int)")
+			pp := profilingProject(b, c.Project)
+			req := Request{Method: resolveOne(b, pp.build, c.Method), Args: []Arg{IntArg(int64(c.Arg))}}
+			if c.Gen != "" {
+				req.Generator = resolveOne(b, pp.build, c.Gen+"(int)")
 			}
 			var plain, prof []float64
 			for f := 0; f < forks; f++ {
@@ -48,7 +43,7 @@ func BenchmarkProfileOverhead(b *testing.B) {
 					}
 					res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
 					if err != nil || res[0].Err != nil {
-						b.Fatalf("%s: %v %v", c.method, err, res[0].Err)
+						b.Fatalf("%s: %v %v", c.Method, err, res[0].Err)
 					}
 					m := stats.Summarize(res[0].Forks[0].NsPerOp).Mean
 					if profiled {
@@ -59,7 +54,7 @@ func BenchmarkProfileOverhead(b *testing.B) {
 				}
 			}
 			mp, mq := stats.Summarize(plain).Median, stats.Summarize(prof).Median
-			name := c.method[strings.LastIndexByte(c.method, '.')+1:]
+			name := c.Method[strings.LastIndexByte(c.Method, '.')+1:]
 			b.ReportMetric(mp, name+"-ns/op")
 			b.ReportMetric(mq, name+"-profiled-ns/op")
 			b.ReportMetric(100*(mq/mp-1), name+"-overhead-%")
@@ -80,10 +75,10 @@ func BenchmarkProfileFreshJVM(b *testing.B) {
 		b.Skip(err)
 	}
 	pp := profilingProject(b, "profiling")
-	c := profCase{"profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 3600, ""}
+	c := profilecases.OneMs
 	for _, cfg := range []struct{ warmup, iters, ms int }{{500, 20, 50}, {300, 10, 50}} {
 		b.Run(fmt.Sprintf("%dms-%dx%dms", cfg.warmup, cfg.iters, cfg.ms), func(b *testing.B) {
-			target := pp.target(b, c.method)
+			target := pp.target(b, c.Method)
 			var reduce, total time.Duration
 			for i := 0; i < b.N; i++ {
 				s, out, took := profileRun(b, pp, c, "summary", pp.profileArgs(b), cfg.warmup, cfg.iters, cfg.ms)
@@ -119,7 +114,7 @@ func BenchmarkProfileInRunningJVM(b *testing.B) {
 		b.Skip(err)
 	}
 	pp := profilingProject(b, "profiling")
-	c := profCase{"profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 3600, ""}
+	c := profilecases.OneMs
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
 		_, out, _ := profileRun(b, pp, c, "self="+pp.settings, []string{"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}, 500, 10, 50)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/internal/profilecases"
 )
 
 // The profiling validation runs examples/profiling's programs (each with one
@@ -22,36 +23,10 @@ import (
 // driven by examples/profiling/driver/ProfileDriver.java — a stand-in for
 // the harness until Bench marks its iterations — and checks the findings.
 
-// profCase is one method to profile.
-type profCase struct {
-	project string // directory under examples/
-	method  string // pkg.Class#name
-	gen     string // generator pkg.Class#name(int)
-	arg     int
-	cause   string // expected finding kind; "" for a clean method
-}
+// profCase is one method to profile; profCases the validation's.
+type profCase = profilecases.Case
 
-var profCases = []profCase{
-	{"profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 2000, profile.FindingTreasureHunt},
-	{"profiling", "profiling.Visitors#visit", "profiling.Visitors#names", 100, profile.FindingRamp},
-	{"profiling", "profiling.Tally#addAll", "profiling.Tally#values", 64, profile.FindingOneLaneBridge},
-	{"profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, profile.FindingAllocation},
-	{"profiling", "profiling.Orders#value", "profiling.Orders#items", 20, profile.FindingSemiTrucks},
-	{"quickstart", "quickstart.Search#binarySearch", "quickstart.Search#lookups", 10000, ""},
-	{"quickstart", "quickstart.Search#linearSearch", "quickstart.Search#lookups", 10000, ""},
-	{"quickstart", "quickstart.Strings#joinWithBuilder", "quickstart.Strings#words", 2000, ""},
-	{"quickstart", "quickstart.Strings#joinWithPlus", "quickstart.Strings#words", 2000, ""},
-	{"oracle", "oracle.Caching#strong", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Caching#soft", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Leak#clean", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Leak#leaky", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Plugins#reuse", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Plugins#reload", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Pipeline#balanced", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Pipeline#lagging", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Work#base", "oracle.Calls#calls", 1000, ""},
-	{"oracle", "oracle.Work#more", "oracle.Calls#calls", 1000, ""},
-}
+var profCases = profilecases.All
 
 // profProject is one compiled example with the driver and a body class per
 // case.
@@ -100,8 +75,8 @@ func profilingProject(t testing.TB, name string) *profProject {
 	}
 	var specs []string
 	for _, c := range profCases {
-		if c.project == name {
-			specs = append(specs, c.method)
+		if c.Project == name {
+			specs = append(specs, c.Method)
 		}
 	}
 	var resolved []Resolved
@@ -208,19 +183,19 @@ func profileRun(t testing.TB, pp *profProject, c profCase, mode string, jvm []st
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := resolveOne(t, pp.build, c.method)
-	genClass, genName, _ := strings.Cut(c.gen, "#")
+	r := resolveOne(t, pp.build, c.Method)
+	genClass, genName, _ := strings.Cut(c.Gen, "#")
 	// The heap is touched before the run: on a VM a first touch of a page
 	// costs microseconds, and a run that allocates into untouched old
 	// generation pages showed a false ramp (CPU time per operation growing).
 	args := append(append([]string(nil), jvm...), "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch", "-cp", pp.cp, "ProfileDriver", profBodyName(r),
-		genClass, genName, fmt.Sprint(c.arg), fmt.Sprint(warmupMs), fmt.Sprint(iterations), fmt.Sprint(iterMs), mode)
+		genClass, genName, fmt.Sprint(c.Arg), fmt.Sprint(warmupMs), fmt.Sprint(iterations), fmt.Sprint(iterMs), mode)
 	cmd := exec.CommandContext(ctx, j.java, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s\n%s", c.method, err, stdout.String(), stderr.String())
+		t.Fatalf("%s: %v\n%s\n%s", c.Method, err, stdout.String(), stderr.String())
 	}
 	if mode != "summary" {
 		return nil, stdout.String(), time.Since(start)
@@ -228,7 +203,7 @@ func profileRun(t testing.TB, pp *profProject, c profCase, mode string, jvm []st
 	s, err := ParseSummary(bytes.NewReader(stdout.Bytes()))
 	took := time.Since(start)
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", c.method, err, stderr.String())
+		t.Fatalf("%s: %v\n%s", c.Method, err, stderr.String())
 	}
 	return s, stdout.String(), took
 }
@@ -247,26 +222,29 @@ func (pp *profProject) target(t testing.TB, method string) profile.Target {
 }
 
 // causeLine finds the line marked "// cause: <kind>" in the method's class file.
-func causeLine(t *testing.T, pp *profProject, c profCase) (string, int) {
-	cls, _, _ := strings.Cut(c.method, "#")
-	rel := "src/main/java/" + strings.ReplaceAll(cls, ".", "/") + ".java"
-	return rel, lineOf(t, filepath.Join(pp.dir, filepath.FromSlash(rel)), "// cause: "+c.cause)
+func causeLine(t *testing.T, c profCase) (string, int) {
+	t.Helper()
+	file, line, err := c.CauseLine(filepath.Join("..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, line
 }
 
 func TestProfileValidation(t *testing.T) {
 	requireJDK(t)
 	found, clean := 0, 0
 	for _, c := range profCases {
-		t.Run(c.method, func(t *testing.T) {
-			pp := profilingProject(t, c.project)
+		t.Run(c.Method, func(t *testing.T) {
+			pp := profilingProject(t, c.Project)
 			s, _, took := profileRun(t, pp, c, "summary", pp.profileArgs(t), 500, 20, 50)
-			p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+			p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := p.Report(profile.Thresholds{})
-			t.Logf("%s (fresh JVM to summary: %v)\n%s", c.method, took.Round(time.Millisecond), r.Text(5))
-			if c.cause == "" {
+			t.Logf("%s (fresh JVM to summary: %v)\n%s", c.Method, took.Round(time.Millisecond), r.Text(5))
+			if c.Cause == "" {
 				for _, f := range r.Findings {
 					t.Errorf("clean method: %s at %s: %s %v", f.Kind, f.Location, f.Message, f.Evidence)
 				}
@@ -275,18 +253,18 @@ func TestProfileValidation(t *testing.T) {
 				}
 				return
 			}
-			file, line := causeLine(t, pp, c)
+			file, line := causeLine(t, c)
 			ok := false
 			for _, f := range r.Findings {
 				switch {
-				case f.Kind == c.cause && f.File == file && f.Line == line:
+				case f.Kind == c.Cause && f.File == file && f.Line == line:
 					ok = true
 				default:
 					t.Errorf("unexpected finding %s at %s:%d: %s", f.Kind, f.File, f.Line, f.Message)
 				}
 			}
 			if !ok {
-				t.Errorf("no %s finding at %s:%d", c.cause, file, line)
+				t.Errorf("no %s finding at %s:%d", c.Cause, file, line)
 			} else {
 				found++
 			}
@@ -300,7 +278,7 @@ func TestProfileValidation(t *testing.T) {
 func TestReduceRecordingFile(t *testing.T) {
 	requireJDK(t)
 	c := profCases[0]
-	pp := profilingProject(t, c.project)
+	pp := profilingProject(t, c.Project)
 	jfr := filepath.Join(t.TempDir(), "rec.jfr")
 	profileRun(t, pp, c, "mark", []string{"-XX:StartFlightRecording=name=file,filename=" + jfr + ",dumponexit=true,settings=" + pp.settings}, 300, 10, 50)
 	s, err := ReduceRecording(context.Background(), pp.build, jfr, true)
@@ -310,13 +288,13 @@ func TestReduceRecordingFile(t *testing.T) {
 	if s.ThreadScope != "marked" || len(s.Iterations) != 10 {
 		t.Errorf("scope %q, %d iterations", s.ThreadScope, len(s.Iterations))
 	}
-	p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+	p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := p.Report(profile.Thresholds{})
-	file, line := causeLine(t, pp, c)
-	if f := r.Findings; len(f) != 1 || f[0].Kind != c.cause || f[0].File != file || f[0].Line != line {
+	file, line := causeLine(t, c)
+	if f := r.Findings; len(f) != 1 || f[0].Kind != c.Cause || f[0].File != file || f[0].Line != line {
 		t.Errorf("findings %+v\n%s", f, r.Text(5))
 	}
 	if _, err := ReduceRecording(context.Background(), pp.build, filepath.Join(pp.dir, "perfls.json"), false); err == nil || !strings.Contains(err.Error(), "reduce recording") {
@@ -330,19 +308,59 @@ func TestReduceRecordingFile(t *testing.T) {
 func TestProfileStartedInRunningJVM(t *testing.T) {
 	requireJDK(t)
 	c := profCases[3] // Totals#sum: boxing
-	pp := profilingProject(t, c.project)
+	pp := profilingProject(t, c.Project)
 	_, out, _ := profileRun(t, pp, c, "self="+pp.settings, []string{"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}, 300, 10, 50)
 	s, err := ParseSummary(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := profile.New(s, pp.decls, pp.target(t, c.method))
+	p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := p.Report(profile.Thresholds{})
-	file, line := causeLine(t, pp, c)
-	if f := r.Findings; len(f) != 1 || f[0].Kind != c.cause || f[0].File != file || f[0].Line != line {
+	file, line := causeLine(t, c)
+	if f := r.Findings; len(f) != 1 || f[0].Kind != c.Cause || f[0].File != file || f[0].Line != line {
 		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	}
+}
+
+// TestProfiledForkInHarness runs a profiled fork of perfls's real harness
+// (Options.Profile with ProfileJVMArgs): its samples are the recording's
+// iterations, and the fork carries the summary, in which the seeded cause
+// of Totals#sum is found at its line.
+func TestProfiledForkInHarness(t *testing.T) {
+	requireJDK(t)
+	c := profCases[3] // Totals#sum: boxing
+	pp := profilingProject(t, c.Project)
+	req := Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []Arg{IntArg(int64(c.Arg))}}
+	opt := Options{Forks: 1, SamplesPerFork: 12, MinSampleTime: 50 * time.Millisecond, Warmup: 300 * time.Millisecond, HeapMB: 256,
+		JVMArgs: append(pp.profileArgs(t), "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"), Profile: true}
+	res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	if err != nil || res[0].Err != nil {
+		t.Fatalf("%v %v", err, res[0].Err)
+	}
+	f := res[0].Forks[0]
+	if f.Profile == nil || len(f.Profile.Iterations) != opt.SamplesPerFork || f.Retaken != 0 {
+		t.Fatalf("profile %v, retaken %d", f.Profile != nil, f.Retaken)
+	}
+	p, err := profile.New(f.Profile, pp.decls, pp.target(t, c.Method))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Report(profile.Thresholds{})
+	file, line := causeLine(t, c)
+	found := false
+	for _, f := range r.Findings {
+		found = found || f.Kind == c.Cause && f.File == file && f.Line == line
+	}
+	if !found { // other findings are TestProfileValidation's business
+		t.Errorf("findings %+v\n%s", r.Findings, r.Text(5))
+	}
+	// An unprofiled fork carries none.
+	opt.Profile, opt.JVMArgs = false, nil
+	res, err = Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	if err != nil || res[0].Err != nil || res[0].Forks[0].Profile != nil {
+		t.Fatalf("unprofiled: %v %v %v", err, res[0].Err, res[0].Forks[0].Profile != nil)
 	}
 }

@@ -18,13 +18,18 @@ import (
 // Actions are what the server asks of perfls's engine (engine.Engine): to
 // measure and decide the formulas of one method (the Check lens), to measure
 // its own workloads (Measure) and to calibrate the bounds oracle on them
-// (Calibrate). Each records what it found in the store, where hovers and
+// (Calibrate), and to profile them (Profile). Each records what it found in the store, where hovers and
 // other editors read it, and reports progress through report. Tests put a
 // fake in its place.
 type Actions interface {
 	CheckMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
 	MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
 	CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, report func(message string)) ([]cache.OracleKey, error)
+	// ProfileMethod profiles the method's workloads (the Profile lens);
+	// StoredProfiles reads the cached profiles of a method, measuring
+	// nothing.
+	ProfileMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]*engine.Profiled, error)
+	StoredProfiles(ctx context.Context, req engine.MethodRequest) ([]*engine.Profiled, error)
 }
 
 // errMeasuringDisabled is the answer to measuring commands when the

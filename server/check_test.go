@@ -70,6 +70,16 @@ func (f *fakeActions) CalibrateMethod(context.Context, engine.MethodRequest, int
 	return nil, errors.New("the fake does not calibrate")
 }
 
+// ProfileMethod is refused and StoredProfiles finds none: this fake does
+// not profile (profile_test.go drives the real engine).
+func (f *fakeActions) ProfileMethod(context.Context, engine.MethodRequest, func(string)) ([]*engine.Profiled, error) {
+	return nil, errors.New("the fake does not profile")
+}
+
+func (f *fakeActions) StoredProfiles(context.Context, engine.MethodRequest) ([]*engine.Profiled, error) {
+	return nil, nil
+}
+
 const lensSource = `package demo;
 
 public class Demo {
@@ -137,12 +147,13 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 
 	var lenses []protocol.CodeLens
 	fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
-	// SELF is measured on a generator: a Measure lens, then the Check lens.
-	if len(lenses) != 2 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandMeasure ||
-		lenses[1].Command == nil || lenses[1].Command.Command != server.CommandCheck || lenses[1].Range.Start.Line != 4 {
-		t.Fatalf("lenses %+v, want Measure and Check lenses on line 5", lenses)
+	// SELF is measured on a generator: a Measure lens, a Profile lens, then the Check lens.
+	if len(lenses) != 3 || lenses[0].Command == nil || lenses[0].Command.Command != server.CommandMeasure ||
+		lenses[1].Command == nil || lenses[1].Command.Command != server.CommandProfile ||
+		lenses[2].Command == nil || lenses[2].Command.Command != server.CommandCheck || lenses[2].Range.Start.Line != 4 {
+		t.Fatalf("lenses %+v, want Measure, Profile and Check lenses on line 5", lenses)
 	}
-	lenses = lenses[1:]
+	lenses = lenses[2:]
 	if !strings.Contains(lenses[0].Command.Title, "Check 1 formula") {
 		t.Errorf("title %q", lenses[0].Command.Title)
 	}
@@ -197,7 +208,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 
 	// The lens title now shows the verdicts.
 	fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
-	lenses = lenses[1:]
+	lenses = lenses[2:]
 	if !strings.Contains(lenses[0].Command.Title, "1 satisfied, 1 violated") {
 		t.Errorf("title after the check %q", lenses[0].Command.Title)
 	}

@@ -27,7 +27,7 @@ const (
 	CommandAcceptBaseline = "perfls.acceptBaseline"
 )
 
-var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile, CommandCalibrate, CommandAcceptBaseline}
+var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile, CommandCalibrate, CommandAcceptBaseline, CommandProfile}
 
 // MethodArgs names an annotated method in a document: the argument of
 // CommandCheck and CommandMeasure.
@@ -70,6 +70,9 @@ func newAcceptBaselineCommand(title string, args OracleArgs) *protocol.Command {
 // lens refresh.
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
 	if res, ok, err := s.executeOracle(ctx, p); ok {
+		return res, err
+	}
+	if res, ok, err := s.executeProfile(ctx, p); ok {
 		return res, err
 	}
 	switch p.Command {

@@ -33,6 +33,7 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 	}
 	diags = append(diags, s.verdictDiagnostics(doc)...)
 	diags = append(diags, s.oracleDiagnostics(ctx, doc)...)
+	diags = append(diags, s.profileDiagnostics(doc)...)
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{
 		URI:         doc.uri,
 		Version:     uint32(doc.version),

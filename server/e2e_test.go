@@ -34,36 +34,9 @@ public class B {
     public static Iterable<Object[]> sizes(@Param(value = "n", min = 500) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
 `
-	dir := fixture.Project(t, map[string]string{"p/B.java": text})
-	src := filepath.Join(dir, "p", "B.java")
-	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
-		Base: measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	store, err := eng.Store()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: eng, CacheDir: eng.CacheDir()})
-	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir), Capabilities: protocol.ClientCapabilities{
-		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true}}}, nil)
-	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
-	u := uri.File(src)
-	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: text}})
-	fc.AwaitDiagnostics(t, u, 1)
-	lensTitled := func(prefix string) *protocol.CodeLens {
-		var lenses []protocol.CodeLens
-		fc.Call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &lenses)
-		for i := range lenses {
-			if strings.HasPrefix(lenses[i].Command.Title, prefix) {
-				return &lenses[i]
-			}
-		}
-		return nil
-	}
+	p := newEngineProject(t, measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}, "p/B.java", text)
+	fc, u := p.session(t)
+	lensTitled := func(prefix string) *protocol.CodeLens { return lensTitled(t, fc, u, prefix) }
 	lens := lensTitled("▶ Calibrate (30 forks)")
 	if lens == nil {
 		t.Fatal("no Calibrate lens")
@@ -75,10 +48,7 @@ public class B {
 	if reply != "started" {
 		t.Fatalf("calibrate: %v", reply)
 	}
-	ended := func(p json.RawMessage) bool {
-		return strings.Contains(string(p), `"kind":"end"`) && !strings.Contains(string(p), "perfls/index")
-	}
-	fc.AwaitFor(t, 2*time.Minute, "the calibration to end", func() bool { return fc.Seen(protocol.MethodProgress, ended) })
+	fc.AwaitFor(t, 2*time.Minute, "the calibration to end", func() bool { return fc.Seen(protocol.MethodProgress, jobEnded) })
 	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool {
 		return strings.Contains(string(p), `"message":"calibrated sizes(500): 3 runs, provisional"`)
 	}) {
@@ -95,4 +65,58 @@ public class B {
 			t.Errorf("hover lacks %q:\n%s", want, h.Contents.Value)
 		}
 	}
+}
+
+// engineProject is a project of one source file served with the real
+// engine, measuring in this process with base options.
+type engineProject struct {
+	eng            *engine.Engine
+	dir, src, text string
+}
+
+func newEngineProject(t *testing.T, base measure.Options, rel, text string) *engineProject {
+	t.Helper()
+	dir := fixture.Project(t, map[string]string{rel: text})
+	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf, Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return &engineProject{eng: eng, dir: dir, src: filepath.Join(dir, filepath.FromSlash(rel)), text: text}
+}
+
+// session starts an editor session on the project's engine (progress and
+// related information supported) with the source file open.
+func (p *engineProject) session(t *testing.T) (*lsptest.Client, protocol.DocumentURI) {
+	t.Helper()
+	store, err := p.eng.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: p.eng, CacheDir: p.eng.CacheDir()})
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(p.dir), Capabilities: protocol.ClientCapabilities{
+		Window:       &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+		TextDocument: &protocol.TextDocumentClientCapabilities{PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true}},
+	}}, nil)
+	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+	u := uri.File(p.src)
+	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: p.text}})
+	fc.AwaitDiagnostics(t, u, 1)
+	return fc, u
+}
+
+// lensTitled is u's lens whose title starts with prefix; nil when none.
+func lensTitled(t *testing.T, fc *lsptest.Client, u protocol.DocumentURI, prefix string) *protocol.CodeLens {
+	for _, l := range fc.Lenses(t, u) {
+		if l.Command != nil && strings.HasPrefix(l.Command.Title, prefix) {
+			return &l
+		}
+	}
+	return nil
+}
+
+// jobEnded tells whether a $/progress notification ends a measuring job.
+func jobEnded(p json.RawMessage) bool {
+	return strings.Contains(string(p), `"kind":"end"`) && !strings.Contains(string(p), "perfls/index")
 }

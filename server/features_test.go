@@ -184,7 +184,7 @@ func TestAllowMeasuringFalseRefuses(t *testing.T) {
 	for _, c := range []struct {
 		cmd string
 		arg any
-	}{{server.CommandCheck, args}, {server.CommandMeasure, args}, {server.CommandCheckFile, server.FileArgs{URI: ss.u}}} {
+	}{{server.CommandCheck, args}, {server.CommandMeasure, args}, {server.CommandProfile, args}, {server.CommandCheckFile, server.FileArgs{URI: ss.u}}} {
 		if _, err := ss.execute(t, c.cmd, c.arg); err == nil || !strings.Contains(err.Error(), "allowMeasuring is false") {
 			t.Errorf("%s: err = %v", c.cmd, err)
 		}
@@ -217,7 +217,7 @@ func TestMeasureLensAndCheckFile(t *testing.T) {
 	}}
 	checker.mu.Unlock()
 	lenses := ss.lenses(t)
-	if len(lenses) != 2 || lenses[0].Command.Title != "▶ Measure" {
+	if len(lenses) != 3 || lenses[0].Command.Title != "▶ Measure" || lenses[1].Command.Title != "▶ Profile" {
 		t.Fatalf("lenses before measuring: %+v", lenses)
 	}
 	if reply, err := ss.execute(t, lenses[0].Command.Command, lenses[0].Command.Arguments[0]); err != nil || reply != "started" {

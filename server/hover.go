@@ -44,8 +44,9 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	if len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
-		// A method calibrated from the command line: its oracle alone.
-		o := s.oracleHover(ctx, m)
+		// A method calibrated or profiled from the command line: its
+		// oracle and its profile alone.
+		o := strings.TrimSpace(s.oracleHover(ctx, m) + "\n\n" + s.profileHover(ctx, doc, m))
 		if o == "" {
 			return nil, nil
 		}
@@ -60,6 +61,9 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}
 	if o := s.oracleHover(ctx, m); o != "" {
 		md = strings.TrimRight(md, "\n") + "\n\n" + o
+	}
+	if p := s.profileHover(ctx, doc, m); p != "" {
+		md = strings.TrimRight(md, "\n") + "\n\n" + p
 	}
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{

@@ -91,6 +91,8 @@ type server struct {
 	running     int                               // measuring jobs holding slot
 	current     string                            // what the running job does, for perfls/status
 
+	profiles profileStore // the profiles known, by method (profile.go)
+
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}
 	// statusMu orders perfls/status notifications.

@@ -93,13 +93,34 @@ type DaemonJob struct {
 	Label    string
 }
 
-// WriteDaemonStatus writes the daemon's state and its jobs.
-func WriteDaemonStatus(w io.Writer, st DaemonStatus) {
+// WriteGC writes what perfls cache gc removed: evicted measurements, and
+// compiled code unused for days days and temporary files (entries and temp
+// of bytes).
+func WriteGC(w io.Writer, evicted, entries, temp int, bytes int64, days int) {
+	fmt.Fprintf(w, "removed %d measurements\nremoved %d compiled harnesses, libraries or projects unused for %d days and %d temporary files (%s)\n",
+		evicted, entries, days, temp, Bytes(bytes))
+}
+
+// DaemonStopped is what perfls daemon stop says.
+func DaemonStopped(stopped bool) string {
+	if stopped {
+		return "perfls daemon stopped"
+	}
+	return "no perfls daemon is running"
+}
+
+// WriteDaemonStatus writes the daemon's state and its jobs, or that no
+// daemon answers on socket (running false), and returns running.
+func WriteDaemonStatus(w io.Writer, st DaemonStatus, socket string, running bool) bool {
+	if !running {
+		fmt.Fprintf(w, "no perfls daemon answers on %s\n", socket)
+		return false
+	}
 	fmt.Fprintf(w, "perfls daemon pid %d, up %s\n  socket %s\n  cache  %s\n  %d measurements finished\n",
 		st.PID, st.Up.Round(time.Second), st.Socket, st.Cache, st.Finished)
 	if len(st.Jobs) == 0 {
 		fmt.Fprintln(w, "  idle")
-		return
+		return true
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  STATE\tPRIORITY\tWAITERS\tJOB")
@@ -111,4 +132,5 @@ func WriteDaemonStatus(w io.Writer, st DaemonStatus) {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", state, j.Priority, j.Waiters, j.Label)
 	}
 	tw.Flush()
+	return true
 }

@@ -144,6 +144,15 @@ func failureOf(err error) *MeasureFailure {
 	return f
 }
 
+// WriteMeasurement writes m as JSON when format is "json", else as text.
+func WriteMeasurement(w io.Writer, format string, m Measurement) error {
+	if format == "json" {
+		return WriteMeasurementJSON(w, m)
+	}
+	WriteMeasurementText(w, m)
+	return nil
+}
+
 // WriteMeasurementJSON writes m as one line of JSON.
 func WriteMeasurementJSON(w io.Writer, m Measurement) error {
 	data, err := json.Marshal(m)

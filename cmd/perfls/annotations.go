@@ -20,16 +20,11 @@ func (a *app) annotationsCommand() *cobra.Command {
 			if (jar == "") == !install {
 				return cli.Usagef("give --jar FILE or --install")
 			}
-			if install {
-				var err error
-				if jar, err = eng.InstallAnnotations(cmd.Context(), repo); err != nil {
-					return err
-				}
-			} else if err := eng.AnnotationsJar(cmd.Context(), jar); err != nil {
-				return err
+			path, err := eng.Annotations(cmd.Context(), jar, install, repo)
+			if err == nil {
+				fmt.Fprintf(a.stdout, "wrote %s\n%s\n", path, engine.AnnotationsDependency())
 			}
-			fmt.Fprintf(a.stdout, "wrote %s\n%s\n", jar, engine.AnnotationsDependency())
-			return nil
+			return err
 		}),
 	}
 	cmd.Flags().StringVar(&jar, "jar", "", "write the jar to this file")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,15 +30,7 @@ func (a *app) cacheCommand() *cobra.Command {
 		})}
 	var id int64
 	show := &cobra.Command{Use: "show ID", Short: "Print one measurement with its raw samples summarised",
-		Args: func(cmd *cobra.Command, args []string) (err error) {
-			if len(args) != 1 {
-				return cli.Usagef("cache show needs one measurement ID (see perfls cache ls)")
-			}
-			if id, err = strconv.ParseInt(args[0], 10, 64); err != nil {
-				return cli.Usagef("%q is not a measurement ID", args[0])
-			}
-			return nil
-		},
+		Args: cli.OneInt(&id, "cache show needs one measurement ID (see perfls cache ls)", "a measurement ID"),
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			m, err := eng.CacheShow(cmd.Context(), id)
 			if err == nil {
@@ -57,14 +48,13 @@ func (a *app) cacheCommand() *cobra.Command {
 			}
 			n, p, err := eng.GC(cmd.Context(), maxMB<<20, time.Duration(maxAge)*24*time.Hour)
 			if err == nil {
-				fmt.Fprintf(a.stdout, "removed %d measurements\nremoved %d compiled harnesses, libraries or projects unused for %d days and %d temporary files (%s)\n",
-					n, p.Entries, maxAge, p.Temp, report.Bytes(p.Bytes))
+				report.WriteGC(a.stdout, n, p.Entries, p.Temp, p.Bytes, maxAge)
 			}
 			return err
 		})}
 	gc.Flags().Int64Var(&maxMB, "max-mb", 512, "size limit of the stored samples in MiB")
 	gc.Flags().IntVar(&maxAge, "max-age-days", 30, "remove compiled code not used for this many days")
-	clear := &cobra.Command{Use: "clear", Short: "Remove every measurement, verdict and bounds-oracle model, run and result", Args: cli.NoArgs,
+	clear := &cobra.Command{Use: "clear", Short: "Remove every measurement, profile, verdict and bounds-oracle model, run and result", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			msg, err := eng.CacheClear(cmd.Context())
 			if err == nil {

@@ -39,28 +39,18 @@ its owner's connections.`,
 	status := &cobra.Command{Use: "status", Short: "Print its socket and what it is doing", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			st, socket, ok, err := eng.DaemonStatus(cmd.Context())
-			switch {
-			case err != nil:
-				return err
-			case !ok:
-				fmt.Fprintf(a.stdout, "no perfls daemon answers on %s\n", socket)
+			if err == nil && !report.WriteDaemonStatus(a.stdout, st, socket, ok) {
 				return cli.ExitStatus(exitViolated)
 			}
-			report.WriteDaemonStatus(a.stdout, st)
-			return nil
+			return err
 		})}
 	stop := &cobra.Command{Use: "stop", Short: "Ask it to stop", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			stopped, err := eng.StopDaemon(cmd.Context())
-			switch {
-			case err != nil:
-				return err
-			case !stopped:
-				fmt.Fprintln(a.stdout, "no perfls daemon is running")
-			default:
-				fmt.Fprintln(a.stdout, "perfls daemon stopped")
+			if err == nil {
+				fmt.Fprintln(a.stdout, report.DaemonStopped(stopped))
 			}
-			return nil
+			return err
 		})}
 	cmd.AddCommand(run, start, status, stop)
 	return cmd

@@ -2,11 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
@@ -32,20 +31,10 @@ or > 4 MiB .java file is reported, not parsed. Exit: 0 clean, 1 errors, 2 usage 
 			if err != nil {
 				return err
 			}
-			err = a.output(format, diags, func() {
-				for _, d := range diags {
-					fmt.Fprintln(a.stdout, d)
-				}
-			})
-			if err != nil {
+			if err := a.output(format, diags, func() { report.WriteLint(a.stdout, diags) }); err != nil || !report.HasError(diags) {
 				return err
 			}
-			for _, d := range diags {
-				if d.Severity == workspace.Error {
-					return cli.ExitStatus(exitViolated)
-				}
-			}
-			return nil
+			return cli.ExitStatus(exitViolated)
 		},
 	}
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")

@@ -13,16 +13,14 @@ import (
 	"github.com/perfls/perfls/measure/service"
 )
 
-type measureCmdFlags struct {
-	sel     selector
-	measure measureFlags
-	phase   string
-	budget  time.Duration
-	fresh   bool
-}
-
 func (a *app) measureCommand() *cobra.Command {
-	var f measureCmdFlags
+	var f struct {
+		sel     selector
+		measure measureFlags
+		phase   string
+		budget  time.Duration
+		fresh   bool
+	}
 	cmd := &cobra.Command{
 		Use:   "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
 		Short: "Measure one method on one workload",
@@ -32,7 +30,40 @@ t-interval over fork means. --phase quick measures once in the daemon's warm wor
 preliminary figure); both prints that first. Exit status: 0 measured, 2 usage, build or
 workload errors.`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.measure(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
+			if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {
+				return cli.UsageError{Msg: err.Error()}
+			}
+			return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+				emit := func(m *engine.Measured) error { return report.WriteMeasurement(a.stdout, f.sel.format, m.Report()) }
+				req := engine.MeasureRequest{Dir: dir, Workload: w, Options: f.measure.opts, Phase: phase, Fresh: f.fresh, Budget: f.budget}
+				if f.measure.verbose {
+					req.Progress = func(p service.Progress) { fmt.Fprintln(a.stderr, p.Message) }
+				}
+				var emitErr error
+				if phase == service.PhaseBoth {
+					// Printed as it arrives: the forks take seconds more.
+					req.Preliminary = func(m *engine.Measured) { emitErr = errors.Join(emitErr, emit(m)) }
+				}
+				m, err := eng.Measure(cmd.Context(), req)
+				if m != nil {
+					a.notices(m.Notices)
+				}
+				switch {
+				case err != nil && m != nil && m.Result.Err != nil && f.sel.format == "json":
+					report.WriteMeasurementJSON(a.stdout, m.Report())
+					return err
+				case err != nil:
+					return a.measureError(dir, err)
+				case emitErr != nil:
+					return emitErr
+				case m.Cached:
+					a.note("answered from the cache: measured %s, code unchanged since (--fresh measures again)", m.MeasuredAt.Local().Format(time.DateTime))
+				}
+				return emit(m)
+			})
+		},
 	}
 	f.sel.bind(cmd)
 	f.measure.bind(cmd.Flags(), engine.MeasureDefaults())
@@ -40,47 +71,4 @@ workload errors.`,
 	cmd.Flags().DurationVar(&f.budget, "budget", 0, "wall-time budget of the forked phase; when it runs out, the forks done so far are reported (0: none)")
 	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has a fresh result")
 	return cmd
-}
-
-func (a *app) measure(cmd *cobra.Command, f measureCmdFlags) error {
-	phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
-	if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {
-		return cli.UsageError{Msg: err.Error()}
-	}
-	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
-		emit := func(m *engine.Measured) error {
-			if f.sel.format == "json" {
-				return report.WriteMeasurementJSON(a.stdout, m.Report())
-			}
-			report.WriteMeasurementText(a.stdout, m.Report())
-			return nil
-		}
-		req := engine.MeasureRequest{Dir: dir, Workload: w, Options: f.measure.opts, Phase: phase, Fresh: f.fresh, Budget: f.budget}
-		if f.measure.verbose {
-			req.Progress = func(p service.Progress) { fmt.Fprintln(a.stderr, p.Message) }
-		}
-		var emitErr error
-		if phase == service.PhaseBoth {
-			// Printed as it arrives: the forks take seconds more.
-			req.Preliminary = func(m *engine.Measured) { emitErr = errors.Join(emitErr, emit(m)) }
-		}
-		m, err := eng.Measure(cmd.Context(), req)
-		if m != nil {
-			a.notices(m.Notices)
-		}
-		switch {
-		case err != nil && m != nil && m.Result.Err != nil && f.sel.format == "json":
-			report.WriteMeasurementJSON(a.stdout, m.Report())
-			return err
-		case err != nil:
-			return a.measureError(dir, err)
-		case emitErr != nil:
-			return emitErr
-		case m.Cached:
-			a.note("answered from the cache: measured %s, code unchanged since (--fresh measures again)", m.MeasuredAt.Local().Format(time.DateTime))
-		case phase != service.PhaseQuick && f.budget > 0 && len(m.Result.Forks) < f.measure.opts.Forks:
-			a.note("the budget of %s ended after %d of %d forks", f.budget, len(m.Result.Forks), f.measure.opts.Forks)
-		}
-		return emit(m)
-	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -23,15 +22,11 @@ started when none runs. Exit status: 0 after shutdown and exit, or when the clie
 the connection; 1 on exit without shutdown (as LSP asks) or when the connection failed.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logOut := a.stderr
-			if logFile != "" {
-				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-				if err != nil {
-					return fmt.Errorf("serve: %w", err)
-				}
-				defer f.Close()
-				logOut = f
+			logOut, closeLog, err := cli.LogTo(logFile, a.stderr)
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
 			}
+			defer closeLog()
 			opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
 			eng, err := a.serveEngine(cmd, opts.Logger)
 			if err != nil {

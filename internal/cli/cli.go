@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 )
@@ -94,6 +95,34 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 		return Usagef("%s takes no positional arguments (got %q)", cmd.Name(), args[0])
 	}
 	return nil
+}
+
+// OneInt is the argument check of a command that takes one integer, which
+// it stores in p: missing is the usage error without one, and a word that
+// is no integer is "not what".
+func OneInt(p *int64, missing, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) (err error) {
+		if len(args) != 1 {
+			return UsageError{missing}
+		}
+		if *p, err = strconv.ParseInt(args[0], 10, 64); err != nil {
+			return Usagef("%q is not %s", args[0], what)
+		}
+		return nil
+	}
+}
+
+// LogTo is where a command logs: the file at path, appended to (created
+// private), or def when path is "". close releases the file.
+func LogTo(path string, def io.Writer) (w io.Writer, close func() error, err error) {
+	if path == "" {
+		return def, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
 }
 
 // UsageArgs makes the errors of an argument check usage errors.

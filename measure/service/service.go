@@ -18,6 +18,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -38,6 +39,10 @@ type Params struct {
 	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
 	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
 	Phase    Phase           `json:"phase,omitempty"`
+	// Profile asks for one profiled fork per item instead of timing forks
+	// (profile.go): ItemResult.Profile, cached as a profile, never as a
+	// measurement. Phase is ignored.
+	Profile bool `json:"profile,omitempty"`
 }
 
 // Phase says which measurements a request wants.
@@ -74,6 +79,18 @@ type ItemResult struct {
 	// nil when the cache answered): one run in a warm JVM, short warm-up,
 	// few samples.
 	Preliminary *Preliminary `json:"preliminary,omitempty"`
+	// Profile is the profiled fork's summary (Params.Profile).
+	Profile *profile.Summary `json:"profile,omitempty"`
+}
+
+// fail records that the measurement failed with err, and where and how
+// when the workload failed.
+func (out *ItemResult) fail(err error) {
+	out.Error = err.Error()
+	var we *measure.WorkloadError
+	if errors.As(err, &we) {
+		out.Failure = we
+	}
 }
 
 // Preliminary is a quick-phase figure: one run in the warm worker JVM.
@@ -282,6 +299,18 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			out.Error = err.Error()
 			continue
 		}
+		if p.Profile {
+			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
+				continue
+			}
+			planned++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.profileItem(ctx, p, build, req, key, opt, out, progress, warn)
+			}()
+			continue
+		}
 		if !p.Fresh && l.answerFromCache(ctx, key, opt, out, warn) {
 			l.addHistory(ctx, key, out, warn)
 			continue
@@ -445,11 +474,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 	}
 	out.Forks, out.Env, out.CacheID, out.MeasuredAt = sr.Forks, sr.Env, sr.id, sr.at
 	if sr.Err != nil {
-		out.Error = sr.Err.Error()
-		var we *measure.WorkloadError
-		if errors.As(sr.Err, &we) {
-			out.Failure = we
-		}
+		out.fail(sr.Err)
 	}
 }
 
@@ -505,11 +530,7 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 	r := v.(measure.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
-		out.Error = r.Err.Error()
-		var we *measure.WorkloadError
-		if errors.As(r.Err, &we) {
-			out.Failure = we
-		}
+		out.fail(r.Err)
 		return false
 	}
 	out.Preliminary = &Preliminary{r.Forks[0], r.Env}

@@ -334,8 +334,12 @@ public abstract class Bench {
         // reported as "retaken" and taken again, at most 2 × opt.samples times: preemption measures
         // the machine's load, not the method. Workloads that wait by design have a high ratio in
         // every sample and are unaffected.
+        // In a profiled fork every sample is an iteration of the recording and none is retaken:
+        // the profile's figures never feed a verdict, and a retaken sample would leave a gap.
         int retakes = 0;
+        int maxRetakes = opt.profile ? 0 : 2 * opt.samples;
         for (int s = 0; s < opt.samples; ) {
+            Object mark = opt.profile ? ProfileMarks.begin() : null;
             long gcMs0 = m.gcMillis();
             long gc0 = m.gcCount();
             long a0 = m.allocated();
@@ -348,9 +352,12 @@ public abstract class Bench {
             long gc1 = m.gcCount();
             long wall = t1 - t0;
             long cpu = c1 - c0;
+            if (mark != null) {
+                ProfileMarks.end(mark, ops, wall, c0 < 0 ? -1 : cpu, a0 < 0 ? -1 : a1 - a0);
+            }
             if (c0 >= 0 && cpu > 0 && gc1 == gc0) {
                 double ratio = wall / (double) cpu;
-                if (wall > bestRatio * 1.02 * cpu + RETAKE_SLACK_NS && retakes < 2 * opt.samples) {
+                if (wall > bestRatio * 1.02 * cpu + RETAKE_SLACK_NS && retakes < maxRetakes) {
                     retakes++;
                     out.line("retaken", Long.toString(wall), Long.toString(cpu));
                     continue;
@@ -361,6 +368,21 @@ public abstract class Bench {
             out.line("sample", Long.toString(wall), Long.toString(c0 < 0 ? -1 : cpu), Long.toString(ops),
                     Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3]);
             s++;
+        }
+        if (opt.profile) {
+            finishProfile(out);
+        }
+    }
+
+    /**
+     * Reduces a profiled fork's recording to its summary (perfls-prof-* lines); a failure is
+     * reported as perfls-prof-error, so that the samples still count.
+     */
+    private static void finishProfile(Protocol out) {
+        try {
+            ProfileMarks.finish(out::line);
+        } catch (Throwable t) {
+            out.line("prof-error", Protocol.escape(t.toString()));
         }
     }
 

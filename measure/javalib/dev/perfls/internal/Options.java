@@ -22,6 +22,12 @@ final class Options {
     boolean parentPipe;
     /** The fork ends itself after this long, 0 = never. */
     long deadlineNs;
+    /**
+     * A profiled fork (the JVM records with perfls's settings): every sample is marked as an
+     * iteration of the recording, none is retaken, and the recording is reduced to its summary
+     * after the last one (see ProfileMarks).
+     */
+    boolean profile;
     /** The request's arguments in order: a Long or a String each. */
     Object[] args = new Object[0];
 
@@ -64,6 +70,9 @@ final class Options {
                     break;
                 case "parentpipe":
                     o.parentPipe = v != 0;
+                    break;
+                case "profile":
+                    o.profile = v != 0;
                     break;
                 case "deadline":
                     o.deadlineNs = Math.max(0, v);

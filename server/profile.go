@@ -1,0 +1,266 @@
+package server
+
+// Profiles in the editor (docs/profiling.md): a "Profile" lens on every
+// method with workloads runs one profiled fork per workload through the
+// engine (Actions.ProfileMethod) as a measuring job, under the same
+// consent as measuring; the findings become diagnostics (severity
+// Information, code = the finding's kind, related information at the hot
+// line or the allocating site), and the method's hover gains "where the
+// time goes" while a profile is known — from a profile job of this
+// session, or from the cache (Actions.StoredProfiles, read once per
+// method).
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/engine"
+)
+
+// CommandProfile profiles one method on its own workloads (one profiled
+// fork each); it runs code of the workspace, like measuring.
+const CommandProfile = "perfls.profile"
+
+// newProfileCommand builds the typed command of a "Profile" code lens.
+func newProfileCommand(title string, args MethodArgs) *protocol.Command {
+	return &protocol.Command{Title: title, Command: CommandProfile, Arguments: []any{args}}
+}
+
+// profileStore holds the profiles the server knows, by method: a method
+// present with no profiles had none in the cache when it was read.
+type profileStore struct {
+	mu sync.Mutex
+	m  map[string][]*engine.Profiled
+}
+
+func profileKey(args MethodArgs) string {
+	return args.Class + "#" + args.Method + "(" + strings.Join(args.Params, ",") + ")"
+}
+
+func (ps *profileStore) get(key string) ([]*engine.Profiled, bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p, ok := ps.m[key]
+	return p, ok
+}
+
+func (ps *profileStore) set(key string, p []*engine.Profiled) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.m == nil {
+		ps.m = map[string][]*engine.Profiled{}
+	}
+	ps.m[key] = p
+}
+
+func (ps *profileStore) all() []*engine.Profiled {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []*engine.Profiled
+	for _, p := range ps.m {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// profileLens is the "Profile" lens of a method with workloads; its title
+// counts the findings of the profiles this session knows.
+func (s *server) profileLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
+	title := "▶ Profile"
+	if ps, _ := s.profiles.get(profileKey(args)); len(ps) > 0 {
+		n := 0
+		for _, p := range ps {
+			n += len(p.Report.Findings)
+		}
+		title += fmt.Sprintf(" · %d %s", n, plural(n, "finding", "findings"))
+	}
+	return protocol.CodeLens{Range: at, Command: action(allowed, newProfileCommand(title, args))}
+}
+
+// executeProfile runs perfls.profile; ok is false for other commands.
+func (s *server) executeProfile(ctx context.Context, p *protocol.ExecuteCommandParams) (result any, ok bool, err error) {
+	if p.Command != CommandProfile {
+		return nil, false, nil
+	}
+	var args MethodArgs
+	if err := decodeMethodArg(p, &args); err != nil {
+		return nil, true, err
+	}
+	if !s.settings().AllowMeasuring {
+		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+	}
+	if s.opts.Actions == nil {
+		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
+	}
+	return started(s.startProfile(ctx, args)), true, nil
+}
+
+// startProfile queues the profiling of one method as a measuring job: one
+// at a time with checks and measurements, cancellable from its progress,
+// cancelled on shutdown.
+func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
+	key := profileKey(args)
+	req := s.request(args)
+	req.Warn = func(msg string) {
+		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
+	}
+	return s.runQueued(ctx, "profiling "+key, "profiling "+args.Class+"#"+args.Method, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+		ps, err := s.opts.Actions.ProfileMethod(jobCtx, req, report)
+		if err != nil {
+			return "", nil, err
+		}
+		s.profiles.set(key, ps)
+		var parts []string
+		for _, p := range ps {
+			n := len(p.Report.Findings)
+			parts = append(parts, fmt.Sprintf("%s: %d %s", workloadLabel(p), n, plural(n, "finding", "findings")))
+		}
+		return "profiled " + strings.Join(parts, "; "), func(bg context.Context) {
+			s.republishOpen(bg)
+			s.refreshCodeLenses(bg)
+		}, nil
+	})
+}
+
+// workloadLabel names a profiled workload briefly: "gen(100)".
+func workloadLabel(p *engine.Profiled) string {
+	w, _, _ := strings.Cut(p.Workload, "(")
+	if i := strings.LastIndexAny(w, "#."); i >= 0 {
+		w = w[i+1:]
+	}
+	var args []string
+	for _, a := range p.Args {
+		args = append(args, a.String())
+	}
+	return w + "(" + strings.Join(args, ",") + ")"
+}
+
+// methodProfiles are the known profiles of m: this session's, else the
+// cache's (read once).
+func (s *server) methodProfiles(ctx context.Context, doc *document, m *javasrc.Method) []*engine.Profiled {
+	if m == nil || m.Type == nil {
+		return nil
+	}
+	args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+	key := profileKey(args)
+	if ps, ok := s.profiles.get(key); ok || s.opts.Actions == nil {
+		return ps
+	}
+	ps, err := s.opts.Actions.StoredProfiles(ctx, s.request(args))
+	if err != nil {
+		s.logf("stored profiles of %s: %v", key, err)
+		return nil
+	}
+	s.profiles.set(key, ps)
+	return ps
+}
+
+// profileHover is the hover section "where the time goes" of a profiled
+// method: per profiled workload its top hot lines, allocation sites and
+// findings; "" when no profile is known.
+func (s *server) profileHover(ctx context.Context, doc *document, m *javasrc.Method) string {
+	var b strings.Builder
+	for _, p := range s.methodProfiles(ctx, doc, m) {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "**Profile** `%s`, profiled %s\n\n", workloadLabel(p), p.MeasuredAt.Local().Format("2006-01-02 15:04"))
+		b.WriteString(p.Report.Markdown(5))
+	}
+	return b.String()
+}
+
+// profileDiagnostics puts every finding of the known profiles on its line
+// in doc, as information coded with the finding's kind, with related
+// information at the finding's related lines and the profile's hottest
+// line.
+func (s *server) profileDiagnostics(doc *document) []protocol.Diagnostic {
+	if doc.java == nil {
+		return nil
+	}
+	related := s.relatedSupported()
+	var out []protocol.Diagnostic
+	for _, p := range s.profiles.all() {
+		for _, f := range p.Report.Findings {
+			rng, ok := lineRange(doc.java.Mapper, f.Line)
+			if !ok || sourcePath(p, f.File) != doc.path {
+				continue
+			}
+			d := protocol.Diagnostic{Range: rng, Severity: protocol.DiagnosticSeverityInformation, Code: f.Kind, Source: "perfls",
+				Message: fmt.Sprintf("%s (profile of %s, %s)", f.Message, p.Method, workloadLabel(p))}
+			if related {
+				d.RelatedInformation = relatedLines(p, f)
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// relatedLines are a finding's related lines and the profile's hottest
+// and most allocating lines, each once and never the finding's own.
+func relatedLines(p *engine.Profiled, f profile.Finding) []protocol.DiagnosticRelatedInformation {
+	out := []protocol.DiagnosticRelatedInformation{}
+	seen := map[profile.Location]bool{f.Location: true}
+	add := func(l profile.Location, msg string) {
+		if l.File == "" || l.Line <= 0 || seen[l] {
+			return
+		}
+		seen[l] = true
+		line := uint32(l.Line - 1)
+		out = append(out, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: uri.File(sourcePath(p, l.File)), Range: protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}},
+			Message:  msg,
+		})
+	}
+	for _, r := range f.Related {
+		add(r.Location, r.Message)
+	}
+	if len(p.Report.Hot) > 0 {
+		h := p.Report.Hot[0]
+		add(h.Location, fmt.Sprintf("hottest line: %.1f %% of the samples", 100*h.Share))
+	}
+	if len(p.Report.Allocations) > 0 {
+		a := p.Report.Allocations[0]
+		add(a.Location, fmt.Sprintf("allocates most: %.4g bytes per operation", a.BytesPerOp))
+	}
+	return out
+}
+
+// sourcePath is the absolute path of a profile's project-relative file.
+func sourcePath(p *engine.Profiled, file string) string {
+	return filepath.Join(p.Dir, filepath.FromSlash(file))
+}
+
+// lineRange is the range of a 1-based line's text without its
+// indentation; ok is false for a line the text does not have.
+func lineRange(m *textpos.Mapper, line int) (protocol.Range, bool) {
+	text := m.Text()
+	start := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return protocol.Range{}, false
+		}
+		start += i + 1
+	}
+	if line < 1 {
+		return protocol.Range{}, false
+	}
+	end := start + strings.IndexByte(text[start:], '\n')
+	if end < start {
+		end = len(text)
+	}
+	first := start + len(text[start:end]) - len(strings.TrimLeft(text[start:end], " \t"))
+	last := start + len(strings.TrimRight(text[start:end], " \t\r"))
+	return toProtocolRange(m.Range(textpos.Span{Start: first, End: max(first, last)})), true
+}
