@@ -312,21 +312,11 @@ func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Si
 		return verdict.Side{Err: o.Err}
 	}
 	res, ok := results[o.Request.Key()]
-	switch {
-	case !ok:
+	if !ok {
 		return verdict.Side{Err: errors.New("not measured")}
-	case res.Error != "":
-		return verdict.Side{Err: errors.New(res.Error)}
 	}
-	s := verdict.Side{Scale: o.Scale}
-	for _, f := range res.Forks {
-		s.Runs = append(s.Runs, f.NsPerOp)
-	}
-	// Earlier runs of the same code: only their means matter to the
-	// parametric interpretation, so each arrives as a one-value run.
-	for _, m := range res.History {
-		s.History = append(s.History, []float64{m})
-	}
+	s := sideOf(res)
+	s.Scale = o.Scale
 	return s
 }
 

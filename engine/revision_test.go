@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // revClass is a class whose work method loops n*factor times, with a
@@ -27,7 +28,7 @@ public class A {
 // revisions and methods missing there are diagnostics on "@rev".
 func TestCheckRevisionInFormula(t *testing.T) {
 	formulas := `"SELF[gen](3000) <= SELF@HEAD~1[gen](3000)", "SELF[gen](10) <= SELF@nosuch[gen](10)", "SELF[gen](10) <= p.A#gone@HEAD~1[gen](10)"`
-	dir, commits := gitProject(t,
+	dir, commits := fixture.GitProject(t,
 		map[string]string{"src/p/A.java": revClass("200", formulas)},
 		map[string]string{"src/p/A.java": revClass("1", formulas)})
 	e := openEngine(t, small)
@@ -73,10 +74,10 @@ func TestCheckRevisionInFormula(t *testing.T) {
 	if !sawUnknown || !sawMissing {
 		t.Errorf("want located diagnostics on @nosuch and on gone's @HEAD~1, got %+v", res.Diagnostics)
 	}
-	if st := gitIn(t, dir, "status", "--porcelain"); st != "" || gitIn(t, dir, "rev-parse", "HEAD") != commits[1] {
+	if st := fixture.Git(t, dir, "status", "--porcelain"); st != "" || fixture.Git(t, dir, "rev-parse", "HEAD") != commits[1] {
 		t.Errorf("the checkout changed: status %q", st)
 	}
-	if out := gitIn(t, dir, "worktree", "list"); strings.Count(out, "\n") != 0 {
+	if out := fixture.Git(t, dir, "worktree", "list"); strings.Count(out, "\n") != 0 {
 		t.Errorf("worktrees were added: %s", out)
 	}
 

@@ -124,6 +124,13 @@ func (r *Repo) Subject(ctx context.Context, commit string) string {
 	return s
 }
 
+// Clean reports whether the work tree has no changes, untracked files
+// included: then HEAD is what it holds.
+func (r *Repo) Clean(ctx context.Context) (bool, error) {
+	out, err := git(ctx, r.Top, "status", "--porcelain")
+	return err == nil && out == "", err
+}
+
 // DefaultBase is the commit a change is compared with when no base is
 // named: the merge base of HEAD with the default branch (origin/HEAD, else
 // main, else master), else HEAD itself.
