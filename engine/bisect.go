@@ -32,8 +32,9 @@ const (
 
 // Bisect judges Bad against Good, then searches the first-parent line
 // between them: a commit is bad when one of the selected workloads is
-// slower there than at Good, good when none is (or its code is Good's),
-// and skipped when it does not build or stays undecided after more forks.
+// slower there than at Good, good when none is (its code is Good's, or it
+// is the same or faster, or undecided even after more forks), and skipped
+// when it does not build or cannot be measured.
 func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect, error) {
 	repo, err := revision.Open(ctx, req.Dir)
 	if err != nil {
@@ -183,7 +184,9 @@ func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *tree
 	case len(step.Slower) > 0:
 		step.Verdict = stepBad
 	case undecided > 0:
-		step.Verdict, step.Reason = stepSkip, fmt.Sprintf("%d workload(s) undecided at %d forks", undecided, max(req.MaxForks, req.Options.Defaults().Forks))
+		// Measured up to MaxForks and still not shown slower: as SPL reads
+		// a relation, it holds unless the data reject it.
+		step.Reason = fmt.Sprintf("%d workload(s) not shown slower nor the same after more forks", undecided)
 	case len(d.Changes) == 0:
 		step.Reason = "code unchanged since good"
 	}

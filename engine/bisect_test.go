@@ -29,31 +29,25 @@ func TestBisectSearch(t *testing.T) {
 			}
 		}
 	}
-	// Skipped commits: the neighbours decide.
+	// judge says bad from first on and skip for the skipped.
 	skip := map[int]bool{7: true, 8: true}
-	got, cands, _ := bisectSearch(16, func(i int) (string, error) {
-		switch {
-		case skip[i]:
-			return stepSkip, nil
-		case i >= 10:
-			return stepBad, nil
+	judge := func(first int) func(int) (string, error) {
+		return func(i int) (string, error) {
+			switch {
+			case skip[i]:
+				return stepSkip, nil
+			case i >= first:
+				return stepBad, nil
+			}
+			return stepGood, nil
 		}
-		return stepGood, nil
-	})
-	if got != 10 || cands != nil {
+	}
+	// Skipped commits: the neighbours decide.
+	if got, cands, _ := bisectSearch(16, judge(10)); got != 10 || cands != nil {
 		t.Errorf("with skips: %d %v, want 10", got, cands)
 	}
 	// The first bad commit sits right after skipped ones: it may be any.
-	got, cands, _ = bisectSearch(16, func(i int) (string, error) {
-		switch {
-		case skip[i]:
-			return stepSkip, nil
-		case i >= 8:
-			return stepBad, nil
-		}
-		return stepGood, nil
-	})
-	if got != 9 || fmt.Sprint(cands) != "[7 8 9]" {
+	if got, cands, _ := bisectSearch(16, judge(8)); got != 9 || fmt.Sprint(cands) != "[7 8 9]" {
 		t.Errorf("hidden by skips: %d %v, want 9 [7 8 9]", got, cands)
 	}
 	// A judgement's error ends the search.

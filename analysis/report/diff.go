@@ -155,8 +155,8 @@ type Bisect struct {
 	Bad      string `json:"bad"`
 	FirstBad string `json:"firstBad"` // "" when Bad is not slower than Good
 	Subject  string `json:"subject,omitempty"`
-	// Candidates, when skipped commits (not building, undecided) hide the
-	// first bad one, are the commits it may be, oldest first.
+	// Candidates, when skipped commits (not building) hide the first bad
+	// one, are the commits it may be, oldest first.
 	Candidates []string     `json:"candidates,omitempty"`
 	Steps      []BisectStep `json:"steps"`
 	Commits    int          `json:"commits"` // on the line after Good, Bad included
@@ -168,7 +168,8 @@ type Bisect struct {
 }
 
 // BisectStep is one commit judged: bad (some workload slower than at
-// Good), good, or skip (it does not build, or stays undecided).
+// Good), good (none shown slower, even after more forks), or skip (it does
+// not build or could not be measured).
 type BisectStep struct {
 	Commit  string   `json:"commit"`
 	Verdict string   `json:"verdict"`

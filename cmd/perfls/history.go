@@ -24,7 +24,7 @@ undecided (docs/revisions.md). Exit status: 0 none slower, 1 one slower, 2 error
 		cmd.Use, cmd.Args = "bisect GOOD BAD [flags] [DIR]", cli.UsageArgs(cobra.RangeArgs(2, 3))
 		cmd.Short = "Find the first commit between GOOD and BAD at which a method became slower"
 		cmd.Long = `Binary search over the first-parent history: a commit is bad when a workload (of --method, else any)
-is slower there than at GOOD; one that does not build or stays undecided after more forks is skipped.
+is slower there than at GOOD (undecided ones get more forks first); one that does not build is skipped.
 Checkout, index and refs are untouched (docs/revisions.md). Exit status: 0 found, 1 BAD not slower, 2 errors.`
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
