@@ -3,55 +3,28 @@ package revision
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // gitRepo makes a repository with a project in sub/ and one commit per
 // content of sub/A.java; it returns the repository's top and the commits.
 func gitRepo(t *testing.T, contents ...string) (string, []string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+	var commits []map[string]string
+	for _, c := range contents {
+		commits = append(commits, map[string]string{"sub/A.java": c})
 	}
-	top := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = top
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "-q", "-b", "main")
-	var commits []string
-	for i, c := range contents {
-		if err := os.MkdirAll(filepath.Join(top, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(top, "sub", "A.java"), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run("add", "-A")
-		run("commit", "-q", "-m", "c"+string(rune('0'+i)))
-		commits = append(commits, run("rev-parse", "HEAD"))
-	}
-	return top, commits
+	return fixture.GitProject(t, commits...)
 }
 
 func TestRevisionResolveAndMaterialise(t *testing.T) {
 	ctx := context.Background()
 	top, commits := gitRepo(t, "class A { int v = 1; }", "class A { int v = 2; }", "class A { int v = 3; }")
-	run := exec.Command("git", "tag", "v1", commits[0])
-	run.Dir = top
-	if out, err := run.CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	fixture.Git(t, top, "tag", "v1", commits[0])
 	r, err := Open(ctx, filepath.Join(top, "sub"))
 	if err != nil {
 		t.Fatal(err)
@@ -75,12 +48,7 @@ func TestRevisionResolveAndMaterialise(t *testing.T) {
 	}
 
 	// The user's checkout is untouched: its file keeps the newest content.
-	status := func() string {
-		cmd := exec.Command("git", "status", "--porcelain")
-		cmd.Dir = top
-		out, _ := cmd.Output()
-		return string(out)
-	}
+	status := func() string { return fixture.Git(t, top, "status", "--porcelain") }
 	cache := t.TempDir()
 	dir, err := r.Materialise(ctx, cache, commits[0])
 	if err != nil {
@@ -119,14 +87,7 @@ func TestRevisionResolveAndMaterialise(t *testing.T) {
 func TestRevisionDefaultBase(t *testing.T) {
 	ctx := context.Background()
 	top, commits := gitRepo(t, "class A {}", "class A { }")
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = top
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	git := func(args ...string) { fixture.Git(t, top, args...) }
 	r, err := Open(ctx, top)
 	if err != nil {
 		t.Fatal(err)
