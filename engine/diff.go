@@ -192,34 +192,7 @@ type pair struct {
 func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *treeSide, keep func(workspace.Request) bool, req HistoryRequest) (*report.Diff, error) {
 	d := &report.Diff{Base: base.name, Head: head.name, Margin: verdict.DefaultDelta,
 		Changes: []report.DiffChange{}, Unchanged: []string{}, Added: []string{}, Removed: []string{}}
-	inBase := map[string]workspace.Request{}
-	for _, r := range base.reqs {
-		inBase[r.Key()] = r
-	}
-	var pairs []*pair
-	for _, r := range head.reqs {
-		if !keep(r) {
-			continue
-		}
-		b, ok := inBase[r.Key()]
-		delete(inBase, r.Key())
-		if !ok {
-			d.Added = append(d.Added, r.Key())
-			continue
-		}
-		hf, herr := head.fingerprint(r)
-		bf, berr := base.fingerprint(b)
-		if herr == nil && berr == nil && hf == bf {
-			d.Unchanged = append(d.Unchanged, r.Key())
-			continue
-		}
-		pairs = append(pairs, &pair{head: r, base: b, change: report.DiffChange{Method: r.Method.String(), Workload: r.Generator.String(), Args: argsText(r.Args)}})
-	}
-	for _, r := range base.reqs {
-		if _, gone := inBase[r.Key()]; gone && keep(r) {
-			d.Removed = append(d.Removed, r.Key())
-		}
-	}
+	pairs := pairUp(base, head, keep, d)
 	alpha := req.Alpha
 	if alpha == 0 {
 		if p, err := measure.FindProject(head.dir); err == nil {
@@ -273,6 +246,41 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 		d.Changes = append(d.Changes, p.change)
 	}
 	return d, nil
+}
+
+// pairUp pairs the workloads of head that base has too (keep selects
+// them) and whose code differs; it lists the others in d as added,
+// removed or unchanged.
+func pairUp(base, head *treeSide, keep func(workspace.Request) bool, d *report.Diff) []*pair {
+	inBase := map[string]workspace.Request{}
+	for _, r := range base.reqs {
+		inBase[r.Key()] = r
+	}
+	var pairs []*pair
+	for _, r := range head.reqs {
+		if !keep(r) {
+			continue
+		}
+		b, ok := inBase[r.Key()]
+		delete(inBase, r.Key())
+		if !ok {
+			d.Added = append(d.Added, r.Key())
+			continue
+		}
+		hf, herr := head.fingerprint(r)
+		bf, berr := base.fingerprint(b)
+		if herr == nil && berr == nil && hf == bf {
+			d.Unchanged = append(d.Unchanged, r.Key())
+			continue
+		}
+		pairs = append(pairs, &pair{head: r, base: b, change: report.DiffChange{Method: r.Method.String(), Workload: r.Generator.String(), Args: argsText(r.Args)}})
+	}
+	for _, r := range base.reqs {
+		if _, gone := inBase[r.Key()]; gone && keep(r) {
+			d.Removed = append(d.Removed, r.Key())
+		}
+	}
+	return pairs
 }
 
 // measurePairs measures the pairs' workloads in both trees; got[p] holds
