@@ -68,6 +68,8 @@ type CheckResult struct {
 	plan    *workspace.Plan
 	results map[string]service.ItemResult
 	options measure.Options
+	index   *workspace.Index // the working tree's declarations
+	trees   map[string]*tree // the revisions the formulas name
 }
 
 // Check parses the project, plans the measurements of the formulas the
@@ -83,37 +85,38 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if err != nil {
 		return nil, err
 	}
-	plan := workspace.PlanCheck(workspace.NewIndex(src.files), src.formulas)
+	ix := workspace.NewIndex(src.files)
+	plan := workspace.PlanCheck(ix, src.formulas)
 	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
-		Diagnostics: append(src.diags, plan.Diagnostics...)}
+		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, trees: map[string]*tree{}}
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}
-	params := service.Params{Project: req.Dir, Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
-	for _, r := range plan.Requests {
-		params.Items = append(params.Items, item(r))
-	}
-	resp, err := svc.Measure(ctx, params, req.Progress)
+	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
+	got, err := e.measureRequests(ctx, svc, req.Dir, params, plan.Requests, out.index, out.trees, req.Progress)
 	if err != nil {
 		return nil, err
 	}
-	out.Notices = resp.Notices
-	if len(resp.CompileErrors) > 0 {
-		out.CompileErrors = resp.CompileErrors
+	out.Notices = got.notices
+	if len(got.compileErrors) > 0 {
+		out.CompileErrors = got.compileErrors
 		return out, nil
 	}
-	out.results = map[string]service.ItemResult{}
-	for i, r := range plan.Requests {
-		out.results[r.Key()] = resp.Items[i]
-		out.Notices = append(out.Notices, measure.SteadyStateWarnings(r.Key(), resp.Items[i].Forks, req.Options.Defaults().MaxWarmup)...)
-		if resp.Items[i].Cached {
+	out.Diagnostics = append(out.Diagnostics, revisionDiagnostics(plan, got.revisionErrs)...)
+	out.results = got.results
+	var items []service.ItemResult
+	for _, r := range plan.Requests {
+		it := out.results[r.Key()]
+		items = append(items, it)
+		out.Notices = append(out.Notices, measure.SteadyStateWarnings(r.Key(), it.Forks, req.Options.Defaults().MaxWarmup)...)
+		if it.Cached {
 			out.Cached++
 		}
 	}
 	if err := e.decideLooks(ctx, svc, req, src.project, out); err != nil {
 		return nil, err
 	}
-	if out.Oracle, err = e.judgeCalibrated(ctx, resp.Items, req.Options); err != nil {
+	if out.Oracle, err = e.judgeCalibrated(ctx, items, req.Options); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
 	}
 	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
@@ -186,25 +189,25 @@ func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0
 func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, keys map[string]bool, add int) (int, error) {
 	opts := req.Options
 	opts.Forks = add
-	params := service.Params{Project: req.Dir, Options: opts, Priority: req.Priority, Fresh: true}
-	var which []string
+	params := service.Params{Options: opts, Priority: req.Priority, Fresh: true}
+	var which []workspace.Request
 	for _, r := range out.plan.Requests {
 		if keys[r.Key()] {
-			params.Items = append(params.Items, item(r))
-			which = append(which, r.Key())
+			which = append(which, r)
 		}
 	}
-	resp, err := svc.Measure(ctx, params, req.Progress)
+	resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
 	if err != nil {
 		return 0, err
 	}
-	if len(resp.CompileErrors) > 0 {
+	if len(resp.compileErrors) > 0 {
 		return 0, fmt.Errorf("the project no longer compiles while forks were added")
 	}
-	out.Notices = append(out.Notices, resp.Notices...)
+	out.Notices = append(out.Notices, resp.notices...)
 	n := 0
-	for i, key := range which {
-		got, had := resp.Items[i], out.results[key]
+	for _, r := range which {
+		key := r.Key()
+		got, had := resp.results[key], out.results[key]
 		out.Notices = append(out.Notices, measure.SteadyStateWarnings(key, got.Forks, opts.Defaults().MaxWarmup)...)
 		if got.Error != "" {
 			had.Error = got.Error
@@ -309,21 +312,11 @@ func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Si
 		return verdict.Side{Err: o.Err}
 	}
 	res, ok := results[o.Request.Key()]
-	switch {
-	case !ok:
+	if !ok {
 		return verdict.Side{Err: errors.New("not measured")}
-	case res.Error != "":
-		return verdict.Side{Err: errors.New(res.Error)}
 	}
-	s := verdict.Side{Scale: o.Scale}
-	for _, f := range res.Forks {
-		s.Runs = append(s.Runs, f.NsPerOp)
-	}
-	// Earlier runs of the same code: only their means matter to the
-	// parametric interpretation, so each arrives as a one-value run.
-	for _, m := range res.History {
-		s.History = append(s.History, []float64{m})
-	}
+	s := sideOf(res)
+	s.Scale = o.Scale
 	return s
 }
 

@@ -10,8 +10,29 @@ import (
 	"github.com/perfls/perfls/analysis/dataset"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 )
+
+// EvaluateOptions checks perfls evaluate's settings — a data file and a
+// formula given, α in (0, 0.5], an interpretation's name ("" = automatic),
+// resamples ≥ 100 — and returns them as verdict options.
+func EvaluateOptions(data, formula string, alpha float64, interpretation string, seed uint64, resamples int) (verdict.Options, error) {
+	if data == "" || formula == "" {
+		return verdict.Options{}, errors.New("evaluate needs --data FILE and --formula F")
+	}
+	if !(alpha > 0 && alpha <= 0.5) {
+		return verdict.Options{}, fmt.Errorf("--alpha %g is outside (0, 0.5]", alpha)
+	}
+	interp, err := stats.ParseInterpretation(interpretation)
+	if err != nil {
+		return verdict.Options{}, err
+	}
+	if resamples < 100 {
+		return verdict.Options{}, fmt.Errorf("--resamples must be at least 100")
+	}
+	return verdict.Options{Alpha: alpha, Interpretation: interp, Bootstrap: stats.BootstrapConfig{Seed: seed, Resamples: resamples}}, nil
+}
 
 // EvaluateFile decides the formula src against the recorded results in the
 // file at path (Evaluate).

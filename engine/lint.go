@@ -21,7 +21,8 @@ import (
 // that do not resolve against all the files given or, for java.* and
 // javax.*, against the JDK's sources. jdkSrc names the JDK's src.zip: ""
 // finds one (none found: JDK references stay unchecked), "none" skips the
-// JDK. The diagnostics are sorted by file and position.
+// JDK; and revisions (m@v1.0) that name no commit of the git repository
+// holding the file. The diagnostics are sorted by file and position.
 //
 // A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
 // parsed: it gets one diagnostic and the others are linted. Lint stops
@@ -76,7 +77,9 @@ func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagn
 		}
 	}
 	// One index over every file given, so references resolve across them.
-	diags = append(diags, workspace.NewIndex(javaFiles).Lint(formulas, opt)...)
+	ix := workspace.NewIndex(javaFiles)
+	diags = append(diags, ix.Lint(formulas, opt)...)
+	diags = append(diags, revisionNames(ctx, ix, formulas)...)
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].Path != diags[j].Path {
 			return diags[i].Path < diags[j].Path

@@ -63,6 +63,48 @@ func (e *Engine) Calibrate(ctx context.Context, req CalibrateRequest) (*Calibrat
 	return &Calibration{Key: key, Model: m}, nil
 }
 
+// CalibrateAction is perfls calibrate's request: calibrate (measure), or
+// change the stored model without measuring: Rebuild it with new settings,
+// or Accept the latest verified run into it. Config holds the settings
+// given; Changed says which were (nil: none), and only those override the
+// stored ones or the defaults.
+type CalibrateAction struct {
+	CalibrateRequest
+	Rebuild, Accept bool
+	Changed         func(setting string) bool
+}
+
+// Validate says what is wrong with the action a user asked for.
+func (a CalibrateAction) Validate() error {
+	if a.Rebuild && a.Accept {
+		return errors.New("--rebuild and --accept exclude each other")
+	}
+	if !a.Rebuild && !a.Accept {
+		if err := ValidateOptions(a.Options, 2); err != nil {
+			return err
+		}
+	}
+	return a.Config.Validate()
+}
+
+// RunCalibrate runs a CalibrateAction.
+func (e *Engine) RunCalibrate(ctx context.Context, a CalibrateAction) (*Calibration, error) {
+	changed := a.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	edit := func(c oracle.Config) oracle.Config { return c.Override(a.Config, changed) }
+	switch {
+	case a.Rebuild:
+		return e.Rebuild(ctx, a.Workload, edit)
+	case a.Accept:
+		return e.Accept(ctx, a.Workload)
+	}
+	req := a.CalibrateRequest
+	req.Config = edit(oracle.Config{Policy: oracle.DefaultPolicy()})
+	return e.Calibrate(ctx, req)
+}
+
 // Rebuild rebuilds the stored model of a workload from its stored runs
 // with the configuration edit makes of the stored one, without measuring.
 func (e *Engine) Rebuild(ctx context.Context, w Workload, edit func(oracle.Config) oracle.Config) (*Calibration, error) {

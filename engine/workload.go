@@ -43,6 +43,26 @@ func (w Workload) String() string {
 	return s + "(" + measure.ArgsKey(w.Args) + ")"
 }
 
+// ParseWorkload reads the workload a user named on the command line:
+// method (pkg.Class#m or pkg.Class#m(int[],int)), generator ("" = none)
+// and comma-separated arguments.
+func ParseWorkload(method, generator, args string) (Workload, error) {
+	var w Workload
+	var err error
+	if w.Method, err = measure.ParseMethodSpec(method); err != nil {
+		return w, fmt.Errorf("--method: %w", err)
+	}
+	if generator != "" {
+		g, err := measure.ParseMethodSpec(generator)
+		if err != nil {
+			return w, fmt.Errorf("--workload: %w", err)
+		}
+		w.Generator = &g
+	}
+	w.Args = measure.ParseArgs(args)
+	return w, nil
+}
+
 // CompileError says that the project does not compile: nothing was
 // measured. Messages are javac's.
 type CompileError struct{ Messages []measure.CompilerMessage }

@@ -14,12 +14,14 @@ import (
 // code: harness classes (harness/<key>), perfls's library (javalib/<hash>)
 // and projects compiled without a build tool (build/<hash>). Each entry
 // has a marker file whose modification time says when it was last used
-// (touched on every use); PruneFiles removes the entries not used for a
+// (touched on every use), as do git revisions' source trees
+// (revisions/<commit>); PruneFiles removes the entries not used for a
 // while, the temporary directories of killed processes, and old JVM crash
 // logs.
 
 // markers are, per kind of entry, the file whose time is its last use.
-var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp"}
+// revisions/<commit> are trees materialised by package revision.
+var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "revisions": ".complete"}
 
 // touch records a use of the cache entry whose marker is path. Failing to
 // record it only makes the entry look older.

@@ -16,6 +16,15 @@ type Evaluation struct {
 	Instances []EvaluatedInstance `json:"instances"`
 }
 
+// ExitStatus is perfls evaluate's: 1 when the formula is violated, else 0
+// (undecided alone exits 0).
+func (e *Evaluation) ExitStatus() int {
+	if e.Result == verdict.Violated {
+		return 1
+	}
+	return 0
+}
+
 // EvaluatedInstance is one decided formula instance.
 type EvaluatedInstance struct {
 	Formula  string          `json:"formula"`

@@ -97,6 +97,37 @@ func SummarizeModel(m *oracle.Model) ModelSummary {
 	return out
 }
 
+// VerifyNotApplicable is perfls verify's exit status when the run's
+// environment differs from calibration (another JVM, machine, flags or
+// harness): the oracle cannot judge it, which is not a regression.
+const VerifyNotApplicable = 3
+
+// VerifyStatus is perfls verify's exit status for an oracle verdict: 0
+// pass, 1 fail, VerifyNotApplicable.
+func VerifyStatus(v oracle.Verdict) int {
+	switch v {
+	case oracle.Fail:
+		return 1
+	case oracle.NotApplicable:
+		return VerifyNotApplicable
+	}
+	return 0
+}
+
+// WriteCalibration writes what perfls calibrate did to the model of key —
+// "calibrated", "rebuilt", or accepted run accepted (≠ 0) — and the model.
+func WriteCalibration(w io.Writer, key string, rebuilt bool, accepted int64, m *oracle.Model) {
+	switch {
+	case rebuilt:
+		fmt.Fprintf(w, "rebuilt %s\n", key)
+	case accepted != 0:
+		fmt.Fprintf(w, "accepted run %d into %s\n", accepted, key)
+	default:
+		fmt.Fprintf(w, "calibrated %s\n", key)
+	}
+	WriteModel(w, m)
+}
+
 // WriteModel writes a calibrated model's settings and a line per metric.
 func WriteModel(w io.Writer, m *oracle.Model) {
 	s := SummarizeModel(m)

@@ -365,10 +365,12 @@ type MethodRef struct {
 	Name     string
 	Project  string
 	Revision string
-	Class    string
-	CtorArg  *string // pkg.Class('s')#m: string passed to the receiver's constructor
-	Method   string
-	Dotted   bool
+	// RevisionSpan is the "@rev" text, when Revision is set.
+	RevisionSpan Span
+	Class        string
+	CtorArg      *string // pkg.Class('s')#m: string passed to the receiver's constructor
+	Method       string
+	Dotted       bool
 	// Params is nil when no parameter list was given; otherwise each type
 	// as written ("java.lang.String", "double[][]"); parameter names dropped.
 	Params []string
@@ -388,16 +390,18 @@ type MethodRef struct {
 //     Class "a.b", Method "C" (thesis pkg.Class.gen), but in SPL Tools the
 //     same text names the class a.b.C; resolution should try both.
 type GeneratorRef struct {
-	Name       string
-	Project    string
-	Revision   string
-	Class      string
-	CtorGiven  bool
-	CtorArg    *string
-	Method     string
-	MethodArg  *string
-	MaybeClass bool
-	Span       Span
+	Name     string
+	Project  string
+	Revision string
+	// RevisionSpan is the "@rev" text, when Revision is set.
+	RevisionSpan Span
+	Class        string
+	CtorGiven    bool
+	CtorArg      *string
+	Method       string
+	MethodArg    *string
+	MaybeClass   bool
+	Span         Span
 }
 
 // ExprSpan implements Expr.
@@ -455,6 +459,8 @@ func (m *MethodRef) AsGenerator() *GeneratorRef {
 		Class:    m.Class,
 		Method:   m.Method,
 		Span:     m.Span,
+
+		RevisionSpan: m.RevisionSpan,
 	}
 	if m.CtorArg != nil {
 		s := *m.CtorArg

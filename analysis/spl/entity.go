@@ -51,6 +51,7 @@ func (p *parser) prefix() (project, revision string, given, ok bool) {
 }
 
 func (p *parser) revisionOf(at token) string {
+	p.revSpan = at.span()
 	if at.val == "" {
 		p.errAt(at.span(), CodeInvalidRevision, "expected a revision (HEAD, a commit hash or a tag) after \"@\"")
 	}
@@ -98,6 +99,7 @@ func (p *parser) suffixRevision(rev *string) {
 func (p *parser) methodEntity(ctx entCtx) *MethodRef {
 	start := p.cur()
 	m := &MethodRef{}
+	p.revSpan = Span{}
 	project, revision, prefixed, ok := p.prefix()
 	if !ok {
 		return nil
@@ -145,6 +147,9 @@ func (p *parser) methodEntity(ctx entCtx) *MethodRef {
 		p.suffixRevision(&m.Revision)
 	}
 	m.Span = Span{start.start, p.prevEnd()}
+	if m.Revision != "" {
+		m.RevisionSpan = p.revSpan
+	}
 	return m
 }
 
@@ -261,6 +266,7 @@ func (p *parser) params(m *MethodRef, start int) {
 func (p *parser) generatorEntity() *GeneratorRef {
 	start := p.cur()
 	g := &GeneratorRef{}
+	p.revSpan = Span{}
 	project, revision, prefixed, ok := p.prefix()
 	if !ok {
 		return nil
@@ -290,6 +296,9 @@ func (p *parser) generatorEntity() *GeneratorRef {
 		g.Class, g.Method, g.MaybeClass = strings.Join(path[:len(path)-1], "."), path[len(path)-1], true
 	}
 	g.Span = Span{start.start, p.prevEnd()}
+	if g.Revision != "" {
+		g.RevisionSpan = p.revSpan
+	}
 	return g
 }
 

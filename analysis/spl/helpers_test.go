@@ -83,7 +83,7 @@ func mNoSpan(m *MethodRef) MethodRef {
 		return MethodRef{}
 	}
 	c := *m
-	c.Span = Span{}
+	c.Span, c.RevisionSpan = Span{}, Span{}
 	return c
 }
 
@@ -92,7 +92,7 @@ func gNoSpan(g *GeneratorRef) GeneratorRef {
 		return GeneratorRef{}
 	}
 	c := *g
-	c.Span = Span{}
+	c.Span, c.RevisionSpan = Span{}, Span{}
 	return c
 }
 

@@ -102,8 +102,10 @@ func isIdentPart(r rune) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// isRevisionByte tells the bytes of a revision after "@": those of tags,
+// branches and hashes, and "~" and "^" of relative names (HEAD~2).
 func isRevisionByte(c byte) bool {
-	return c == '_' || c == '-' || c == '.' || isDigit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'z'
+	return c == '_' || c == '-' || c == '.' || c == '~' || c == '^' || isDigit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'z'
 }
 
 func (lx *lexer) errorf(start, end int, code, msg string) {

@@ -122,6 +122,8 @@ type parser struct {
 	// vars are the variables declared by the formula being parsed; they tell
 	// argument lists from parameter type lists in terms without "[…]".
 	vars map[string]bool
+	// revSpan is the span of the last "@rev" read (revisionOf).
+	revSpan Span
 }
 
 func newParser(src string) *parser {

@@ -251,6 +251,11 @@ func (c *checker) method(ref *spl.MethodRef, site spl.Span, via string, depth in
 	if !c.versioning(site, ref.Project, ref.Revision) {
 		return nil, false
 	}
+	if AtRevision(ref.Revision) {
+		// The method as it is in another commit: its tree is not here; a
+		// check materialises it and says what is missing there.
+		return nil, true
+	}
 	switch {
 	case ref.Self:
 		if c.f.Method == nil {
@@ -584,6 +589,9 @@ func (c *checker) generator(ref *spl.GeneratorRef, sp spl.Span, nargs, depth int
 	}
 	if !c.versioning(sp, ref.Project, ref.Revision) {
 		return nil, false
+	}
+	if AtRevision(ref.Revision) {
+		return nil, true // checked against its commit's tree by a check
 	}
 	if ref.Class == "" {
 		if a := findAlias(c.f.GeneratorAliases, ref.Name); a != nil {

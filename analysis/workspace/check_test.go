@@ -117,7 +117,8 @@ w := gen
 SELF[w](1) <= p[w](1)`, "", "", ""},
 		{"alias to unknown", `p := demo.Main.plian
 SELF[gen](1) <= p[gen](1)`, CodeUnknownMethod, `alias "p": demo.Main has no method "plian"; did you mean plain?`, "p"},
-		{"revision", `SELF[gen](1) <= demo.Main#plain@v2[gen](1)`, CodeUnsupported, `revision @v2`, "demo.Main#plain@v2"},
+		{"revision", `SELF[gen](1) <= demo.Main#plain@v2[gen](1)`, "", "", ""},
+		{"revision of a project", `SELF[gen](1) <= other@v2:demo.Main#plain[gen](1)`, CodeUnsupported, `project "other"`, "other@v2:demo.Main#plain"},
 		{"evaluation dialect", `last < ver2`, "evaluation-dialect", `operands (last, ver2) name data sources`, "last < ver2"},
 		{"evaluation dialect with &&", `last < ver2 && ver2 < ver3`, "evaluation-dialect", `instead of && || =>`, "last < ver2 && ver2 < ver3"},
 		{"evaluation dialect with prefix", `pkg.Bench.run:last > 1.5`, "evaluation-dialect", `instead of && || =>`, "pkg.Bench.run:last > 1.5"},

@@ -17,6 +17,10 @@ type Request struct {
 	Args      []spl.Value
 }
 
+// Revision is the commit (as named) whose tree the request is measured
+// in; "" is the working tree.
+func (r Request) Revision() string { return r.Method.Revision }
+
 // Key identifies equal requests, so each is measured once per check.
 func (r Request) Key() string {
 	args := make([]string, len(r.Args))
@@ -31,6 +35,9 @@ type Operand struct {
 	Request Request // valid when Err is nil
 	Scale   float64 // product of scalar transforms and lambda multipliers
 	Err     error   // the reference could not be resolved
+	// RevisionSpan, for a request at a revision (Request.Revision), is
+	// where the formula names it: problems with the revision point there.
+	RevisionSpan spl.Span
 }
 
 // Comparison is one comparison of a formula instance, ready to be decided.
@@ -135,7 +142,28 @@ func (ix *Index) operand(f *Formula, in spl.Instance, t *spl.Term, factors []spl
 	if err != nil {
 		return Operand{Err: err}
 	}
-	return Operand{Request: Request{Method: m, Generator: g, Args: args}, Scale: scale}
+	// A term is measured in one tree: the method's revision, else its
+	// generator's, applies to both.
+	rev, at := m.Revision, m.RevisionSpan
+	switch {
+	case rev == "" && g.Revision != "":
+		rev, at = g.Revision, g.RevisionSpan
+	case rev != "" && g.Revision != "" && g.Revision != rev:
+		return Operand{Err: fmt.Errorf("the method is at @%s and its generator at @%s: a term is measured in one revision", rev, g.Revision)}
+	}
+	if rev != "" {
+		m.Revision, g.Revision, m.Decl, g.Decl = rev, rev, nil, nil
+		if at == (spl.Span{}) || t.Method == nil || (t.Method.Revision == "" && (t.Generator == nil || t.Generator.Revision == "")) {
+			at = t.Method.Span // through an alias: the use site
+		}
+	}
+	return Operand{Request: Request{Method: m, Generator: g, Args: args}, Scale: scale, RevisionSpan: at}
+}
+
+// Diagnostic positions a problem found at a span of the formula's text
+// (such as an operand's RevisionSpan) in its document.
+func (f *Formula) Diagnostic(s spl.Span, sev Severity, code, msg string) Diagnostic {
+	return f.diagnostic(s, sev, code, msg)
 }
 
 // diagnostic positions a span of the formula text in its document.

@@ -134,6 +134,11 @@ type Target struct {
 	Params []string // parameter types; nil when unknown (the resolver picks the only overload)
 	// Decl is the workspace declaration, when the method is in the workspace.
 	Decl *javasrc.Method
+	// Revision, when set (AtRevision), is the commit whose tree holds the
+	// method ("v1.0", "HEAD~2"), and RevisionSpan its "@rev" in the formula
+	// that named it (an alias's may be in another string). Decl is then nil.
+	Revision     string
+	RevisionSpan spl.Span
 }
 
 // String renders the target as `pkg.Class#m(int[],int)`.
@@ -141,6 +146,9 @@ func (t Target) String() string {
 	s := t.Class + "#" + t.Method
 	if t.Params != nil {
 		s += "(" + strings.Join(t.Params, ",") + ")"
+	}
+	if t.Revision != "" {
+		s += "@" + t.Revision
 	}
 	return s
 }
@@ -170,6 +178,9 @@ func (ix *Index) resolveMethod(f *Formula, ref *spl.MethodRef, depth int) (Targe
 	}
 	if ref.CtorArg != nil {
 		return Target{}, fmt.Errorf("receivers built from a constructor string (%s) are not supported yet; use a static method or pass the receiver as the generator's first argument", ref)
+	}
+	if AtRevision(ref.Revision) && (ref.Class != "" || findAlias(f.Aliases, ref.Name) == nil) {
+		return ix.resolveAtRevision(f, ref)
 	}
 	switch {
 	case ref.Self:
@@ -205,6 +216,9 @@ func (ix *Index) ResolveGenerator(f *Formula, ref *spl.GeneratorRef) (Target, er
 	if ref.CtorArg != nil || ref.MethodArg != nil || (ref.Class != "" && ref.Method == "") {
 		return Target{}, fmt.Errorf("generator objects built from constructor strings are not supported yet; use a static method returning Iterable<Object[]>")
 	}
+	if AtRevision(ref.Revision) && ref.Class != "" {
+		return Target{Class: ix.resolveClass(f, ref.Class), Method: ref.Method, Revision: ref.Revision, RevisionSpan: ref.RevisionSpan}, nil
+	}
 	if ref.Class == "" {
 		if a := findAlias(f.GeneratorAliases, ref.Name); a != nil {
 			switch {
@@ -235,10 +249,46 @@ func unsupportedVersioning(project, revision string) error {
 	if project != "" && project != "THIS" {
 		return fmt.Errorf("project %q: only the current project (THIS) can be measured for now", project)
 	}
-	if revision != "" && revision != "HEAD" {
-		return fmt.Errorf("revision @%s: measuring other revisions is not supported yet; only the working tree (HEAD) is measured", revision)
-	}
 	return nil
+}
+
+// AtRevision tells a revision that names a commit's tree rather than the
+// working tree: every revision but none and HEAD, which (as in the thesis's
+// "current := m@HEAD") is the code as it is now, edits included.
+func AtRevision(rev string) bool { return rev != "" && rev != "HEAD" }
+
+// resolveAtRevision is a method reference at another commit: its class as
+// the formula's imports name it, its parameter types as written (SELF's as
+// they are now); the engine finds it in the commit's tree (Member).
+func (ix *Index) resolveAtRevision(f *Formula, ref *spl.MethodRef) (Target, error) {
+	t := Target{Revision: ref.Revision, RevisionSpan: ref.RevisionSpan, Method: ref.Method, Params: ref.Params}
+	switch {
+	case ref.Self:
+		if f.Method == nil {
+			return Target{}, fmt.Errorf("SELF/THIS only has a meaning in an @SPL annotation on a method")
+		}
+		self := targetOf(f.Method)
+		t.Class, t.Method, t.Params = self.Class, self.Method, self.Params
+	case ref.Class == "":
+		if f.Method == nil || f.Method.Type == nil {
+			return Target{}, fmt.Errorf("unknown alias %q: declare it with `%s := pkg.Class#method`", ref.Name, ref.Name)
+		}
+		t.Class, t.Method = f.Method.Type.BinaryName, ref.Name
+	default:
+		t.Class = ix.resolveClass(f, ref.Class)
+	}
+	return t, nil
+}
+
+// Member finds class#method (parameter types params, nil: the only
+// overload) among the index's declarations: a reference at a revision,
+// against that commit's tree. The error says what is missing.
+func (ix *Index) Member(class, method string, params []string) (Target, error) {
+	t := ix.Type(class)
+	if t == nil {
+		return Target{}, fmt.Errorf("class %s does not exist", class)
+	}
+	return ix.memberOf(t, method, params, "method")
 }
 
 func findAlias(as []*spl.Alias, name string) *spl.Alias {

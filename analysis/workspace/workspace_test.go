@@ -105,7 +105,7 @@ func TestPlanResolvesEveryReferenceForm(t *testing.T) {
 		},
 		"external": {
 			": SELF[gen](1) <= java.util.Arrays#sort(int[])[gen](1) => demo.Search#external(int[])[demo.Search#gen(int)](1)×1 vs java.util.Arrays#sort(int[])[demo.Search#gen(int)](1)×1",
-			": SELF[gen](1) <= demo.Search#linear@v1[gen](1) => demo.Search#external(int[])[demo.Search#gen(int)](1)×1 vs error: revision @v1: measuring other revisions is not supported yet",
+			": SELF[gen](1) <= demo.Search#linear@v1[gen](1) => demo.Search#external(int[])[demo.Search#gen(int)](1)×1 vs demo.Search#linear@v1[demo.Search#gen(int)@v1](1)×1",
 		},
 	}
 	for m, lines := range want {

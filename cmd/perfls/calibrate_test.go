@@ -167,7 +167,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 }
 
 func TestVerifyExitCodesAndSummary(t *testing.T) {
-	if verifyStatus(oracle.Pass) != 0 || verifyStatus(oracle.Fail) != 1 || verifyStatus(oracle.NotApplicable) != exitNotApplicable {
+	if report.VerifyStatus(oracle.Pass) != 0 || report.VerifyStatus(oracle.Fail) != 1 || report.VerifyStatus(oracle.NotApplicable) != report.VerifyNotApplicable {
 		t.Error("exit codes")
 	}
 	res := []oracle.Result{

@@ -104,16 +104,10 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if err := a.output(f.format, report.CheckJSON(rep), func() { report.WriteCheckText(a.stdout, rep) }); err != nil {
 		return err
 	}
-	switch rep.Result() {
-	case report.FailedErrors:
-		if n := rep.Counts().Failed; n > 0 {
-			a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
-		}
-		code = exitUsage
-	case report.ViolatedRun:
-		code = exitViolated
+	if n := rep.Counts().Failed; n > 0 {
+		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
-	return cli.ExitStatus(code)
+	return cli.ExitStatus(map[string]int{report.FailedErrors: exitUsage, report.ViolatedRun: exitViolated}[rep.Result()])
 }
 
 // writeReport writes what render renders to path, or to file in the

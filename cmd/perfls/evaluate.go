@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
-	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
@@ -27,8 +26,8 @@ pkg.Class.method is written pkg.Class#method[jmh](p1, …) with its @Param value
 order the JSON lists them; perfls measurements as pkg.Class#m[pkg.Class#gen](args).
 Exit status: 0 all hold, 1 violated, 2 usage or data errors (undecided alone exits 0).`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.evaluate(f) },
 	}
+	cmd.RunE = func(*cobra.Command, []string) error { return a.evaluate(f) }
 	fs := cmd.Flags()
 	fs.StringVar(&f.data, "data", "", "recorded results: JMH JSON (-rf json) or perfls measurement JSON")
 	fs.StringVar(&f.formula, "formula", "", "SPL formula to decide, e.g. 'for n in {100} a.B#f[jmh](n) <= a.B#g[jmh](n)'")
@@ -41,20 +40,10 @@ Exit status: 0 all hold, 1 violated, 2 usage or data errors (undecided alone exi
 }
 
 func (a *app) evaluate(f evaluateFlags) error {
-	if f.data == "" || f.formula == "" {
-		return cli.Usagef("evaluate needs --data FILE and --formula F")
-	}
-	if !(f.alpha > 0 && f.alpha <= 0.5) {
-		return cli.Usagef("--alpha %g is outside (0, 0.5]", f.alpha)
-	}
-	interp, err := stats.ParseInterpretation(f.interpretation)
+	opt, err := engine.EvaluateOptions(f.data, f.formula, f.alpha, f.interpretation, f.seed, f.resamples)
 	if err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
-	if f.resamples < 100 {
-		return cli.Usagef("--resamples must be at least 100")
-	}
-	opt := verdict.Options{Alpha: f.alpha, Interpretation: interp, Bootstrap: stats.BootstrapConfig{Seed: f.seed, Resamples: f.resamples}}
 	res, err := engine.EvaluateFile(f.formula, f.data, opt)
 	if err == nil {
 		err = a.output(f.format, res, func() { report.WriteEvaluationText(a.stdout, res) })
@@ -62,8 +51,5 @@ func (a *app) evaluate(f evaluateFlags) error {
 	if err != nil {
 		return err
 	}
-	if res.Result == verdict.Violated {
-		return cli.ExitStatus(exitViolated)
-	}
-	return nil
+	return cli.ExitStatus(res.ExitStatus())
 }

@@ -48,22 +48,13 @@ func (s *selector) bind(cmd *cobra.Command) {
 // and workload with an engine that measures through the daemon when one
 // runs.
 func (s *selector) run(a *app, cmd *cobra.Command, run func(dir string, w engine.Workload, eng *engine.Engine) error) error {
-	var w engine.Workload
-	var err error
 	if s.method == "" {
 		return cli.Usagef("%s needs --method pkg.Class#m", cmd.Name())
 	}
-	if w.Method, err = measure.ParseMethodSpec(s.method); err != nil {
-		return cli.Usagef("--method: %v", err)
+	w, err := engine.ParseWorkload(s.method, s.workload, s.args)
+	if err != nil {
+		return cli.UsageError{Msg: err.Error()}
 	}
-	if s.workload != "" {
-		g, err := measure.ParseMethodSpec(s.workload)
-		if err != nil {
-			return cli.Usagef("--workload: %v", err)
-		}
-		w.Generator = &g
-	}
-	w.Args = measure.ParseArgs(s.args)
 	dir, err := cli.Dir(s.project, "--project ")
 	if err != nil {
 		return err

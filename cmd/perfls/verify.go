@@ -5,21 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
 
-// exitNotApplicable is verify's exit status when the run's environment
-// differs from calibration (another JVM, machine, flags or harness): the
-// oracle cannot judge it, which is not a regression.
-const exitNotApplicable = 3
-
 func (a *app) verifyCommand() *cobra.Command {
 	var sel selector
-	var forks int
-	var timeout time.Duration
+	var req engine.VerifyRequest
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
@@ -31,12 +24,13 @@ kept for hovers and calibrate --accept. See docs/oracle.md. Exit status: 0 pass,
 differs from calibration: another JVM, machine or flags — never a regression).`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if forks < 1 {
+			if req.Forks < 1 {
 				return cli.Usagef("--forks must be ≥ 1")
 			}
 			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
 				progress, done := a.progress(verbose)
-				j, err := eng.Verify(cmd.Context(), engine.VerifyRequest{Dir: dir, Workload: w, Forks: forks, ForkTimeout: timeout, Progress: progress})
+				req.Dir, req.Workload, req.Progress = dir, w, progress
+				j, err := eng.Verify(cmd.Context(), req)
 				done()
 				if err != nil {
 					return a.measureError(dir, err)
@@ -44,24 +38,13 @@ differs from calibration: another JVM, machine or flags — never a regression).
 				if err := a.output(sel.format, j, func() { report.WriteJudgement(a.stdout, *j, true) }); err != nil {
 					return err
 				}
-				return cli.ExitStatus(verifyStatus(j.Result))
+				return cli.ExitStatus(report.VerifyStatus(j.Result))
 			})
 		},
 	}
 	sel.bind(cmd)
-	cmd.Flags().IntVar(&forks, "forks", 1, "fresh forks to run; with more than one, the workload fails when more than half of them fail")
-	cmd.Flags().DurationVar(&timeout, "fork-timeout", 60*time.Second, "time limit of one fork")
+	cmd.Flags().IntVar(&req.Forks, "forks", 1, "fresh forks to run; with more than one, the workload fails when more than half of them fail")
+	cmd.Flags().DurationVar(&req.ForkTimeout, "fork-timeout", 60*time.Second, "time limit of one fork")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "report each fork on stderr")
 	return cmd
-}
-
-// verifyStatus is verify's exit status for an oracle verdict.
-func verifyStatus(v oracle.Verdict) int {
-	switch v {
-	case oracle.Fail:
-		return exitViolated
-	case oracle.NotApplicable:
-		return exitNotApplicable
-	}
-	return exitOK
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/cli"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// historyCommand is perfls diff, or perfls bisect: their flags and wiring
+// (engine/diff.go, engine/bisect.go, docs/revisions.md).
+func (a *app) historyCommand(bisect bool) *cobra.Command {
+	var m measureFlags
+	var format string
+	var req engine.HistoryRequest
+	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
+		Short: "Measure every method with a workload at a base commit and in the working tree: which became slower",
+		Long: `Measures each method of the project in DIR (default .) that has a workload in the working tree and
+in the base commit (materialised in the cache), skipping unchanged code: slower, faster, same (±5 %) or
+undecided (docs/revisions.md). Exit status: 0 none slower, 1 one slower, 2 errors or a failed measurement.`}
+	if bisect {
+		cmd.Use, cmd.Args = "bisect GOOD BAD [flags] [DIR]", cli.UsageArgs(cobra.RangeArgs(2, 3))
+		cmd.Short = "Find the first commit between GOOD and BAD at which a method became slower"
+		cmd.Long = `Binary search over the first-parent history: a commit is bad when a workload (of --method, else any)
+is slower there than at GOOD (undecided ones get more forks first); one that does not build is skipped.
+Checkout, index and refs are untouched (docs/revisions.md). Exit status: 0 found, 1 BAD not slower, 2 errors.`
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		revs, rest := args[:len(args)&^1], args[len(args)&^1:] // diff: [DIR]; bisect: GOOD BAD [DIR]
+		dir, err := cli.Dir(append(rest, ".")[0], "")
+		if err != nil {
+			return err
+		}
+		if err := engine.ValidateOptions(m.opts, 2); err != nil {
+			return cli.UsageError{Msg: err.Error()}
+		}
+		return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error {
+			progress, done := a.progress(m.verbose)
+			req.Dir, req.Options, req.Priority, req.Progress = dir, m.opts, service.Batch, progress
+			var res report.Result
+			if bisect {
+				res, err = eng.Bisect(cmd.Context(), engine.BisectRequest{HistoryRequest: req, Good: revs[0], Bad: revs[1]})
+			} else {
+				res, err = eng.Diff(cmd.Context(), req)
+			}
+			done()
+			if err != nil {
+				return a.measureError(dir, err)
+			}
+			if err := a.output(format, res, func() { res.WriteText(a.stdout) }); err != nil {
+				return err
+			}
+			return cli.ExitStatus(res.ExitStatus())
+		})(cmd, nil)
+	}
+	fs := cmd.Flags()
+	m.bind(fs, engine.MeasureDefaults())
+	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
+	fs.Float64Var(&req.Alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
+	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again, α spread over the looks (default 3 × --forks)")
+	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload)")
+	if !bisect {
+		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main or master, else HEAD)")
+	}
+	return cmd
+}

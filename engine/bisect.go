@@ -1,0 +1,224 @@
+package engine
+
+// perfls bisect: the first commit at which a method became slower, by
+// binary search over the first-parent history, measuring in materialised
+// trees (never the checkout).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// BisectRequest asks for the first commit after Good, up to Bad, at which
+// a workload (of HistoryRequest.Method, or any) is slower than at Good.
+type BisectRequest struct {
+	HistoryRequest
+	Good, Bad string // git revisions; Good must be an ancestor of Bad
+}
+
+// Step verdicts.
+const (
+	stepBad  = "bad"
+	stepGood = "good"
+	stepSkip = "skip"
+)
+
+// Bisect judges Bad against Good, then searches the first-parent line
+// between them: a commit is bad when one of the selected workloads is
+// slower there than at Good, good when none is (its code is Good's, or it
+// is the same or faster, or undecided even after more forks), and skipped
+// when it does not build or cannot be measured.
+func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect, error) {
+	repo, err := revision.Open(ctx, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	out := &report.Bisect{Steps: []report.BisectStep{}}
+	if out.Good, err = repo.Resolve(ctx, req.Good); err != nil {
+		return nil, err
+	}
+	if out.Bad, err = repo.Resolve(ctx, req.Bad); err != nil {
+		return nil, err
+	}
+	line, err := repo.FirstParents(ctx, out.Good, out.Bad)
+	if err != nil {
+		return nil, err
+	}
+	if len(line) == 0 {
+		return nil, fmt.Errorf("no commits between %s and %s", req.Good, req.Bad)
+	}
+	out.Commits = len(line)
+	good, err := e.commitSide(ctx, req.Dir, out.Good, req.Options)
+	if err != nil {
+		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
+	}
+	if !hasWorkload(good.reqs, req.Method) {
+		return nil, fmt.Errorf("nothing to measure at %s: no workload of %s", req.Good, orAll(req.Method))
+	}
+	measuredGood := false
+	svc := e.service(ctx)
+	judge := func(i int) (string, error) {
+		step, head, base, err := e.bisectStep(ctx, svc, good, line[i], req)
+		if err != nil {
+			return "", err
+		}
+		if head {
+			out.Measured++
+		}
+		measuredGood = measuredGood || base
+		out.Steps = append(out.Steps, step)
+		return step.Verdict, nil
+	}
+	// Bad first: without a regression there is nothing to search.
+	v, err := judge(len(line) - 1)
+	if err != nil {
+		return nil, err
+	}
+	if v != stepBad {
+		out.Reason = fmt.Sprintf("%s is %s", req.Bad, map[string]string{stepGood: "not slower than " + req.Good, stepSkip: "undecided or does not build"}[v])
+	} else {
+		first, candidates, err := bisectSearch(len(line), judge)
+		if err != nil {
+			return nil, err
+		}
+		out.FirstBad = line[first]
+		out.Subject = repo.Subject(ctx, out.FirstBad)
+		for _, c := range candidates {
+			out.Candidates = append(out.Candidates, line[c])
+		}
+	}
+	if measuredGood {
+		out.Measured++ // Good's own figures
+	}
+	return out, nil
+}
+
+// bisectSearch finds the first bad index of a line of n commits whose
+// last (n-1) is bad and whose predecessor (-1) is good, by binary search;
+// judge says "bad", "good" or "skip". A skipped commit is passed over for
+// its nearest untried neighbour; when skipped commits are all that is left
+// between a good and a bad one, candidates are the bad one and those
+// skipped before it.
+func bisectSearch(n int, judge func(int) (string, error)) (first int, candidates []int, err error) {
+	lo, hi := -1, n-1
+	skipped := map[int]bool{}
+	for hi-lo > 1 {
+		i := untried(lo, hi, skipped)
+		if i < 0 {
+			for j := lo + 1; j <= hi; j++ {
+				candidates = append(candidates, j)
+			}
+			return hi, candidates, nil
+		}
+		v, err := judge(i)
+		if err != nil {
+			return 0, nil, err
+		}
+		switch v {
+		case stepBad:
+			hi = i
+		case stepGood:
+			lo = i
+		default:
+			skipped[i] = true
+		}
+	}
+	return hi, nil, nil
+}
+
+// untried is the index strictly between lo and hi nearest their middle
+// that is not skipped; -1 when there is none.
+func untried(lo, hi int, skipped map[int]bool) int {
+	mid := lo + (hi-lo)/2
+	for d := 0; d < hi-lo; d++ {
+		for _, i := range []int{mid - d, mid + d} {
+			if i > lo && i < hi && !skipped[i] {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// bisectStep judges one commit against good; head and base tell whether
+// forks ran at the commit and at good (a commit whose code is good's is
+// judged without measuring, and the cache answers what was measured).
+func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *treeSide, commit string, req BisectRequest) (step report.BisectStep, head, base bool, err error) {
+	step = report.BisectStep{Commit: commit}
+	s, err := e.commitSide(ctx, req.Dir, commit, req.Options)
+	var ce *CompileError
+	switch {
+	case errors.As(err, &ce):
+		step.Verdict, step.Reason = stepSkip, errorOf(err).Error()
+		return step, false, false, nil
+	case err != nil:
+		return step, false, false, err
+	}
+	keep := func(r workspace.Request) bool { return matches(r, req.Method) }
+	d, err := e.compare(ctx, svc, good, s, keep, req.HistoryRequest)
+	if err != nil {
+		if ctx.Err() != nil {
+			return step, false, false, err
+		}
+		step.Verdict, step.Reason = stepSkip, err.Error()
+		return step, false, false, nil
+	}
+	step.Verdict = stepGood
+	undecided := 0
+	for _, c := range d.Changes {
+		switch c.Verdict {
+		case report.Slower:
+			step.Slower = append(step.Slower, fmt.Sprintf("%s[%s](%s) ×%.3g", c.Method, c.Workload, c.Args, float64(c.Ratio)))
+		case report.Undecided:
+			undecided++
+		}
+	}
+	switch {
+	case len(step.Slower) > 0:
+		step.Verdict = stepBad
+	case undecided > 0:
+		// Measured up to MaxForks and still not shown slower: as SPL reads
+		// a relation, it holds unless the data reject it.
+		step.Reason = fmt.Sprintf("%d workload(s) not shown slower nor the same after more forks", undecided)
+	case len(d.Changes) == 0:
+		step.Reason = "code unchanged since good"
+	}
+	return step, d.MeasuredHead > 0, d.Measured > d.MeasuredHead, nil
+}
+
+// commitSide materialises commit and reads and compiles its project.
+func (e *Engine) commitSide(ctx context.Context, dir, commit string, opts measure.Options) (*treeSide, error) {
+	t := e.materialise(ctx, dir, commit, false)
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	return e.treeSide(ctx, t.Dir, commit, opts)
+}
+
+// matches tells whether r measures method (pkg.C#m; "" matches all).
+func matches(r workspace.Request, method string) bool {
+	return method == "" || r.Method.Class+"#"+r.Method.Method == method || r.Method.String() == method
+}
+
+func hasWorkload(reqs []workspace.Request, method string) bool {
+	for _, r := range reqs {
+		if matches(r, method) {
+			return true
+		}
+	}
+	return false
+}
+
+func orAll(method string) string {
+	if method == "" {
+		return "any method"
+	}
+	return method
+}

@@ -1,0 +1,399 @@
+package engine
+
+// perfls diff: every method with a workload, measured in a base commit and
+// in the working tree, and whether it became slower.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// HistoryRequest asks to compare the working tree in Dir with a base
+// commit (Diff), or is the common part of a bisection (BisectRequest).
+type HistoryRequest struct {
+	Dir string // the project directory (absolute), in a git work tree
+	// Base names the base commit of Diff (any git revision); "" is the
+	// merge base of HEAD with the default branch (origin/HEAD, main,
+	// master), else HEAD.
+	Base string
+	// Method selects the workloads of one method, pkg.C#m or
+	// pkg.C#m(int[]); "" = every method with a workload.
+	Method  string
+	Options measure.Options
+	// Alpha is the significance level; 0 = the project's, else verdict's
+	// default.
+	Alpha float64
+	// MaxForks bounds the forks per measurement when a comparison is
+	// undecided for lack of evidence, as CheckRequest.MaxForks does
+	// (α is spread over the looks). 0 = 3 × Options.Forks.
+	MaxForks int
+	Fresh    bool
+	Priority service.Priority
+	Progress func(service.Progress)
+}
+
+// Diff measures every method that has a workload (@Workload, or measured
+// on a generator by a formula) in the working tree and in the base commit,
+// skipping those whose code did not change, and decides for each whether
+// it became slower, faster, stayed the same or is undecided. A working
+// tree that does not compile is a *CompileError.
+func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, error) {
+	repo, err := revision.Open(ctx, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base, name := "", req.Base
+	if req.Base != "" {
+		base, err = repo.Resolve(ctx, req.Base)
+	} else {
+		base, err = repo.DefaultBase(ctx)
+		name = "merge base"
+	}
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	head, err := e.treeSide(ctx, req.Dir, "worktree", req.Options)
+	if err != nil {
+		return nil, err
+	}
+	old, err := e.commitSide(ctx, req.Dir, base, req.Options)
+	if err != nil {
+		return nil, fmt.Errorf("base %s: %w", name, errorOf(err))
+	}
+	keep := func(r workspace.Request) bool { return matches(r, req.Method) }
+	d, err := e.compare(ctx, e.service(ctx), old, head, keep, req)
+	if err != nil {
+		return nil, err
+	}
+	d.BaseName = name
+	if clean, _ := repo.Clean(ctx); clean {
+		d.Head, _ = repo.Resolve(ctx, "HEAD")
+	}
+	return d, nil
+}
+
+// errorOf spells out a compile error's first message.
+func errorOf(err error) error {
+	var ce *CompileError
+	if errors.As(err, &ce) && len(ce.Messages) > 0 {
+		return compileError(ce.Messages)
+	}
+	return err
+}
+
+// treeSide is one tree of a comparison: its project, its workloads and
+// its compiled classes.
+type treeSide struct {
+	name  string // a commit hash or "worktree"
+	dir   string
+	reqs  []workspace.Request
+	build *measure.Build
+}
+
+// treeSide reads and compiles the project in dir and lists its workloads.
+// A project that does not compile is a *CompileError.
+func (e *Engine) treeSide(ctx context.Context, dir, name string, opts measure.Options) (*treeSide, error) {
+	src, err := readSources(ctx, dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &treeSide{name: name, dir: dir, reqs: projectWorkloads(src)}
+	if src.project.Release, err = measure.ForkRelease(ctx, opts); err != nil {
+		return nil, err
+	}
+	s.build, err = measure.Compile(ctx, src.project, e.cfg.CacheDir)
+	var ce *measure.CompileError
+	if errors.As(err, &ce) {
+		return nil, &CompileError{Messages: ce.Messages}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// projectWorkloads are the workloads of the project's own methods: those
+// formulas measure them on (in the working tree, not at a revision), and
+// their @Workload generators; in source order, each once.
+func projectWorkloads(src *sources) []workspace.Request {
+	ix := workspace.NewIndex(src.files)
+	var out []workspace.Request
+	seen := map[string]bool{}
+	add := func(r workspace.Request) {
+		if !seen[r.Key()] {
+			seen[r.Key()] = true
+			out = append(out, r)
+		}
+	}
+	var formulas []*workspace.Formula
+	for _, f := range src.formulas {
+		if !f.Broken {
+			formulas = append(formulas, f)
+		}
+	}
+	for _, r := range workspace.PlanCheck(ix, formulas).Requests {
+		if r.Method.Decl != nil && r.Revision() == "" && r.Generator.Class != "" {
+			add(r)
+		}
+	}
+	for _, f := range src.files {
+		for _, m := range f.Methods {
+			if m.Type == nil || len(m.Workloads) == 0 {
+				continue
+			}
+			at := &workspace.Formula{Path: f.Path, File: f, Method: m}
+			self := workspace.Target{Class: m.Type.BinaryName, Method: m.Name, Decl: m}
+			for _, p := range m.Params {
+				self.Params = append(self.Params, p.Erased)
+			}
+			for _, wl := range m.Workloads {
+				if r, err := annotatedWorkload(ix, at, self, wl.Text); err == nil {
+					add(r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fingerprint is the code a workload measures in a tree: the classes of
+// the method and the generator and every project class they reach.
+func (s *treeSide) fingerprint(r workspace.Request) (string, error) {
+	roots := []string{r.Method.Class}
+	if r.Generator.Class != "" {
+		roots = append(roots, r.Generator.Class)
+	}
+	fp, _, err := cache.Fingerprint(append([]string{s.build.ClassesDir}, s.build.ClassDirs...), roots)
+	return fp, err
+}
+
+// pair is one workload in both trees.
+type pair struct {
+	head, base workspace.Request
+	change     report.DiffChange
+}
+
+// compare measures the workloads of head that base has too and whose code
+// differs (keep, when set, selects them by method, pkg.C#m), and decides
+// each; more forks are added, up to req.MaxForks, while some are undecided
+// for lack of evidence.
+func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *treeSide, keep func(workspace.Request) bool, req HistoryRequest) (*report.Diff, error) {
+	d := &report.Diff{Base: base.name, Head: head.name, Margin: verdict.DefaultDelta,
+		Changes: []report.DiffChange{}, Unchanged: []string{}, Added: []string{}, Removed: []string{}}
+	pairs := pairUp(base, head, keep, d)
+	alpha := req.Alpha
+	if alpha == 0 {
+		if p, err := measure.FindProject(head.dir); err == nil {
+			alpha = p.Alpha
+		}
+	}
+	if alpha == 0 {
+		alpha = verdict.DefaultAlpha
+	}
+	d.Alpha = alpha
+	if len(pairs) == 0 {
+		return d, nil
+	}
+	forks := req.Options.Defaults().Forks
+	maxForks := req.MaxForks
+	if maxForks == 0 {
+		maxForks = 3 * forks
+	}
+	looks := verdict.Looks(forks, maxForks)
+	opt := verdict.Options{Alpha: alpha / float64(looks)}
+	results := map[*pair][2]service.ItemResult{}
+	todo := pairs
+	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
+	for look := 1; ; look++ {
+		got, err := e.measurePairs(ctx, svc, base, head, todo, params, req.Progress, d)
+		if err != nil {
+			return nil, err
+		}
+		var more []*pair
+		for _, p := range todo {
+			had, add := results[p], got[p]
+			for i := range had {
+				if look > 1 {
+					add[i].Forks = append(had[i].Forks, add[i].Forks...)
+					add[i].History = nil
+				}
+			}
+			results[p] = add
+			if decideChange(&p.change, add[1], add[0], opt) && look < looks {
+				more = append(more, p)
+			}
+		}
+		if len(more) == 0 {
+			break
+		}
+		todo = more
+		params.Fresh = true
+		params.Options.Forks = min(forks, maxForks-forks*look)
+	}
+	for _, p := range pairs {
+		d.Changes = append(d.Changes, p.change)
+	}
+	return d, nil
+}
+
+// pairUp pairs the workloads of head that base has too (keep selects
+// them) and whose code differs; it lists the others in d as added,
+// removed or unchanged.
+func pairUp(base, head *treeSide, keep func(workspace.Request) bool, d *report.Diff) []*pair {
+	inBase := map[string]workspace.Request{}
+	for _, r := range base.reqs {
+		inBase[r.Key()] = r
+	}
+	var pairs []*pair
+	for _, r := range head.reqs {
+		if !keep(r) {
+			continue
+		}
+		b, ok := inBase[r.Key()]
+		delete(inBase, r.Key())
+		if !ok {
+			d.Added = append(d.Added, r.Key())
+			continue
+		}
+		hf, herr := head.fingerprint(r)
+		bf, berr := base.fingerprint(b)
+		if herr == nil && berr == nil && hf == bf {
+			d.Unchanged = append(d.Unchanged, r.Key())
+			continue
+		}
+		pairs = append(pairs, &pair{head: r, base: b, change: report.DiffChange{Method: r.Method.String(), Workload: r.Generator.String(), Args: argsText(r.Args)}})
+	}
+	for _, r := range base.reqs {
+		if _, gone := inBase[r.Key()]; gone && keep(r) {
+			d.Removed = append(d.Removed, r.Key())
+		}
+	}
+	return pairs
+}
+
+// measurePairs measures the pairs' workloads in both trees; got[p] holds
+// the base's result, then the head's.
+func (e *Engine) measurePairs(ctx context.Context, svc service.Service, base, head *treeSide, pairs []*pair, p service.Params, progress func(service.Progress), d *report.Diff) (map[*pair][2]service.ItemResult, error) {
+	got := map[*pair][2]service.ItemResult{}
+	for i, s := range []*treeSide{base, head} {
+		q := p
+		q.Project, q.Items = s.dir, nil
+		for _, pr := range pairs {
+			r := pr.head
+			if i == 0 {
+				r = pr.base
+			}
+			q.Items = append(q.Items, item(r))
+		}
+		resp, err := svc.Measure(ctx, q, progress)
+		if err != nil {
+			return nil, err
+		}
+		d.Notices = append(d.Notices, resp.Notices...)
+		if len(resp.CompileErrors) > 0 {
+			return nil, fmt.Errorf("%s: %w", s.name, errorOf(&CompileError{Messages: resp.CompileErrors}))
+		}
+		for j, pr := range pairs {
+			r := got[pr]
+			r[i] = resp.Items[j]
+			got[pr] = r
+			if resp.Items[j].Cached {
+				d.Cached++
+			} else if resp.Items[j].Error == "" {
+				d.Measured++
+				d.MeasuredHead += i
+			}
+		}
+	}
+	return got, nil
+}
+
+// decideChange decides one workload from its head and base measurements:
+// slower when "head ≤ base" is rejected at opt.Alpha, faster when "head ≥
+// base" is, same when equivalence within ±δ is shown, else undecided. It
+// reports whether more forks could decide it.
+func decideChange(c *report.DiffChange, head, base service.ItemResult, opt verdict.Options) bool {
+	c.Base, c.Head = figures(base), figures(head)
+	hs, bs := sideOf(head), sideOf(base)
+	if hs.Err != nil || bs.Err != nil {
+		c.Verdict, c.Failed, c.Reason = report.Undecided, true, errors.Join(bs.Err, hs.Err).Error()
+		return false
+	}
+	hs, bs = hs.Prepare(), bs.Prepare()
+	slower := verdict.Compare(spl.LE, hs, bs, nil, opt)
+	faster := verdict.Compare(spl.GE, hs, bs, nil, opt)
+	delta := verdict.DefaultDelta
+	same := verdict.Compare(spl.EQI, hs, bs, &delta, opt)
+	ev := slower.Evidence
+	c.Ratio, c.Low, c.High, c.Reason, c.Failed = report.Float(ev.Ratio), report.Float(ev.RatioLow), report.Float(ev.RatioHigh), "", false
+	switch {
+	case slower.Outcome == verdict.Violated:
+		c.Verdict, c.P = report.Slower, report.Float(ev.P)
+	case faster.Outcome == verdict.Violated:
+		c.Verdict, c.P = report.Faster, report.Float(faster.Evidence.P)
+	case same.Outcome == verdict.Satisfied:
+		c.Verdict, c.P = report.Same, report.Float(same.Evidence.PHolds)
+	default:
+		c.Verdict, c.P = report.Undecided, report.Float(ev.P)
+		c.Reason = slower.Reason
+		return true
+	}
+	return false
+}
+
+// sideOf is a measurement as a verdict side: its forks' samples and the
+// fork means of earlier runs of the same code, or why there are none.
+func sideOf(res service.ItemResult) verdict.Side {
+	if res.Error != "" {
+		return verdict.Side{Err: errors.New(res.Error)}
+	}
+	var s verdict.Side
+	for _, f := range res.Forks {
+		s.Runs = append(s.Runs, f.NsPerOp)
+	}
+	// Only their means matter to the parametric interpretation, so each
+	// arrives as a one-value run.
+	for _, m := range res.History {
+		s.History = append(s.History, []float64{m})
+	}
+	return s
+}
+
+// figures are a measurement's mean of fork means and its 95 % interval.
+func figures(res service.ItemResult) *report.DiffFigures {
+	if res.Error != "" || len(res.Forks) == 0 {
+		return nil
+	}
+	f := &report.DiffFigures{Forks: len(res.Forks), Cached: res.Cached, Samples: len(res.Forks[0].NsPerOp)}
+	var means []float64
+	for _, fk := range res.Forks {
+		if len(fk.NsPerOp) > 0 {
+			means = append(means, stats.Summarize(fk.NsPerOp).Mean)
+		}
+		f.Samples = min(f.Samples, len(fk.NsPerOp))
+	}
+	f.MeanNs = report.Float(stats.Summarize(means).Mean)
+	lo, hi, _ := stats.TInterval(means, 0.95)
+	f.LowNs, f.HighNs = report.Float(lo), report.Float(hi)
+	return f
+}
+
+func argsText(args []spl.Value) string {
+	s := make([]string, len(args))
+	for i, a := range args {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,256 @@
+package engine
+
+// Revisions in formulas (m@v1.0, pkg.C#m@HEAD~2, @6a49ef6:pkg.C#m): each
+// revision's commit is materialised in the cache directory, compiled like
+// the working tree and measured with the same harness.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// tree is a commit's materialised project.
+type tree struct {
+	Name   string // as the user named it
+	Commit string // full hash
+	Dir    string // the project directory inside the materialised tree
+	index  *workspace.Index
+	Err    error // the revision could not be materialised
+}
+
+// label names the tree in messages: "v1.0 (commit 1a2b3c4d5e6f)".
+func (t *tree) label() string {
+	if t.Commit == "" || t.Commit[:min(len(t.Name), len(t.Commit))] == t.Name {
+		return t.Name
+	}
+	return fmt.Sprintf("%s (commit %.12s)", t.Name, t.Commit)
+}
+
+// materialise resolves name in the git repository holding dir and
+// materialises its commit's tree in the cache directory; with index it
+// also parses the tree's sources.
+func (e *Engine) materialise(ctx context.Context, dir, name string, index bool) *tree {
+	t := &tree{Name: name}
+	repo, err := revision.Open(ctx, dir)
+	if err != nil {
+		t.Err = err
+		return t
+	}
+	if t.Commit, err = repo.Resolve(ctx, name); err != nil {
+		t.Err = err
+		return t
+	}
+	if t.Dir, err = repo.Materialise(ctx, e.cfg.CacheDir, t.Commit); err != nil {
+		t.Err = err
+		return t
+	}
+	if index {
+		src, err := readSources(ctx, t.Dir, func(*workspace.Formula) bool { return false })
+		if err != nil {
+			t.Err = fmt.Errorf("read %s: %w", t.label(), err)
+			return t
+		}
+		t.index = workspace.NewIndex(src.files)
+	}
+	return t
+}
+
+// at is r as declared in the tree: its method and generator found among
+// the tree's sources (parameter types as they are there). A class in
+// neither tree (the JDK's, a jar's) is passed on as named.
+func (t *tree) at(r workspace.Request, now *workspace.Index) (workspace.Request, error) {
+	out := workspace.Request{Args: r.Args}
+	for i, tg := range []workspace.Target{r.Method, r.Generator} {
+		if tg.Class == "" {
+			continue
+		}
+		found := tg
+		if t.index.Type(tg.Class) != nil || now.Type(tg.Class) != nil {
+			var err error
+			params := tg.Params
+			if i == 1 {
+				params = nil // a generator's overload is picked by the harness
+			}
+			found, err = t.index.Member(tg.Class, tg.Method, params)
+			if err != nil {
+				return out, fmt.Errorf("%s#%s at %s: %w", tg.Class, tg.Method, t.label(), err)
+			}
+			if i == 1 {
+				found.Params = nil
+			}
+		}
+		found.Revision, found.Decl = tg.Revision, nil
+		if i == 0 {
+			out.Method = found
+		} else {
+			out.Generator = found
+		}
+	}
+	return out, nil
+}
+
+// measured is what measureRequests found.
+type measured struct {
+	results map[string]service.ItemResult // by workspace.Request.Key
+	// revisionErrs are the requests (by key) a revision left unmeasured: not
+	// a repository, unknown revision, method missing or not compiling there.
+	revisionErrs  map[string]string
+	compileErrors []measure.CompilerMessage // of the working tree
+	notices       []string
+}
+
+// measureRequests measures reqs through svc with p's settings (p.Items and
+// p.Project are set here): those of the working tree in dir, each
+// revision's in its materialised tree (trees, filled as revisions are
+// met). A revision that cannot be measured is no error: its requests get
+// their reason in revisionErrs and as their item's error.
+func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir string, p service.Params, reqs []workspace.Request, now *workspace.Index, trees map[string]*tree, progress func(service.Progress)) (*measured, error) {
+	out := &measured{results: map[string]service.ItemResult{}, revisionErrs: map[string]string{}}
+	groups := map[string][]workspace.Request{}
+	var revs []string
+	for _, r := range reqs {
+		rev := r.Revision()
+		if _, ok := groups[rev]; !ok {
+			revs = append(revs, rev)
+		}
+		groups[rev] = append(groups[rev], r)
+	}
+	sort.Strings(revs) // the working tree ("") first
+	fail := func(r workspace.Request, msg string) {
+		out.revisionErrs[r.Key()] = msg
+		out.results[r.Key()] = service.ItemResult{Error: msg}
+	}
+	for _, rev := range revs {
+		q := p
+		q.Project, q.Items = dir, nil
+		var group []workspace.Request
+		if rev == "" {
+			group = groups[rev]
+		} else {
+			t := trees[rev]
+			if t == nil {
+				t = e.materialise(ctx, dir, rev, true)
+				trees[rev] = t
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if t.Err != nil {
+				for _, r := range groups[rev] {
+					fail(r, fmt.Sprintf("revision @%s: %v", rev, t.Err))
+				}
+				continue
+			}
+			q.Project = t.Dir
+			for _, r := range groups[rev] {
+				ra, err := t.at(r, now)
+				if err != nil {
+					fail(r, err.Error())
+					continue
+				}
+				group = append(group, r)
+				q.Items = append(q.Items, item(ra))
+			}
+		}
+		if rev == "" {
+			for _, r := range group {
+				q.Items = append(q.Items, item(r))
+			}
+		}
+		if len(q.Items) == 0 {
+			continue
+		}
+		resp, err := svc.Measure(ctx, q, progress)
+		if err != nil {
+			return nil, err
+		}
+		out.notices = append(out.notices, resp.Notices...)
+		if len(resp.CompileErrors) > 0 {
+			if rev == "" {
+				out.compileErrors = resp.CompileErrors
+				return out, nil
+			}
+			m := resp.CompileErrors[0]
+			for _, r := range group {
+				fail(r, fmt.Sprintf("revision @%s does not compile: %s:%d: %s", trees[rev].label(), m.File, m.Line, m.Message))
+			}
+			continue
+		}
+		for i, r := range group {
+			out.results[r.Key()] = resp.Items[i]
+		}
+	}
+	return out, nil
+}
+
+// revisionDiagnostics point at the "@rev" text of every operand a revision
+// left unmeasured, once per place.
+func revisionDiagnostics(plan *workspace.Plan, errs map[string]string) []workspace.Diagnostic {
+	if len(errs) == 0 {
+		return nil
+	}
+	var out []workspace.Diagnostic
+	seen := map[string]bool{}
+	for _, in := range plan.Instances {
+		for _, c := range in.Comparisons {
+			for _, o := range []workspace.Operand{c.Left, c.Right} {
+				msg, ok := errs[o.Request.Key()]
+				if o.Err != nil || !ok {
+					continue
+				}
+				d := in.Formula.Diagnostic(o.RevisionSpan, workspace.Error, "revision", msg)
+				key := fmt.Sprint(d.Path, d.Span, msg)
+				if !seen[key] {
+					seen[key] = true
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// RevisionName reports whether err is about a revision name or repository
+// (an unknown revision, not a git repository), as opposed to a failure.
+func RevisionName(err error) bool {
+	return revision.IsUnknown(err) || revision.IsNotRepo(err)
+}
+
+// revisionNames checks, without materialising anything, that the
+// revisions the formulas name exist in the git repository holding each
+// formula's file: perfls lint's diagnostics on "@rev".
+func revisionNames(ctx context.Context, ix *workspace.Index, formulas []*workspace.Formula) []workspace.Diagnostic {
+	plan := workspace.PlanCheck(ix, formulas)
+	errs := map[string]string{}
+	known := map[[2]string]error{} // (directory, revision) → its error
+	for _, in := range plan.Instances {
+		for _, c := range in.Comparisons {
+			for _, o := range []workspace.Operand{c.Left, c.Right} {
+				rev := o.Request.Revision()
+				if o.Err != nil || rev == "" {
+					continue
+				}
+				k := [2]string{filepath.Dir(in.Formula.Path), rev}
+				err, ok := known[k]
+				if !ok {
+					var repo *revision.Repo
+					if repo, err = revision.Open(ctx, k[0]); err == nil {
+						_, err = repo.Resolve(ctx, rev)
+					}
+					known[k] = err
+				}
+				if err != nil && ctx.Err() == nil {
+					errs[o.Request.Key()] = fmt.Sprintf("revision @%s: %v", rev, err)
+				}
+			}
+		}
+	}
+	return revisionDiagnostics(plan, errs)
+}

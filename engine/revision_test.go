@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/fixture"
+)
+
+// revClass is a class whose work method loops n*factor times, with a
+// generator and the formulas given.
+func revClass(factor, formulas string) string {
+	return `package p;
+import dev.perfls.*;
+public class A {
+    @SPL({` + formulas + `})
+    public static long work(int n) { long s = 0; for (int i = 0; i < n * ` + factor + `; i++) s += i ^ (s >>> 3); return s; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`
+}
+
+// A formula naming a method at a revision measures that commit's method,
+// in a tree materialised in the cache, leaving the checkout alone; unknown
+// revisions and methods missing there are diagnostics on "@rev".
+func TestCheckRevisionInFormula(t *testing.T) {
+	formulas := `"SELF[gen](3000) <= SELF@HEAD~1[gen](3000)", "SELF[gen](10) <= SELF@nosuch[gen](10)", "SELF[gen](10) <= p.A#gone@HEAD~1[gen](10)"`
+	dir, commits := fixture.GitProject(t,
+		map[string]string{"src/p/A.java": revClass("200", formulas)},
+		map[string]string{"src/p/A.java": revClass("1", formulas)})
+	e := openEngine(t, small)
+	ctx := context.Background()
+	opts := small
+	opts.Forks = 3 // two forks leave one degree of freedom: too noisy to show even a 100× gap every time
+	req := CheckRequest{Dir: dir, Options: opts, MaxForks: opts.Forks}
+	res, err := e.Check(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.CompileErrors) > 0 {
+		t.Fatalf("compile errors: %v", res.CompileErrors)
+	}
+	var outcomes []string
+	for _, m := range res.Methods {
+		for _, in := range m.Instances {
+			outcomes = append(outcomes, in.Outcome.String()+failed(in))
+			for _, c := range in.Comparisons {
+				t.Logf("%s: %s %s %+v", in.Formula, c.Outcome, c.Reason, c.Evidence.Ratio)
+			}
+		}
+	}
+	if strings.Join(outcomes, " ") != "satisfied undecided(failed) undecided(failed)" {
+		t.Errorf("outcomes %v, want the fast method satisfied against its slow past and the others failed", outcomes)
+	}
+	diags := map[string]workspace.Diagnostic{}
+	for _, d := range res.Diagnostics {
+		if d.Code == "revision" {
+			diags[d.Message] = d
+		}
+	}
+	var sawUnknown, sawMissing bool
+	for msg, d := range diags {
+		width := d.Range.End.Character - d.Range.Start.Character
+		switch {
+		case strings.Contains(msg, `unknown revision "nosuch"`):
+			sawUnknown = width == len("@nosuch")
+		case strings.Contains(msg, `"gone"`) && strings.Contains(msg, commits[0][:12]):
+			sawMissing = width == len("@HEAD~1")
+		}
+	}
+	if !sawUnknown || !sawMissing {
+		t.Errorf("want located diagnostics on @nosuch and on gone's @HEAD~1, got %+v", res.Diagnostics)
+	}
+	if st := fixture.Git(t, dir, "status", "--porcelain"); st != "" || fixture.Git(t, dir, "rev-parse", "HEAD") != commits[1] {
+		t.Errorf("the checkout changed: status %q", st)
+	}
+	if out := fixture.Git(t, dir, "worktree", "list"); strings.Count(out, "\n") != 0 {
+		t.Errorf("worktrees were added: %s", out)
+	}
+
+	// Again: the commit's tree and its measurements are reused.
+	again, err := e.Check(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Five requests, of which two name no measurable method.
+	if again.Cached != 3 {
+		t.Errorf("second check: %d of %d requests cached", again.Cached, again.Requests)
+	}
+}
+
+func failed(in verdict.InstanceResult) string {
+	if in.Failed {
+		return "(failed)"
+	}
+	return ""
+}
+
+// Revisions in a directory that is not a git repository are diagnostics,
+// for check and lint alike, and nothing is measured.
+func TestRevisionOutsideGit(t *testing.T) {
+	dir, src := writeProject(t, "src/p/A.java", revClass("1", `"SELF@v1[gen](10) <= SELF@HEAD~3[gen](10)"`))
+	e := openEngine(t, small)
+	res, err := e.Check(context.Background(), CheckRequest{Dir: dir, Options: small})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Code == "revision" && strings.Contains(d.Message, "not in a git repository") {
+			n++
+		}
+	}
+	if n != 2 || !res.Failed() {
+		t.Errorf("want 2 located diagnostics and a failed instance, got %d: %+v", n, res.Diagnostics)
+	}
+	lint, err := Lint(context.Background(), []string{src}, "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for _, d := range lint {
+		if d.Code == "revision" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("lint: %d revision diagnostics, want 2: %+v", n, lint)
+	}
+}

@@ -1,0 +1,292 @@
+// Package revision turns git revision names into commits and commits into
+// materialised source trees in perfls's cache directory, without touching
+// the user's checkout, index or refs: the tree is read with `git archive`
+// and written under <cache>/revisions/<full commit hash>. A commit never
+// changes, so its tree (and everything measured on it) is kept until
+// `perfls cache gc` finds it unused for a while.
+package revision
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Dir is the cache directory's subdirectory of materialised trees; each
+// tree's marker file (Marker) is touched on every use.
+const (
+	Dir    = "revisions"
+	Marker = ".complete"
+)
+
+// NotRepoError says that a directory is not inside a git work tree.
+type NotRepoError struct {
+	Dir string
+	Msg string
+}
+
+func (e *NotRepoError) Error() string {
+	return fmt.Sprintf("%s is not in a git repository (%s)", e.Dir, e.Msg)
+}
+
+// UnknownError says that a name does not name a commit.
+type UnknownError struct {
+	Name string
+	Msg  string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("unknown revision %q: %s", e.Name, e.Msg)
+}
+
+// git runs git in dir and returns its standard output, trimmed; a failure
+// carries git's standard error.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	// No pager, no prompts, the user's locale does not matter.
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// Repo is the git work tree holding a project directory.
+type Repo struct {
+	Top string // the work tree's top directory
+	Rel string // the project directory relative to Top ("." for the top)
+}
+
+// Open finds the git work tree holding dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, &NotRepoError{Dir: abs, Msg: "git is not installed"}
+	}
+	top, err := git(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &NotRepoError{Dir: abs, Msg: err.Error()}
+	}
+	// Compare real paths: a symlinked temporary directory is common.
+	realTop, _ := filepath.EvalSymlinks(top)
+	realDir, _ := filepath.EvalSymlinks(abs)
+	rel, err := filepath.Rel(realTop, realDir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("open repository %s: %s is outside its work tree %s", dir, abs, top)
+	}
+	return &Repo{Top: top, Rel: rel}, nil
+}
+
+// Resolve returns the full hash of the commit name names (anything `git
+// rev-parse` takes: a hash, a tag, a branch, HEAD~2).
+func (r *Repo) Resolve(ctx context.Context, name string) (string, error) {
+	if name == "" || strings.HasPrefix(name, "-") {
+		return "", &UnknownError{Name: name, Msg: "not a revision name"}
+	}
+	h, err := git(ctx, r.Top, "rev-parse", "--verify", "--quiet", "--end-of-options", name+"^{commit}")
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", &UnknownError{Name: name, Msg: "no such commit, tag or branch in " + r.Top}
+	}
+	return h, nil
+}
+
+// Subject is the first line of a commit's message.
+func (r *Repo) Subject(ctx context.Context, commit string) string {
+	s, _ := git(ctx, r.Top, "log", "-1", "--format=%s", commit)
+	return s
+}
+
+// Clean reports whether the work tree has no changes, untracked files
+// included: then HEAD is what it holds.
+func (r *Repo) Clean(ctx context.Context) (bool, error) {
+	out, err := git(ctx, r.Top, "status", "--porcelain")
+	return err == nil && out == "", err
+}
+
+// DefaultBase is the commit a change is compared with when no base is
+// named: the merge base of HEAD with the default branch (origin/HEAD, else
+// main, else master), else HEAD itself.
+func (r *Repo) DefaultBase(ctx context.Context) (string, error) {
+	for _, b := range []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"} {
+		if _, err := r.Resolve(ctx, b); err != nil {
+			continue
+		}
+		if mb, err := git(ctx, r.Top, "merge-base", "HEAD", b); err == nil && mb != "" {
+			return mb, nil
+		}
+	}
+	return r.Resolve(ctx, "HEAD")
+}
+
+// FirstParents lists the commits after good up to bad on bad's
+// first-parent line, oldest first (bad last). good must be an ancestor of
+// bad.
+func (r *Repo) FirstParents(ctx context.Context, good, bad string) ([]string, error) {
+	if _, err := git(ctx, r.Top, "merge-base", "--is-ancestor", good, bad); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%.12s is not an ancestor of %.12s", good, bad)
+	}
+	out, err := git(ctx, r.Top, "rev-list", "--first-parent", "--reverse", good+".."+bad)
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		return nil, nil
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// Materialise writes commit's tree under cacheDir/revisions/<commit> (once:
+// a tree already there is reused) and returns the directory of the project
+// in it, at the same place as in the work tree. It runs `git archive`, so
+// the user's checkout, index and refs are untouched.
+func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string, error) {
+	if len(commit) < 40 || strings.Trim(commit, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("materialise %q: not a full commit hash", commit)
+	}
+	root := filepath.Join(cacheDir, Dir, commit)
+	project := filepath.Join(root, r.Rel)
+	marker := filepath.Join(root, Marker)
+	if _, err := os.Stat(marker); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(marker, now, now) // cache gc keeps what is used
+		return project, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(root), "tmp-"+commit[:12]+"-")
+	if err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := r.archive(ctx, commit, tmp); err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(commit+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		if _, serr := os.Stat(marker); serr == nil {
+			return project, nil // another process was quicker
+		}
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	return project, nil
+}
+
+// archive extracts commit's tree into dir, reading `git archive`'s tar
+// stream. Only regular files and directories are written, and only below
+// dir (symbolic links are left out).
+func (r *Repo) archive(ctx context.Context, commit, dir string) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
+	cmd.Dir = r.Top
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 2 * time.Second
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git archive: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			cancel() // stop git before waiting for it
+		}
+		werr := cmd.Wait()
+		if err == nil && werr != nil {
+			err = fmt.Errorf("git archive %.12s: %v: %s", commit, werr, strings.TrimSpace(stderr.String()))
+		}
+	}()
+	tr := tar.NewReader(out)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read git archive: %w", err)
+		}
+		name := filepath.FromSlash(h.Name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := writeFile(path, tr, h); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = io.Copy(io.Discard, out)
+	return err
+}
+
+func writeFile(path string, r io.Reader, h *tar.Header) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if h.Mode&0o111 != 0 {
+		mode = 0o755
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// The commit's time: a compilation stamp of sizes and times stays valid.
+	return os.Chtimes(path, h.ModTime, h.ModTime)
+}
+
+// IsNotRepo and IsUnknown classify errors of this package.
+func IsNotRepo(err error) bool { var e *NotRepoError; return errors.As(err, &e) }
+
+// IsUnknown reports an unknown revision name.
+func IsUnknown(err error) bool { var e *UnknownError; return errors.As(err, &e) }
