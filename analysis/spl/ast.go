@@ -344,11 +344,59 @@ type Term struct {
 	Span      Span
 }
 
-// Arg is a generator argument: a variable reference (Var) or a literal (Value).
+// Arg is a generator argument: a variable reference (Var), a literal
+// (Value), or arithmetic over them (Calc, e.g. "10 * n", "(n + 1) / 2").
 type Arg struct {
 	Var   string
 	Value *Value
+	Calc  *Calc
 	Span  Span
+}
+
+// Calc is an arithmetic argument: Op applied to X and Y ('+', '-', '*',
+// '/'), or a leaf holding a variable (Var) or a number (Value); Paren marks
+// a parenthesised expression as written.
+type Calc struct {
+	Op    byte
+	X, Y  *Calc
+	Var   string
+	Value *Value
+	Paren bool
+	Span  Span
+}
+
+// Vars calls f with every variable reference in c, in order.
+func (c *Calc) Vars(f func(name string, at Span)) {
+	switch {
+	case c == nil:
+	case c.Op != 0:
+		c.X.Vars(f)
+		c.Y.Vars(f)
+	case c.Var != "":
+		f(c.Var, c.Span)
+	}
+}
+
+// String renders c, variables replaced by sub where it knows them.
+func (c *Calc) String(sub func(string) (Value, bool)) string {
+	var s string
+	switch {
+	case c.Op != 0:
+		s = c.X.String(sub) + " " + string(c.Op) + " " + c.Y.String(sub)
+	case c.Value != nil:
+		s = c.Value.String()
+	default:
+		s = c.Var
+		if sub != nil {
+			if v, ok := sub(c.Var); ok {
+				s = v.String()
+			}
+		}
+	}
+	if c.Paren {
+		return "(" + s + ")"
+	}
+	return s
 }
 
 // MethodRef is a method entity.

@@ -120,19 +120,24 @@ func checkFormula(f *Formula) []Diagnostic {
 	for _, c := range Comparisons(f.Body) {
 		for _, t := range []*Term{c.Left, c.Right} {
 			for _, a := range t.Args {
-				if a.Value != nil {
-					continue
+				use := func(name string, at Span) {
+					if vi := vars[name]; vi != nil {
+						vi.used = true
+						return
+					}
+					if len(order) == 0 {
+						add(at, Error, CodeUndeclaredVariable,
+							"variable %q is not declared: add a quantifier such as \"for %s in {10, 100}\" before the formula", name, name)
+					} else {
+						add(at, Error, CodeUndeclaredVariable,
+							"variable %q is not declared (declared: %s): use one of those or add \"for %s in {…}\"", name, varNames(order), name)
+					}
 				}
-				if vi := vars[a.Var]; vi != nil {
-					vi.used = true
-					continue
-				}
-				if len(order) == 0 {
-					add(a.Span, Error, CodeUndeclaredVariable,
-						"variable %q is not declared: add a quantifier such as \"for %s in {10, 100}\" before the formula", a.Var, a.Var)
-				} else {
-					add(a.Span, Error, CodeUndeclaredVariable,
-						"variable %q is not declared (declared: %s): use one of those or add \"for %s in {…}\"", a.Var, varNames(order), a.Var)
+				switch {
+				case a.Calc != nil:
+					a.Calc.Vars(use)
+				case a.Value == nil:
+					use(a.Var, a.Span)
 				}
 			}
 			if t.Scale != nil && *t.Scale <= 0 {

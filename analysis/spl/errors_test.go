@@ -59,7 +59,7 @@ var errorCases = []struct {
 	{"missing right side", `SELF[g] <=`, CodeUnexpectedEnd, `expected a measured method after "<=" but found end of input`, "", 0},
 	{"number as operand", `SELF[g] <= 5`, CodeUnexpectedToken, `expected a measured method after "<=" but found "5"`, "5", 0},
 	{"args unclosed", `for n in {1} SELF[g](n <= x[g]`, CodeUnclosed, `expected ")" to close the arguments of "SELF[g](" but found "<="`, "<=", 0},
-	{"bad argument", `SELF[g](<) <= x[g]`, CodeUnexpectedToken, `expected an argument (a variable, a number or a string) in "SELF[g](" but found "<"`, "<", 0},
+	{"bad argument", `SELF[g](<) <= x[g]`, CodeUnexpectedToken, `expected an argument (a variable, a number, arithmetic such as 10 * n, or a string) in "SELF[g](" but found "<"`, "<", 0},
 	{"generator missing", `SELF[ <= x[g]`, CodeUnexpectedToken, `expected a generator (an alias, a method name or pkg.Class#gen) in "SELF[" but found "<="`, "<=", 0},
 	{"scale without star", `10 current[w] <= x[w]`, CodeUnexpectedToken, `expected "*" after the scale factor 10 but found "current"`, "current", 0},
 	{"method name missing", `SELF[g] <= pkg.C#[g]`, CodeUnexpectedToken, `expected a method name after "#" but found "["`, "[", 1},

@@ -2,6 +2,7 @@ package spl
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -177,6 +178,14 @@ func (in Instance) ArgValues(t *Term) ([]Value, error) {
 			out = append(out, *a.Value)
 			continue
 		}
+		if a.Calc != nil {
+			v, err := in.calc(a.Calc)
+			if err != nil {
+				return nil, fmt.Errorf("argument %s of %s: %w", a.Calc.String(nil), t.Method, err)
+			}
+			out = append(out, v)
+			continue
+		}
 		v, ok := in.Lookup(a.Var)
 		if !ok {
 			return nil, fmt.Errorf("argument %q of %s is not a declared variable", a.Var, t.Method)
@@ -184,6 +193,79 @@ func (in Instance) ArgValues(t *Term) ([]Value, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// calc evaluates arithmetic with the instance's bindings. Integers stay
+// integers under +, − and ×, and under ÷ when it divides exactly (a
+// generator's int parameter takes "n / 2" of an even n); otherwise the
+// result is a float. Strings, unknown variables, division by zero and
+// integer overflow are errors.
+func (in Instance) calc(c *Calc) (Value, error) {
+	switch {
+	case c.Value != nil:
+		return *c.Value, nil
+	case c.Op == 0:
+		v, ok := in.Lookup(c.Var)
+		if !ok {
+			return Value{}, fmt.Errorf("%q is not a declared variable", c.Var)
+		}
+		if v.Kind == String {
+			return Value{}, fmt.Errorf("%s = %s is a string, not a number", c.Var, v)
+		}
+		return v, nil
+	}
+	x, err := in.calc(c.X)
+	if err != nil {
+		return Value{}, err
+	}
+	y, err := in.calc(c.Y)
+	if err != nil {
+		return Value{}, err
+	}
+	if c.Op == '/' && y.Float == 0 {
+		return Value{}, fmt.Errorf("division by zero")
+	}
+	if x.Kind == Int && y.Kind == Int {
+		if v, ok := intCalc(c.Op, x.Int, y.Int); ok {
+			return Value{Kind: Int, Int: v, Float: float64(v), Span: c.Span}, nil
+		}
+	}
+	var f float64
+	switch c.Op {
+	case '+':
+		f = x.Float + y.Float
+	case '-':
+		f = x.Float - y.Float
+	case '*':
+		f = x.Float * y.Float
+	default:
+		f = x.Float / y.Float
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return Value{}, fmt.Errorf("the result is not a finite number")
+	}
+	return Value{Kind: Float, Float: f, Span: c.Span}, nil
+}
+
+// intCalc applies op to integers; false when the result is not an exact
+// int64 (overflow, or a division with a remainder).
+func intCalc(op byte, x, y int64) (int64, bool) {
+	switch op {
+	case '+':
+		r := x + y
+		return r, (r > x) == (y > 0)
+	case '-':
+		r := x - y
+		return r, (r < x) == (y > 0)
+	case '*':
+		if x == 0 || y == 0 {
+			return 0, true
+		}
+		r := x * y
+		return r, r/y == x && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64)
+	default:
+		return x / y, y != 0 && x%y == 0 && !(x == math.MinInt64 && y == -1)
+	}
 }
 
 // Multiplier evaluates a lambda product. Identifiers are looked up in the

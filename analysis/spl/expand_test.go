@@ -169,3 +169,47 @@ func TestExpandProblems(t *testing.T) {
 		t.Errorf("last label %s", got)
 	}
 }
+
+// Arithmetic in arguments (thesis style "(10 * n)"): precedence,
+// parentheses, integers kept where exact, rendering with the values.
+func TestArithmeticArguments(t *testing.T) {
+	ins := expandOne(t, "for n in {10, 15} SELF[g](10 * n, (n + 1) / 2, n / 4, n - -1) <= x[g](n)")
+	if len(ins) != 2 {
+		t.Fatalf("%d instances", len(ins))
+	}
+	c := Comparisons(ins[0].Body)[0]
+	if got := c.Left.String(); got != "SELF[g](10 * n, (n + 1) / 2, n / 4, n - -1)" {
+		t.Errorf("formula text %q", got)
+	}
+	for i, want := range []string{"100 11/2 2.5 11", "150 8 3.75 16"} {
+		vals, err := ins[i].ArgValues(c.Left)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for j, v := range vals {
+			s := v.String()
+			if j == 1 && v.Kind == Float {
+				s = "11/2" // (10 + 1) / 2 is not an integer: a float
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("instance %d: %q, want %q", i, strings.Join(got, " "), want)
+		}
+	}
+	if got := ins[1].Render(c); !strings.Contains(got, "SELF[g](10 * 15, (15 + 1) / 2, 15 / 4, 15 - -1)") {
+		t.Errorf("render %q", got)
+	}
+	if _, err := expandOne(t, "for s in {\"a\"} SELF[g](s * 2) <= x[g](1)")[0].ArgValues(Comparisons(expandOne(t, "for s in {\"a\"} SELF[g](s * 2) <= x[g](1)")[0].Body)[0].Left); err == nil || !strings.Contains(err.Error(), "is a string") {
+		t.Errorf("string in arithmetic: %v", err)
+	}
+	if _, ds := ParseAndLint("for n in {1} SELF[g](2 * m) <= x[g](n)"); len(ds) != 1 || ds[0].Code != CodeUndeclaredVariable {
+		t.Errorf("undeclared variable in arithmetic:%s", fmtDiags(ds))
+	}
+	for _, bad := range []string{"SELF[g](2 *) <= x[g]", "SELF[g]((1 + 2) <= x[g]", "SELF[g](1 / 0 +) <= x[g]"} {
+		if _, ds := Parse(bad); len(ds) == 0 {
+			t.Errorf("%q parsed without a diagnostic", bad)
+		}
+	}
+}

@@ -25,6 +25,8 @@ const (
 	tHash            // #
 	tStar            // *
 	tMinus           // -
+	tPlus            // + (arithmetic in arguments)
+	tSlash           // / (arithmetic in arguments)
 	tLParen          // (
 	tRParen          // )
 	tLBrace          // {
@@ -256,6 +258,10 @@ func punct(s string) (tokKind, int) {
 		return tStar, 1
 	case '-':
 		return tMinus, 1
+	case '+':
+		return tPlus, 1
+	case '/':
+		return tSlash, 1
 	case '(':
 		return tLParen, 1
 	case ')':

@@ -780,6 +780,80 @@ func isSign(t token) bool {
 	return false
 }
 
+// argOf makes an argument of arithmetic: a lone variable or number stays
+// one, as before arithmetic existed.
+func argOf(c *Calc) Arg {
+	switch {
+	case c.Op == 0 && c.Var != "" && !c.Paren:
+		return Arg{Var: c.Var, Span: c.Span}
+	case c.Op == 0 && c.Value != nil && !c.Paren:
+		return Arg{Value: c.Value, Span: c.Span}
+	}
+	return Arg{Calc: c, Span: c.Span}
+}
+
+// calcSum parses arithmetic over variables and numbers: sums of products,
+// parentheses, the usual precedence. nil when it finds nothing it can read
+// (an unclosed parenthesis is reported here, the rest by the caller).
+func (p *parser) calcSum(ctx func() string) *Calc {
+	x := p.calcProduct(ctx)
+	for x != nil && (p.cur().kind == tPlus || p.cur().kind == tMinus) {
+		op := byte('+')
+		if p.next().kind == tMinus {
+			op = '-'
+		}
+		y := p.calcProduct(ctx)
+		if y == nil {
+			return nil
+		}
+		x = &Calc{Op: op, X: x, Y: y, Span: Span{x.Span.Start, y.Span.End}}
+	}
+	return x
+}
+
+func (p *parser) calcProduct(ctx func() string) *Calc {
+	x := p.calcFactor(ctx)
+	for x != nil && (p.cur().kind == tStar || p.cur().kind == tSlash) {
+		op := byte('*')
+		if p.next().kind == tSlash {
+			op = '/'
+		}
+		y := p.calcFactor(ctx)
+		if y == nil {
+			return nil
+		}
+		x = &Calc{Op: op, X: x, Y: y, Span: Span{x.Span.Start, y.Span.End}}
+	}
+	return x
+}
+
+func (p *parser) calcFactor(ctx func() string) *Calc {
+	t := p.cur()
+	switch {
+	case t.kind == tIdent:
+		p.next()
+		return &Calc{Var: t.text, Span: t.span()}
+	case t.kind == tLParen:
+		p.next()
+		c := p.calcSum(ctx)
+		if c == nil {
+			return nil
+		}
+		if p.cur().kind != tRParen {
+			p.unclosed(")", "the arithmetic in "+ctx())
+			return nil
+		}
+		c.Paren = true
+		c.Span = Span{t.start, p.next().end}
+		return c
+	case t.kind == tInt || t.kind == tReal || t.kind == tMinus:
+		if v, ok := p.value(); ok {
+			return &Calc{Value: &v, Span: v.Span}
+		}
+	}
+	return nil // the caller says what it expected
+}
+
 // args parses the generator arguments "(n, 10, \"big.xml\")".
 func (p *parser) args(start int) []Arg {
 	lp := p.next()
@@ -790,14 +864,13 @@ func (p *parser) args(start int) []Arg {
 		return args
 	}
 	for {
-		t := p.cur()
-		if t.kind == tIdent {
-			p.next()
-			args = append(args, Arg{Var: t.text, Span: t.span()})
-		} else if v, ok := p.value(); ok {
+		if t := p.cur(); t.kind == tString || t.kind == tDString {
+			v, _ := p.value()
 			args = append(args, Arg{Value: &v, Span: v.Span})
+		} else if c := p.calcSum(ctx); c != nil {
+			args = append(args, argOf(c))
 		} else {
-			p.expected("an argument (a variable, a number or a string) in " + ctx())
+			p.expected("an argument (a variable, a number, arithmetic such as 10 * n, or a string) in " + ctx())
 			if p.cur().kind == tRParen {
 				p.next()
 			}

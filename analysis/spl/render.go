@@ -174,6 +174,8 @@ func renderTerm(t *Term, sub func(name string) (Value, bool)) string {
 		parts := make([]string, len(t.Args))
 		for i, a := range t.Args {
 			switch {
+			case a.Calc != nil:
+				parts[i] = a.Calc.String(sub)
 			case a.Value != nil:
 				parts[i] = a.Value.String()
 			case sub != nil:

@@ -731,7 +731,10 @@ func (c *checker) arguments(t *spl.Term, k *candidate, params []javasrc.Param, w
 }
 
 func argText(a spl.Arg) string {
-	if a.Value != nil {
+	switch {
+	case a.Calc != nil:
+		return a.Calc.String(nil)
+	case a.Value != nil:
 		return a.Value.String()
 	}
 	return a.Var
