@@ -35,6 +35,11 @@ type Build struct {
 	CacheDir string
 	// SourceRoots, when set, let errors point at source files.
 	SourceRoots []string
+	// ClasspathFrom says where the project's dependencies came from
+	// (Project.ClasspathFrom); Notices what the user should hear about it
+	// (Project.ClasspathNotices).
+	ClasspathFrom string
+	Notices       []string
 }
 
 // CompilerMessage is one diagnostic of javac.
@@ -309,7 +314,8 @@ func parseJavacOutput(out string) []CompilerMessage {
 	return msgs
 }
 
-// Compile uses the build tool's output when it is present and fresh (see
+// Compile first reads a Maven or Gradle project's classpath from its build
+// tool (ResolveClasspath). It uses the build tool's output when it is present and fresh (see
 // freshOutputs); otherwise it compiles the project's sources into
 // cacheDir/build/<hash of the project dir>/classes, against the compiled
 // perfls library. It does nothing when the sources (paths, sizes,
@@ -339,24 +345,31 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
 	}
+	if err := ResolveClasspath(ctx, p, cacheDir); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
 	if dirs, ok := freshOutputs(p); ok {
 		return &Build{
-			ClassesDir:  dirs[0],
-			ClassDirs:   dirs[1:],
-			Classpath:   append(append(append([]string{}, dirs...), lib), p.Classpath...),
-			CacheDir:    cacheDir,
-			SourceRoots: append([]string(nil), p.SourceRoots...),
-			Prebuilt:    true,
+			ClassesDir:    dirs[0],
+			ClassDirs:     dirs[1:],
+			Classpath:     append(append(append([]string{}, dirs...), lib), p.Classpath...),
+			CacheDir:      cacheDir,
+			SourceRoots:   append([]string(nil), p.SourceRoots...),
+			Prebuilt:      true,
+			ClasspathFrom: p.ClasspathFrom,
+			Notices:       p.ClasspathNotices(),
 		}, nil
 	}
 	sum := sha256.Sum256([]byte(projDir))
 	bdir := filepath.Join(cacheDir, "build", hex.EncodeToString(sum[:])[:16])
 	classes := filepath.Join(bdir, "classes")
 	b := &Build{
-		ClassesDir:  classes,
-		Classpath:   append([]string{classes, lib}, p.Classpath...),
-		CacheDir:    cacheDir,
-		SourceRoots: append([]string(nil), p.SourceRoots...),
+		ClassesDir:    classes,
+		Classpath:     append([]string{classes, lib}, p.Classpath...),
+		CacheDir:      cacheDir,
+		SourceRoots:   append([]string(nil), p.SourceRoots...),
+		ClasspathFrom: p.ClasspathFrom,
+		Notices:       p.ClasspathNotices(),
 	}
 	depCP := append([]string{lib}, p.Classpath...)
 

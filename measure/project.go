@@ -25,12 +25,21 @@ type Project struct {
 	Sources []string
 	// Classpath holds extra jars or class directories the sources need
 	// (dependencies): perfls.json's "classpath" and "classpathFile", else
+	// what the build tool reports (ResolveClasspath fills it in), else
 	// empty.
 	Classpath []string
 	// ClasspathFrom says where Classpath came from, for messages:
 	// `perfls.json "classpath"`, `Maven (pom.xml)`, …; "" when nothing
 	// provides one.
 	ClasspathFrom string
+	// BuildTool is "maven" when the root has a pom.xml and perfls.json
+	// names no classpath: ResolveClasspath asks the tool. "" otherwise.
+	BuildTool string
+	// ClasspathProblem, after ResolveClasspath, says why the build tool gave
+	// no (or a partial) classpath and what to do; "" when it did.
+	ClasspathProblem string
+	resolved         bool // ResolveClasspath ran
+	declaresDeps     bool // a build file declares dependencies
 	// Outputs are the build tool's class directories that exist: Maven's
 	// target/classes and target/test-classes, Gradle's
 	// build/classes/java/main and build/classes/java/test. Compile uses them
@@ -65,7 +74,8 @@ type Project struct {
 // a file holding a classpath (entries separated by the path-list separator
 // or new lines, relative to that file's directory), as
 // `mvn dependency:build-classpath -Dmdep.outputFile=FILE` writes; its
-// entries follow "classpath"'s. With sourceRoots, only those
+// entries follow "classpath"'s. Either one, even an empty "classpath": [],
+// keeps perfls from asking Maven (ResolveClasspath). With sourceRoots, only those
 // directories are searched for sources.
 const ConfigFile = "perfls.json"
 
@@ -284,6 +294,9 @@ func FindProject(dir string) (*Project, error) {
 				walkRoots = append(walkRoots, e)
 			}
 		}
+	}
+	if cfg == nil || (cfg.Classpath == nil && cfg.ClasspathFile == "") {
+		p.BuildTool = detectBuildTool(abs)
 	}
 	for _, o := range buildOutputs {
 		d := filepath.Join(abs, filepath.FromSlash(o))

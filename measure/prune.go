@@ -12,14 +12,15 @@ import (
 
 // The cache directory holds, besides the measurement database, compiled
 // code: harness classes (harness/<key>), perfls's library (javalib/<hash>)
-// and projects compiled without a build tool (build/<hash>). Each entry
+// projects compiled without a build tool (build/<hash>) and build tools'
+// classpaths (classpath/<hash>). Each entry
 // has a marker file whose modification time says when it was last used
 // (touched on every use); PruneFiles removes the entries not used for a
 // while, the temporary directories of killed processes, and old JVM crash
 // logs.
 
 // markers are, per kind of entry, the file whose time is its last use.
-var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp"}
+var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "classpath": "result.json"}
 
 // touch records a use of the cache entry whose marker is path. Failing to
 // record it only makes the entry look older.

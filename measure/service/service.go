@@ -231,6 +231,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	if err != nil {
 		return nil, err
 	}
+	for _, n := range build.Notices { // a build tool that failed to give the classpath
+		warn(n)
+	}
 
 	// Resolve every distinct method and generator once.
 	var specs []measure.MethodSpec
