@@ -56,6 +56,9 @@ type CompileError struct {
 	Messages []CompilerMessage
 	// Output is javac's raw output (its tail), for when no message parsed.
 	Output string
+	// Hint, when an error names a missing package or class, says where the
+	// classpath came from and how to add the dependency (DependencyHint).
+	Hint string
 }
 
 func (e *CompileError) Error() string {
@@ -82,6 +85,10 @@ func (e *CompileError) Error() string {
 			b.WriteString(":\n")
 			b.WriteString(out)
 		}
+	}
+	if e.Hint != "" {
+		b.WriteString("\n")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -406,6 +413,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 		if err := javac(ctx, j, tmp, depCP, srcs, p.Release); err != nil {
 			var ce *CompileError
 			if errors.As(err, &ce) {
+				ce.Hint = DependencyHint(p, ce.Messages)
 				return nil, ce
 			}
 			return nil, fmt.Errorf("compile %s: %w", projDir, err)

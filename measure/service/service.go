@@ -226,6 +226,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	var ce *measure.CompileError
 	if errors.As(err, &ce) {
 		resp.CompileErrors = ce.Messages
+		if ce.Hint != "" { // a missing dependency: where the classpath came from, what to do
+			resp.Notices = append(resp.Notices, ce.Hint)
+		}
 		return resp, nil
 	}
 	if err != nil {
