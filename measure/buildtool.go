@@ -75,10 +75,16 @@ type classpathRecord struct {
 }
 
 // detectBuildTool names the build tool whose build file is in dir: "maven"
-// for pom.xml, "" for none.
+// for pom.xml, "gradle" for build.gradle(.kts) or settings.gradle(.kts), ""
+// for none.
 func detectBuildTool(dir string) string {
 	if fileExists(filepath.Join(dir, "pom.xml")) {
 		return "maven"
+	}
+	for _, f := range gradleFiles {
+		if fileExists(filepath.Join(dir, f)) {
+			return "gradle"
+		}
 	}
 	return ""
 }
@@ -87,6 +93,8 @@ func toolFor(name string) *buildTool {
 	switch name {
 	case "maven":
 		return maven
+	case "gradle":
+		return gradle
 	}
 	return nil
 }
@@ -118,7 +126,7 @@ func (t *buildTool) describe() string {
 	if t == maven {
 		return "mvn dependency:build-classpath on pom.xml"
 	}
-	return "the runtime classpaths of build.gradle"
+	return "the test runtime classpaths of build.gradle, by an init script"
 }
 
 // ClasspathNotices are the messages a user should see about how p's
@@ -218,11 +226,14 @@ func (t *buildTool) run(ctx context.Context, dir, exe string) ([]string, string,
 		return nil, "", err
 	}
 	online := false
-	if runErr != nil && os.Getenv(OfflineEnv) != "1" {
+	if (runErr != nil || len(out.missing) > 0) && os.Getenv(OfflineEnv) != "1" {
 		online = true
 		if out, runErr, err = t.runOnce(ctx, dir, exe, false); err != nil {
 			return nil, "", err
 		}
+	}
+	if runErr == nil && len(out.missing) > 0 { // Gradle resolves leniently
+		runErr = errors.New("unresolved dependencies")
 	}
 	if runErr == nil {
 		return out.entries, "", nil
@@ -308,15 +319,17 @@ func isModule(artifact string, modules []string) bool {
 	return slices.Contains(modules, parts[0]+":"+parts[1]) || slices.Contains(modules, ":"+parts[1])
 }
 
-// ownOutputsDropped removes the class directories of the project's own
-// modules (…/target/classes under dir, say) from entries: perfls compiles
-// those sources itself.
+// ownOutputsDropped removes the outputs of the project's own modules from
+// entries — class directories (…/target/classes under dir, say) and files
+// under dir not built yet (a Gradle sibling's build/libs jar): perfls
+// compiles those sources itself.
 func ownOutputsDropped(dir string, entries []string) []string {
 	var out []string
 	for _, e := range entries {
 		rel, err := filepath.Rel(dir, e)
 		if err == nil && !strings.HasPrefix(rel, "..") {
-			if st, err := os.Stat(e); err == nil && st.IsDir() && isOwnOutput(filepath.ToSlash(rel)) {
+			st, err := os.Stat(e)
+			if err != nil || (st.IsDir() && isOwnOutput(filepath.ToSlash(rel))) {
 				continue
 			}
 		}

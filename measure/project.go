@@ -32,8 +32,9 @@ type Project struct {
 	// `perfls.json "classpath"`, `Maven (pom.xml)`, …; "" when nothing
 	// provides one.
 	ClasspathFrom string
-	// BuildTool is "maven" when the root has a pom.xml and perfls.json
-	// names no classpath: ResolveClasspath asks the tool. "" otherwise.
+	// BuildTool is "maven" when the root has a pom.xml, "gradle" when it has
+	// a build.gradle(.kts) or settings.gradle(.kts), and perfls.json names no
+	// classpath: ResolveClasspath asks the tool. "" otherwise.
 	BuildTool string
 	// ClasspathProblem, after ResolveClasspath, says why the build tool gave
 	// no (or a partial) classpath and what to do; "" when it did.
@@ -75,7 +76,7 @@ type Project struct {
 // or new lines, relative to that file's directory), as
 // `mvn dependency:build-classpath -Dmdep.outputFile=FILE` writes; its
 // entries follow "classpath"'s. Either one, even an empty "classpath": [],
-// keeps perfls from asking Maven (ResolveClasspath). With sourceRoots, only those
+// keeps perfls from asking Maven or Gradle (ResolveClasspath). With sourceRoots, only those
 // directories are searched for sources.
 const ConfigFile = "perfls.json"
 
