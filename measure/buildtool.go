@@ -55,6 +55,9 @@ type buildTool struct {
 	declares func(content string) bool
 	// fix is what the user can do when an artifact is missing.
 	fix string
+	// installModules puts the build's own modules into the local
+	// repository, for a module that depends on another.
+	installModules string
 }
 
 // toolOutput is what a build tool said.
@@ -293,8 +296,11 @@ func (t *buildTool) problem(exe string, out toolOutput, runErr error, online boo
 		fmt.Fprintf(&b, "; missing from the local repository: %s. %s", strings.Join(external, ", "), t.fix)
 	}
 	if len(siblings) > 0 {
-		fmt.Fprintf(&b, "; %s %s a module of this build that is not in the local repository yet: run `%s` once", strings.Join(siblings, ", "),
-			map[bool]string{true: "is", false: "are"}[len(siblings) == 1], map[bool]string{true: "mvn install -DskipTests", false: "gradle build -x test"}[t == maven])
+		verb := "are modules"
+		if len(siblings) == 1 {
+			verb = "is a module"
+		}
+		fmt.Fprintf(&b, "; %s %s of this build that the local repository does not have yet: run `%s` once", strings.Join(siblings, ", "), verb, t.installModules)
 	}
 	if len(out.missing) == 0 {
 		errs := out.errors

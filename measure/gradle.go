@@ -54,11 +54,12 @@ var gradle = &buildTool{
 		}
 		return files
 	},
-	env:      []string{"GRADLE_OPTS", "GRADLE_USER_HOME", "JAVA_HOME"},
-	args:     gradleArgs,
-	parse:    parseGradleOutput,
-	declares: func(s string) bool { return strings.Contains(s, "dependencies") },
-	fix:      "Run `gradle dependencies` (or ./gradlew dependencies) once with network access, or list the jars in " + ConfigFile + " \"classpath\"",
+	env:            []string{"GRADLE_OPTS", "GRADLE_USER_HOME", "JAVA_HOME"},
+	args:           gradleArgs,
+	parse:          parseGradleOutput,
+	declares:       func(s string) bool { return strings.Contains(s, "dependencies") },
+	fix:            "Run `gradle dependencies` (or ./gradlew dependencies) once with network access, or list the jars in " + ConfigFile + " \"classpath\"",
+	installModules: "gradle publishToMavenLocal",
 }
 
 // gradleArgs writes the init script into scratch and returns Gradle's

@@ -34,9 +34,10 @@ var maven = &buildTool{
 	args: func(offline bool, _ string) ([]string, error) {
 		return mavenArgs(offline), nil
 	},
-	parse:    parseMavenOutput,
-	declares: func(s string) bool { return strings.Contains(s, "<dependency>") },
-	fix:      "Run `mvn dependency:resolve` once with network access (it also fetches the maven-dependency-plugin), or list the jars in " + ConfigFile + " \"classpath\"",
+	parse:          parseMavenOutput,
+	declares:       func(s string) bool { return strings.Contains(s, "<dependency>") },
+	fix:            "Run `mvn dependency:resolve` once with network access (it also fetches the maven-dependency-plugin), or list the jars in " + ConfigFile + " \"classpath\"",
+	installModules: "mvn install -DskipTests",
 }
 
 // mavenArgs are mvn's arguments: batch mode (no colours, no prompts), every
