@@ -35,11 +35,9 @@ type Build struct {
 	CacheDir string
 	// SourceRoots, when set, let errors point at source files.
 	SourceRoots []string
-	// ClasspathFrom says where the project's dependencies came from
-	// (Project.ClasspathFrom); Notices what the user should hear about it
-	// (Project.ClasspathNotices).
-	ClasspathFrom string
-	Notices       []string
+	// Notices are what the user should hear about how the project's
+	// dependencies were found (Project.ClasspathNotices).
+	Notices []string
 }
 
 // CompilerMessage is one diagnostic of javac.
@@ -357,26 +355,24 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	}
 	if dirs, ok := freshOutputs(p); ok {
 		return &Build{
-			ClassesDir:    dirs[0],
-			ClassDirs:     dirs[1:],
-			Classpath:     append(append(append([]string{}, dirs...), lib), p.Classpath...),
-			CacheDir:      cacheDir,
-			SourceRoots:   append([]string(nil), p.SourceRoots...),
-			Prebuilt:      true,
-			ClasspathFrom: p.ClasspathFrom,
-			Notices:       p.ClasspathNotices(),
+			ClassesDir:  dirs[0],
+			ClassDirs:   dirs[1:],
+			Classpath:   append(append(append([]string{}, dirs...), lib), p.Classpath...),
+			CacheDir:    cacheDir,
+			SourceRoots: append([]string(nil), p.SourceRoots...),
+			Prebuilt:    true,
+			Notices:     p.ClasspathNotices(),
 		}, nil
 	}
 	sum := sha256.Sum256([]byte(projDir))
 	bdir := filepath.Join(cacheDir, "build", hex.EncodeToString(sum[:])[:16])
 	classes := filepath.Join(bdir, "classes")
 	b := &Build{
-		ClassesDir:    classes,
-		Classpath:     append([]string{classes, lib}, p.Classpath...),
-		CacheDir:      cacheDir,
-		SourceRoots:   append([]string(nil), p.SourceRoots...),
-		ClasspathFrom: p.ClasspathFrom,
-		Notices:       p.ClasspathNotices(),
+		ClassesDir:  classes,
+		Classpath:   append([]string{classes, lib}, p.Classpath...),
+		CacheDir:    cacheDir,
+		SourceRoots: append([]string(nil), p.SourceRoots...),
+		Notices:     p.ClasspathNotices(),
 	}
 	depCP := append([]string{lib}, p.Classpath...)
 
