@@ -35,6 +35,9 @@ type Build struct {
 	CacheDir string
 	// SourceRoots, when set, let errors point at source files.
 	SourceRoots []string
+	// Notices are what the user should hear about how the project's
+	// dependencies were found (Project.ClasspathNotices).
+	Notices []string
 }
 
 // CompilerMessage is one diagnostic of javac.
@@ -51,6 +54,9 @@ type CompileError struct {
 	Messages []CompilerMessage
 	// Output is javac's raw output (its tail), for when no message parsed.
 	Output string
+	// Hint, when an error names a missing package or class, says where the
+	// classpath came from and how to add the dependency (DependencyHint).
+	Hint string
 }
 
 func (e *CompileError) Error() string {
@@ -77,6 +83,10 @@ func (e *CompileError) Error() string {
 			b.WriteString(":\n")
 			b.WriteString(out)
 		}
+	}
+	if e.Hint != "" {
+		b.WriteString("\n")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -309,7 +319,8 @@ func parseJavacOutput(out string) []CompilerMessage {
 	return msgs
 }
 
-// Compile uses the build tool's output when it is present and fresh (see
+// Compile first reads a Maven or Gradle project's classpath from its build
+// tool (ResolveClasspath). It uses the build tool's output when it is present and fresh (see
 // freshOutputs); otherwise it compiles the project's sources into
 // cacheDir/build/<hash of the project dir>/classes, against the compiled
 // perfls library. It does nothing when the sources (paths, sizes,
@@ -339,6 +350,9 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
 	}
+	if err := ResolveClasspath(ctx, p, cacheDir); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
+	}
 	if dirs, ok := freshOutputs(p); ok {
 		return &Build{
 			ClassesDir:  dirs[0],
@@ -347,6 +361,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 			CacheDir:    cacheDir,
 			SourceRoots: append([]string(nil), p.SourceRoots...),
 			Prebuilt:    true,
+			Notices:     p.ClasspathNotices(),
 		}, nil
 	}
 	sum := sha256.Sum256([]byte(projDir))
@@ -357,6 +372,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 		Classpath:   append([]string{classes, lib}, p.Classpath...),
 		CacheDir:    cacheDir,
 		SourceRoots: append([]string(nil), p.SourceRoots...),
+		Notices:     p.ClasspathNotices(),
 	}
 	depCP := append([]string{lib}, p.Classpath...)
 
@@ -393,6 +409,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
 		if err := javac(ctx, j, tmp, depCP, srcs, p.Release); err != nil {
 			var ce *CompileError
 			if errors.As(err, &ce) {
+				ce.Hint = DependencyHint(p, ce.Messages)
 				return nil, ce
 			}
 			return nil, fmt.Errorf("compile %s: %w", projDir, err)

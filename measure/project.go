@@ -24,8 +24,23 @@ type Project struct {
 	// Sources are the absolute paths of the .java files; sorted.
 	Sources []string
 	// Classpath holds extra jars or class directories the sources need
-	// (dependencies): perfls.json's "classpath", else empty.
+	// (dependencies): perfls.json's "classpath" and "classpathFile", else
+	// what the build tool reports (ResolveClasspath fills it in), else
+	// empty.
 	Classpath []string
+	// ClasspathFrom says where Classpath came from, for messages:
+	// `perfls.json "classpath"`, `Maven (pom.xml)`, …; "" when nothing
+	// provides one.
+	ClasspathFrom string
+	// BuildTool is "maven" when the root has a pom.xml, "gradle" when it has
+	// a build.gradle(.kts) or settings.gradle(.kts), and perfls.json names no
+	// classpath: ResolveClasspath asks the tool. "" otherwise.
+	BuildTool string
+	// ClasspathProblem, after ResolveClasspath, says why the build tool gave
+	// no (or a partial) classpath and what to do; "" when it did.
+	ClasspathProblem string
+	resolved         bool // ResolveClasspath ran
+	declaresDeps     bool // a build file declares dependencies
 	// Outputs are the build tool's class directories that exist: Maven's
 	// target/classes and target/test-classes, Gradle's
 	// build/classes/java/main and build/classes/java/test. Compile uses them
@@ -50,18 +65,25 @@ type Project struct {
 // ConfigFile is the name of the optional project configuration in the
 // project root:
 //
-//	{"classpath": ["lib/dep.jar", "lib/*.jar", "../other/classes"],
+//	{"classpath": ["lib/dep.jar", "lib/*.jar", "~/jars/x.jar", "../other/classes"],
+//	 "classpathFile": "target/cp.txt",
 //	 "sourceRoots": ["src/main/java", "src/test/java"],
 //	 "interpretation": "parametric", "alpha": 0.01, "jvmArgs": ["-Xmx2g"]}
 //
-// Paths are relative to the root (absolute paths are kept); classpath
-// entries may be globs. With sourceRoots, only those directories are searched
-// for sources.
+// Paths are relative to the root (absolute paths are kept, a leading ~ is
+// the home directory); classpath entries may be globs. "classpathFile" names
+// a file holding a classpath (entries separated by the path-list separator
+// or new lines, relative to that file's directory), as
+// `mvn dependency:build-classpath -Dmdep.outputFile=FILE` writes; its
+// entries follow "classpath"'s. Either one, even an empty "classpath": [],
+// keeps perfls from asking Maven or Gradle (ResolveClasspath). With sourceRoots, only those
+// directories are searched for sources.
 const ConfigFile = "perfls.json"
 
 // projectConfig is the content of perfls.json.
 type projectConfig struct {
 	Classpath      []string `json:"classpath"`
+	ClasspathFile  string   `json:"classpathFile"`
 	SourceRoots    []string `json:"sourceRoots"`
 	Interpretation string   `json:"interpretation"`
 	Alpha          float64  `json:"alpha"`
@@ -85,17 +107,98 @@ func readConfig(dir string) (*projectConfig, string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05})", path, err)
+		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"classpathFile\": \"...\", \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05})", path, err)
 	}
 	return &c, path, nil
 }
 
+// absIn makes p absolute: relative to dir, a leading ~ the home directory.
 func absIn(dir, p string) string {
-	p = filepath.FromSlash(p)
+	p = filepath.FromSlash(expandHome(p))
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(dir, p)
+}
+
+// expandHome replaces a leading ~ (alone or before a separator) by the
+// user's home directory.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, p[1:])
+}
+
+// configClasspath reads perfls.json's "classpath" and "classpathFile" into
+// p.Classpath: globs expanded, ~ the home directory, every entry present.
+func (p *Project) configClasspath(cfg *projectConfig, cfgPath string) error {
+	for _, c := range cfg.Classpath {
+		entries, err := expandEntry(p.Dir, c)
+		if err != nil {
+			return fmt.Errorf("%s: classpath entry %q: %w", cfgPath, c, err)
+		}
+		p.Classpath = append(p.Classpath, entries...)
+	}
+	if cfg.Classpath != nil {
+		p.ClasspathFrom = fmt.Sprintf("%s \"classpath\"", ConfigFile)
+	}
+	if cfg.ClasspathFile == "" {
+		return nil
+	}
+	file := absIn(p.Dir, cfg.ClasspathFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("%s: classpathFile: %w", cfgPath, err)
+	}
+	for _, c := range splitClasspath(string(data)) {
+		entries, err := expandEntry(filepath.Dir(file), c)
+		if err != nil {
+			return fmt.Errorf("%s: classpathFile %s: entry %q: %w", cfgPath, file, c, err)
+		}
+		p.Classpath = append(p.Classpath, entries...)
+	}
+	from := fmt.Sprintf("%s \"classpathFile\" (%s)", ConfigFile, cfg.ClasspathFile)
+	if p.ClasspathFrom != "" {
+		from = p.ClasspathFrom + " and " + from
+	}
+	p.ClasspathFrom = from
+	return nil
+}
+
+// splitClasspath splits a classpath text at path-list separators and new
+// lines, dropping empty entries.
+func splitClasspath(s string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		for _, e := range filepath.SplitList(line) {
+			if e = strings.TrimSpace(e); e != "" {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// expandEntry resolves one classpath entry against dir: ~ expanded, a glob
+// to its matches (none is no error), else the entry, which must exist.
+func expandEntry(dir, entry string) ([]string, error) {
+	e := absIn(dir, entry)
+	if strings.ContainsAny(entry, "*?[") {
+		m, err := filepath.Glob(e)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	if _, err := os.Stat(e); err != nil {
+		return nil, err
+	}
+	return []string{e}, nil
 }
 
 // freshOutputs returns p.Outputs when they are fresh: every source (but
@@ -179,20 +282,8 @@ func FindProject(dir string) (*Project, error) {
 	if cfg != nil {
 		p.Config = cfgPath
 		p.Interpretation, p.Alpha, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.JVMArgs
-		for _, c := range cfg.Classpath {
-			e := absIn(abs, c)
-			if strings.ContainsAny(c, "*?[") {
-				m, err := filepath.Glob(e)
-				if err != nil {
-					return nil, fmt.Errorf("find project: %s: classpath entry %q: %w", cfgPath, c, err)
-				}
-				p.Classpath = append(p.Classpath, m...)
-				continue
-			}
-			if _, err := os.Stat(e); err != nil {
-				return nil, fmt.Errorf("find project: %s: classpath entry %q: %w", cfgPath, c, err)
-			}
-			p.Classpath = append(p.Classpath, e)
+		if err := p.configClasspath(cfg, cfgPath); err != nil {
+			return nil, fmt.Errorf("find project: %w", err)
 		}
 		if len(cfg.SourceRoots) > 0 {
 			walkRoots = nil
@@ -204,6 +295,9 @@ func FindProject(dir string) (*Project, error) {
 				walkRoots = append(walkRoots, e)
 			}
 		}
+	}
+	if cfg == nil || (cfg.Classpath == nil && cfg.ClasspathFile == "") {
+		p.BuildTool = detectBuildTool(abs)
 	}
 	for _, o := range buildOutputs {
 		d := filepath.Join(abs, filepath.FromSlash(o))

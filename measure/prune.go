@@ -12,7 +12,8 @@ import (
 
 // The cache directory holds, besides the measurement database, compiled
 // code: harness classes (harness/<key>), perfls's library (javalib/<hash>)
-// and projects compiled without a build tool (build/<hash>). Each entry
+// projects compiled without a build tool (build/<hash>) and build tools'
+// classpaths (classpath/<hash>). Each entry
 // has a marker file whose modification time says when it was last used
 // (touched on every use), as do git revisions' source trees
 // (revisions/<commit>); PruneFiles removes the entries not used for a
@@ -21,7 +22,7 @@ import (
 
 // markers are, per kind of entry, the file whose time is its last use.
 // revisions/<commit> are trees materialised by package revision.
-var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "revisions": ".complete"}
+var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "revisions": ".complete", "classpath": "result.json"}
 
 // touch records a use of the cache entry whose marker is path. Failing to
 // record it only makes the entry look older.

@@ -243,10 +243,16 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	var ce *measure.CompileError
 	if errors.As(err, &ce) {
 		resp.CompileErrors = ce.Messages
+		if ce.Hint != "" { // a missing dependency: where the classpath came from, what to do
+			resp.Notices = append(resp.Notices, ce.Hint)
+		}
 		return resp, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, n := range build.Notices { // a build tool that failed to give the classpath
+		warn(n)
 	}
 
 	// Resolve every distinct method and generator once.
