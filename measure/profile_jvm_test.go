@@ -305,23 +305,34 @@ func TestReduceRecordingFile(t *testing.T) {
 	requireJDK(t)
 	c := profCases[0]
 	pp := profilingProject(t, c.Project)
-	jfr := filepath.Join(t.TempDir(), "rec.jfr")
-	profileRun(t, pp, c, "mark", []string{"-XX:StartFlightRecording=name=file,filename=" + jfr + ",dumponexit=true,settings=" + pp.settings}, 300, 10, 50)
-	s, err := ReduceRecording(context.Background(), pp.build, jfr, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.ThreadScope != "marked" || len(s.Iterations) != 10 {
-		t.Errorf("scope %q, %d iterations", s.ThreadScope, len(s.Iterations))
-	}
-	p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := p.Report(profile.Thresholds{})
 	file, line := causeLine(t, c)
-	if f := r.Findings; len(f) != 1 || f[0].Kind != c.Cause || f[0].File != file || f[0].Line != line {
-		t.Errorf("findings %+v\n%s", f, r.Text(5))
+	// On a loaded machine (CI runs packages side by side) a fork can get
+	// too few execution samples for call-tree findings (25 of 500 seen):
+	// up to three forks, as TestProfileValidation.
+	for attempt := 1; ; attempt++ {
+		jfr := filepath.Join(t.TempDir(), "rec.jfr")
+		profileRun(t, pp, c, "mark", []string{"-XX:StartFlightRecording=name=file,filename=" + jfr + ",dumponexit=true,settings=" + pp.settings}, 300, 10, 50)
+		s, err := ReduceRecording(context.Background(), pp.build, jfr, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ThreadScope != "marked" || len(s.Iterations) != 10 {
+			t.Errorf("scope %q, %d iterations", s.ThreadScope, len(s.Iterations))
+		}
+		p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := p.Report(profile.Thresholds{})
+		f := r.Findings
+		if len(f) == 1 && f[0].Kind == c.Cause && f[0].File == file && f[0].Line == line {
+			break
+		}
+		if attempt == 3 {
+			t.Errorf("findings %+v\n%s", f, r.Text(5))
+			break
+		}
+		t.Logf("fork %d: findings %+v", attempt, f)
 	}
 	if _, err := ReduceRecording(context.Background(), pp.build, filepath.Join(pp.dir, "perfls.json"), false); err == nil || !strings.Contains(err.Error(), "reduce recording") {
 		t.Errorf("not a recording: %v", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/internal/fixture"
 )
@@ -64,10 +65,11 @@ public final class Sums {
 	}
 	outcome := func(out string) verdict.Outcome {
 		t.Helper()
-		var methods []verdict.MethodResult
-		if err := json.Unmarshal([]byte(out), &methods); err != nil {
+		var doc report.CheckDocument
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("json output: %v\n%s", err, out)
 		}
+		methods := doc.Methods
 		if len(methods) != 1 || len(methods[0].Instances) != 1 {
 			t.Fatalf("want one method with one instance: %s", out)
 		}

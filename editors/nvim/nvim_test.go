@@ -154,8 +154,8 @@ func TestPluginInHeadlessNeovim(t *testing.T) {
 			titles[l.Title] = true
 		}
 	}
-	if len(got.Lenses) != 3 || !titles["▶ Measure"] || !titles["▶ Calibrate (30 forks)"] || !titles["▶ Check 1 formula"] {
-		t.Errorf("code lenses %+v, want \"Measure\", \"Calibrate (30 forks)\" and \"Check 1 formula\" on line 5", got.Lenses)
+	if len(got.Lenses) != 4 || !titles["▶ Measure"] || !titles["▶ Profile"] || !titles["▶ Calibrate (30 forks)"] || !titles["▶ Check 1 formula"] {
+		t.Errorf("code lenses %+v, want \"Measure\", \"Profile\", \"Calibrate (30 forks)\" and \"Check 1 formula\" on line 5", got.Lenses)
 	}
 	if !strings.Contains(got.Hover, "**perfls** `p.A#a(int[])`") {
 		t.Errorf("hover on the method name: %q", got.Hover)

@@ -8,6 +8,7 @@ export const MEASURING_COMMANDS: ReadonlySet<string> = new Set([
   'perfls.checkFile',
   'perfls.calibrate',
   'perfls.acceptBaseline',
+  'perfls.profile',
 ]);
 
 /** isBlocked tells whether a command must not run in a workspace of this trust. */

@@ -284,7 +284,7 @@ test('perfls serve speaks the extension\'s contract: diagnostics, code lenses, h
     };
     const trustedOptions = serverOptions(reader({ ...defaultSettings, alpha: 0.01 }), true).options;
     await s.conn.sendNotification(DidChangeConfigurationNotification.type, configurationChange(trustedOptions));
-    assert.deepEqual(await lensCommands(), ['perfls.calibrate', 'perfls.calibrate', 'perfls.checkFormulas', 'perfls.checkFormulas', 'perfls.measure', 'perfls.measure']);
+    assert.deepEqual(await lensCommands(), ['perfls.calibrate', 'perfls.calibrate', 'perfls.checkFormulas', 'perfls.checkFormulas', 'perfls.measure', 'perfls.measure', 'perfls.profile', 'perfls.profile']);
     await s.conn.sendNotification(DidChangeConfigurationNotification.type, configurationChange(s.options()));
     assert.deepEqual(await lensCommands(), []);
 
