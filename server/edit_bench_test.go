@@ -146,8 +146,37 @@ func benchWorkspace(b *testing.B, lines int) (dir, path, src string, store *cach
 // BenchmarkDidChangeToDiagnostics: a one-character edit inside an @SPL
 // string of a 5,000-line file with about 180 formulas, from the didChange
 // notification leaving the editor to the publishDiagnostics of that
-// version arriving, over an in-process pipe, with recorded verdicts.
+// version arriving, over an in-process pipe, with recorded verdicts. Each
+// didChange carries the whole text (full sync).
 func BenchmarkDidChangeToDiagnostics(b *testing.B) {
+	benchEdits(b, func(u protocol.DocumentURI, src string, mid int, v uint32) any {
+		text := src
+		if v%2 == 0 {
+			text = src[:mid] + " " + src[mid:]
+		}
+		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Text: text})
+	})
+}
+
+// BenchmarkIncrementalEditToDiagnostics: as BenchmarkDidChangeToDiagnostics,
+// but each didChange carries only the edit (incremental sync).
+func BenchmarkIncrementalEditToDiagnostics(b *testing.B) {
+	benchEdits(b, func(u protocol.DocumentURI, src string, mid int, v uint32) any {
+		at := protocol.Position{Line: uint32(strings.Count(src[:mid], "\n")), Character: uint32(mid - strings.LastIndex(src[:mid], "\n") - 1)}
+		if v%2 == 0 {
+			return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: at}, Text: " "})
+		}
+		next := at
+		next.Character++
+		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: next}, Text: ""})
+	})
+}
+
+// benchEdits opens the 5,000-line file, then alternately inserts a space
+// after "SELF[" of its middle formula (src[mid:]) and removes it: 20
+// untimed edits while the background index settles, then b.N timed ones.
+// change gives the didChange parameters of version v.
+func benchEdits(b *testing.B, change func(u protocol.DocumentURI, src string, mid int, v uint32) any) {
 	dir, path, src, store := benchWorkspace(b, 5000)
 	bc := startBench(b, server.Options{Verdicts: store}, dir)
 	u := uri.File(path)
@@ -155,30 +184,21 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
 	bc.await(b, 1)
-	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
-	texts := []string{src[:mid] + " " + src[mid:], src}
-	// Warm up (the background index settles).
+	mid := strings.Index(src[len(src)/2:], "SELF[") + len("SELF[") + len(src)/2
 	version := uint32(1)
 	for range 20 {
 		version++
-		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, lsptest.ChangeParams(u, int32(version), lsptest.Change{Text: texts[version%2]}))
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, change(u, src, mid, version))
 		bc.await(b, version)
 	}
-	// The notifications are encoded before the clock starts: encoding the
-	// document is the editor's work, in the editor's process; what is timed
-	// is the server's, from the message's arrival (decoding it included) to
-	// its diagnostics.
+	// The notifications are encoded before the clock starts: encoding is
+	// the editor's work, in the editor's process; what is timed is the
+	// server's, from the message's arrival (decoding it included) to its
+	// diagnostics.
 	frames := make([][]byte, b.N)
 	for i := range frames {
-		v := version + uint32(i) + 1
-		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, lsptest.ChangeParams(u, int32(v), lsptest.Change{Text: texts[v%2]}))
+		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, change(u, src, mid, version+uint32(i)+1))
 	}
-	bc.timeChanges(b, frames, version)
-}
-
-// timeChanges sends the encoded didChange frames, the first for version
-// after, and reports the latencies to their publications.
-func (bc *benchClient) timeChanges(b *testing.B, frames [][]byte, after uint32) {
 	ds := make([]time.Duration, 0, len(frames))
 	b.ResetTimer()
 	for i, f := range frames {
@@ -186,45 +206,11 @@ func (bc *benchClient) timeChanges(b *testing.B, frames [][]byte, after uint32) 
 		if _, err := bc.raw.Write(f); err != nil {
 			b.Fatal(err)
 		}
-		bc.await(b, after+uint32(i)+1)
+		bc.await(b, version+uint32(i)+1)
 		ds = append(ds, time.Since(t0))
 	}
 	b.StopTimer()
 	benchtime.Latencies(b, ds)
-}
-
-// BenchmarkIncrementalEditToDiagnostics: as BenchmarkDidChangeToDiagnostics,
-// but each didChange carries only the edit (incremental sync): a space
-// inserted after "SELF[" of the middle formula, then removed.
-func BenchmarkIncrementalEditToDiagnostics(b *testing.B) {
-	dir, path, src, store := benchWorkspace(b, 5000)
-	bc := startBench(b, server.Options{Verdicts: store}, dir)
-	u := uri.File(path)
-	ctx := context.Background()
-	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
-	bc.await(b, 1)
-	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
-	at := protocol.Position{Line: uint32(strings.Count(src[:mid], "\n")), Character: uint32(mid - strings.LastIndex(src[:mid], "\n") - 1)}
-	next := at
-	next.Character++
-	edit := func(v uint32) any {
-		if v%2 == 0 {
-			return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: at}, Text: " "})
-		}
-		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: next}, Text: ""})
-	}
-	version := uint32(1)
-	for range 20 {
-		version++
-		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, edit(version))
-		bc.await(b, version)
-	}
-	frames := make([][]byte, b.N)
-	for i := range frames {
-		frames[i] = frame(b, protocol.MethodTextDocumentDidChange, edit(version+uint32(i)+1))
-	}
-	bc.timeChanges(b, frames, version)
 }
 
 // BenchmarkDidOpenToDiagnostics: opening the 5,000-line file (about 180

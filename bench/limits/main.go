@@ -187,8 +187,9 @@ func formula(kind string, n, edit int) (name, text string) {
 // directories, initialized, with ws as its workspace.
 type session struct {
 	*client
-	cmd *exec.Cmd
-	ws  string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // closing it ends the server
+	ws    string
 }
 
 // startServer starts `perfls serve` in tmp/ws; stop ends it, its daemon and
@@ -228,7 +229,7 @@ func startServer(bin, tmp string, limit time.Duration) (s *session, stop func(),
 		cancel()
 		return nil, nil, fmt.Errorf("serve: %w", err)
 	}
-	s = &session{client: &client{in: in, out: bufio.NewReader(outPipe)}, cmd: cmd, ws: ws}
+	s = &session{client: &client{in: in, out: bufio.NewReader(outPipe)}, cmd: cmd, stdin: in, ws: ws}
 	if err := s.call(1, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + ws, "capabilities": map[string]any{}}); err != nil {
 		stop()
 		return nil, nil, err
@@ -248,7 +249,7 @@ func serverMemory(bin, tmp, kind string, values int, idle time.Duration, edits i
 		return err
 	}
 	defer stop()
-	c, ws, cmd, in := s.client, s.ws, s.cmd, s.client.in.(io.WriteCloser)
+	c, ws, cmd, in := s.client, s.ws, s.cmd, s.stdin
 
 	name, text := formula(kind, values, 0)
 	uri := "file://" + filepath.Join(ws, name)
