@@ -23,13 +23,9 @@ func (a *app) calibrateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]",
 		Short: "Learn the bounds oracle of one workload from N forks (--rebuild, --accept: without measuring)",
-		Long: `Measures the workload in N fresh forks and learns its bounds oracle: per metric (time,
-allocation, GC, heap, JIT, classes) a band mean ± k·sd per sample index after smoothing,
-kept with the raw runs in the cache; --rebuild changes the settings and --accept adds
-the latest verified run, without measuring. See docs/oracle.md.
-Exit status: 0 calibrated, 2 usage, build or workload errors.`,
-		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
+		Long:  helpText("calibrate"),
+		Args:  cli.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
 	}
 	f.sel.bind(cmd)
 	fs := cmd.Flags()

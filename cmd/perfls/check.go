@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,6 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/internal/atomicfile"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -28,17 +26,8 @@ func (a *app) checkCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [flags] [DIR | FILE]",
 		Short: "Measure and decide every @SPL formula of the project in DIR (default .)",
-		Long: `Compiles the Java project in DIR (default .), measures every method its @SPL formulas
-and .spl files name in forked JVMs, and decides each formula instance: satisfied,
-violated, undecided for lack of evidence, or failed (an error left it undecided: a
-workload threw, a name does not resolve, a formula has no workload, a class is missing).
-A relation holds only when the forks show it (within 5 %); when they cannot tell yet,
-check adds forks and decides again, up to --max-forks, with α spread over the looks
-(docs/statistics.md). Given one .java or .spl FILE, only its formulas, in its project.
-Exit status: 0 all hold or are undecided, 1 a formula is violated or a calibrated
-workload failed its bounds oracle (docs/oracle.md), 2 usage, formula or build errors,
-or an instance failed.`,
-		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
+		Long:  helpText("check"),
+		Args:  cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh,
 				MaxForks: f.maxForks}
@@ -95,10 +84,10 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	}
 	rep := res.Report(dir, report.CommandLine(append([]string{"perfls"}, a.args...)), time.Since(start))
 	rep.Colour = cli.Colour(a.stdout)
-	if err := writeReport("--junit", f.junit, "", func() ([]byte, error) { return report.JUnit(rep) }); err != nil {
+	if err := cli.WriteOutput("--junit", f.junit, "", func() ([]byte, error) { return report.JUnit(rep) }); err != nil {
 		return err
 	}
-	if err := writeReport("--html", f.html, "index.html", func() ([]byte, error) { return htmlreport.Render(htmlreport.FromCheck(rep)) }); err != nil {
+	if err := cli.WriteOutput("--html", f.html, "index.html", func() ([]byte, error) { return htmlreport.Render(htmlreport.FromCheck(rep)) }); err != nil {
 		return err
 	}
 	if err := a.output(f.format, report.CheckJSON(rep), func() { report.WriteCheckText(a.stdout, rep) }); err != nil {
@@ -108,20 +97,4 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
 	return cli.ExitStatus(map[string]int{report.FailedErrors: exitUsage, report.ViolatedRun: exitViolated}[rep.Result()])
-}
-
-// writeReport writes what render renders to path, or to file in the
-// directory path when file is given; nothing when path is "".
-func writeReport(flag, path, file string, render func() ([]byte, error)) error {
-	if path == "" {
-		return nil
-	}
-	b, err := render()
-	if err == nil {
-		err = atomicfile.Write(filepath.Join(path, file), b, 0o644)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	return nil
 }

@@ -45,7 +45,8 @@ public class A {
 	// Help: on stdout, exit 0, the command's own.
 	for _, args := range [][]string{{"check", "-h"}, {"check", "--help"}, {"help", "check"}} {
 		code, out, errs := runCLI(t, args...)
-		if code != exitOK || !strings.Contains(out, "perfls check [flags] [DIR | FILE]") || !strings.Contains(out, "--junit") || errs != "" {
+		if code != exitOK || !strings.Contains(out, "perfls check [flags] [DIR | FILE]") || !strings.Contains(out, "--junit") ||
+			!strings.Contains(out, "Exit status: 0 all hold") || errs != "" { // help/check.txt
 			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
 		}
 	}

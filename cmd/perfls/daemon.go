@@ -15,12 +15,9 @@ func (a *app) daemonCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "daemon run|start|status|stop",
 		Short: "The per-user measurement server",
-		Long: `One daemon per user and cache directory serves every editor and the CLI, so their measurements
-never overlap; it listens on a Unix socket named after the cache directory, in a directory only its
-owner can open ($XDG_RUNTIME_DIR/perfls, else run/ in the perfls cache directory), and serves only
-its owner's connections.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: cli.Group("run, start, status or stop"),
+		Long:  helpText("daemon"),
+		Args:  cobra.ArbitraryArgs,
+		RunE:  cli.Group("run, start, status or stop"),
 	}
 	var jobs int
 	run := &cobra.Command{Use: "run [--jobs N]", Short: "Run the measurement server in the foreground", Args: cli.NoArgs,

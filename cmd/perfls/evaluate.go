@@ -21,11 +21,8 @@ func (a *app) evaluateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "evaluate --data FILE --formula F [flags]",
 		Short: "Decide a formula against recorded JMH or perfls results, without measuring",
-		Long: `Decides an SPL formula against recorded results without measuring. JMH benchmark
-pkg.Class.method is written pkg.Class#method[jmh](p1, …) with its @Param values in the
-order the JSON lists them; perfls measurements as pkg.Class#m[pkg.Class#gen](args).
-Exit status: 0 all hold, 1 violated, 2 usage or data errors (undecided alone exits 0).`,
-		Args: cli.NoArgs,
+		Long:  helpText("evaluate"),
+		Args:  cli.NoArgs,
 	}
 	cmd.RunE = func(*cobra.Command, []string) error { return a.evaluate(f) }
 	fs := cmd.Flags()

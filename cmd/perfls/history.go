@@ -17,15 +17,11 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	var req engine.HistoryRequest
 	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		Short: "Measure every method with a workload at a base commit and in the working tree: which became slower",
-		Long: `Measures each method of the project in DIR (default .) that has a workload in the working tree and
-in the base commit (materialised in the cache), skipping unchanged code: slower, faster, same (±5 %) or
-undecided (docs/revisions.md). Exit status: 0 none slower, 1 one slower, 2 errors or a failed measurement.`}
+		Long:  helpText("diff")}
 	if bisect {
 		cmd.Use, cmd.Args = "bisect GOOD BAD [flags] [DIR]", cli.UsageArgs(cobra.RangeArgs(2, 3))
 		cmd.Short = "Find the first commit between GOOD and BAD at which a method became slower"
-		cmd.Long = `Binary search over the first-parent history: a commit is bad when a workload (of --method, else any)
-is slower there than at GOOD (undecided ones get more forks first); one that does not build is skipped.
-Checkout, index and refs are untouched (docs/revisions.md). Exit status: 0 found, 1 BAD not slower, 2 errors.`
+		cmd.Long = helpText("bisect")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		revs, rest := args[:len(args)&^1], args[len(args)&^1:] // diff: [DIR]; bisect: GOOD BAD [DIR]

@@ -15,10 +15,7 @@ func (a *app) lintCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [flags] [PATH...]",
 		Short: "Report SPL syntax and semantic errors in .java and .spl files (default .)",
-		Long: `Reports SPL syntax and semantic errors in .java and .spl files (directories are searched;
-default .), resolving the methods and generators formulas name against all the files given
-and java.*/javax.* against the JDK's sources; columns count UTF-16 code units, like LSP. A binary
-or > 4 MiB .java file is reported, not parsed. Exit: 0 clean, 1 errors, 2 usage or I/O, 130 interrupted.`,
+		Long:  helpText("lint"),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = []string{"."}

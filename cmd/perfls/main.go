@@ -7,10 +7,12 @@ package main
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -27,6 +29,21 @@ const (
 	exitViolated = 1             // check: a formula is violated; lint: an error was found
 	exitUsage    = cli.ExitUsage // bad arguments, build errors, unreadable input, formulas that could not be decided
 )
+
+// helpFiles hold each command's long help, help/NAME.txt: prose, kept
+// apart from the wiring as gopls keeps its usage texts.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// helpText is the long help of the command name.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // a missing file is a build mistake, caught by every test
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // app is what every command shares: the command line and the streams.
 type app struct {
@@ -71,20 +88,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // that reaches the measurement service as mode says.
 func (a *app) withEngine(mode engine.ServiceMode, run func(*cobra.Command, *engine.Engine) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
-		dir, err := cache.Dir()
-		if err != nil {
-			return err
-		}
-		eng, err := engine.Open(cmd.Context(), engine.Config{CacheDir: dir, Service: mode, Logf: a.note})
+		eng, err := openEngine(cmd.Context(), mode, a.note)
 		if err != nil {
 			return err
 		}
 		defer eng.Close()
-		if n := eng.Notice(); n != "" {
-			a.note("%s", n)
-		}
 		return run(cmd, eng)
 	}
+}
+
+// openEngine opens an engine on the user's cache directory and passes
+// on what the engine noticed while opening (a replaced corrupt cache).
+func openEngine(ctx context.Context, mode engine.ServiceMode, logf func(string, ...any)) (*engine.Engine, error) {
+	dir, err := cache.Dir()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Config{CacheDir: dir, Service: mode, Logf: logf})
+	if err == nil && eng.Notice() != "" {
+		logf("%s", eng.Notice())
+	}
+	return eng, err
 }
 
 // note tells the user something on the side, on stderr.

@@ -24,12 +24,8 @@ func (a *app) measureCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
 		Short: "Measure one method on one workload",
-		Long: `Measures one method on one workload: each fork warms up until it reaches a steady state
-(at least --warmup, at most --max-warmup), then takes --samples samples; the interval is a
-t-interval over fork means. --phase quick measures once in the daemon's warm worker JVM (a
-preliminary figure); both prints that first. Exit status: 0 measured, 2 usage, build or
-workload errors.`,
-		Args: cli.NoArgs,
+		Long:  helpText("measure"),
+		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
 			if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {

@@ -19,10 +19,8 @@ func (a *app) profileCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags]",
 		Short: "Show where one method's time and allocations go, with anti-pattern findings",
-		Long: `Runs one profiled fork (flight recorder on, --samples iterations of ≥ 50 ms; never feeds a verdict)
-and shows the lines where time goes, that allocate, where threads wait, and findings with their
-evidence (docs/profiling.md). Exit status: 0 profiled, 2 usage, build or workload errors.`,
-		Args: cli.NoArgs,
+		Long:  helpText("profile"),
+		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := engine.ValidateOptions(mf.opts, 1); err != nil {
 				return cli.UsageError{Msg: err.Error()}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/server"
@@ -17,10 +16,8 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [--logfile FILE]",
 		Short: "Run the language server on stdin/stdout",
-		Long: `Runs the language server on stdin and stdout. Measuring goes through the per-user daemon,
-started when none runs. Exit status: 0 after shutdown and exit, or when the client closes
-the connection; 1 on exit without shutdown (as LSP asks) or when the connection failed.`,
-		Args: cli.NoArgs,
+		Long:  helpText("serve"),
+		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logOut, closeLog, err := cli.LogTo(logFile, a.stderr)
 			if err != nil {
@@ -28,7 +25,7 @@ the connection; 1 on exit without shutdown (as LSP asks) or when the connection 
 			}
 			defer closeLog()
 			opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
-			eng, err := a.serveEngine(cmd, opts.Logger)
+			eng, err := openEngine(cmd.Context(), engine.StartDaemon, opts.Logger.Printf) // starts the daemon when none runs
 			if err != nil {
 				opts.Logger.Printf("no verdicts and no measuring: %v", err)
 			} else {
@@ -43,18 +40,4 @@ the connection; 1 on exit without shutdown (as LSP asks) or when the connection 
 	}
 	cmd.Flags().StringVar(&logFile, "logfile", "", "append server logs to this file (default: stderr)")
 	return cmd
-}
-
-// serveEngine opens the editor's engine, which starts the daemon when
-// none runs.
-func (a *app) serveEngine(cmd *cobra.Command, logger *log.Logger) (*engine.Engine, error) {
-	dir, err := cache.Dir()
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.Open(cmd.Context(), engine.Config{CacheDir: dir, Service: engine.StartDaemon, Logf: logger.Printf})
-	if err == nil && eng.Notice() != "" {
-		logger.Print(eng.Notice())
-	}
-	return eng, err
 }

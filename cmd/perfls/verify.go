@@ -17,12 +17,8 @@ func (a *app) verifyCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
 		Short: "Run a calibrated workload once and classify it against its bounds oracle",
-		Long: `Runs a calibrated workload once more (one fresh fork by default, measured like the
-calibration) and classifies the run against its bounds oracle, per metric; the run is
-kept for hovers and calibrate --accept. See docs/oracle.md. Exit status: 0 pass, 1 fail,
-2 usage, build or workload errors or no calibration, 3 not applicable (the environment
-differs from calibration: another JVM, machine or flags — never a regression).`,
-		Args: cli.NoArgs,
+		Long:  helpText("verify"),
+		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if req.Forks < 1 {
 				return cli.Usagef("--forks must be ≥ 1")

@@ -18,6 +18,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/perfls/perfls/internal/atomicfile"
 )
 
 // Exit statuses.
@@ -224,6 +226,23 @@ func OutputDir(flag, dir string) error {
 		return Usagef("%s %s: %v", flag, dir, err)
 	case !info.IsDir():
 		return Usagef("%s %s: exists and is not a directory", flag, dir)
+	}
+	return nil
+}
+
+// WriteOutput writes what render renders to path, or to the file name in
+// the directory path when name is given; nothing when path is "". flag
+// names the option in the error.
+func WriteOutput(flag, path, name string, render func() ([]byte, error)) error {
+	if path == "" {
+		return nil
+	}
+	b, err := render()
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(path, name), b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }
