@@ -7,7 +7,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/perfls/perfls/analysis/workspace"
@@ -64,15 +66,22 @@ func (e *Engine) materialise(ctx context.Context, dir, name string, index bool) 
 
 // at is r as declared in the tree: its method and generator found among
 // the tree's sources (parameter types as they are there). A class in
-// neither tree (the JDK's, a jar's) is passed on as named.
-func (t *tree) at(r workspace.Request, now *workspace.Index) (workspace.Request, error) {
+// neither tree (the JDK's, a jar's) is passed on as named. A workload
+// (generator or loop) whose class the tree lacks but the working tree has
+// is the working tree's: added, its file (path in the working tree) is
+// returned, to be compiled with the tree's classes.
+func (t *tree) at(r workspace.Request, now *workspace.Index) (_ workspace.Request, added string, _ error) {
 	out := workspace.Request{Args: r.Args}
 	for i, tg := range []workspace.Target{r.Method, r.Generator} {
 		if tg.Class == "" {
 			continue
 		}
 		found := tg
-		if t.index.Type(tg.Class) != nil || now.Type(tg.Class) != nil {
+		switch {
+		case i == 1 && t.index.Type(tg.Class) == nil && now.Type(tg.Class) != nil:
+			added = now.FileOf(now.Type(tg.Class)).Path
+			found.Params = nil // its overload is picked by the harness
+		case t.index.Type(tg.Class) != nil || now.Type(tg.Class) != nil:
 			var err error
 			params := tg.Params
 			if i == 1 {
@@ -80,7 +89,7 @@ func (t *tree) at(r workspace.Request, now *workspace.Index) (workspace.Request,
 			}
 			found, err = t.index.Member(tg.Class, tg.Method, params)
 			if err != nil {
-				return out, fmt.Errorf("%s#%s at %s: %w", tg.Class, tg.Method, t.label(), err)
+				return out, "", fmt.Errorf("%s#%s at %s: %w", tg.Class, tg.Method, t.label(), err)
 			}
 			if i == 1 {
 				found.Params = nil
@@ -93,7 +102,31 @@ func (t *tree) at(r workspace.Request, now *workspace.Index) (workspace.Request,
 			out.Generator = found
 		}
 	}
-	return out, nil
+	return out, added, nil
+}
+
+// withAdded is the project directory of t with the working tree's files
+// added (paths in the working tree, whose project directory is dir).
+func (e *Engine) withAdded(ctx context.Context, dir string, t *tree, files []string) (string, error) {
+	add := map[string][]byte{}
+	for _, f := range files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil || !filepath.IsLocal(rel) {
+			return "", fmt.Errorf("workload file %s is outside the project %s", f, dir)
+		}
+		if add[rel], err = os.ReadFile(f); err != nil {
+			return "", fmt.Errorf("workload for %s: %w", t.label(), err)
+		}
+	}
+	repo, err := revision.Open(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	pdir, err := repo.MaterialiseWith(ctx, e.cfg.CacheDir, t.Commit, add)
+	if err != nil {
+		return "", fmt.Errorf("%s with the working tree's workload: %w", t.label(), err)
+	}
+	return pdir, nil
 }
 
 // measured is what measureRequests found.
@@ -149,14 +182,28 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 				continue
 			}
 			q.Project = t.Dir
+			var added []string
 			for _, r := range groups[rev] {
-				ra, err := t.at(r, now)
+				ra, file, err := t.at(r, now)
 				if err != nil {
 					fail(r, err.Error())
 					continue
 				}
+				if file != "" && !slices.Contains(added, file) {
+					added = append(added, file)
+				}
 				group = append(group, r)
 				q.Items = append(q.Items, item(ra))
+			}
+			if len(added) > 0 {
+				pdir, err := e.withAdded(ctx, dir, t, added)
+				if err != nil {
+					for _, r := range group {
+						fail(r, err.Error())
+					}
+					continue
+				}
+				q.Project = pdir
 			}
 		}
 		if rev == "" {

@@ -184,7 +184,7 @@ func harnessSource(pkg, name string, req Request) (string, []string, error) {
 	owner := sourceClassName(m.Class)
 
 	var argv []string
-	workloadLoop := req.Generator.IsZero() && len(m.ParamTypes) > 0 && m.ParamTypes[0] == splControllerClass
+	workloadLoop := req.Generator.IsZero() && m.IsLoop()
 	switch {
 	case workloadLoop:
 		exprs, av, err := bindArgs("workload "+m.String(), req.Args, m.ParamTypes[1:])

@@ -47,6 +47,12 @@ func (r Resolved) String() string {
 }
 
 // IsZero reports whether r names no method.
+// IsLoop tells a workload loop: its first parameter is the SPLController
+// that drives it.
+func (r Resolved) IsLoop() bool {
+	return len(r.ParamTypes) > 0 && r.ParamTypes[0] == splControllerClass
+}
+
 func (r Resolved) IsZero() bool { return r.Class == "" && r.Name == "" }
 
 // Resolve finds the methods specs name, in one JVM run over the build's

@@ -118,15 +118,7 @@ func (d *Diff) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "perfls diff: base %.12s (%s), head %s\n", d.Base, d.BaseName, head)
 	for _, c := range d.Changes {
-		fmt.Fprintf(w, "%-9s %s[%s](%s)", c.Verdict, c.Method, c.Workload, c.Args)
-		if c.Base != nil && c.Head != nil && c.Reason == "" {
-			fmt.Fprintf(w, "  %s/op → %s/op  ratio %s [%s, %s]", Duration(float64(c.Base.MeanNs)), Duration(float64(c.Head.MeanNs)),
-				sig3(float64(c.Ratio)), sig3(float64(c.Low)), sig3(float64(c.High)))
-		}
-		if c.Reason != "" {
-			fmt.Fprintf(w, "  (%s)", c.Reason)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(w, diffLine(c))
 	}
 	for _, l := range []struct {
 		name string
@@ -145,6 +137,19 @@ func (d *Diff) WriteText(w io.Writer) {
 	for _, note := range d.Notices {
 		fmt.Fprintf(w, "note: %s\n", note)
 	}
+}
+
+// diffLine is one change as text: verdict, workload, figures and ratio.
+func diffLine(c DiffChange) string {
+	line := fmt.Sprintf("%-9s %s[%s](%s)", c.Verdict, c.Method, c.Workload, c.Args)
+	if c.Base != nil && c.Head != nil && c.Reason == "" {
+		line += fmt.Sprintf("  %s/op → %s/op  ratio %s [%s, %s]", Duration(float64(c.Base.MeanNs)), Duration(float64(c.Head.MeanNs)),
+			sig3(float64(c.Ratio)), sig3(float64(c.Low)), sig3(float64(c.High)))
+	}
+	if c.Reason != "" {
+		line += fmt.Sprintf("  (%s)", c.Reason)
+	}
+	return line
 }
 
 // Bisect is perfls bisect's result: the first commit on the first-parent

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/perfls/perfls/analysis/verdict"
 )
@@ -102,4 +103,52 @@ func junitCaseOf(c *Check, m verdict.MethodResult, in verdict.InstanceResult, s 
 		jc.SystemOut = text
 	}
 	return jc
+}
+
+// DiffJUnit renders perfls diff's result as JUnit XML: one test suite,
+// one test case per compared workload. Slower is a failure, a measurement
+// failure an error, undecided skipped; faster, same and unchanged
+// workloads pass (unchanged ones were not measured: their code is the
+// base's).
+func DiffJUnit(d *Diff, elapsed time.Duration) ([]byte, error) {
+	head := d.Head
+	if head != "worktree" {
+		head = fmt.Sprintf("%.12s", head)
+	}
+	s := junitSuite{Name: fmt.Sprintf("perfls diff %.12s..%s", d.Base, head), Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05")}
+	for _, c := range d.Changes {
+		jc := junitCase{Name: fmt.Sprintf("%s[%s](%s)", c.Method, c.Workload, c.Args), Classname: classOf(c.Method)}
+		text := diffLine(c)
+		switch {
+		case c.Failed:
+			jc.Error = &junitMessage{Message: "measurement failed", Type: "perfls.Failed", Text: text}
+			s.Errors++
+		case c.Verdict == Slower:
+			jc.Failure = &junitMessage{Message: "slower than the base", Type: "perfls.Slower", Text: text}
+			s.Failures++
+		case c.Verdict == Undecided:
+			jc.Skipped = &junitMessage{Message: "undecided: not enough evidence", Text: text}
+			s.Skipped++
+		default:
+			jc.SystemOut = text
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	for _, u := range d.Unchanged {
+		s.Cases = append(s.Cases, junitCase{Name: u, Classname: classOf(u), SystemOut: "unchanged: the code is the base's; not measured"})
+	}
+	s.Tests = len(s.Cases)
+	all := junitSuites{Name: "perfls diff", Time: fmt.Sprintf("%.3f", elapsed.Seconds()), Tests: s.Tests,
+		Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
+	b, err := xml.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("junit report: %w", err)
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// classOf is the class of "pkg.C#m(…)".
+func classOf(method string) string {
+	c, _, _ := strings.Cut(method, "#")
+	return c
 }

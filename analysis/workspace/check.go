@@ -226,6 +226,12 @@ func (c *checker) term(t *spl.Term) {
 		return
 	}
 	if genOK && g != nil && g.decl != nil {
+		if isLoop(g.decl) {
+			// m[loop](args): the loop drives m itself (docs/revisions.md);
+			// its arguments follow the SPLController.
+			c.arguments(t, g, g.decl.Params[1:], "workload loop")
+			return
+		}
 		c.generatorShape(genSite, g)
 		c.arguments(t, g, g.decl.Params, "generator")
 	}
@@ -674,10 +680,6 @@ func (c *checker) pickGenerator(sp spl.Span, owner, name string, ms []candidate,
 func (c *checker) generatorShape(site spl.Span, g *candidate) {
 	d := g.decl
 	switch {
-	case isLoop(d):
-		c.add(site, Error, CodeWorkloadLoop,
-			"%s is a workload loop (its first parameter is SPLController), not a generator: name it as the measured method, without brackets, e.g. %s#%s(…)",
-			g.signature(), g.owner, g.name)
 	case !d.Static:
 		c.add(site, Error, CodeGeneratorShape, "generator %s.%s is not static: make it `static Iterable<Object[]> %s`", g.owner, g.signature(), g.signature())
 	case isPrimitiveOrVoid(d.ReturnType):

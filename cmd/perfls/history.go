@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure/service"
@@ -13,7 +17,7 @@ import (
 // (engine/diff.go, engine/bisect.go, docs/revisions.md).
 func (a *app) historyCommand(bisect bool) *cobra.Command {
 	var m measureFlags
-	var format string
+	var format, junit, html string
 	var req engine.HistoryRequest
 	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		Short: "Measure every method with a workload at a base commit and in the working tree: which became slower",
@@ -32,6 +36,10 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 		if err := engine.ValidateOptions(m.opts, 2); err != nil {
 			return cli.UsageError{Msg: err.Error()}
 		}
+		if err := cli.OutputDir("--html", html); err != nil {
+			return err
+		}
+		start := time.Now()
 		return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error {
 			progress, done := a.progress(m.verbose)
 			req.Dir, req.Options, req.Priority, req.Progress = dir, m.opts, service.Batch, progress
@@ -45,7 +53,12 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 			if err != nil {
 				return a.measureError(dir, err)
 			}
-			if err := a.output(format, res, func() { res.WriteText(a.stdout) }); err != nil {
+			if d, ok := res.(*report.Diff); ok {
+				line := report.CommandLine(append([]string{"perfls"}, a.args...))
+				err = errors.Join(cli.WriteOutput("--junit", junit, "", func() ([]byte, error) { return report.DiffJUnit(d, time.Since(start)) }),
+					cli.WriteOutput("--html", html, "index.html", func() ([]byte, error) { return htmlreport.RenderDiff(d, line, time.Now(), time.Since(start)) }))
+			}
+			if err := errors.Join(err, a.output(format, res, func() { res.WriteText(a.stdout) })); err != nil {
 				return err
 			}
 			return cli.ExitStatus(res.ExitStatus())
@@ -59,6 +72,8 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload)")
 	if !bisect {
 		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main or master, else HEAD)")
+		fs.StringVar(&junit, "junit", "", "also write the comparisons as JUnit XML to this file (slower: a failure)")
+		fs.StringVar(&html, "html", "", "also write a self-contained HTML report with the ratio plot to DIR/index.html")
 	}
 	return cmd
 }

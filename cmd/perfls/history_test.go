@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,9 +59,9 @@ func TestDiffAndBisect(t *testing.T) {
 func testDiffAgainstBase(t *testing.T) {
 	dir, commits := fixture.GitProject(t, map[string]string{"src/p/A.java": histClass("A", "1", ""), "src/p/B.java": histClass("B", "1", "")})
 	fixture.WriteFiles(t, dir, map[string]string{"src/p/A.java": histClass("A", "100", "")})
-	diff := func(wantCode int) diffJSON {
+	diff := func(wantCode int, more ...string) diffJSON {
 		t.Helper()
-		code, out, errs := runCLI(t, append([]string{"diff", "--base", "HEAD"}, append(histFlags, dir)...)...)
+		code, out, errs := runCLI(t, append(append([]string{"diff", "--base", "HEAD"}, more...), append(histFlags, dir)...)...)
 		var d diffJSON
 		if err := json.Unmarshal([]byte(out), &d); err != nil || code != wantCode {
 			t.Fatalf("exit %d (want %d), %v\n%s\n%s", code, wantCode, err, out, errs)
@@ -76,7 +78,14 @@ func testDiffAgainstBase(t *testing.T) {
 	}
 	// Another edit of the same method: its base figures are the cache's.
 	fixture.WriteFiles(t, dir, map[string]string{"src/p/A.java": histClass("A", "60", "")})
-	d = diff(1)
+	reports := t.TempDir()
+	d = diff(1, "--junit", filepath.Join(reports, "diff.xml"), "--html", filepath.Join(reports, "html"))
+	junit, _ := os.ReadFile(filepath.Join(reports, "diff.xml"))
+	page, _ := os.ReadFile(filepath.Join(reports, "html", "index.html"))
+	if !strings.Contains(string(junit), `failures="1"`) || !strings.Contains(string(junit), `type="perfls.Slower"`) ||
+		!strings.Contains(string(page), "1 slower</span>") || !strings.Contains(string(page), "<svg") {
+		t.Errorf("diff --junit / --html:\n%s\n%.600s", junit, page)
+	}
 	if d.Measured != 1 || d.MeasuredHead != 1 || d.Cached != 1 || len(d.Unchanged) != 1 {
 		t.Errorf("second diff: measured %d (head %d), cached %d, unchanged %v; want only the edited method's head measured", d.Measured, d.MeasuredHead, d.Cached, d.Unchanged)
 	}

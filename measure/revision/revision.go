@@ -10,12 +10,16 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -203,6 +207,107 @@ func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
 	return project, nil
+}
+
+// MaterialiseWith is Materialise with files added: the commit's tree plus
+// files (paths relative to the project directory, contents), in a tree of
+// its own under <cache>/revisions/<commit>-<digest of files>, so that the
+// commit's own tree stays as the commit has it. It serves a workload that
+// exists only in the working tree and is measured against a revision's
+// classes. Files that exist at the commit are not replaced: an error says so.
+func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, files map[string][]byte) (string, error) {
+	base, err := r.Materialise(ctx, cacheDir, commit)
+	if err != nil || len(files) == 0 {
+		return base, err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if !filepath.IsLocal(name) {
+			return "", fmt.Errorf("materialise %.12s with %s: not a path inside the project", commit, name)
+		}
+		if _, err := os.Lstat(filepath.Join(base, name)); err == nil {
+			return "", fmt.Errorf("materialise %.12s with %s: the commit has that file", commit, name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(name), len(files[name]))
+		h.Write(files[name])
+	}
+	id := commit + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+	root := filepath.Join(cacheDir, Dir, id)
+	project := filepath.Join(root, r.Rel)
+	marker := filepath.Join(root, Marker)
+	if _, err := os.Stat(marker); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(marker, now, now)
+		return project, nil
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(cacheDir, Dir), "tmp-"+commit[:12]+"-")
+	if err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	defer os.RemoveAll(tmp)
+	baseRoot := filepath.Join(cacheDir, Dir, commit)
+	if err := linkTree(baseRoot, tmp); err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	for _, name := range names {
+		path := filepath.Join(tmp, r.Rel, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("materialise %.12s with %s: %w", commit, name, err)
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return "", fmt.Errorf("materialise %.12s with %s: %w", commit, name, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(id+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		if _, serr := os.Stat(marker); serr == nil {
+			return project, nil // another process was quicker
+		}
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	return project, nil
+}
+
+// linkTree recreates the regular files of from under to as hard links
+// (copies where the file system refuses links), leaving the marker out:
+// the new tree gets its own. Files are never written through a link.
+func linkTree(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil || rel == Marker {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dst, 0o755)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		if os.Link(path, dst) == nil {
+			return nil
+		}
+		src, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		info, err := src.Stat()
+		if err != nil {
+			return err
+		}
+		return writeFile(dst, src, &tar.Header{Mode: int64(info.Mode().Perm()), ModTime: info.ModTime()})
+	})
 }
 
 // archive extracts commit's tree into dir, reading `git archive`'s tar

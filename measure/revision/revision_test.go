@@ -111,3 +111,47 @@ func TestRevisionDefaultBase(t *testing.T) {
 		t.Errorf("without main: %s, %v; want HEAD %s", b, err, head)
 	}
 }
+
+// A workload only in the working tree is measured against a commit's
+// classes in a tree of its own: the commit's tree stays as it was, the
+// same files give the same tree, and a file the commit has is refused.
+func TestRevisionMaterialiseWith(t *testing.T) {
+	ctx := context.Background()
+	top, commits := gitRepo(t, "class A { int v = 1; }", "class A { int v = 2; }")
+	r, err := Open(ctx, filepath.Join(top, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	loop := map[string][]byte{"w/Loop.java": []byte("class Loop {}")}
+	dir, err := r.MaterialiseWith(ctx, cache, commits[0], loop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(cache, Dir, commits[0], "sub")
+	if dir == base || !strings.HasPrefix(dir, filepath.Join(cache, Dir, commits[0]+"-")) {
+		t.Errorf("dir = %s, want a tree of its own beside %s", dir, base)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "A.java")); string(got) != "class A { int v = 1; }" {
+		t.Errorf("A.java in the derived tree = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "w", "Loop.java")); string(got) != "class Loop {}" {
+		t.Errorf("Loop.java = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(base, "w", "Loop.java")); err == nil {
+		t.Error("the commit's own tree got the added file")
+	}
+	if again, err := r.MaterialiseWith(ctx, cache, commits[0], loop); err != nil || again != dir {
+		t.Errorf("again: %s, %v; want %s", again, err, dir)
+	}
+	other, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"w/Loop.java": []byte("class Loop { }")})
+	if err != nil || other == dir {
+		t.Errorf("other content: %s, %v; want a tree other than %s", other, err, dir)
+	}
+	if _, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"A.java": nil}); err == nil || !strings.Contains(err.Error(), "the commit has that file") {
+		t.Errorf("replacing a file of the commit: %v", err)
+	}
+	if _, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"../x.java": nil}); err == nil {
+		t.Error("a path outside the project was accepted")
+	}
+}

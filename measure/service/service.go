@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -281,6 +283,8 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 
 	var wg sync.WaitGroup
 	planned := 0
+	first := map[string]int{} // cache key → the item measuring it
+	var copies [][2]int       // (item, the item whose result it shares)
 	for i, it := range p.Items {
 		out := &resp.Items[i]
 		out.Args = it.Args
@@ -300,11 +304,26 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		if !req.Generator.IsZero() {
 			out.Workload = req.Generator.String()
 		}
+		if req.Generator.IsLoop() {
+			// m[loop](args): the loop drives m itself, so what is measured
+			// (and cached) is the loop, whichever method names it.
+			if n := loopMisses(build, req); n != "" {
+				warn(n)
+			}
+			req = measure.Request{Method: req.Generator, Args: req.Args}
+		}
 		key, err := l.key(build, req, opt, jvm)
 		if err != nil {
 			out.Error = err.Error()
 			continue
 		}
+		if j, ok := first[key.Hash()]; ok {
+			// The same measurement under another name (loops standing for
+			// several methods): measured once.
+			copies = append(copies, [2]int{i, j})
+			continue
+		}
+		first[key.Hash()] = i
 		if p.Profile {
 			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
 				continue
@@ -343,7 +362,25 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for _, c := range copies {
+		named := resp.Items[c[0]]
+		resp.Items[c[0]] = resp.Items[c[1]]
+		resp.Items[c[0]].Method, resp.Items[c[0]].Workload = named.Method, named.Workload
+	}
 	return resp, nil
+}
+
+// loopMisses says when the workload loop of req cannot reach the class of
+// the method it stands for: its figure would not be that method's.
+func loopMisses(b *measure.Build, req measure.Request) string {
+	_, covered, err := cache.Fingerprint(classDirs(b), []string{req.Generator.Class})
+	if err != nil || slices.Contains(covered, req.Method.Class) {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(b.ClassesDir, filepath.FromSlash(strings.ReplaceAll(req.Method.Class, ".", "/"))+".class")); err != nil {
+		return "" // not a project class (the JDK's, a jar's): not followed
+	}
+	return fmt.Sprintf("workload loop %s does not reach %s: its figure is the loop's, not %s's", req.Generator, req.Method.Class, req.Method)
 }
 
 // key builds the cache key of req (DESIGN §7).
