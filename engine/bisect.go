@@ -31,10 +31,13 @@ const (
 )
 
 // Bisect judges Bad against Good, then searches the first-parent line
-// between them: a commit is bad when one of the selected workloads is
-// slower there than at Good, good when none is (its code is Good's, or it
-// is the same or faster, or undecided even after more forks), and skipped
-// when it does not build or cannot be measured.
+// between them. Without a method, when Good's project has formulas, a
+// commit is bad when a formula instance that holds at Good (and is
+// violated at Bad) is violated there (bisect_formula.go). Otherwise a
+// commit is bad when one of the selected workloads is slower there than at
+// Good, good when none is (its code is Good's, or it is the same or
+// faster, or undecided even after more forks), and skipped when it does
+// not build or cannot be measured.
 func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect, error) {
 	repo, err := revision.Open(ctx, req.Dir)
 	if err != nil {
@@ -55,6 +58,19 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 		return nil, fmt.Errorf("no commits between %s and %s", req.Good, req.Bad)
 	}
 	out.Commits = len(line)
+	if req.Method == "" {
+		done, err := e.bisectFormulas(ctx, line, req, out)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			if out.FirstBad != "" {
+				out.Subject = repo.Subject(ctx, out.FirstBad)
+			}
+			return out, nil
+		}
+	}
+	out.Mode = "slower"
 	good, err := e.commitSide(ctx, req.Dir, out.Good, req.Options)
 	if err != nil {
 		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))

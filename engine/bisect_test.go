@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // The search over a fake line finds the first bad commit in at most
@@ -53,5 +58,54 @@ func TestBisectSearch(t *testing.T) {
 	// A judgement's error ends the search.
 	if _, _, err := bisectSearch(8, func(int) (string, error) { return "", fmt.Errorf("boom") }); err == nil {
 		t.Error("the error was lost")
+	}
+}
+
+// Without a method, bisect follows the formula: the first commit at which
+// an instance that holds at Good is violated, skipping a commit that does
+// not build; a formula added later does not count.
+func TestBisectFormula(t *testing.T) {
+	class := func(factor string, extra string) string {
+		return `package p;
+import dev.perfls.*;
+public class A {
+    @SPL("SELF[gen](3000) <= p.A#ref[gen](3000)")
+    public static long work(int n) { long s = 0; for (int i = 0; i < n * ` + factor + `; i++) s += i ^ (s >>> 3); return s; }
+    public static long ref(int n) { long s = 0; for (int i = 0; i < n * 10; i++) s += i ^ (s >>> 3); return s; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+` + extra + `}
+`
+	}
+	later := `    @SPL("SELF[gen](10) <= p.A#ref[gen](10)") public static long added(int n) { return n; }
+`
+	var history []map[string]string
+	for i, f := range []string{"1", "1", "1", "broken", "100", "100"} {
+		src := class(f, "")
+		if f == "broken" {
+			src = "package p; class A { broken"
+		}
+		if i >= 4 {
+			src = class(f, later)
+		}
+		history = append(history, map[string]string{"src/p/A.java": src})
+	}
+	dir, commits := fixture.GitProject(t, history...)
+	e := openEngine(t, small)
+	opts := small
+	opts.Forks = 3
+	b, err := e.Bisect(context.Background(), BisectRequest{HistoryRequest: HistoryRequest{Dir: dir, Options: opts, MaxForks: 3}, Good: commits[0], Bad: commits[5]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", b)
+	if b.Mode != "formula" || b.FirstBad != commits[4] || len(b.Formulas) != 1 || !strings.Contains(b.Formulas[0], "src/p/A.java: SELF[gen](3000) <= p.A#ref[gen](3000)") {
+		t.Errorf("mode %q, first bad %.12s (want %.12s, commit 4), followed %v", b.Mode, b.FirstBad, commits[4], b.Formulas)
+	}
+	skipped := false
+	for _, s := range b.Steps {
+		skipped = skipped || s.Commit == commits[3] && s.Verdict == stepSkip
+	}
+	if !skipped && slices.ContainsFunc(b.Steps, func(s report.BisectStep) bool { return s.Commit == commits[3] }) {
+		t.Errorf("the commit that does not build was not skipped: %+v", b.Steps)
 	}
 }

@@ -170,6 +170,13 @@ type Bisect struct {
 	// cache holds (the same code at another commit), needs none.
 	Measured int    `json:"measured"`
 	Reason   string `json:"reason,omitempty"`
+	// Mode says what makes a commit bad: "formula" (a formula instance that
+	// holds at Good is violated there) or "slower" (a workload is slower
+	// there than at Good).
+	Mode string `json:"mode"`
+	// Formulas are, in formula mode, the instances that hold at Good and
+	// are violated at Bad: the ones the search follows.
+	Formulas []string `json:"formulas,omitempty"`
 }
 
 // BisectStep is one commit judged: bad (some workload slower than at
@@ -179,11 +186,13 @@ type BisectStep struct {
 	Commit  string   `json:"commit"`
 	Verdict string   `json:"verdict"`
 	Slower  []string `json:"slower,omitempty"`
-	Reason  string   `json:"reason,omitempty"`
+	// Violated are, in formula mode, the followed instances violated here.
+	Violated []string `json:"violated,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
 }
 
 // ExitStatus is perfls bisect's: 0 when a first bad commit was found, 1
-// when Bad is not slower than Good.
+// when Bad is not worse than Good.
 func (b *Bisect) ExitStatus() int {
 	if b.FirstBad == "" {
 		return 1
@@ -197,6 +206,9 @@ func (b *Bisect) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "%-4s %.12s", s.Verdict, s.Commit)
 		if len(s.Slower) > 0 {
 			fmt.Fprintf(w, "  slower: %s", strings.Join(s.Slower, ", "))
+		}
+		if len(s.Violated) > 0 {
+			fmt.Fprintf(w, "  violated: %s", strings.Join(s.Violated, "; "))
 		}
 		if s.Reason != "" {
 			fmt.Fprintf(w, "  (%s)", s.Reason)

@@ -69,7 +69,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	fs.Float64Var(&req.Alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again, α spread over the looks (default 3 × --forks)")
-	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload)")
+	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload; bisect: the formulas)")
 	if !bisect {
 		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main or master, else HEAD)")
 		fs.StringVar(&junit, "junit", "", "also write the comparisons as JUnit XML to this file (slower: a failure)")
