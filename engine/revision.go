@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
@@ -262,6 +263,29 @@ func revisionDiagnostics(plan *workspace.Plan, errs map[string]string) []workspa
 		}
 	}
 	return out
+}
+
+// RevisionInfo describes the commit a revision name names, for the
+// editor's hover on "@rev".
+type RevisionInfo struct {
+	Name    string    // as written
+	Commit  string    // full hash
+	Subject string    // first line of its message
+	Date    time.Time // committer date
+}
+
+// Revision resolves name in the git repository holding dir.
+func (e *Engine) Revision(ctx context.Context, dir, name string) (RevisionInfo, error) {
+	info := RevisionInfo{Name: name}
+	repo, err := revision.Open(ctx, dir)
+	if err != nil {
+		return info, err
+	}
+	if info.Commit, err = repo.Resolve(ctx, name); err != nil {
+		return info, err
+	}
+	info.Subject, info.Date = repo.Subject(ctx, info.Commit), repo.Date(ctx, info.Commit)
+	return info, nil
 }
 
 // RevisionName reports whether err is about a revision name or repository

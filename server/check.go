@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
@@ -30,6 +31,11 @@ type Actions interface {
 	// nothing.
 	ProfileMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]*engine.Profiled, error)
 	StoredProfiles(ctx context.Context, req engine.MethodRequest) ([]*engine.Profiled, error)
+	// DiffMethod compares the method's workloads with the base commit
+	// (the Compare with base lens); Revision describes the commit a
+	// revision name names (hover on "@rev"). revisions.go.
+	DiffMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) (*report.Diff, error)
+	Revision(ctx context.Context, dir, name string) (engine.RevisionInfo, error)
 }
 
 // errMeasuringDisabled is the answer to measuring commands when the
@@ -315,10 +321,12 @@ func (s *server) syncResultsEvery(interval time.Duration) bool {
 	return s.syncResults()
 }
 
-// watchVerdicts polls the recorded verdicts' revision every period until
-// done closes; when another process recorded verdicts (a `perfls check` in
-// a terminal, another editor), the open documents' diagnostics are
-// republished and the lenses refreshed without waiting for the user.
+// watchVerdicts polls the recorded verdicts' revision, and HEAD of the
+// open documents' work trees, every period until done closes; when another
+// process recorded verdicts (a `perfls check` in a terminal, another
+// editor) or HEAD moved (verdicts on @HEAD~1 may be stale), the open
+// documents' diagnostics are republished and the lenses refreshed without
+// waiting for the user.
 func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
@@ -330,7 +338,8 @@ func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
 			s.mu.Lock()
 			ready := s.initialized && !s.shutdown
 			s.mu.Unlock()
-			if ready && s.syncResults() {
+			synced := ready && s.syncResults()
+			if moved := ready && s.watchHeads(); synced || moved {
 				s.republishOpen(context.Background())
 			}
 		case <-s.lensesStale:

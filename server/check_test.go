@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
@@ -78,6 +79,16 @@ func (f *fakeActions) ProfileMethod(context.Context, engine.MethodRequest, func(
 
 func (f *fakeActions) StoredProfiles(context.Context, engine.MethodRequest) ([]*engine.Profiled, error) {
 	return nil, nil
+}
+
+// DiffMethod and Revision are refused: revisions_test.go drives the real
+// engine.
+func (f *fakeActions) DiffMethod(context.Context, engine.MethodRequest, func(string)) (*report.Diff, error) {
+	return nil, errors.New("the fake does not compare")
+}
+
+func (f *fakeActions) Revision(_ context.Context, _, name string) (engine.RevisionInfo, error) {
+	return engine.RevisionInfo{}, errors.New("the fake knows no revisions")
 }
 
 const lensSource = `package demo;

@@ -57,6 +57,9 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newMeasureCommand(title, args))})
 			if s.opts.Actions != nil {
 				lenses = append(lenses, s.profileLens(args, at, allowed))
+				if s.inGitTree(doc.path) {
+					lenses = append(lenses, s.compareLens(args, at, allowed))
+				}
 			}
 		}
 		lenses = append(lenses, s.oracleLenses(entries, args, at, allowed, measurable)...)

@@ -27,7 +27,7 @@ const (
 	CommandAcceptBaseline = "perfls.acceptBaseline"
 )
 
-var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile, CommandCalibrate, CommandAcceptBaseline, CommandProfile}
+var allCommands = []string{CommandCheck, CommandMeasure, CommandCheckFile, CommandCalibrate, CommandAcceptBaseline, CommandProfile, CommandCompareBase}
 
 // MethodArgs names an annotated method in a document: the argument of
 // CommandCheck and CommandMeasure.
@@ -73,6 +73,9 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return res, err
 	}
 	if res, ok, err := s.executeProfile(ctx, p); ok {
+		return res, err
+	}
+	if res, ok, err := s.executeCompareBase(ctx, p); ok {
 		return res, err
 	}
 	switch p.Command {

@@ -89,6 +89,17 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 			if f == nil {
 				continue
 			}
+			if revs := relativeRevisions(f); len(revs) > 0 {
+				if at, moved := s.headMovedSince(doc.path, r.CheckedAt); moved {
+					out = append(out, protocol.Diagnostic{
+						Range: toProtocolRange(doc.java.Mapper.Range(f.Value.Span)), Severity: protocol.DiagnosticSeverityHint,
+						Code: "stale-verdict", Source: "perfls",
+						Message: fmt.Sprintf("HEAD moved (%s) since this formula was checked: %s may name other commits now: run Check again",
+							at.Local().Format("15:04:05"), strings.Join(revs, ", ")),
+					})
+					continue
+				}
+			}
 			d := protocol.Diagnostic{
 				Range:    toProtocolRange(doc.java.Mapper.Range(f.Value.Span)),
 				Severity: violated,

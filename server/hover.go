@@ -23,8 +23,12 @@ import (
 func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	doc := s.snapshot(p.TextDocument.URI)
 	if f, r, rng := s.refAt(doc, p.Position); r != nil {
+		md := s.refHover(doc, f, r)
+		if rev := s.revisionHover(ctx, doc, f, r); rev != "" {
+			md = strings.TrimRight(md, "\n") + "\n\n" + rev
+		}
 		return &protocol.Hover{
-			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: s.refHover(doc, f, r)},
+			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},
 			Range:    &rng,
 		}, nil
 	}

@@ -92,6 +92,11 @@ type server struct {
 	current     string                            // what the running job does, for perfls/status
 
 	profiles profileStore // the profiles known, by method (profile.go)
+	diffs    diffStore    // the latest comparisons with the base, by method (revisions.go)
+	heads    headState    // HEAD of the open documents' work trees (revisions.go)
+
+	gitDirsMu sync.Mutex
+	gitDirs   map[string]bool // directory → in a git work tree (revisions.go)
 
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}

@@ -297,6 +297,18 @@ func (c *Client) Seen(method string, ok func(json.RawMessage) bool) bool {
 	return false
 }
 
+// Count is how many times the server sent method with parameters ok
+// accepts.
+func (c *Client) Count(method string, ok func(json.RawMessage) bool) int {
+	n := 0
+	for _, p := range c.Received(method) {
+		if ok(p) {
+			n++
+		}
+	}
+	return n
+}
+
 // Methods lists the methods of every message from the server, in order.
 func (c *Client) Methods() []string {
 	c.mu.Lock()

@@ -128,6 +128,17 @@ func (r *Repo) Subject(ctx context.Context, commit string) string {
 	return s
 }
 
+// Date is when commit was made (its committer date); zero when git
+// cannot tell.
+func (r *Repo) Date(ctx context.Context, commit string) time.Time {
+	s, err := git(ctx, r.Top, "log", "-1", "--format=%cI", commit)
+	if err != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}
+
 // Clean reports whether the work tree has no changes, untracked files
 // included: then HEAD is what it holds.
 func (r *Repo) Clean(ctx context.Context) (bool, error) {

@@ -9,6 +9,7 @@ export const MEASURING_COMMANDS: ReadonlySet<string> = new Set([
   'perfls.calibrate',
   'perfls.acceptBaseline',
   'perfls.profile',
+  'perfls.compareWithBase',
 ]);
 
 /** isBlocked tells whether a command must not run in a workspace of this trust. */

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { isBlocked, UNTRUSTED_MESSAGE } from '../../trust';
 
 test('measuring commands are blocked only in an untrusted workspace', () => {
-  for (const c of ['perfls.checkFormulas', 'perfls.measure', 'perfls.checkFile', 'perfls.calibrate', 'perfls.acceptBaseline', 'perfls.profile']) {
+  for (const c of ['perfls.checkFormulas', 'perfls.measure', 'perfls.checkFile', 'perfls.calibrate', 'perfls.acceptBaseline', 'perfls.profile', 'perfls.compareWithBase']) {
     assert.equal(isBlocked(c, false), true, c);
     assert.equal(isBlocked(c, true), false, c);
   }

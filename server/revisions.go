@@ -1,0 +1,388 @@
+package server
+
+// Revisions in the editor (docs/revisions.md): hovering "@rev" in a formula
+// shows the commit it names and that revision's figures in the formula's
+// latest verdict; a "Compare with base" lens on methods with workloads, in
+// a git work tree, runs perfls diff for that method as a measuring job.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/workspace"
+)
+
+// CommandCompareBase measures one method's workloads in the working tree
+// and at the base commit and says which became slower; it runs code of
+// the workspace (and of the base commit), like measuring.
+const CommandCompareBase = "perfls.compareWithBase"
+
+// newCompareBaseCommand builds the typed command of a "Compare with base"
+// code lens.
+func newCompareBaseCommand(title string, args MethodArgs) *protocol.Command {
+	return &protocol.Command{Title: title, Command: CommandCompareBase, Arguments: []any{args}}
+}
+
+// diffStore holds the latest comparison with the base, by method.
+type diffStore struct {
+	mu sync.Mutex
+	m  map[string]*report.Diff
+}
+
+func (ds *diffStore) get(key string) *report.Diff {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.m[key]
+}
+
+func (ds *diffStore) set(key string, d *report.Diff) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.m == nil {
+		ds.m = map[string]*report.Diff{}
+	}
+	ds.m[key] = d
+}
+
+// compareLens is the "Compare with base" lens; after a comparison its
+// title sums it up ("vs base · 1 slower ×1.8").
+func (s *server) compareLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
+	title := "⇄ Compare with base"
+	if d := s.diffs.get(profileKey(args)); d != nil {
+		title = "⇄ vs base · " + diffSummary(d)
+	}
+	return protocol.CodeLens{Range: at, Command: action(allowed, newCompareBaseCommand(title, args))}
+}
+
+// diffSummary counts a comparison's verdicts, the largest slow-down first.
+func diffSummary(d *report.Diff) string {
+	n := map[string]int{}
+	worst := 0.0
+	for _, c := range d.Changes {
+		n[c.Verdict]++
+		if c.Verdict == report.Slower {
+			worst = max(worst, float64(c.Ratio))
+		}
+	}
+	var parts []string
+	if n[report.Slower] > 0 {
+		parts = append(parts, fmt.Sprintf("%d slower (up to ×%.3g)", n[report.Slower], worst))
+	}
+	for _, v := range []string{report.Faster, report.Same, report.Undecided} {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	if len(d.Unchanged) > 0 && len(d.Changes) == 0 {
+		parts = append(parts, "unchanged")
+	}
+	if len(parts) == 0 {
+		return "nothing compared"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// executeCompareBase runs perfls.compareWithBase; ok is false for other
+// commands.
+func (s *server) executeCompareBase(ctx context.Context, p *protocol.ExecuteCommandParams) (result any, ok bool, err error) {
+	if p.Command != CommandCompareBase {
+		return nil, false, nil
+	}
+	var args MethodArgs
+	if err := decodeMethodArg(p, &args); err != nil {
+		return nil, true, err
+	}
+	if !s.settings().AllowMeasuring {
+		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+	}
+	if s.opts.Actions == nil {
+		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
+	}
+	key := profileKey(args)
+	req := s.request(args)
+	req.Warn = func(msg string) {
+		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
+	}
+	return started(s.runQueued(ctx, "compare "+key, "comparing "+args.Class+"#"+args.Method+" with the base commit", func(jobCtx context.Context, progress func(string)) (string, func(context.Context), error) {
+		d, err := s.opts.Actions.DiffMethod(jobCtx, req, progress)
+		if err != nil {
+			return "", nil, err
+		}
+		s.diffs.set(key, d)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s#%s vs base %.12s (%s): %s", args.Class, args.Method, d.Base, d.BaseName, diffSummary(d))
+		for _, c := range d.Changes {
+			if c.Verdict == report.Slower {
+				fmt.Fprintf(&b, "; slower: %s(%s) ×%.3g [%.3g, %.3g]", workloadName(c.Workload), c.Args, float64(c.Ratio), float64(c.Low), float64(c.High))
+			}
+		}
+		return b.String(), func(bg context.Context) { s.refreshCodeLenses(bg) }, nil
+	})), true, nil
+}
+
+// workloadName is a workload's method name without package and
+// parameters: "p.Gen#ints(int)" → "ints".
+func workloadName(w string) string {
+	w, _, _ = strings.Cut(w, "(")
+	if i := strings.LastIndexAny(w, "#."); i >= 0 {
+		w = w[i+1:]
+	}
+	return w
+}
+
+// inGitTree reports whether path lies in a git work tree (a ".git"
+// directory or file in it or above), remembered per directory.
+func (s *server) inGitTree(path string) bool {
+	dir := filepath.Dir(path)
+	s.gitDirsMu.Lock()
+	defer s.gitDirsMu.Unlock()
+	if v, ok := s.gitDirs[dir]; ok {
+		return v
+	}
+	found := false
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			found = true
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if s.gitDirs == nil {
+		s.gitDirs = map[string]bool{}
+	}
+	s.gitDirs[dir] = found
+	return found
+}
+
+// revisionHover describes the commit a "@rev" of the hovered reference
+// names (its own or its alias's) and that side's figures in the formula's
+// latest verdict; "" when the reference names no revision.
+func (s *server) revisionHover(ctx context.Context, doc *document, f *workspace.Formula, r *workspace.Ref) string {
+	var m *spl.MethodRef
+	switch {
+	case r.Alias != nil && r.Alias.Method != nil:
+		m = r.Alias.Method
+	case r.Method != nil:
+		m = r.Method
+	}
+	if m == nil || m.Revision == "" || m.Revision == "HEAD" || s.opts.Actions == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var b strings.Builder
+	info, err := s.opts.Actions.Revision(ctx, filepath.Dir(doc.path), m.Revision)
+	if err != nil {
+		fmt.Fprintf(&b, "**revision** `@%s`: %v\n", m.Revision, err)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "**revision** `@%s`: commit `%.12s`", m.Revision, info.Commit)
+	if !info.Date.IsZero() {
+		fmt.Fprintf(&b, ", %s", info.Date.Format("2006-01-02"))
+	}
+	if info.Subject != "" {
+		fmt.Fprintf(&b, " — %s", info.Subject)
+	}
+	b.WriteString("\n")
+	s.syncResults()
+	var lines []string
+	for _, mr := range s.resultsOf(doc.path) {
+		for _, in := range mr.Instances {
+			if in.Formula != f.Text() {
+				continue
+			}
+			for _, c := range in.Comparisons {
+				side, ok := sideOf(c.Text, r.Text)
+				if !ok || c.Failed {
+					continue
+				}
+				e := c.Evidence.Left
+				if side == 1 {
+					e = c.Evidence.Right
+				}
+				if e.Forks == 0 {
+					continue
+				}
+				label := c.Text
+				if in.Instance != "" {
+					label = in.Instance
+				}
+				lines = append(lines, fmt.Sprintf("- %s: %s/op at `@%s` (%d forks)", label, report.Duration(e.MeanNs), m.Revision, e.Forks))
+			}
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString("\nfigures at this revision, latest check:\n\n" + strings.Join(lines, "\n") + "\n")
+	} else {
+		b.WriteString("\nnot measured yet: check the formula to measure it at this revision\n")
+	}
+	return b.String()
+}
+
+// sideOf tells on which side of a rendered comparison ("a[g](1) <= b[g](1)")
+// the operand written op stands: 0 left, 1 right; false when it is on
+// neither or both.
+func sideOf(text, op string) (int, bool) {
+	for _, rel := range []string{" <= ", " >= ", " < ", " > ", " = ", " != "} {
+		if l, r, ok := strings.Cut(text, rel); ok {
+			inL, inR := strings.Contains(l, op), strings.Contains(r, op)
+			switch {
+			case inL && !inR:
+				return 0, true
+			case inR && !inL:
+				return 1, true
+			}
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// headState remembers, per git directory of an open document, what HEAD
+// was at the last look and when it was last seen to move: verdicts of
+// formulas whose revisions are relative names (HEAD~1, main, v1) checked
+// before that moment may describe other commits than the names now mean.
+type headState struct {
+	mu    sync.Mutex
+	head  map[string]string    // git directory → HEAD's commit (or ref line)
+	moved map[string]time.Time // git directory → when HEAD was seen to move
+}
+
+// gitDirOf is the git directory of the work tree holding path ("" when
+// none): .git, or the directory a .git file points to (worktrees).
+func gitDirOf(path string) string {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		g := filepath.Join(d, ".git")
+		if info, err := os.Stat(g); err == nil {
+			if info.IsDir() {
+				return g
+			}
+			b, err := os.ReadFile(g)
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); err == nil && ok {
+				if !filepath.IsAbs(rest) {
+					rest = filepath.Join(d, rest)
+				}
+				return rest
+			}
+			return ""
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// headOf reads HEAD in gitDir without running git: a detached commit, or
+// the commit its branch names (loose ref, else packed-refs). A worktree's
+// branch refs live in the common directory.
+func headOf(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	ref, ok := strings.CutPrefix(head, "ref: ")
+	if !ok {
+		return head
+	}
+	dirs := []string{gitDir}
+	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		dirs = append(dirs, common)
+	}
+	for _, dir := range dirs {
+		if c, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			return strings.TrimSpace(string(c))
+		}
+		if packed, err := os.ReadFile(filepath.Join(dir, "packed-refs")); err == nil {
+			for _, line := range strings.Split(string(packed), "\n") {
+				if hash, name, ok := strings.Cut(line, " "); ok && name == ref {
+					return hash
+				}
+			}
+		}
+	}
+	return head // an unborn branch: the ref line itself
+}
+
+// watchHeads looks at HEAD of every open document's work tree and reports
+// whether one moved since the last look (the first look only records).
+func (s *server) watchHeads() bool {
+	moved := false
+	seen := map[string]bool{}
+	for _, d := range s.openDocs() {
+		g := gitDirOf(d.path)
+		if g == "" || seen[g] {
+			continue
+		}
+		seen[g] = true
+		h := headOf(g)
+		s.heads.mu.Lock()
+		if old, ok := s.heads.head[g]; ok && old != h {
+			if s.heads.moved == nil {
+				s.heads.moved = map[string]time.Time{}
+			}
+			s.heads.moved[g] = time.Now()
+			moved = true
+		}
+		if s.heads.head == nil {
+			s.heads.head = map[string]string{}
+		}
+		s.heads.head[g] = h
+		s.heads.mu.Unlock()
+	}
+	return moved
+}
+
+// headMovedSince reports when HEAD of path's work tree was last seen to
+// move, if after t.
+func (s *server) headMovedSince(path string, t time.Time) (time.Time, bool) {
+	g := gitDirOf(path)
+	s.heads.mu.Lock()
+	defer s.heads.mu.Unlock()
+	m, ok := s.heads.moved[g]
+	return m, ok && m.After(t)
+}
+
+// relativeRevisions are the revisions of f that name commits relative to
+// the repository's state (HEAD~1, main, a tag): all but full hashes and
+// the working tree's "HEAD".
+func relativeRevisions(f *workspace.Formula) []string {
+	var out []string
+	add := func(m *spl.MethodRef) {
+		if m == nil || m.Revision == "" || m.Revision == "HEAD" || isFullHash(m.Revision) || slices.Contains(out, "@"+m.Revision) {
+			return
+		}
+		out = append(out, "@"+m.Revision)
+	}
+	if f.Parsed != nil {
+		for _, t := range spl.Terms(f.Parsed.Body) {
+			if t != nil {
+				add(t.Method)
+			}
+		}
+	}
+	for _, a := range f.Aliases {
+		add(a.Method)
+	}
+	return out
+}
+
+func isFullHash(s string) bool {
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
+}
