@@ -173,3 +173,15 @@ func scale(a Score, n int) Score {
 // SeedTable is Table IV's averages (seed 001 L180): single model, bagging,
 // stacking.
 var SeedTable = [3]Score{{0.84, 0.58, 0.55}, {0.78, 0.81, 0.69}, {0.97, 0.77, 0.85}}
+
+// Example is one generated case for trying the command line: the hardware
+// mix (prior runs on the base lab, with fewer cores and with less memory)
+// and a new run on the base lab with a busy loop; expected are the counters
+// the fault moves.
+func Example(seed uint64) (history []ensemble.Run, current ensemble.Run, expected []string) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for i, l := range []Lab{base, fewerCores, lessMemory} {
+		history = append(history, generate(rng, []string{"lab-a", "lab-a-2cores", "lab-a-4g"}[i], l, Fault{}, DefaultNoise))
+	}
+	return history, generate(rng, "candidate", base, Faults[0], DefaultNoise), Faults[0].Expected
+}
