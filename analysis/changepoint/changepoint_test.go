@@ -7,6 +7,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/stats"
 )
 
 // Hand-computed: x = 1,2,3 and y = 4,5,6: pooled variance 1, t = −3/√(2/3)
@@ -44,27 +46,14 @@ func TestStudentTEqualSizesMatchesWelchFixture(t *testing.T) {
 		if len(c.X) != len(c.Y) || len(c.X) < 2 {
 			continue
 		}
-		m1, v1 := meanVar(c.X)
-		m2, v2 := meanVar(c.Y)
-		got, _ := StudentT(len(c.X), m1, v1, len(c.Y), m2, v2)
+		x, y := stats.Summarize(c.X), stats.Summarize(c.Y)
+		got, _ := StudentT(x.N, x.Mean, x.Variance, y.N, y.Mean, y.Variance)
 		if math.Abs(got-c.T) > 1e-9*math.Max(1, math.Abs(c.T)) {
 			t.Errorf("%s: t = %v, SciPy's Welch t = %v", c.Name, got, c.T)
 		}
 		checked++
 	}
 	t.Logf("%d equal-size cases", checked)
-}
-
-func meanVar(xs []float64) (float64, float64) {
-	var s, ss float64
-	for _, x := range xs {
-		s += x
-	}
-	m := s / float64(len(xs))
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return m, ss / float64(len(xs)-1)
 }
 
 // steps is a series of n points around level 100 with 2 % noise and
