@@ -46,13 +46,19 @@ func itemBits(tx [][]int) map[Item]bitset {
 	return m
 }
 
+// maxItemsets bounds one level of Apriori: many counters that sit in one
+// bin make every combination frequent, and the rules would not fit in memory.
+const maxItemsets = 200_000
+
 // Mine is Apriori over the discretised intervals of one run (tx[t][c] is the
 // bin of counter c in interval t): the itemsets in at least minSupport of the
 // intervals, up to maxPremise+1 items, and from each the rules with one item
-// as consequent whose confidence is at least minConfidence.
-func Mine(tx [][]int, minSupport, minConfidence float64, maxPremise int) []Rule {
+// as consequent whose confidence is at least minConfidence. premise is
+// maxPremise, or less when a level of itemsets would have exceeded
+// maxItemsets and mining stopped before it.
+func Mine(tx [][]int, minSupport, minConfidence float64, maxPremise int) (rules []Rule, premise int) {
 	if len(tx) == 0 {
-		return nil
+		return nil, 0
 	}
 	minCount := max(1, int(math.Ceil(minSupport*float64(len(tx))-1e-9)))
 	bits := itemBits(tx)
@@ -64,7 +70,6 @@ func Mine(tx [][]int, minSupport, minConfidence float64, maxPremise int) []Rule 
 	}
 	sort.Slice(level, func(i, j int) bool { return less(level[i].items, level[j].items) })
 	counts := map[string]int{}
-	var rules []Rule
 	for size := 1; len(level) > 0; size++ {
 		for _, s := range level {
 			counts[itemKey(s.items)] = s.n
@@ -75,17 +80,19 @@ func Mine(tx [][]int, minSupport, minConfidence float64, maxPremise int) []Rule 
 		if size > maxPremise {
 			break
 		}
-		level = nextLevel(level, bits, minCount)
+		var ok bool
+		if level, ok = nextLevel(level, bits, minCount); !ok {
+			return rules, size - 1
+		}
 	}
-	return rules
+	return rules, maxPremise
 }
 
 // nextLevel joins itemsets of one size that share all but their last item
 // (the level is sorted, so they are adjacent) into the frequent ones of the
-// next size. Two items of one counter never hold together, so they are not
-// joined.
-func nextLevel(level []itemset, bits map[Item]bitset, minCount int) []itemset {
-	var next []itemset
+// next size, or reports false past maxItemsets. Two items of one counter
+// never hold together, so they are not joined.
+func nextLevel(level []itemset, bits map[Item]bitset, minCount int) (next []itemset, ok bool) {
 	for i := range level {
 		a := level[i]
 		k := len(a.items)
@@ -102,10 +109,13 @@ func nextLevel(level []itemset, bits map[Item]bitset, minCount int) []itemset {
 			if n := bs.count(); n >= minCount {
 				items := append(append(make([]Item, 0, k+1), a.items...), last)
 				next = append(next, itemset{items: items, bits: bs, n: n})
+				if len(next) > maxItemsets {
+					return nil, false
+				}
 			}
 		}
 	}
-	return next
+	return next, true
 }
 
 // appendRules adds the rules of one itemset: each item in turn as the

@@ -185,7 +185,10 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 	for i, r := range history {
 		tx := discretise(histVals[i], bins)
 		pooled = append(pooled, tx...)
-		rules := Mine(tx, cfg.MinSupport, cfg.MinConfidence, cfg.MaxPremise)
+		rules, premise := Mine(tx, cfg.MinSupport, cfg.MinConfidence, cfg.MaxPremise)
+		if premise < cfg.MaxPremise {
+			rep.Notes = append(rep.Notes, capNote(r.Name, premise))
+		}
 		verdicts[i] = d.check(r.Name, rules)
 		m := Model{Run: r.Name, Rules: len(rules), Flagged: []string{}}
 		m.Matching, m.Length = Similarity(r.Env, current.Env)
@@ -212,10 +215,21 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 	}
 	rep.byMethod[Bagging] = d.aggregate(verdicts, ones, change, func(s float64) bool { return BaggingReports(int(math.Round(s)), n) }, float64(n))
 	rep.byMethod[Stacking] = d.aggregate(verdicts, weights, change, StackingReports, 1)
-	single := d.check("pooled", Mine(pooled, cfg.MinSupport, cfg.MinConfidence, cfg.MaxPremise))
+	pooledRules, premise := Mine(pooled, cfg.MinSupport, cfg.MinConfidence, cfg.MaxPremise)
+	if premise < cfg.MaxPremise {
+		rep.Notes = append(rep.Notes, capNote("pooled", premise))
+	}
+	single := d.check("pooled", pooledRules)
 	rep.byMethod[Single] = d.aggregate([]modelVerdict{single}, []float64{1}, change, func(s float64) bool { return s > 0 }, 1)
 	rep.Flagged = rep.byMethod[cfg.Method]
 	return rep, nil
+}
+
+// capNote says that a run's rules were limited because too many itemsets
+// were frequent (premise is 0 when none were mined). A note, not an error:
+// premise lengths that did fit were mined.
+func capNote(run string, premise int) string {
+	return fmt.Sprintf("run %s: more than %d frequent itemsets of %d items; its rules have premises of at most %d items (give fewer or less constant counters)", run, maxItemsets, premise+2, premise)
 }
 
 func (r Run) validate() error {

@@ -158,7 +158,7 @@ func TestMineHandCounted(t *testing.T) {
 		tx = append(tx, []int{0, b, c})
 	}
 	name := []string{"A", "B", "C"}
-	str := func(rs []Rule) []string {
+	str := func(rs []Rule, _ int) []string {
 		var out []string
 		for _, r := range rs {
 			s := ""
