@@ -1,6 +1,8 @@
 package ensemblesim
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/ensemble"
@@ -47,6 +49,23 @@ func TestStackingNotWorseThanBagging(t *testing.T) {
 		// With one prior run the three approaches coincide (seed L213).
 		if r.Seed == "D_5(1)" && (r.Single != r.Bagging || r.Bagging != r.Stacking) {
 			t.Errorf("one prior run: single %+v, bagging %+v, stacking %+v differ", r.Single, r.Bagging, r.Stacking)
+		}
+	}
+}
+
+// BenchmarkDetectTenLabs is one detection against ten prior runs of 60
+// intervals and 13 counters (mining the ten rule sets and the pooled one).
+func BenchmarkDetectTenLabs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var history []ensemble.Run
+	for i, l := range tenLabs(rng) {
+		history = append(history, generate(rng, fmt.Sprint("T", i), l, Fault{}, DefaultNoise))
+	}
+	current := generate(rng, "new", base, Faults[0], DefaultNoise)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ensemble.Detect(history, current, ensemble.DefaultConfig()); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
