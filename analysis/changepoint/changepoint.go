@@ -202,7 +202,7 @@ func (d *Detector) merge(cps []int) []ChangePoint {
 					weakest = i
 				}
 			}
-			if bothWays(stats[weakest]) > d.cfg.MinMagnitude || d.cfg.MinMagnitude == 0 {
+			if bothWays(stats[weakest]) > d.cfg.MinMagnitude {
 				return stats
 			}
 		}

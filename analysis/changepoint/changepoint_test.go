@@ -170,3 +170,16 @@ func BenchmarkBatch1000(b *testing.B) {
 		Detect(xs, DefaultConfig())
 	}
 }
+
+// MinMagnitude drops changes smaller than it, however significant.
+func TestMinMagnitude(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	xs := steps(rng, 200, map[int]float64{60: 0.04, 140: 0.25})
+	all, _ := Detect(xs, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.MinMagnitude = 0.1
+	big, _ := Detect(xs, cfg)
+	if len(all) != 2 || len(big) != 1 || abs(big[0].Index-140) > 2 {
+		t.Errorf("without minimum %+v; with 10 %% %+v, want only the 25 %% step", all, big)
+	}
+}
