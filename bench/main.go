@@ -14,6 +14,7 @@
 //	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
+//	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -72,6 +73,7 @@ func main() {
 		os.Exit(2)
 	}
 	what := os.Args[1]
+	runPure(what, os.Args[2:]) // ensemble, changepoint: no Java project needed
 	if err := fl.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}

@@ -1,0 +1,123 @@
+package ensemble
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// detector holds what every model's check shares: the bins and the new
+// run's discretised intervals as item bitsets.
+type detector struct {
+	cfg      Config
+	counters []string
+	bins     []Bins
+	newBits  map[Item]bitset
+	total    int
+}
+
+// check re-evaluates each rule on the new run. A rule whose premise never
+// holds there cannot flag anything (seed L228); otherwise its confidence on
+// the new run is compared with the prior one, and a Δ above the threshold
+// flags the consequent's counter.
+func (d *detector) check(model string, rules []Rule) modelVerdict {
+	v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}}
+	all := newBitset(d.total)
+	for t := 0; t < d.total; t++ {
+		all.set(t)
+	}
+	for _, r := range rules {
+		premise := all.clone()
+		for _, it := range r.Premise {
+			bs, ok := d.newBits[it]
+			if !ok {
+				premise = nil
+				break
+			}
+			premise.andWith(bs)
+		}
+		np := 0
+		if premise != nil {
+			np = premise.count()
+		}
+		if np == 0 {
+			continue
+		}
+		cons := d.newBits[r.Consequent]
+		if cons == nil {
+			cons = newBitset(d.total)
+		}
+		confNew := float64(premise.and(cons).count()) / float64(np)
+		delta := ConfidenceChange(r.Confidence, confNew)
+		if !(delta > d.cfg.DeltaThreshold) {
+			continue
+		}
+		broken := premise.andNot(cons)
+		c := r.Consequent.Counter
+		v.violations[c] = append(v.violations[c], Violation{Model: model, Rule: d.ruleText(r),
+			ConfidenceHistory: r.Confidence, ConfidenceNew: confNew, Delta: delta, Intervals: broken.indexes()})
+		if v.broken[c] == nil {
+			v.broken[c] = newBitset(d.total)
+		}
+		v.broken[c].orWith(broken)
+	}
+	return v
+}
+
+// aggregate combines the models' verdicts per counter: s = Σ w_i over the
+// models that flag it, reported when reports(s) holds; the score is s/scale.
+func (d *detector) aggregate(models []modelVerdict, weights []float64, change []*float64, reports func(float64) bool, scale float64) []Flag {
+	flags := []Flag{}
+	for c, name := range d.counters {
+		var s float64
+		votes := 0
+		var rules []Violation
+		broken := newBitset(d.total)
+		for i, m := range models {
+			vs, ok := m.violations[c]
+			if !ok {
+				continue
+			}
+			s += weights[i]
+			votes++
+			rules = append(rules, vs...)
+			broken.orWith(m.broken[c])
+		}
+		if votes == 0 || !reports(s) {
+			continue
+		}
+		sort.SliceStable(rules, func(i, j int) bool { return rules[i].Delta > rules[j].Delta })
+		iv := broken.indexes()
+		flags = append(flags, Flag{Counter: name, Score: s / scale, Votes: votes, Severity: Severity(len(iv), d.total),
+			Change: change[c], Rules: rules, Intervals: iv})
+	}
+	// Ranked by score, ties broken by severity (seed L143–L145).
+	sort.SliceStable(flags, func(i, j int) bool {
+		if flags[i].Score != flags[j].Score {
+			return flags[i].Score > flags[j].Score
+		}
+		return flags[i].Severity > flags[j].Severity
+	})
+	return flags
+}
+
+func (d *detector) ruleText(r Rule) string {
+	var ps []string
+	for _, it := range r.Premise {
+		ps = append(ps, d.itemText(it))
+	}
+	return strings.Join(ps, " and ") + " => " + d.itemText(r.Consequent)
+}
+
+func (d *detector) itemText(it Item) string {
+	name, b := d.counters[it.Counter], d.bins[it.Counter]
+	lo, hi := b.Range(it.Bin)
+	switch {
+	case math.IsInf(lo, -1):
+		return fmt.Sprintf("%s < %.4g", name, hi)
+	case math.IsInf(hi, 1):
+		return fmt.Sprintf("%s > %.4g", name, lo)
+	}
+	return fmt.Sprintf("%s in [%.4g, %.4g)", name, lo, hi)
+}

@@ -1,0 +1,99 @@
+package csvrun
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+)
+
+// Detect loads the runs (Load) and runs the detector on them.
+func Detect(history, current string, width float64, cfg ensemble.Config) (*ensemble.Report, error) {
+	hist, cur, err := Load(history, current, width)
+	if err != nil {
+		return nil, err
+	}
+	return ensemble.Detect(hist, cur, cfg)
+}
+
+// Load reads the runs in history and the one run in current (directories of
+// NAME.csv with NAME.env beside each) and groups each run's rows into
+// intervals of width time units (0: one row per interval).
+func Load(history, current string, width float64) ([]ensemble.Run, ensemble.Run, error) {
+	if history == "" || current == "" {
+		return nil, ensemble.Run{}, errors.New("want a history directory and a new run's directory (--history DIR --new DIR)")
+	}
+	hist, err := ReadDir(history, width)
+	if err != nil {
+		return nil, ensemble.Run{}, err
+	}
+	cur, err := ReadDir(current, width)
+	if err != nil {
+		return nil, ensemble.Run{}, err
+	}
+	if len(cur) != 1 {
+		return nil, ensemble.Run{}, fmt.Errorf("%s holds %d runs: put the one new run's CSV and .env there", current, len(cur))
+	}
+	return hist, cur[0], nil
+}
+
+// ReadDir reads every NAME.csv of dir, in name order, as one run.
+func ReadDir(dir string, width float64) ([]ensemble.Run, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err == nil && len(paths) == 0 {
+		if _, serr := os.Stat(dir); serr != nil {
+			err = serr
+		} else {
+			err = fmt.Errorf("%s: no .csv files: want one NAME.csv (and NAME.env) per run", dir)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var runs []ensemble.Run
+	for _, p := range paths {
+		r, err := readRun(p, width)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func readRun(path string, width float64) (ensemble.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ensemble.Run{}, err
+	}
+	defer f.Close()
+	t, err := Parse(f, path)
+	if err != nil {
+		return ensemble.Run{}, err
+	}
+	envPath := strings.TrimSuffix(path, ".csv") + ".env"
+	ef, err := os.Open(envPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ensemble.Run{}, fmt.Errorf("%s: no environment file %s beside it: write key=value lines (cores=8, memory=16g, jvm=21)", path, filepath.Base(envPath))
+	}
+	if err != nil {
+		return ensemble.Run{}, err
+	}
+	defer ef.Close()
+	env, err := ParseEnv(ef, envPath)
+	if err != nil {
+		return ensemble.Run{}, err
+	}
+	iv, err := ensemble.Intervals(t.Times, t.Rows, width)
+	if err != nil {
+		return ensemble.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".csv")
+	return ensemble.Run{Name: name, Env: env, Counters: t.Counters, Intervals: iv}, nil
+}

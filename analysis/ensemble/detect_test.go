@@ -1,0 +1,102 @@
+package ensemble
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// runOf builds a run of two counters: load alternates 100/160, cpu = k·load.
+func runOf(name string, env Environment, k float64) Run {
+	r := Run{Name: name, Env: env, Counters: []string{"load", "cpu"}}
+	for t := 0; t < 40; t++ {
+		load := 100.0
+		if t%4 >= 2 {
+			load = 160
+		}
+		wobble := float64(t%3) * 0.2
+		r.Intervals = append(r.Intervals, []float64{load + wobble, k*load + wobble})
+	}
+	return r
+}
+
+func TestDetectFlagsChangedRelation(t *testing.T) {
+	a := Environment{"cores": "4", "jvm": "21"}
+	history := []Run{runOf("T1", a, 0.2), runOf("T2", a, 0.2), runOf("T3", Environment{"cores": "2", "jvm": "21"}, 0.4)}
+	// D_4: a replica of T1's lab; only T3 (fewer cores) disagrees, 1 of 3
+	// votes and weight 1/(1 + 2·√2) = 0.26.
+	rep, err := Detect(history, runOf("same", a, 0.2), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.FlaggedBy(Stacking)) != 0 || len(rep.FlaggedBy(Bagging)) != 0 {
+		t.Errorf("replica flagged: stacking %+v, bagging %+v", rep.FlaggedBy(Stacking), rep.FlaggedBy(Bagging))
+	}
+	if m := rep.Models[2]; math.Abs(m.Weight-1/(1+2*math.Sqrt2)) > 1e-12 || len(m.Flagged) == 0 {
+		t.Errorf("T3: weight %v, flags %v; want 0.26 and a flag of its own", m.Weight, m.Flagged)
+	}
+	// cpu per load up 60 %: every model sees its rules load ⇒ cpu break,
+	// ranked first; the same-lab models also see cpu ⇒ load break (the
+	// high-load cpu bin now meets low load), a correlated counter.
+	rep, err = Detect(history, runOf("slow", a, 0.32), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Flagged
+	if len(f) != 2 || f[0].Counter != "cpu" || f[0].Votes != 3 || math.Abs(f[0].Score-1) > 1e-12 || f[0].Severity != 1 || len(f[0].Rules) != 6 {
+		t.Fatalf("flagged %+v, want cpu by all three models, severity 1", f)
+	}
+	if f[1].Counter != "load" || f[1].Votes != 2 || f[1].Severity != 0.5 {
+		t.Errorf("second flag %+v, want load by the two same-lab models in the low-load half", f[1])
+	}
+	// The direction is against the similarity-weighted prior means: T3's
+	// doubled cpu counts with its weight.
+	w3 := 1 / (1 + 2*math.Sqrt2)
+	if want := 0.32/((1-w3)*0.2+w3*0.4) - 1; f[0].Change == nil || math.Abs(*f[0].Change-want) > 0.01 {
+		t.Errorf("change %v, want %+.3f", f[0].Change, want)
+	}
+	if !strings.Contains(f[0].Rules[0].Rule, "=> cpu") {
+		t.Errorf("rule %q does not conclude on cpu", f[0].Rules[0].Rule)
+	}
+}
+
+func TestDetectRefusesBadInput(t *testing.T) {
+	good := runOf("ok", nil, 0.2)
+	nan := runOf("bad", nil, 0.2)
+	nan.Intervals[3][1] = math.NaN()
+	for _, c := range []struct {
+		history []Run
+		current Run
+		want    string
+	}{
+		{nil, good, "no prior runs"},
+		{[]Run{good}, nan, "run bad, interval 3: counter cpu is NaN"},
+		{[]Run{good}, Run{Name: "empty", Counters: []string{"cpu"}}, "run empty has no intervals"},
+		{[]Run{{Name: "other", Counters: []string{"x"}, Intervals: [][]float64{{1}}}}, good, "shares no counter"},
+	} {
+		if _, err := Detect(c.history, c.current, DefaultConfig()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	// One prior run and a constant counter are fine: the ensembles are the single model.
+	one := runOf("one", nil, 0)
+	rep, err := Detect([]Run{one}, runOf("new", nil, 0), DefaultConfig())
+	if err != nil || len(rep.Flagged) != 0 {
+		t.Errorf("one run, constant cpu: %v, %+v", err, rep)
+	}
+}
+
+// A rule whose premise never holds in the new run cannot flag anything
+// (seed L228), however different the consequent's counter is.
+func TestPremiseNeverHoldsSkipped(t *testing.T) {
+	newTx := [][]int{{1, 5}, {1, 5}} // counter 0 in bin 1, counter 1 in bin 5
+	d := &detector{cfg: DefaultConfig(), counters: []string{"a", "b"}, bins: []Bins{{K: 6, Width: 1}, {K: 6, Width: 1}}, newBits: itemBits(newTx), total: 2}
+	rules := []Rule{
+		{Premise: []Item{{0, 0}}, Consequent: Item{1, 0}, Confidence: 1}, // a = 0 never holds
+		{Premise: []Item{{0, 1}}, Consequent: Item{1, 0}, Confidence: 1}, // a = 1 holds, b = 0 fails
+	}
+	v := d.check("m", rules)
+	if len(v.violations[1]) != 1 || !strings.HasPrefix(v.violations[1][0].Rule, "a in [1, 2)") || v.violations[1][0].Delta != 1 {
+		t.Errorf("violations %+v, want only the rule whose premise holds", v.violations)
+	}
+}

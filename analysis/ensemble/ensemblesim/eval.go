@@ -1,0 +1,187 @@
+package ensemblesim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+)
+
+// Score is one case's precision, recall and F-measure.
+type Score struct{ Precision, Recall, F float64 }
+
+// Measure scores flagged counters against the expected ones with the seed's
+// definitions (L157): precision 1 − m_false/m_total (1 when nothing is
+// flagged), recall (m_total − m_false)/m_expected (1 when nothing is
+// expected), F their harmonic mean (0 when both are 0).
+func Measure(flagged, expected []string) Score {
+	exp := map[string]bool{}
+	for _, e := range expected {
+		exp[e] = true
+	}
+	var s Score
+	falses := 0
+	for _, f := range flagged {
+		if !exp[f] {
+			falses++
+		}
+	}
+	s.Precision, s.Recall = 1, 1
+	if len(flagged) > 0 {
+		s.Precision = 1 - float64(falses)/float64(len(flagged))
+	}
+	if len(expected) > 0 {
+		s.Recall = float64(len(flagged)-falses) / float64(len(expected))
+	}
+	if s.Precision+s.Recall > 0 {
+		s.F = 2 * s.Precision * s.Recall / (s.Precision + s.Recall)
+	}
+	return s
+}
+
+// Scenario is one row of the miniature Table IV: the labs of the training
+// runs and of the new run, and whether a fault is injected into the new run.
+type Scenario struct {
+	Name, Seed string // Seed: the seed's case it imitates
+	Training   func(*rand.Rand) []Lab
+	New        Lab
+	Faulty     bool
+}
+
+var (
+	base       = Lab{Cores: 4, MemoryGB: 8, JVM: 17, OS: "linux"}
+	fewerCores = Lab{Cores: 2, MemoryGB: 8, JVM: 17, OS: "linux"}
+	lessMemory = Lab{Cores: 4, MemoryGB: 4, JVM: 17, OS: "linux"}
+	newerJVM   = Lab{Cores: 4, MemoryGB: 8, JVM: 21, OS: "linux"}
+)
+
+func labs(ls ...Lab) func(*rand.Rand) []Lab { return func(*rand.Rand) []Lab { return ls } }
+
+// tenLabs is the enterprise case: ten passed runs, three on the new run's
+// lab and seven on labs that differ from it in one or two components.
+func tenLabs(rng *rand.Rand) []Lab {
+	out := []Lab{base, base, base}
+	for len(out) < 10 {
+		l := base
+		for k := 0; k < 1+rng.IntN(2); k++ {
+			switch rng.IntN(4) {
+			case 0:
+				l.Cores = []int{2, 8}[rng.IntN(2)]
+			case 1:
+				l.MemoryGB = []int{4, 16}[rng.IntN(2)]
+			case 2:
+				l.JVM = 21
+			case 3:
+				l.OS = "windows"
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Scenarios imitate the seed's seven cases (Table IV).
+var Scenarios = []Scenario{
+	{"replica, hardware mix", "D_4", labs(base, fewerCores, lessMemory), base, false},
+	{"fault, identical lab only", "D_5(1)", labs(base), base, true},
+	{"fault, hardware mix", "D_5(3)", labs(base, fewerCores, lessMemory), base, true},
+	{"fault, JVM mix", "J_3", labs(base, newerJVM), newerJVM, true},
+	{"fault, ten labs", "E_1", tenLabs, base, true},
+	{"fault, ten labs (2)", "E_2", tenLabs, base, true},
+	{"no fault, ten labs", "E_3", tenLabs, base, false},
+}
+
+// Case is one generated case and the three approaches' scores.
+type Case struct {
+	Scenario, Fault           string
+	Single, Bagging, Stacking Score
+}
+
+// Evaluate runs every scenario reps times per fault (reps times without a
+// fault for the no-fault scenarios) from one seed.
+func Evaluate(seed uint64, reps int, cfg ensemble.Config, noise Noise) ([]Case, error) {
+	var cases []Case
+	for si, sc := range Scenarios {
+		rng := rand.New(rand.NewPCG(seed, uint64(si)))
+		faults := []Fault{{Name: "none"}}
+		if sc.Faulty {
+			faults = Faults
+		}
+		for _, f := range faults {
+			for r := 0; r < reps; r++ {
+				var history []ensemble.Run
+				for i, l := range sc.Training(rng) {
+					history = append(history, generate(rng, fmt.Sprintf("T%d", i+1), l, Fault{}, noise))
+				}
+				rep, err := ensemble.Detect(history, generate(rng, "new", sc.New, f, noise), cfg)
+				if err != nil {
+					return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+				}
+				score := func(m ensemble.Method) Score {
+					var names []string
+					for _, fl := range rep.FlaggedBy(m) {
+						names = append(names, fl.Counter)
+					}
+					return Measure(names, f.Expected)
+				}
+				cases = append(cases, Case{sc.Name, f.Name, score(ensemble.Single), score(ensemble.Bagging), score(ensemble.Stacking)})
+			}
+		}
+	}
+	return cases, nil
+}
+
+// Row is a scenario's mean scores.
+type Row struct {
+	Scenario, Seed            string
+	Single, Bagging, Stacking Score
+}
+
+// Table averages the cases per scenario, and the last row averages the
+// scenarios (as the seed averages its seven cases).
+func Table(cases []Case) []Row {
+	var rows []Row
+	var total Row
+	for _, sc := range Scenarios {
+		r := Row{Scenario: sc.Name, Seed: sc.Seed}
+		n := 0
+		for _, c := range cases {
+			if c.Scenario == sc.Name {
+				r.Single, r.Bagging, r.Stacking = add(r.Single, c.Single), add(r.Bagging, c.Bagging), add(r.Stacking, c.Stacking)
+				n++
+			}
+		}
+		r.Single, r.Bagging, r.Stacking = scale(r.Single, n), scale(r.Bagging, n), scale(r.Stacking, n)
+		total.Single, total.Bagging, total.Stacking = add(total.Single, r.Single), add(total.Bagging, r.Bagging), add(total.Stacking, r.Stacking)
+		rows = append(rows, r)
+	}
+	n := len(Scenarios)
+	rows = append(rows, Row{Scenario: "average", Seed: "Avg.", Single: scale(total.Single, n), Bagging: scale(total.Bagging, n), Stacking: scale(total.Stacking, n)})
+	return rows
+}
+
+func add(a, b Score) Score { return Score{a.Precision + b.Precision, a.Recall + b.Recall, a.F + b.F} }
+
+func scale(a Score, n int) Score {
+	if n == 0 {
+		return a
+	}
+	k := float64(n)
+	return Score{a.Precision / k, a.Recall / k, a.F / k}
+}
+
+// SeedTable is Table IV's averages (seed 001 L180): single model, bagging,
+// stacking.
+var SeedTable = [3]Score{{0.84, 0.58, 0.55}, {0.78, 0.81, 0.69}, {0.97, 0.77, 0.85}}
+
+// Example is one generated case for trying the command line: the hardware
+// mix (prior runs on the base lab, with fewer cores and with less memory)
+// and a new run on the base lab with a busy loop; expected are the counters
+// the fault moves.
+func Example(seed uint64) (history []ensemble.Run, current ensemble.Run, expected []string) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for i, l := range []Lab{base, fewerCores, lessMemory} {
+		history = append(history, generate(rng, []string{"lab-a", "lab-a-2cores", "lab-a-4g"}[i], l, Fault{}, DefaultNoise))
+	}
+	return history, generate(rng, "candidate", base, Faults[0], DefaultNoise), Faults[0].Expected
+}

@@ -1,0 +1,209 @@
+package ensemble
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// k = max(1, 2·ln u), rounded: the log base is the natural one.
+func TestBinCount(t *testing.T) {
+	for _, c := range []struct{ u, k int }{{0, 1}, {1, 1}, {2, 1}, {3, 2}, {7, 4}, {11, 5}, {1000, 14}} {
+		if got := BinCount(c.u); got != c.k {
+			t.Errorf("BinCount(%d) = %d, want %d (2·ln u = %.3f)", c.u, got, c.k, 2*math.Log(float64(c.u)))
+		}
+	}
+}
+
+// Width = (x_max − x_min)/k; values outside the training range get their own bins.
+func TestBinsEqualWidth(t *testing.T) {
+	var vs []float64
+	for i := 0; i <= 10; i++ {
+		vs = append(vs, float64(i)) // u = 11 → k = 5, width 2
+	}
+	b := NewBins(vs)
+	if b.K != 5 || b.Width != 2 || b.Min != 0 || b.Max != 10 {
+		t.Fatalf("bins = %+v, want k 5, width 2 over [0, 10]", b)
+	}
+	for x, want := range map[float64]int{0: 0, 1.99: 0, 2: 1, 3.9: 1, 9.99: 4, 10: 4, -0.1: Below, 10.1: 5} {
+		if got := b.Index(x); got != want {
+			t.Errorf("Index(%v) = %d, want %d", x, got, want)
+		}
+	}
+	// A constant counter: one bin of width 0, any other value is outside.
+	c := NewBins([]float64{5, 5, 5})
+	if c.K != 1 || c.Index(5) != 0 || c.Index(4) != Below || c.Index(6) != c.Above() {
+		t.Errorf("constant bins %+v: Index(5, 4, 6) = %d %d %d", c, c.Index(5), c.Index(4), c.Index(6))
+	}
+}
+
+// Reference §2.4's worked values for Δ = 1 − cos θ.
+func TestConfidenceChange(t *testing.T) {
+	for _, c := range []struct{ h, n, want float64 }{
+		{0.9, 0.2, 0.652}, {0.9, 0.5, 0.219}, {0.9, 0.85, 0.002}, {1, 0, 1}, {0.9, 0.9, 0}, {1, 1, 0},
+	} {
+		if got := ConfidenceChange(c.h, c.n); !near(got, c.want, 0.0005) {
+			t.Errorf("Δ(%v → %v) = %.4f, want %.3f", c.h, c.n, got, c.want)
+		}
+	}
+	// The default threshold 0.3: a rule that always held is violated once it
+	// fails in more than half of the intervals where its premise holds.
+	if ConfidenceChange(1, 0.49) <= 0.3 || ConfidenceChange(1, 0.5) > 0.3 || ConfidenceChange(1, 0.51) > 0.3 {
+		t.Errorf("Δ(1 → 0.49, 0.5, 0.51) = %.4f %.4f %.4f around the threshold 0.3", ConfidenceChange(1, 0.49), ConfidenceChange(1, 0.5), ConfidenceChange(1, 0.51))
+	}
+}
+
+// The seed's weight arithmetic: √3/(√3+√2) = 0.55, weights sum to 1, and the
+// fallback when no run shares a component.
+func TestSimilarityWeights(t *testing.T) {
+	cur := Environment{"cpu": "2 GHz 2 cores", "memory": "2 GB", "db": "1", "arch": "64 bit"}
+	m1, l1 := Similarity(Environment{"cpu": "2 GHz 2 cores", "memory": "2 GB", "db": "1", "arch": "32 bit"}, cur)
+	m2, l2 := Similarity(Environment{"cpu": "2 GHz 2 cores", "memory": "1 GB", "db": "2", "arch": "64 bit"}, cur)
+	if !reflect.DeepEqual(m1, []string{"cpu", "db", "memory"}) || !near(l1, math.Sqrt(3), 1e-12) || !reflect.DeepEqual(m2, []string{"arch", "cpu"}) || !near(l2, math.Sqrt(2), 1e-12) {
+		t.Fatalf("similarity: %v %.3f, %v %.3f", m1, l1, m2, l2)
+	}
+	w, fb := Weights([]float64{l1, l2})
+	if fb || !near(w[0], 0.55, 0.005) || !near(w[0]+w[1], 1, 1e-12) {
+		t.Errorf("weights %v (fallback %v), want w1 = 1.7/(1.7+1.4) = 0.55", w, fb)
+	}
+	if _, l := Similarity(Environment{"os": "linux"}, cur); l != 0 {
+		t.Errorf("no shared component: length %v", l)
+	}
+	w, fb = Weights([]float64{0, 0, 0, 0})
+	if !fb || !reflect.DeepEqual(w, []float64{0.25, 0.25, 0.25, 0.25}) {
+		t.Errorf("fallback weights %v %v, want equal weights and fallback", w, fb)
+	}
+}
+
+// Bagging reports "at least half", stacking "greater than ½": with four
+// equally weighted models two flags are reported by one and not the other.
+func TestVoteAsymmetry(t *testing.T) {
+	if !BaggingReports(2, 4) || BaggingReports(1, 4) || !BaggingReports(2, 3) || BaggingReports(1, 3) {
+		t.Error("bagging: want 2/4 and 2/3 reported, 1/4 and 1/3 not")
+	}
+	w, _ := Weights([]float64{1, 1, 1, 1})
+	s := StackingScore(w, []bool{true, true, false, false})
+	if s != 0.5 || StackingReports(s) {
+		t.Errorf("stacking: s = %v reported %v, want 0.5 not reported", s, StackingReports(s))
+	}
+	if !StackingReports(StackingScore(w, []bool{true, true, true, false})) {
+		t.Error("stacking: 3/4 not reported")
+	}
+	// Sums of thirds and sixths round; 0.5 must still be exactly not reported.
+	w6, _ := Weights([]float64{1, 1, 1, 1, 1, 1})
+	if s := StackingScore(w6, []bool{true, true, true, false, false, false}); StackingReports(s) {
+		t.Errorf("stacking with six equal weights, three flags: s = %.17g reported", s)
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	if Severity(3, 12) != 0.25 || Severity(0, 12) != 0 || Severity(12, 12) != 1 || Severity(0, 0) != 0 {
+		t.Error("severity = flagged intervals / total intervals")
+	}
+}
+
+// Table I → Table II → bagging (reference §2.5): throughput 3/4 and memory
+// 2/4 are reported by bagging; stacking with equal weights reports only
+// throughput (memory's s = 0.5).
+func TestTableIIBagging(t *testing.T) {
+	counters := []string{"cpu", "memory", "throughput", "db transactions"}
+	d := &detector{counters: counters, total: 4}
+	flag := func(cs ...int) modelVerdict {
+		v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}}
+		for _, c := range cs {
+			v.violations[c] = []Violation{{Rule: counters[c]}}
+			v.broken[c] = newBitset(4)
+			v.broken[c].set(c)
+		}
+		return v
+	}
+	models := []modelVerdict{flag(0, 2), flag(1, 2), flag(1, 2), flag(3)}
+	names := func(fs []Flag) []string {
+		var r []string
+		for _, f := range fs {
+			r = append(r, f.Counter)
+		}
+		return r
+	}
+	ones := []float64{1, 1, 1, 1}
+	change := make([]*float64, 4)
+	bag := d.aggregate(models, ones, change, func(s float64) bool { return BaggingReports(int(s), 4) }, 4)
+	if got := names(bag); !reflect.DeepEqual(got, []string{"throughput", "memory"}) {
+		t.Errorf("bagging reports %v, want [throughput memory] (3/4 first)", got)
+	}
+	if bag[0].Score != 0.75 || bag[0].Votes != 3 || bag[1].Score != 0.5 {
+		t.Errorf("bagging scores %+v", bag)
+	}
+	w, _ := Weights(ones)
+	if got := names(d.aggregate(models, w, change, StackingReports, 1)); !reflect.DeepEqual(got, []string{"throughput"}) {
+		t.Errorf("stacking with equal weights reports %v, want [throughput]", got)
+	}
+}
+
+// A hand-counted Apriori case: 10 intervals, counters A, B, C.
+func TestMineHandCounted(t *testing.T) {
+	var tx [][]int
+	for i := 0; i < 10; i++ {
+		b, c := 0, 0
+		if i >= 8 {
+			b = 1
+		}
+		if i >= 5 {
+			c = 1
+		}
+		tx = append(tx, []int{0, b, c})
+	}
+	name := []string{"A", "B", "C"}
+	str := func(rs []Rule, _ int) []string {
+		var out []string
+		for _, r := range rs {
+			s := ""
+			for _, it := range r.Premise {
+				s += fmt.Sprintf("%s%d ", name[it.Counter], it.Bin)
+			}
+			out = append(out, fmt.Sprintf("%s=> %s%d s=%.1f c=%.1f", s, name[r.Consequent.Counter], r.Consequent.Bin, r.Support, r.Confidence))
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := []string{
+		"A0 C0 => B0 s=0.5 c=1.0",
+		"B0 => A0 s=0.8 c=1.0",
+		"B0 C0 => A0 s=0.5 c=1.0",
+		"B0 C1 => A0 s=0.3 c=1.0",
+		"C0 => A0 s=0.5 c=1.0",
+		"C0 => B0 s=0.5 c=1.0",
+		"C1 => A0 s=0.5 c=1.0",
+	}
+	if got := str(Mine(tx, 0.3, 0.9, 3)); !reflect.DeepEqual(got, want) {
+		t.Errorf("rules:\n%v\nwant\n%v", got, want)
+	}
+	if got := str(Mine(tx, 0.3, 0.9, 1)); len(got) != 4 {
+		t.Errorf("premises of one item: %v, want the 4 single-premise rules", got)
+	}
+	// Support 0.3 is inclusive: B0 C1 holds in exactly 3 of 10 intervals.
+	if got := str(Mine(tx, 0.31, 0.9, 3)); len(got) != 6 {
+		t.Errorf("support 0.31 keeps %d rules, want 6 (B0 C1 => A0 dropped)", len(got))
+	}
+}
+
+func TestIntervalsMedians(t *testing.T) {
+	times := []float64{0, 1, 2, 5, 6, 12}
+	rows := [][]float64{{1, 10}, {3, 30}, {2, 20}, {7, 70}, {9, 90}, {4, 40}}
+	got, err := Intervals(times, rows, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// [0,5): medians of 1,3,2 → 2; [5,10): lower middle of 7, 9 → 7; [10,15): 4.
+	want := [][]float64{{2, 20}, {7, 70}, {4, 40}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Intervals = %v, want %v", got, want)
+	}
+	if _, err := Intervals([]float64{0, 2, 1}, [][]float64{{1}, {2}, {3}}, 1); err == nil {
+		t.Error("decreasing time accepted")
+	}
+}

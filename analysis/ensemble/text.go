@@ -1,0 +1,62 @@
+package ensemble
+
+import (
+	"fmt"
+	"io"
+)
+
+// shownRules is how many violated rules the text report prints per counter
+// (JSON has all of them).
+const shownRules = 3
+
+// WriteText prints the report for a terminal: the flagged counters ranked,
+// their strongest violated rules, and the models with their weights.
+func (r *Report) WriteText(w io.Writer) {
+	if len(r.Flagged) == 0 {
+		fmt.Fprintf(w, "%s: no counter flagged by %s (%d intervals, %d counters, %d prior runs)\n", r.Run, r.Method, r.Intervals, len(r.Counters), len(r.Models))
+	} else {
+		fmt.Fprintf(w, "%s: %d counters flagged by %s (%d intervals, %d prior runs)\n", r.Run, len(r.Flagged), r.Method, r.Intervals, len(r.Models))
+	}
+	for _, f := range r.Flagged {
+		change := ""
+		if f.Change != nil {
+			change = fmt.Sprintf(", mean %+.1f %%", 100**f.Change)
+		}
+		fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+		for i, v := range f.Rules {
+			if i == shownRules {
+				fmt.Fprintf(w, "      … %d more violated rules (--format json lists them)\n", len(f.Rules)-shownRules)
+				break
+			}
+			fmt.Fprintf(w, "      [%s] %s  confidence %.2f → %.2f, Δ %.2f\n", v.Model, v.Rule, v.ConfidenceHistory, v.ConfidenceNew, v.Delta)
+		}
+	}
+	fmt.Fprintln(w, "models:")
+	for _, m := range r.Models {
+		fmt.Fprintf(w, "  %-20s weight %.2f (shares %v), %d rules, flags %d counters\n", m.Run, m.Weight, m.Matching, m.Rules, len(m.Flagged))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+// spans prints sorted interval indexes as ranges: 3-7,12.
+func spans(iv []int) string {
+	s := ""
+	for i := 0; i < len(iv); {
+		j := i
+		for j+1 < len(iv) && iv[j+1] == iv[j]+1 {
+			j++
+		}
+		if s != "" {
+			s += ","
+		}
+		if j > i {
+			s += fmt.Sprintf("%d-%d", iv[i], iv[j])
+		} else {
+			s += fmt.Sprint(iv[i])
+		}
+		i = j + 1
+	}
+	return s
+}

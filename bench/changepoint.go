@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/perfls/perfls/analysis/changepoint"
+	"github.com/perfls/perfls/analysis/changepoint/cpsim"
+)
+
+// changepointBench prints precision, recall and F1 of change-point
+// detection on synthetic series with injected steps (analysis/changepoint/
+// cpsim), and the time to append one point to a 1,000-point series.
+func changepointBench(args []string) error {
+	fl := flag.NewFlagSet("changepoint", flag.ExitOnError)
+	seed := fl.Uint64("seed", 1, "random seed")
+	series := fl.Int("series", 200, "series per setting")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	cfg := changepoint.DefaultConfig()
+	fmt.Printf("== changepoint: E-divisive + t-test (window %d, p ≤ %g), %d series per setting, seed %d, match within ±%d points\n",
+		cfg.WindowLen, cfg.MaxPValue, *series, *seed, cpsim.DefaultSetting.Tolerance)
+	hard := cpsim.DefaultSetting
+	hard.MinStep, hard.MaxStep, hard.Noise = 0.02, 0.10, 0.03
+	for _, c := range []struct {
+		label string
+		s     cpsim.Setting
+	}{{"steps 5–30 %, noise 2 %", cpsim.DefaultSetting}, {"steps 2–10 %, noise 3 %", hard}} {
+		c.s.Series = *series
+		r, err := cpsim.Evaluate(*seed, c.s, cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-24s %d points: %4d steps, %4d detected, %4d matched: precision %.3f, recall %.3f, F1 %.3f\n",
+			c.label, c.s.Points, r.True, r.Detected, r.Matched, r.Precision(), r.Recall(), r.F1())
+	}
+	rng := rand.New(rand.NewPCG(*seed, 1))
+	xs := make([]float64, 1100)
+	for i := range xs {
+		xs[i] = 100 * (1 + 0.02*rng.NormFloat64())
+		if i >= 400 {
+			xs[i] *= 1.15
+		}
+	}
+	d, err := changepoint.New(cfg)
+	if err != nil {
+		return err
+	}
+	d.Append(xs[:1000]...)
+	start := time.Now()
+	for _, x := range xs[1000:] {
+		d.Append(x)
+	}
+	fmt.Printf("append to a 1,000-point series: %.3f ms a point (mean of 100; go test -bench Append ./analysis/changepoint)\n",
+		float64(time.Since(start))/1e6/100)
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/analysis/ensemble/ensemblesim"
+)
+
+// runPure runs the parts that need no Java project (statistics over
+// generated data) and exits; other parts return to main.
+func runPure(what string, args []string) {
+	part := map[string]func([]string) error{"ensemble": ensembleBench, "changepoint": changepointBench}[what]
+	if part == nil {
+		return
+	}
+	if err := part(args); err != nil {
+		fmt.Fprintf(os.Stderr, "bench %s: %v\n", what, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// ensembleBench prints the miniature of seed 001's Table IV
+// (analysis/ensemble/ensemblesim) beside the seed's averages, and how the
+// averages move with the simulated noise. -csv DIR writes one generated case
+// as CSV and .env files for perfls ensemble.
+func ensembleBench(args []string) error {
+	fl := flag.NewFlagSet("ensemble", flag.ExitOnError)
+	seed := fl.Uint64("seed", 1, "random seed")
+	reps := fl.Int("reps", 10, "cases per scenario and fault")
+	csvDir := fl.String("csv", "", "write one generated case (history/ and new/) to this directory and stop")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *csvDir != "" {
+		return writeExample(*csvDir, *seed)
+	}
+	cfg := ensemble.DefaultConfig()
+	cases, err := ensemblesim.Evaluate(*seed, *reps, cfg, ensemblesim.DefaultNoise)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("== ensemble: seed 001's evaluation in miniature (%d cases per scenario and fault, seed %d; support %.1f, confidence %.1f, Δ > %.1f)\n",
+		*reps, *seed, cfg.MinSupport, cfg.MinConfidence, cfg.DeltaThreshold)
+	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "scenario", "seed", "single P  R  F", "bagging P  R  F", "stacking P  R  F")
+	pr := func(s ensemblesim.Score) string { return fmt.Sprintf("%.2f %.2f %.2f", s.Precision, s.Recall, s.F) }
+	for _, r := range ensemblesim.Table(cases) {
+		fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", r.Scenario, r.Seed, pr(r.Single), pr(r.Bagging), pr(r.Stacking))
+	}
+	t := ensemblesim.SeedTable
+	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "seed 001 Table IV", "Avg.", pr(t[0]), pr(t[1]), pr(t[2]))
+	fmt.Println("average F by simulated noise (per interval, per run):")
+	for _, n := range []ensemblesim.Noise{{Interval: 0.005, Run: 0.005}, ensemblesim.DefaultNoise, {Interval: 0.02, Run: 0.01}, {Interval: 0.01, Run: 0.02}} {
+		cs, err := ensemblesim.Evaluate(*seed, *reps, cfg, n)
+		if err != nil {
+			return err
+		}
+		rows := ensemblesim.Table(cs)
+		a := rows[len(rows)-1]
+		fmt.Printf("  %4.1f %% / %4.1f %%: single %.2f, bagging %.2f, stacking %.2f\n", 100*n.Interval, 100*n.Run, a.Single.F, a.Bagging.F, a.Stacking.F)
+	}
+	return nil
+}
+
+func writeExample(dir string, seed uint64) error {
+	history, current, expected := ensemblesim.Example(seed)
+	for _, r := range history {
+		if err := writeRun(filepath.Join(dir, "history"), r); err != nil {
+			return err
+		}
+	}
+	if err := writeRun(filepath.Join(dir, "new"), current); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d prior runs and one new run (fault: busy loop, expected %v) to %s\n", len(history), expected, dir)
+	return nil
+}
+
+func writeRun(dir string, r ensemble.Run) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, r.Name+".csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(append([]string{"time_s"}, r.Counters...))
+	for t, row := range r.Intervals {
+		rec := []string{strconv.Itoa(60 * t)}
+		for _, v := range row {
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	var keys []string
+	for k := range r.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := ""
+	for _, k := range keys {
+		env += k + "=" + r.Env[k] + "\n"
+	}
+	return os.WriteFile(filepath.Join(dir, r.Name+".env"), []byte(env), 0o644)
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/analysis/ensemble/csvrun"
+	"github.com/perfls/perfls/internal/cli"
+)
+
+// ensembleCommand is perfls ensemble: seed 001's detector over CSV runs (docs/regressions.md).
+func (a *app) ensembleCommand() *cobra.Command {
+	var hist, cur, format, method string
+	var width float64
+	cfg := ensemble.DefaultConfig()
+	cmd := &cobra.Command{Use: "ensemble --history DIR --new DIR [flags]", Args: cli.NoArgs,
+		Short: "Flag counters of a new run that prior runs' rules say changed, weighted by environment similarity",
+		Long: `Reads runs as NAME.csv (time column, one column per counter) with NAME.env (key=value lines) beside each,
+mines one rule set per prior run in --history, checks the run in --new against each and votes per counter
+(stacking: environment-similarity weights; bagging: majority; single: pooled runs). docs/regressions.md.
+Exit status: 0 nothing flagged, 1 a counter flagged, 2 usage or data errors.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Method = ensemble.Method(method)
+			rep, err := csvrun.Detect(hist, cur, width, cfg)
+			if err == nil {
+				err = a.output(format, rep, func() { rep.WriteText(a.stdout) })
+			}
+			if err == nil && len(rep.Flagged) > 0 {
+				err = cli.ExitStatus(exitViolated)
+			}
+			return err
+		}}
+	cmd.Flags().StringVar(&hist, "history", "", "directory of the prior passed runs (required)")
+	cmd.Flags().StringVar(&cur, "new", "", "directory holding the new run (required)")
+	cmd.Flags().Float64Var(&width, "interval", 0, "group rows into intervals of this many time units (0: a row is one)")
+	cmd.Flags().Float64Var(&cfg.DeltaThreshold, "delta", cfg.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
+	cli.Enum(cmd, &method, "method", "stacking", "stacking, bagging or single", "stacking", "bagging", "single")
+	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
+	return cmd
+}
