@@ -15,10 +15,7 @@ func (a *app) ensembleCommand() *cobra.Command {
 	cfg := ensemble.DefaultConfig()
 	cmd := &cobra.Command{Use: "ensemble --history DIR --new DIR [flags]", Args: cli.NoArgs,
 		Short: "Flag counters of a new run that prior runs' rules say changed, weighted by environment similarity",
-		Long: `Reads runs as NAME.csv (time column, one column per counter) with NAME.env (key=value lines) beside each,
-mines one rule set per prior run in --history, checks the run in --new against each and votes per counter
-(stacking: environment-similarity weights; bagging: majority; single: pooled runs). docs/regressions.md.
-Exit status: 0 nothing flagged, 1 a counter flagged, 2 usage or data errors.`,
+		Long:  helpText("ensemble"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Method = ensemble.Method(method)
 			rep, err := csvrun.Detect(hist, cur, width, cfg)
