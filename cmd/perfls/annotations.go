@@ -13,9 +13,8 @@ func (a *app) annotationsCommand() *cobra.Command {
 	var jar, repo string
 	var install bool
 	cmd := &cobra.Command{
-		Use:   "annotations (--jar FILE | --install [--repo DIR])",
-		Short: "Write the jar of perfls's annotations (dev.perfls.SPL, Workload, Param, SPLController) or install it for Maven and Gradle",
-		Args:  cli.NoArgs,
+		Use:  "annotations (--jar FILE | --install [--repo DIR])",
+		Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			if (jar == "") == !install {
 				return cli.Usagef("give --jar FILE or --install")

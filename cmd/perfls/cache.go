@@ -13,11 +13,9 @@ import (
 
 func (a *app) cacheCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "cache ls|show|gc|clear",
-		Short: "Inspect and trim the measurement cache",
-		Long:  "The cache lives in $PERFLS_CACHE_DIR, else the user cache directory (~/.cache/perfls on Linux).",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  cli.Group("ls, show, gc or clear"),
+		Use:  "cache ls|show|gc|clear",
+		Args: cobra.ArbitraryArgs,
+		RunE: cli.Group("ls, show, gc or clear"),
 	}
 	ls := &cobra.Command{Use: "ls", Short: "List stored measurements, newest first", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {

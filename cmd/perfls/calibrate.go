@@ -21,11 +21,9 @@ type calibrateFlags struct {
 func (a *app) calibrateCommand() *cobra.Command {
 	var f calibrateFlags
 	cmd := &cobra.Command{
-		Use:   "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]",
-		Short: "Learn the bounds oracle of one workload from N forks (--rebuild, --accept: without measuring)",
-		Long:  helpText("calibrate"),
-		Args:  cli.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
+		Use:  "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]",
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
 	}
 	f.sel.bind(cmd)
 	fs := cmd.Flags()

@@ -24,10 +24,8 @@ type checkFlags struct {
 func (a *app) checkCommand() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [flags] [DIR | FILE]",
-		Short: "Measure and decide every @SPL formula of the project in DIR (default .)",
-		Long:  helpText("check"),
-		Args:  cli.UsageArgs(cobra.MaximumNArgs(1)),
+		Use:  "check [flags] [DIR | FILE]",
+		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh,
 				MaxForks: f.maxForks}

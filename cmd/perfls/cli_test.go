@@ -85,3 +85,22 @@ public class A {
 		}
 	}
 }
+
+// Every command has its summary (help/NAME.txt): perfls --help lists none
+// without one.
+func TestEveryCommandIsDescribed(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	_, list, ok := strings.Cut(out, "Available Commands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	if code != exitOK || !ok {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, line := range strings.Split(list, "\n") {
+		if len(strings.Fields(line)) < 2 {
+			t.Errorf("no summary: %q", line)
+		}
+	}
+	if !strings.Contains(list, "ensemble ") || !strings.Contains(list, "bisect ") {
+		t.Errorf("commands missing:\n%s", list)
+	}
+}

@@ -13,11 +13,9 @@ import (
 
 func (a *app) daemonCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "daemon run|start|status|stop",
-		Short: "The per-user measurement server",
-		Long:  helpText("daemon"),
-		Args:  cobra.ArbitraryArgs,
-		RunE:  cli.Group("run, start, status or stop"),
+		Use:  "daemon run|start|status|stop",
+		Args: cobra.ArbitraryArgs,
+		RunE: cli.Group("run, start, status or stop"),
 	}
 	var jobs int
 	run := &cobra.Command{Use: "run [--jobs N]", Short: "Run the measurement server in the foreground", Args: cli.NoArgs,

@@ -14,8 +14,6 @@ func (a *app) ensembleCommand() *cobra.Command {
 	var width float64
 	cfg := ensemble.DefaultConfig()
 	cmd := &cobra.Command{Use: "ensemble --history DIR --new DIR [flags]", Args: cli.NoArgs,
-		Short: "Flag counters of a new run that prior runs' rules say changed, weighted by environment similarity",
-		Long:  helpText("ensemble"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Method = ensemble.Method(method)
 			rep, err := csvrun.Detect(hist, cur, width, cfg)

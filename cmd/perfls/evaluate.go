@@ -19,10 +19,8 @@ type evaluateFlags struct {
 func (a *app) evaluateCommand() *cobra.Command {
 	var f evaluateFlags
 	cmd := &cobra.Command{
-		Use:   "evaluate --data FILE --formula F [flags]",
-		Short: "Decide a formula against recorded JMH or perfls results, without measuring",
-		Long:  helpText("evaluate"),
-		Args:  cli.NoArgs,
+		Use:  "evaluate --data FILE --formula F [flags]",
+		Args: cli.NoArgs,
 	}
 	cmd.RunE = func(*cobra.Command, []string) error { return a.evaluate(f) }
 	fs := cmd.Flags()

@@ -19,13 +19,9 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	var m measureFlags
 	var format, junit, html string
 	var req engine.HistoryRequest
-	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
-		Short: "Measure every method with a workload at a base commit and in the working tree: which became slower",
-		Long:  helpText("diff")}
+	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1))}
 	if bisect {
 		cmd.Use, cmd.Args = "bisect GOOD BAD [flags] [DIR]", cli.UsageArgs(cobra.RangeArgs(2, 3))
-		cmd.Short = "Find the first commit between GOOD and BAD at which a method became slower"
-		cmd.Long = helpText("bisect")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		revs, rest := args[:len(args)&^1], args[len(args)&^1:] // diff: [DIR]; bisect: GOOD BAD [DIR]

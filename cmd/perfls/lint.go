@@ -13,9 +13,7 @@ import (
 func (a *app) lintCommand() *cobra.Command {
 	var format, jdkSrc string
 	cmd := &cobra.Command{
-		Use:   "lint [flags] [PATH...]",
-		Short: "Report SPL syntax and semantic errors in .java and .spl files (default .)",
-		Long:  helpText("lint"),
+		Use: "lint [flags] [PATH...]",
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = []string{"."}

@@ -30,19 +30,24 @@ const (
 	exitUsage    = cli.ExitUsage // bad arguments, build errors, unreadable input, formulas that could not be decided
 )
 
-// helpFiles hold each command's long help, help/NAME.txt: prose, kept
-// apart from the wiring as gopls keeps its usage texts.
+// helpFiles hold each command's help, help/NAME.txt: its one-line
+// summary, a blank line and the long help. Prose is kept apart from the
+// wiring, as gopls keeps its usage texts.
 //
 //go:embed help/*.txt
 var helpFiles embed.FS
 
-// helpText is the long help of the command name.
-func helpText(name string) string {
-	b, err := helpFiles.ReadFile("help/" + name + ".txt")
-	if err != nil {
-		panic(err) // a missing file is a build mistake, caught by every test
+// describe sets the summary and long help of every command named in
+// help/ that has none of its own.
+func describe(cmds []*cobra.Command) {
+	for _, c := range cmds {
+		b, err := helpFiles.ReadFile("help/" + c.Name() + ".txt")
+		if err != nil || c.Short != "" {
+			continue
+		}
+		short, long, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\n")
+		c.Short, c.Long = short, long
 	}
-	return strings.TrimSuffix(string(b), "\n")
 }
 
 // app is what every command shares: the command line and the streams.
@@ -82,6 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.ensembleCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version and the commit perfls was built from", Args: cli.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "perfls", version.String()) }})
+	describe(root.Commands())
 	return cli.Run(ctx, root, args, stderr)
 }
 

@@ -22,10 +22,8 @@ func (a *app) measureCommand() *cobra.Command {
 		fresh   bool
 	}
 	cmd := &cobra.Command{
-		Use:   "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
-		Short: "Measure one method on one workload",
-		Long:  helpText("measure"),
-		Args:  cli.NoArgs,
+		Use:  "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
 			if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {

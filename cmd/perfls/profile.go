@@ -17,10 +17,8 @@ func (a *app) profileCommand() *cobra.Command {
 	var pprof string
 	var fresh bool
 	cmd := &cobra.Command{
-		Use:   "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags]",
-		Short: "Show where one method's time and allocations go, with anti-pattern findings",
-		Long:  helpText("profile"),
-		Args:  cli.NoArgs,
+		Use:  "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags]",
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := engine.ValidateOptions(mf.opts, 1); err != nil {
 				return cli.UsageError{Msg: err.Error()}

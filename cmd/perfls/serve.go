@@ -14,10 +14,8 @@ import (
 func (a *app) serveCommand() *cobra.Command {
 	var logFile string
 	cmd := &cobra.Command{
-		Use:   "serve [--logfile FILE]",
-		Short: "Run the language server on stdin/stdout",
-		Long:  helpText("serve"),
-		Args:  cli.NoArgs,
+		Use:  "serve [--logfile FILE]",
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logOut, closeLog, err := cli.LogTo(logFile, a.stderr)
 			if err != nil {

@@ -15,10 +15,8 @@ func (a *app) verifyCommand() *cobra.Command {
 	var req engine.VerifyRequest
 	var verbose bool
 	cmd := &cobra.Command{
-		Use:   "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
-		Short: "Run a calibrated workload once and classify it against its bounds oracle",
-		Long:  helpText("verify"),
-		Args:  cli.NoArgs,
+		Use:  "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if req.Forks < 1 {
 				return cli.Usagef("--forks must be ≥ 1")
