@@ -11,6 +11,15 @@ const shownRules = 3
 
 // WriteText prints the report for a terminal: the flagged counters ranked,
 // their strongest violated rules, and the models with their weights.
+// ExitStatus is perfls ensemble's: 1 when a counter is flagged, else 0.
+func (r *Report) ExitStatus() int {
+	if len(r.Flagged) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// WriteText writes the flagged counters and the notes.
 func (r *Report) WriteText(w io.Writer) {
 	if len(r.Flagged) == 0 {
 		fmt.Fprintf(w, "%s: no counter flagged by %s (%d intervals, %d counters, %d prior runs)\n", r.Run, r.Method, r.Intervals, len(r.Counters), len(r.Models))

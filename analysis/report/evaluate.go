@@ -42,6 +42,9 @@ type EvaluatedComparison struct {
 	PValue float64 `json:"p_value"`
 }
 
+// WriteText writes the evaluation as WriteEvaluationText does.
+func (e *Evaluation) WriteText(w io.Writer) { WriteEvaluationText(w, e) }
+
 // WriteEvaluationText writes an evaluation as perfls evaluate prints it: a
 // line per instance (and per comparison when it has several) with the
 // evidence and the test, then the overall result.

@@ -17,13 +17,10 @@ func (a *app) ensembleCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Method = ensemble.Method(method)
 			rep, err := csvrun.Detect(hist, cur, width, cfg)
-			if err == nil {
-				err = a.output(format, rep, func() { rep.WriteText(a.stdout) })
+			if err != nil {
+				return err
 			}
-			if err == nil && len(rep.Flagged) > 0 {
-				err = cli.ExitStatus(exitViolated)
-			}
-			return err
+			return a.result(format, rep)
 		}}
 	cmd.Flags().StringVar(&hist, "history", "", "directory of the prior passed runs (required)")
 	cmd.Flags().StringVar(&cur, "new", "", "directory holding the new run (required)")

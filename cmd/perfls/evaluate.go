@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
@@ -40,11 +39,8 @@ func (a *app) evaluate(f evaluateFlags) error {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	res, err := engine.EvaluateFile(f.formula, f.data, opt)
-	if err == nil {
-		err = a.output(f.format, res, func() { report.WriteEvaluationText(a.stdout, res) })
-	}
 	if err != nil {
 		return err
 	}
-	return cli.ExitStatus(res.ExitStatus())
+	return a.result(f.format, res)
 }

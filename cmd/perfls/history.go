@@ -54,10 +54,10 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 				err = errors.Join(cli.WriteOutput("--junit", junit, "", func() ([]byte, error) { return report.DiffJUnit(d, time.Since(start)) }),
 					cli.WriteOutput("--html", html, "index.html", func() ([]byte, error) { return htmlreport.RenderDiff(d, line, time.Now(), time.Since(start)) }))
 			}
-			if err := errors.Join(err, a.output(format, res, func() { res.WriteText(a.stdout) })); err != nil {
-				return err
+			if err != nil { // a report file: the result is still shown
+				return errors.Join(err, a.output(format, res, func() { res.WriteText(a.stdout) }))
 			}
-			return cli.ExitStatus(res.ExitStatus())
+			return a.result(format, res)
 		})(cmd, nil)
 	}
 	fs := cmd.Flags()

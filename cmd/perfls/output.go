@@ -43,3 +43,12 @@ func (a *app) output(format string, v any, text func()) error {
 	text()
 	return nil
 }
+
+// result prints res (as JSON when format is json) and ends the command
+// with res's exit status.
+func (a *app) result(format string, res report.Result) error {
+	if err := a.output(format, res, func() { res.WriteText(a.stdout) }); err != nil {
+		return err
+	}
+	return cli.ExitStatus(res.ExitStatus())
+}
