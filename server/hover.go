@@ -47,6 +47,14 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if m == nil {
 		return nil, nil
 	}
+	if offset < m.NameSpan.Start || offset > m.NameSpan.End {
+		// Inside the method, on a line a profile measured: that line.
+		line := int(p.Position.Line) + 1
+		if md := s.hotLineHover(ctx, doc, m, line); md != "" {
+			rng, _ := lineRange(doc.java.Mapper, line)
+			return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: &rng}, nil
+		}
+	}
 	if len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
 		// A method calibrated or profiled from the command line: its
 		// oracle and its profile alone.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/engine"
 )
@@ -164,6 +166,41 @@ func (s *server) methodProfiles(ctx context.Context, doc *document, m *javasrc.M
 	return ps
 }
 
+// preloadProfiles reads, in the background, the stored profiles of the
+// measurable methods of the document just opened, and publishes its
+// diagnostics again when one has findings: a profile taken in a terminal
+// or another window shows without waiting for a hover.
+func (s *server) preloadProfiles(u protocol.DocumentURI) {
+	if s.opts.Actions == nil {
+		return
+	}
+	s.jobs.Add(1)
+	go func() {
+		defer s.jobs.Done()
+		doc := s.snapshot(u)
+		if doc == nil || doc.java == nil {
+			return
+		}
+		found := false
+		for _, m := range doc.java.Methods {
+			if m.Type == nil || !(len(m.Workloads) > 0 || measuresSelf(doc, m)) {
+				continue
+			}
+			for _, p := range s.methodProfiles(s.jobsCtx, doc, m) {
+				found = found || len(p.Report.Findings) > 0
+			}
+			if s.jobsCtx.Err() != nil {
+				return
+			}
+		}
+		if now := s.snapshot(u); found && now != nil {
+			if err := s.publishDiagnostics(context.WithoutCancel(s.jobsCtx), now); err != nil {
+				s.logf("publish %s: %v", u, err)
+			}
+		}
+	}()
+}
+
 // profileHover is the hover section "where the time goes" of a profiled
 // method: per profiled workload its top hot lines, allocation sites and
 // findings; "" when no profile is known.
@@ -177,6 +214,35 @@ func (s *server) profileHover(ctx context.Context, doc *document, m *javasrc.Met
 		b.WriteString(p.Report.Markdown(5))
 	}
 	return b.String()
+}
+
+// hotLineHover says what the known profiles measured on line (1-based) of
+// doc — its share of the samples and time per operation, what it
+// allocates — for the hover on a hot line of a profiled method; "" when
+// no profile names the line. m's stored profiles are read first, so a
+// profile from an earlier session counts.
+func (s *server) hotLineHover(ctx context.Context, doc *document, m *javasrc.Method, line int) string {
+	s.methodProfiles(ctx, doc, m)
+	var parts []string
+	for _, p := range s.profiles.all() {
+		for _, h := range p.Report.Hot {
+			if h.Line == line && sourcePath(p, h.File) == doc.path {
+				parts = append(parts, fmt.Sprintf("- %.1f %% of the samples (%.1f %% in this line itself), %s per operation: profile of `%s`, `%s`",
+					100*h.Share, 100*h.OwnShare, report.Duration(h.NsPerOp), p.Method, workloadLabel(p)))
+			}
+		}
+		for _, a := range p.Report.Allocations {
+			if a.Line == line && sourcePath(p, a.File) == doc.path {
+				parts = append(parts, fmt.Sprintf("- allocates %.4g bytes per operation (%.1f %% of the bytes; mostly %s): profile of `%s`, `%s`",
+					a.BytesPerOp, 100*a.Share, a.TopClass, p.Method, workloadLabel(p)))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	sort.Strings(parts)
+	return "**Profile** — this line\n\n" + strings.Join(parts, "\n") + "\n"
 }
 
 // profileDiagnostics puts every finding of the known profiles on its line

@@ -91,6 +91,10 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	if got, want := profileLens(fc).Command.Title, fmt.Sprintf("▶ Profile · %d finding", n); !strings.HasPrefix(got, want) {
 		t.Errorf("title after profiling %q, want %q", got, want)
 	}
+	// The hover on the allocating line itself: what the profile measured there.
+	if h := fc.Hover(t, u, protocol.Position{Line: line, Character: 14}); !strings.Contains(h, "**Profile** — this line") || !strings.Contains(h, "allocates") {
+		t.Errorf("hover on the boxing line:\n%s", h)
+	}
 	name := protocol.Position{Line: 4, Character: 25}
 	wantHover := []string{"**Profile** `values(1000)`", "**Where the time goes**", "| T.java:", "**excessive-allocation**"}
 	for _, want := range wantHover {
@@ -101,6 +105,15 @@ func TestProfileLensEndToEnd(t *testing.T) {
 
 	// Another editor session: the hover reads the profile from the cache.
 	fc2, _ := p.session(t)
+	// Its findings arrive as diagnostics before any hover read them.
+	fc2.AwaitMatch(t, u, "the cached profile's findings", func(ds []protocol.Diagnostic) bool {
+		for _, d := range ds {
+			if d.Code == "excessive-allocation" {
+				return true
+			}
+		}
+		return false
+	})
 	for _, want := range wantHover {
 		if h := fc2.Hover(t, u, name); !strings.Contains(h, want) {
 			t.Errorf("second session's hover lacks %q:\n%s", want, h)

@@ -33,7 +33,9 @@ type document struct {
 }
 
 func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
-	return s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	err := s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	s.preloadProfiles(p.TextDocument.URI)
+	return err
 }
 
 // DidChange is unreachable from the wire: protocol v0.12.0 decodes a change
