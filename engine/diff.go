@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
@@ -40,6 +41,9 @@ type HistoryRequest struct {
 	// (α is spread over the looks). 0 = 3 × Options.Forks.
 	MaxForks int
 	Fresh    bool
+	// Profile (Diff only) profiles every slower workload in both trees
+	// and says what changed in its profile (diff --profile).
+	Profile  bool
 	Priority service.Priority
 	Progress func(service.Progress)
 }
@@ -81,7 +85,69 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 	if clean, _ := repo.Clean(ctx); clean {
 		d.Head, _ = repo.Resolve(ctx, "HEAD")
 	}
+	if req.Profile {
+		if err := e.profileSlower(ctx, old, head, d, req); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
+}
+
+// profileSlower profiles each slower workload once in each tree (a
+// profiled fork apiece, cached like any profile) and records what changed
+// between the two profiles (profile.Compare: callees whose share grew, a
+// grown call subtree; callees the base lacks are listed, not judged).
+func (e *Engine) profileSlower(ctx context.Context, base, head *treeSide, d *report.Diff, req HistoryRequest) error {
+	find := func(s *treeSide, c report.DiffChange) (workspace.Request, bool) {
+		for _, r := range s.reqs {
+			if r.Method.String() == c.Method && r.Generator.String() == c.Workload && argsText(r.Args) == c.Args {
+				return r, true
+			}
+		}
+		return workspace.Request{}, false
+	}
+	opts := measure.Options{Java: req.Options.Java, JVMArgs: req.Options.JVMArgs} // else ProfileDefaults'
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		hr, ok := find(head, *c)
+		if c.Verdict != report.Slower || !ok {
+			continue
+		}
+		var got [2]*Profiled
+		for j, s := range []*treeSide{base, head} {
+			r := hr
+			if j == 0 {
+				for _, br := range s.reqs {
+					if br.Key() == hr.Key() {
+						r = br
+					}
+				}
+			}
+			it := item(r)
+			wl := Workload{Method: it.Method, Args: it.Args}
+			if it.Generator.Class != "" {
+				wl.Generator = &it.Generator
+			}
+			p, err := e.Profile(ctx, ProfileRequest{Dir: s.dir, Workload: wl, Options: opts, Priority: req.Priority, Progress: req.Progress})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				c.Profile = &report.DiffProfile{Reason: fmt.Sprintf("not profiled in the %s: %v", map[int]string{0: "base", 1: "head"}[j], errorOf(err)), Findings: []profile.Finding{}}
+				break
+			}
+			got[j] = p
+		}
+		if got[0] == nil || got[1] == nil {
+			continue
+		}
+		cmp := profile.Compare(got[1].Profile, []*profile.Profile{got[0].Profile}, profile.Thresholds{})
+		c.Profile = &report.DiffProfile{Comparable: cmp.Comparable, Reason: cmp.Reason, Findings: cmp.Findings, NotComparable: cmp.NotComparable}
+		if c.Profile.Findings == nil {
+			c.Profile.Findings = []profile.Finding{}
+		}
+	}
+	return nil
 }
 
 // errorOf spells out a compile error's first message.

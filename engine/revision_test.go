@@ -202,3 +202,42 @@ class Unused { static int f() { return 1; } }
 func plainClass(factor string) string {
 	return strings.Replace(revClass(factor, `""`), "    @SPL({\"\"})\n", "", 1)
 }
+
+// diff --profile: a slower workload is profiled in both trees and the
+// callee whose share grew is named.
+func TestDiffProfileNamesTheCalleeThatGrew(t *testing.T) {
+	class := func(factor string) string {
+		return `package p;
+import dev.perfls.*;
+public class A {
+    @Workload("p.A#gen")
+    public static long work(int n) { return a(n) + b(n); }
+    static long a(int n) { long s = 0; for (int i = 0; i < n * ` + factor + `; i++) s += i ^ (s >>> 3); return s; }
+    static long b(int n) { long s = 1; for (int i = 0; i < n; i++) s += i ^ (s >>> 5); return s; }
+    @Generator("one call") public static Iterable<Object[]> gen(@Param(value = "n", min = 20000) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`
+	}
+	dir, _ := fixture.GitProject(t, map[string]string{"src/p/A.java": class("1")})
+	fixture.WriteFiles(t, dir, map[string]string{"src/p/A.java": class("20")})
+	e := openEngine(t, small)
+	opts := small
+	opts.Forks = 3
+	d, err := e.Diff(context.Background(), HistoryRequest{Dir: dir, Base: "HEAD", Options: opts, MaxForks: 3, Profile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 1 || d.Changes[0].Verdict != "slower" || d.Changes[0].Profile == nil {
+		t.Fatalf("changes %+v", d.Changes)
+	}
+	p := d.Changes[0].Profile
+	var b strings.Builder
+	d.WriteText(&b)
+	t.Log(b.String())
+	if !p.Comparable || len(p.Findings) == 0 || p.Findings[0].Kind != "callee-grew" || !strings.Contains(p.Findings[0].Message, "p.A#a") {
+		t.Errorf("profile comparison %+v", p)
+	}
+	if !strings.Contains(b.String(), "what changed: callee-grew: p.A#a") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

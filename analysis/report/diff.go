@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/profile"
 )
 
 // Result is a command's result as the command line shows it: its text
@@ -56,6 +58,19 @@ type DiffChange struct {
 	Verdict string `json:"verdict"`
 	Failed  bool   `json:"failed,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Profile, with diff --profile, is what changed in the profile of a
+	// slower workload between the trees.
+	Profile *DiffProfile `json:"profile,omitempty"`
+}
+
+// DiffProfile is what changed in a workload's profile from the base to
+// the head (profile.Compare): callees whose share grew, a call subtree
+// that grew; callees the base lacks are listed, never diagnosed.
+type DiffProfile struct {
+	Comparable    bool                    `json:"comparable"`
+	Reason        string                  `json:"reason,omitempty"`
+	Findings      []profile.Finding       `json:"findings"`
+	NotComparable []profile.NotComparable `json:"notComparable,omitempty"`
 }
 
 // DiffFigures are one tree's figures: the mean of the fork means with its
@@ -119,6 +134,17 @@ func (d *Diff) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "perfls diff: base %.12s (%s), head %s\n", d.Base, d.BaseName, head)
 	for _, c := range d.Changes {
 		fmt.Fprintln(w, diffLine(c))
+		if p := c.Profile; p != nil {
+			if !p.Comparable {
+				fmt.Fprintf(w, "          profiles not comparable: %s\n", p.Reason)
+			}
+			for _, f := range p.Findings {
+				fmt.Fprintf(w, "          what changed: %s: %s (%s)\n", f.Kind, f.Message, f.Location)
+			}
+			for _, n := range p.NotComparable {
+				fmt.Fprintf(w, "          new in the head: %s (%s)\n", n.Method, n.Reason)
+			}
+		}
 	}
 	for _, l := range []struct {
 		name string

@@ -70,6 +70,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main or master, else HEAD)")
 		fs.StringVar(&junit, "junit", "", "also write the comparisons as JUnit XML to this file (slower: a failure)")
 		fs.StringVar(&html, "html", "", "also write a self-contained HTML report with the ratio plot to DIR/index.html")
+		fs.BoolVar(&req.Profile, "profile", false, "also profile every slower workload in both trees and say what changed in its profile")
 	}
 	return cmd
 }
