@@ -1,11 +1,15 @@
 package main
 
+// Deciding without measuring: lint checks the formulas' text and
+// references, evaluate decides a formula against recorded results.
+
 import (
 	"errors"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
@@ -35,4 +39,41 @@ func (a *app) lintCommand() *cobra.Command {
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	cmd.Flags().StringVar(&jdkSrc, "jdk-src", "", "`src.zip` of the JDK to check java.*/javax.* references against (default: $JAVA_HOME/lib/src.zip or the javac on PATH; \"none\" to skip)")
 	return cmd
+}
+
+type evaluateFlags struct {
+	data, formula, format, interpretation string
+	alpha                                 float64
+	seed                                  uint64
+	resamples                             int
+}
+
+func (a *app) evaluateCommand() *cobra.Command {
+	var f evaluateFlags
+	cmd := &cobra.Command{
+		Use:  "evaluate --data FILE --formula F [flags]",
+		Args: cli.NoArgs,
+	}
+	cmd.RunE = func(*cobra.Command, []string) error { return a.evaluate(f) }
+	fs := cmd.Flags()
+	fs.StringVar(&f.data, "data", "", "recorded results: JMH JSON (-rf json) or perfls measurement JSON")
+	fs.StringVar(&f.formula, "formula", "", "SPL formula to decide, e.g. 'for n in {100} a.B#f[jmh](n) <= a.B#g[jmh](n)'")
+	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
+	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank (default: parametric with ≥ 5 forks per side, else quick with 5% tolerance)")
+	fs.Float64Var(&f.alpha, "alpha", verdict.DefaultAlpha, "significance level, 0 < α ≤ 0.5")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the non-parametric bootstrap")
+	fs.IntVar(&f.resamples, "resamples", 10000, "bootstrap resamples of the non-parametric interpretation")
+	return cmd
+}
+
+func (a *app) evaluate(f evaluateFlags) error {
+	opt, err := engine.EvaluateOptions(f.data, f.formula, f.alpha, f.interpretation, f.seed, f.resamples)
+	if err != nil {
+		return cli.UsageError{Msg: err.Error()}
+	}
+	res, err := engine.EvaluateFile(f.formula, f.data, opt)
+	if err != nil {
+		return err
+	}
+	return a.result(f.format, res)
 }

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -36,19 +35,6 @@ const (
 //
 //go:embed help/*.txt
 var helpFiles embed.FS
-
-// describe sets the summary and long help of every command named in
-// help/ that has none of its own.
-func describe(cmds []*cobra.Command) {
-	for _, c := range cmds {
-		b, err := helpFiles.ReadFile("help/" + c.Name() + ".txt")
-		if err != nil || c.Short != "" {
-			continue
-		}
-		short, long, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\n")
-		c.Short, c.Long = short, long
-	}
-}
 
 // app is what every command shares: the command line and the streams.
 type app struct {
@@ -87,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.ensembleCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version and the commit perfls was built from", Args: cli.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "perfls", version.String()) }})
-	describe(root.Commands())
+	cli.Describe(root.Commands(), helpFiles)
 	return cli.Run(ctx, root, args, stderr)
 }
 

@@ -1,11 +1,15 @@
 package main
 
+// The servers: serve (the language server on stdin/stdout) and daemon
+// (the per-user measurement server they share).
+
 import (
 	"fmt"
 	"log"
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/server"
@@ -37,5 +41,45 @@ func (a *app) serveCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "logfile", "", "append server logs to this file (default: stderr)")
+	return cmd
+}
+
+func (a *app) daemonCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:  "daemon run|start|status|stop",
+		Args: cobra.ArbitraryArgs,
+		RunE: cli.Group("run, start, status or stop"),
+	}
+	var jobs int
+	run := &cobra.Command{Use: "run [--jobs N]", Short: "Run the measurement server in the foreground", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			return eng.RunDaemon(cmd.Context(), jobs, log.New(a.stderr, "perfls daemon: ", log.LstdFlags))
+		})}
+	run.Flags().IntVar(&jobs, "jobs", 1, "measurements at once: more than 1 lets measurements disturb each other")
+	start := &cobra.Command{Use: "start", Short: "Start it in the background unless one runs", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			st, err := eng.StartDaemon(cmd.Context())
+			if err == nil {
+				fmt.Fprintf(a.stdout, "perfls daemon running (pid %d) on %s\n", st.PID, st.Socket)
+			}
+			return err
+		})}
+	status := &cobra.Command{Use: "status", Short: "Print its socket and what it is doing", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			st, socket, ok, err := eng.DaemonStatus(cmd.Context())
+			if err == nil && !report.WriteDaemonStatus(a.stdout, st, socket, ok) {
+				return cli.ExitStatus(exitViolated)
+			}
+			return err
+		})}
+	stop := &cobra.Command{Use: "stop", Short: "Ask it to stop", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			stopped, err := eng.StopDaemon(cmd.Context())
+			if err == nil {
+				fmt.Fprintln(a.stdout, report.DaemonStopped(stopped))
+			}
+			return err
+		})}
+	cmd.AddCommand(run, start, status, stop)
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -245,4 +246,19 @@ func WriteOutput(flag, path, name string, render func() ([]byte, error)) error {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
+}
+
+// Describe sets the summary and long help of every command in cmds that
+// has no summary of its own from help/NAME.txt in files: the summary, a
+// blank line, the long help. Prose is kept apart from the wiring, as
+// gopls keeps its usage texts.
+func Describe(cmds []*cobra.Command, files fs.FS) {
+	for _, c := range cmds {
+		b, err := fs.ReadFile(files, "help/"+c.Name()+".txt")
+		if err != nil || c.Short != "" {
+			continue
+		}
+		short, long, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\n")
+		c.Short, c.Long = short, long
+	}
 }

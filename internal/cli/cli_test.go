@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/fstest"
 
 	"github.com/spf13/cobra"
 )
@@ -54,5 +55,23 @@ func TestRun(t *testing.T) {
 	var got []string
 	if code := Run(ctx, tree(context.Canceled, &got), []string{"do"}, &stderr); code != ExitInterrupt {
 		t.Errorf("interrupted: exit %d", code)
+	}
+}
+
+// Describe fills a command's summary and long help from help/NAME.txt and
+// leaves commands with their own summary, or without a file, alone.
+func TestDescribe(t *testing.T) {
+	files := fstest.MapFS{
+		"help/check.txt": {Data: []byte("Decide the formulas\n\nMeasures and decides.\nExit status: 0.\n")},
+		"help/short.txt": {Data: []byte("Only a summary\n")},
+		"help/own.txt":   {Data: []byte("From the file\n\nLong.\n")},
+	}
+	check, short, own, none := &cobra.Command{Use: "check"}, &cobra.Command{Use: "short"}, &cobra.Command{Use: "own", Short: "Its own"}, &cobra.Command{Use: "none"}
+	Describe([]*cobra.Command{check, short, own, none}, files)
+	if check.Short != "Decide the formulas" || check.Long != "Measures and decides.\nExit status: 0." {
+		t.Errorf("check: %q / %q", check.Short, check.Long)
+	}
+	if short.Short != "Only a summary" || short.Long != "" || own.Short != "Its own" || own.Long != "" || none.Short != "" {
+		t.Errorf("short %q/%q, own %q/%q, none %q", short.Short, short.Long, own.Short, own.Long, none.Short)
 	}
 }
