@@ -1,6 +1,6 @@
 // Command perfls decides Java performance formulas (@SPL) by measuring the
 // methods they name in forked JVMs, and serves the results to editors over
-// the Language Server Protocol. Each subcommand is a file here holding its
+// the Language Server Protocol. Each family of subcommands is a file here holding their
 // flags and the wiring from them to the engine (package engine) and the
 // output formats (package report); what a command does lives there.
 package main
