@@ -153,3 +153,53 @@ test('in a fake extension host with the real language client: untrusted, trusted
   await until('every server process to exit', () => perfls.serverProcessIds.length === 0);
   t.diagnostic(`host APIs the client touched that the fake host does not model: ${[...host.unknown].join(', ') || 'none'}`);
 });
+
+// A multi-root workspace: one server for the window, told of every folder;
+// a document of the second folder is linted and hovered in its own project
+// (its own classes resolve, a mistyped method of its own is an error).
+test('a multi-root workspace: the second folder is served like the first', { timeout: 300000 }, async (t) => {
+  if (skip) {
+    t.skip(skip);
+    return;
+  }
+  const first = path.join(tmp, 'multi', 'quickstart');
+  fs.cpSync(path.join(repoRoot, 'examples', 'quickstart'), first, { recursive: true });
+  const second = path.join(tmp, 'multi', 'second');
+  const file = path.join(second, 'src', 'main', 'java', 'two', 'Pair.java');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(path.join(second, 'pom.xml'), '<project/>\n');
+  const text = [
+    'package two;',
+    'import dev.perfls.*;',
+    'public class Pair {',
+    '    @SPL("for n in {10} SELF[gen](n) <= two.Pair#slow[gen](n) & SELF[gen](n) <= two.Pair#slwo[gen](n)")',
+    '    public static int fast(int[] a) { return a.length; }',
+    '    public static int slow(int[] a) { int s = 0; for (int x : a) s += x; return s; }',
+    '    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {new int[n]}); }',
+    '}',
+    '',
+  ].join('\n');
+  fs.writeFileSync(file, text);
+  const uri = URI.file(file).toString();
+  host.workspaceFolders = [
+    { uri: URI.file(first), name: 'quickstart', index: 0 },
+    { uri: URI.file(second), name: 'second', index: 1 },
+  ];
+  host.isTrusted = false;
+  const perfls = await ext.activate({ subscriptions: [] } as never);
+  try {
+    assert.equal(perfls.serverProcessIds.length, 1, 'one server for the window');
+    const doc = host.openDocument(file, text);
+    const diags = await host.waitForDiagnostics(uri, (d) => d.some((x) => /slwo/.test(x.message)));
+    assert.ok(diags.some((d) => /slwo/.test(d.message) && /did you mean slow/.test(d.message)), JSON.stringify(diags));
+    assert.ok(!diags.some((d) => /two\.Pair#slow\b/.test(d.message) && !/slwo/.test(d.message)), 'the existing method resolves');
+    const lines = text.split('\n');
+    const at = lines[3].indexOf('two.Pair#slow') + 10;
+    const hovers = await host.hover(doc, 3, at);
+    const md = hovers.map((h: { contents: { value?: string }[] }) => h.contents.map((c) => c.value ?? String(c)).join('\n')).join('\n');
+    assert.match(md, /static int slow\(int\[\] a\)/, md);
+  } finally {
+    await ext.deactivate();
+  }
+  await until('the server to exit', () => perfls.serverProcessIds.length === 0);
+});
