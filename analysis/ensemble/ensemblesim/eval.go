@@ -95,6 +95,72 @@ var Scenarios = []Scenario{
 type Case struct {
 	Scenario, Fault           string
 	Single, Bagging, Stacking Score
+	// Why each approach erred (Methods order: single, bagging, stacking).
+	Errors [3]Errors
+}
+
+// Methods are the approaches in the order of Case.Errors.
+var Methods = [3]ensemble.Method{ensemble.Single, ensemble.Bagging, ensemble.Stacking}
+
+// Errors counts an approach's false flags by cause, and its missed counters.
+type Errors struct {
+	// Correlated: every violated rule that flags the counter has a counter
+	// the fault moved in its premise — the counter "follows" a changed one
+	// (the seed flags a rule's consequent, L99).
+	Correlated int
+	// Environment: otherwise, and only models of labs that differ from the
+	// new run's flag it.
+	Environment int
+	// SameLab: otherwise — a model of the new run's own lab (or the pooled
+	// model) flags it: run-to-run noise across a bin edge.
+	SameLab int
+	// Missed: expected counters not flagged.
+	Missed int
+}
+
+func (e Errors) add(o Errors) Errors {
+	return Errors{e.Correlated + o.Correlated, e.Environment + o.Environment, e.SameLab + o.SameLab, e.Missed + o.Missed}
+}
+
+// explain classifies the false flags and counts the misses of one approach.
+func explain(rep *ensemble.Report, flags []ensemble.Flag, expected []string, newEnv ensemble.Environment) Errors {
+	exp := map[string]bool{}
+	for _, e := range expected {
+		exp[e] = true
+	}
+	sameLab := map[string]bool{"pooled": true}
+	for _, m := range rep.Models {
+		if len(m.Matching) == len(newEnv) {
+			sameLab[m.Run] = true
+		}
+	}
+	var e Errors
+	found := 0
+	for _, f := range flags {
+		if exp[f.Counter] {
+			found++
+			continue
+		}
+		followsChange, fromSameLab := true, false
+		for _, v := range f.Rules {
+			moved := false
+			for _, c := range v.Premise {
+				moved = moved || exp[c]
+			}
+			followsChange = followsChange && moved
+			fromSameLab = fromSameLab || sameLab[v.Model]
+		}
+		switch {
+		case followsChange:
+			e.Correlated++
+		case !fromSameLab:
+			e.Environment++
+		default:
+			e.SameLab++
+		}
+	}
+	e.Missed = len(exp) - found
+	return e
 }
 
 // Evaluate runs every scenario reps times per fault (reps times without a
@@ -124,7 +190,11 @@ func Evaluate(seed uint64, reps int, cfg ensemble.Config, noise Noise) ([]Case, 
 					}
 					return Measure(names, f.Expected)
 				}
-				cases = append(cases, Case{sc.Name, f.Name, score(ensemble.Single), score(ensemble.Bagging), score(ensemble.Stacking)})
+				c := Case{Scenario: sc.Name, Fault: f.Name, Single: score(ensemble.Single), Bagging: score(ensemble.Bagging), Stacking: score(ensemble.Stacking)}
+				for i, m := range Methods {
+					c.Errors[i] = explain(rep, rep.FlaggedBy(m), f.Expected, sc.New.Environment())
+				}
+				cases = append(cases, c)
 			}
 		}
 	}
@@ -135,6 +205,10 @@ func Evaluate(seed uint64, reps int, cfg ensemble.Config, noise Noise) ([]Case, 
 type Row struct {
 	Scenario, Seed            string
 	Single, Bagging, Stacking Score
+	// Errors are the scenario's false flags by cause and missed counters,
+	// summed over its cases (Methods order), and Cases how many there are.
+	Errors [3]Errors
+	Cases  int
 }
 
 // Table averages the cases per scenario, and the last row averages the
@@ -148,15 +222,24 @@ func Table(cases []Case) []Row {
 		for _, c := range cases {
 			if c.Scenario == sc.Name {
 				r.Single, r.Bagging, r.Stacking = add(r.Single, c.Single), add(r.Bagging, c.Bagging), add(r.Stacking, c.Stacking)
+				for i := range r.Errors {
+					r.Errors[i] = r.Errors[i].add(c.Errors[i])
+				}
 				n++
 			}
 		}
 		r.Single, r.Bagging, r.Stacking = scale(r.Single, n), scale(r.Bagging, n), scale(r.Stacking, n)
+		r.Cases = n
+		for i := range total.Errors {
+			total.Errors[i] = total.Errors[i].add(r.Errors[i])
+		}
+		total.Cases += n
 		total.Single, total.Bagging, total.Stacking = add(total.Single, r.Single), add(total.Bagging, r.Bagging), add(total.Stacking, r.Stacking)
 		rows = append(rows, r)
 	}
 	n := len(Scenarios)
-	rows = append(rows, Row{Scenario: "average", Seed: "Avg.", Single: scale(total.Single, n), Bagging: scale(total.Bagging, n), Stacking: scale(total.Stacking, n)})
+	rows = append(rows, Row{Scenario: "average", Seed: "Avg.", Single: scale(total.Single, n), Bagging: scale(total.Bagging, n), Stacking: scale(total.Stacking, n),
+		Errors: total.Errors, Cases: total.Cases})
 	return rows
 }
 

@@ -69,3 +69,26 @@ func BenchmarkDetectTenLabs(b *testing.B) {
 		}
 	}
 }
+
+// explain sorts false flags by cause: a flag whose every violated rule has a
+// moved counter in its premise follows that counter; else one that only
+// other labs' models raise is the environment; else a same-lab model raised
+// it (noise). Expected counters not flagged are missed.
+func TestExplainCauses(t *testing.T) {
+	env := base.Environment()
+	rep := &ensemble.Report{Models: []ensemble.Model{{Run: "same", Matching: []string{"cores", "jvm", "memory", "os"}}, {Run: "other", Matching: []string{"jvm", "os"}}}}
+	v := func(model string, premise ...string) ensemble.Violation {
+		return ensemble.Violation{Model: model, Premise: premise}
+	}
+	flags := []ensemble.Flag{
+		{Counter: "cpu_util"}, // expected
+		{Counter: "arrival_rate", Rules: []ensemble.Violation{v("same", "cpu_util"), v("other", "cpu_util", "threads")}},
+		{Counter: "gc_per_min", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("other", "cpu_util")}},
+		{Counter: "heap_used_mb", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("same", "cpu_util")}},
+		{Counter: "disk_reads", Rules: []ensemble.Violation{v("same", "arrival_rate")}},
+	}
+	got := explain(rep, flags, []string{"cpu_util", "response_ms"}, env)
+	if want := (Errors{Correlated: 1, Environment: 1, SameLab: 2, Missed: 1}); got != want {
+		t.Errorf("explain = %+v, want %+v", got, want)
+	}
+}
