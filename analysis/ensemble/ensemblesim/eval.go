@@ -257,6 +257,19 @@ func scale(a Score, n int) Score {
 // stacking.
 var SeedTable = [3]Score{{0.84, 0.58, 0.55}, {0.78, 0.81, 0.69}, {0.97, 0.77, 0.85}}
 
+// SeedCases is Table IV per case (seed 001 L169–L179), keyed like
+// Scenario.Seed: single model, bagging, stacking. E_1's stacking F is
+// printed 0.92 in the seed although its P = R = 0.85.
+var SeedCases = map[string][3]Score{
+	"D_4":    {{0, 1, 0}, {1, 1, 1}, {1, 1, 1}},
+	"D_5(1)": {{1, 0.57, 0.73}, {1, 0.57, 0.73}, {1, 0.57, 0.73}},
+	"D_5(3)": {{1, 0.14, 0.25}, {1, 0.57, 0.73}, {1, 0.57, 0.73}},
+	"J_3":    {{1, 0.5, 0.66}, {1, 0.5, 0.66}, {1, 0.5, 0.66}},
+	"E_1":    {{1, 0.46, 0.63}, {0.72, 1, 0.84}, {0.85, 0.85, 0.92}},
+	"E_2":    {{0.86, 0.4, 0.55}, {0.75, 1, 0.86}, {0.93, 0.87, 0.90}},
+	"E_3":    {{1, 1, 1}, {0, 1, 0}, {1, 1, 1}},
+}
+
 // Example is one generated case for trying the command line: the hardware
 // mix (prior runs on the base lab, with fewer cores and with less memory)
 // and a new run on the base lab with a busy loop; expected are the counters

@@ -92,3 +92,30 @@ func TestExplainCauses(t *testing.T) {
 		t.Errorf("explain = %+v, want %+v", got, want)
 	}
 }
+
+// The seed's per-case rows average to its printed Table IV averages (L180):
+// P and R exactly to two decimals, F to within 0.01 (E_1's printed 0.92).
+func TestSeedCasesAverage(t *testing.T) {
+	var sum [3]Score
+	for _, sc := range Scenarios {
+		c, ok := SeedCases[sc.Seed]
+		if !ok {
+			t.Fatalf("no seed row for %s", sc.Seed)
+		}
+		for i := range sum {
+			sum[i] = add(sum[i], c[i])
+		}
+	}
+	for i := range sum {
+		got, want := scale(sum[i], len(Scenarios)), SeedTable[i]
+		if d := got.Precision - want.Precision; d > 0.005 || d < -0.005 {
+			t.Errorf("%s precision: mean %.3f, Table IV %.2f", Methods[i], got.Precision, want.Precision)
+		}
+		if d := got.Recall - want.Recall; d > 0.005 || d < -0.005 {
+			t.Errorf("%s recall: mean %.3f, Table IV %.2f", Methods[i], got.Recall, want.Recall)
+		}
+		if d := got.F - want.F; d > 0.01 || d < -0.01 {
+			t.Errorf("%s F: mean %.3f, Table IV %.2f", Methods[i], got.F, want.F)
+		}
+	}
+}
