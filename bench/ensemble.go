@@ -49,6 +49,7 @@ func ensembleBench(args []string) error {
 	}
 	fmt.Printf("== ensemble: seed 001's evaluation in miniature (%d cases per scenario and fault, seed %d; support %.1f, confidence %.1f, Δ > %.1f)\n",
 		*reps, *seed, cfg.MinSupport, cfg.MinConfidence, cfg.DeltaThreshold)
+	fmt.Println("(ten-lab rows: recall relative to the true regressions any approach found, as the seed's enterprise cases, L161–L163)")
 	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "scenario", "seed", "single P  R  F", "bagging P  R  F", "stacking P  R  F")
 	pr := func(s ensemblesim.Score) string { return fmt.Sprintf("%.2f %.2f %.2f", s.Precision, s.Recall, s.F) }
 	for _, r := range ensemblesim.Table(cases) {

@@ -119,3 +119,27 @@ func TestSeedCasesAverage(t *testing.T) {
 		}
 	}
 }
+
+// Relative recall (seed L161–L163): m_expected is the union of the true
+// regressions the three approaches found. E_1-like: the fault moved a, b
+// and c; single finds a, bagging a and b plus a false x, stacking b.
+func TestRelativeRecall(t *testing.T) {
+	flagged := [3][]string{{"a"}, {"a", "b", "x"}, {"b"}}
+	moved := []string{"a", "b", "c"}
+	abs, rel := MeasureAll(flagged, moved, false), MeasureAll(flagged, moved, true)
+	want := [3]Score{{1, 1.0 / 3, 0.5}, {2.0 / 3, 2.0 / 3, 2.0 / 3}, {1, 1.0 / 3, 0.5}}
+	wantRel := [3]Score{{1, 0.5, 2.0 / 3}, {2.0 / 3, 1, 0.8}, {1, 0.5, 2.0 / 3}}
+	for i := range abs {
+		if !near(abs[i].Precision, want[i].Precision) || !near(abs[i].Recall, want[i].Recall) || !near(abs[i].F, want[i].F) {
+			t.Errorf("absolute %d: %+v, want %+v", i, abs[i], want[i])
+		}
+		if !near(rel[i].Precision, wantRel[i].Precision) || !near(rel[i].Recall, wantRel[i].Recall) || !near(rel[i].F, wantRel[i].F) {
+			t.Errorf("relative %d: %+v, want %+v", i, rel[i], wantRel[i])
+		}
+	}
+	// Nothing found by anyone: m_expected = 0, so recall is 1 (the seed's
+	// definition), and precision 1 when nothing is flagged.
+	if got := MeasureAll([3][]string{}, moved, true); got[0] != (Score{1, 1, 1}) {
+		t.Errorf("nothing found, relative: %+v, want P = R = F = 1", got[0])
+	}
+}
