@@ -11,9 +11,11 @@ import (
 type Item struct{ Counter, Bin int }
 
 // Rule is premise ⇒ consequent with its support and confidence in the run
-// it was mined from. As arules' Apriori, the consequent is a single item;
-// unlike arules' minlen=1 default, the premise is never empty: a rule says
-// how counters go together, and a violation needs a premise that holds.
+// it was mined from. As arules' Apriori (the seed's miner, ref. [11], run
+// with its defaults but for support and confidence, L95), the consequent is
+// a single item, and with arules' default minlen of 1 the premise may be
+// empty: {} ⇒ X holds in every interval, its confidence is X's support, and
+// it is violated when the counter leaves the bin it kept in the prior run.
 type Rule struct {
 	Premise    []Item
 	Consequent Item
@@ -53,7 +55,8 @@ const maxItemsets = 200_000
 // Mine is Apriori over the discretised intervals of one run (tx[t][c] is the
 // bin of counter c in interval t): the itemsets in at least minSupport of the
 // intervals, up to maxPremise+1 items, and from each the rules with one item
-// as consequent whose confidence is at least minConfidence. premise is
+// as consequent (and the rest, possibly nothing, as premise) whose
+// confidence is at least minConfidence. premise is
 // maxPremise, or less when a level of itemsets would have exceeded
 // maxItemsets and mining stopped before it.
 func Mine(tx [][]int, minSupport, minConfidence float64, maxPremise int) (rules []Rule, premise int) {
@@ -119,9 +122,14 @@ func nextLevel(level []itemset, bits map[Item]bitset, minCount int) (next []item
 }
 
 // appendRules adds the rules of one itemset: each item in turn as the
-// consequent, the others as the premise (frequent, so already counted).
+// consequent, the others as the premise (frequent, so already counted); a
+// single item gives the rule with the empty premise, whose confidence is the
+// item's support.
 func appendRules(rules []Rule, s itemset, counts map[string]int, total int, minConfidence float64) []Rule {
-	if len(s.items) < 2 {
+	if len(s.items) == 1 {
+		if conf := float64(s.n) / float64(total); conf >= minConfidence-1e-12 {
+			rules = append(rules, Rule{Premise: []Item{}, Consequent: s.items[0], Support: conf, Confidence: conf})
+		}
 		return rules
 	}
 	for p, c := range s.items {

@@ -55,7 +55,11 @@ func (d *detector) check(model string, rules []Rule) modelVerdict {
 		}
 		broken := premise.andNot(cons)
 		c := r.Consequent.Counter
-		v.violations[c] = append(v.violations[c], Violation{Model: model, Rule: d.ruleText(r),
+		var premiseCounters []string
+		for _, it := range r.Premise {
+			premiseCounters = append(premiseCounters, d.counters[it.Counter])
+		}
+		v.violations[c] = append(v.violations[c], Violation{Model: model, Rule: d.ruleText(r), Premise: premiseCounters,
 			ConfidenceHistory: r.Confidence, ConfidenceNew: confNew, Delta: delta, Intervals: broken.indexes()})
 		if v.broken[c] == nil {
 			v.broken[c] = newBitset(d.total)
@@ -90,7 +94,7 @@ func (d *detector) aggregate(models []modelVerdict, weights []float64, change []
 		sort.SliceStable(rules, func(i, j int) bool { return rules[i].Delta > rules[j].Delta })
 		iv := broken.indexes()
 		flags = append(flags, Flag{Counter: name, Score: s / scale, Votes: votes, Severity: Severity(len(iv), d.total),
-			Change: change[c], Rules: rules, Intervals: iv})
+			Change: change[c], Rules: rules, Correlated: correlated(rules), Intervals: iv})
 	}
 	// Ranked by score, ties broken by severity (seed L143–L145).
 	sort.SliceStable(flags, func(i, j int) bool {
@@ -107,6 +111,9 @@ func (d *detector) ruleText(r Rule) string {
 	for _, it := range r.Premise {
 		ps = append(ps, d.itemText(it))
 	}
+	if len(ps) == 0 {
+		ps = []string{"{}"} // arules' notation for the empty premise
+	}
 	return strings.Join(ps, " and ") + " => " + d.itemText(r.Consequent)
 }
 
@@ -120,4 +127,26 @@ func (d *detector) itemText(it Item) string {
 		return fmt.Sprintf("%s > %.4g", name, lo)
 	}
 	return fmt.Sprintf("%s in [%.4g, %.4g)", name, lo, hi)
+}
+
+// correlated lists the counters in the premises of the violated rules, once
+// each, the most frequent first (ties by name).
+func correlated(rules []Violation) []string {
+	n := map[string]int{}
+	out := []string{}
+	for _, v := range rules {
+		for _, c := range v.Premise {
+			if n[c] == 0 {
+				out = append(out, c)
+			}
+			n[c]++
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if n[out[i]] != n[out[j]] {
+			return n[out[i]] > n[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
 }

@@ -2,6 +2,7 @@ package ensemble
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,13 @@ func TestDetectFlagsChangedRelation(t *testing.T) {
 	if want := 0.32/((1-w3)*0.2+w3*0.4) - 1; f[0].Change == nil || math.Abs(*f[0].Change-want) > 0.01 {
 		t.Errorf("change %v, want %+.3f", f[0].Change, want)
 	}
+	// The report names the correlated counters (seed L141): load is in the
+	// premises of the rules that flag cpu, and cpu in those that flag load.
+	// (Rules with an empty premise add none.)
+	if !reflect.DeepEqual(f[0].Correlated, []string{"load"}) || !reflect.DeepEqual(f[1].Correlated, []string{"cpu"}) ||
+		!reflect.DeepEqual(f[0].Rules[0].Premise, []string{"load"}) {
+		t.Errorf("correlated: cpu %v, load %v; cpu's first rule's premise %v", f[0].Correlated, f[1].Correlated, f[0].Rules[0].Premise)
+	}
 	if !strings.Contains(f[0].Rules[0].Rule, "=> cpu") {
 		t.Errorf("rule %q does not conclude on cpu", f[0].Rules[0].Rule)
 	}
@@ -98,5 +106,30 @@ func TestPremiseNeverHoldsSkipped(t *testing.T) {
 	v := d.check("m", rules)
 	if len(v.violations[1]) != 1 || !strings.HasPrefix(v.violations[1][0].Rule, "a in [1, 2)") || v.violations[1][0].Delta != 1 {
 		t.Errorf("violations %+v, want only the rule whose premise holds", v.violations)
+	}
+}
+
+// An empty premise holds in every interval: {} => b = 0 is violated when b
+// left bin 0, with Δ = 1 when it never comes back (1.0 → 0.0).
+func TestEmptyPremiseRule(t *testing.T) {
+	newTx := [][]int{{1, 5}, {1, 5}, {1, 0}}
+	d := &detector{cfg: DefaultConfig(), counters: []string{"a", "b"}, bins: []Bins{{K: 6, Width: 1}, {K: 6, Width: 1}}, newBits: itemBits(newTx), total: 3}
+	v := d.check("m", []Rule{{Premise: []Item{}, Consequent: Item{1, 0}, Confidence: 1}, {Premise: []Item{}, Consequent: Item{0, 1}, Confidence: 0.9}})
+	got := v.violations[1]
+	if len(got) != 1 || !strings.HasPrefix(got[0].Rule, "{} => b in [0, 1)") || math.Abs(got[0].ConfidenceNew-1.0/3) > 1e-12 ||
+		!reflect.DeepEqual(got[0].Intervals, []int{0, 1}) || len(got[0].Premise) != 0 {
+		t.Errorf("violations of b: %+v, want {} => b broken in intervals 0 and 1 (confidence 1 → 1/3)", got)
+	}
+	if len(v.violations[0]) != 0 {
+		t.Errorf("a stayed in bin 1 (confidence 0.9 → 1, Δ %.3f): %+v", ConfidenceChange(0.9, 1), v.violations[0])
+	}
+}
+
+// Correlated counters come most frequent first, ties by name.
+func TestCorrelatedRanked(t *testing.T) {
+	v := func(p ...string) Violation { return Violation{Premise: p} }
+	got := correlated([]Violation{v("b", "a"), v("c"), v("c", "b"), v(), v("d", "c")})
+	if want := []string{"c", "b", "a", "d"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("correlated = %v, want %v", got, want)
 	}
 }

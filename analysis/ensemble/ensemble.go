@@ -128,6 +128,10 @@ type Flag struct {
 	Change *float64 `json:"change,omitempty"`
 	// Rules are the violated rules that flag it, largest Δ first.
 	Rules []Violation `json:"rules"`
+	// Correlated are the counters in those rules' premises, the most
+	// frequent first: the seed's report lists them beside each problematic
+	// counter (L141).
+	Correlated []string `json:"correlated"`
 	// Intervals of the new run in which one of those rules is broken
 	// (premise holds, consequent does not).
 	Intervals []int `json:"intervals"`
@@ -135,12 +139,13 @@ type Flag struct {
 
 // Violation is one violated rule.
 type Violation struct {
-	Model             string  `json:"model"`
-	Rule              string  `json:"rule"`
-	ConfidenceHistory float64 `json:"confidenceHistory"`
-	ConfidenceNew     float64 `json:"confidenceNew"`
-	Delta             float64 `json:"delta"`
-	Intervals         []int   `json:"intervals"`
+	Model             string   `json:"model"`
+	Rule              string   `json:"rule"`
+	Premise           []string `json:"premise"` // the premise's counters
+	ConfidenceHistory float64  `json:"confidenceHistory"`
+	ConfidenceNew     float64  `json:"confidenceNew"`
+	Delta             float64  `json:"delta"`
+	Intervals         []int    `json:"intervals"`
 }
 
 // modelVerdict is what one rule set flags: per counter, its violations and

@@ -170,7 +170,10 @@ func TestMineHandCounted(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
+	// A0 holds in every interval: the empty-premise rule {} => A0 (arules'
+	// minlen 1); B0 (0.8) and C0, C1 (0.5) are below confidence 0.9.
 	want := []string{
+		"=> A0 s=1.0 c=1.0",
 		"A0 C0 => B0 s=0.5 c=1.0",
 		"B0 => A0 s=0.8 c=1.0",
 		"B0 C0 => A0 s=0.5 c=1.0",
@@ -182,12 +185,16 @@ func TestMineHandCounted(t *testing.T) {
 	if got := str(Mine(tx, 0.3, 0.9, 3)); !reflect.DeepEqual(got, want) {
 		t.Errorf("rules:\n%v\nwant\n%v", got, want)
 	}
-	if got := str(Mine(tx, 0.3, 0.9, 1)); len(got) != 4 {
-		t.Errorf("premises of one item: %v, want the 4 single-premise rules", got)
+	if got := str(Mine(tx, 0.3, 0.9, 1)); len(got) != 5 {
+		t.Errorf("premises of at most one item: %v, want the empty one and the 4 single-premise rules", got)
 	}
 	// Support 0.3 is inclusive: B0 C1 holds in exactly 3 of 10 intervals.
-	if got := str(Mine(tx, 0.31, 0.9, 3)); len(got) != 6 {
-		t.Errorf("support 0.31 keeps %d rules, want 6 (B0 C1 => A0 dropped)", len(got))
+	if got := str(Mine(tx, 0.31, 0.9, 3)); len(got) != 7 {
+		t.Errorf("support 0.31 keeps %d rules, want 7 (B0 C1 => A0 dropped)", len(got))
+	}
+	// Confidence 0.8 admits {} => B0 (B0 in 8 of 10 intervals).
+	if got := str(Mine(tx, 0.3, 0.8, 0)); !reflect.DeepEqual(got, []string{"=> A0 s=1.0 c=1.0", "=> B0 s=0.8 c=0.8"}) {
+		t.Errorf("premises of no item at confidence 0.8: %v", got)
 	}
 }
 
@@ -205,5 +212,29 @@ func TestIntervalsMedians(t *testing.T) {
 	}
 	if _, err := Intervals([]float64{0, 2, 1}, [][]float64{{1}, {2}, {3}}, 1); err == nil {
 		t.Error("decreasing time accepted")
+	}
+}
+
+// Phase 1 keeps only the test's expected duration (seed L80): rows at or
+// after first time + duration are dropped before the medians are taken.
+func TestPhase1Crop(t *testing.T) {
+	times := []float64{10, 11, 12, 15, 16, 22}
+	rows := [][]float64{{1}, {3}, {2}, {7}, {9}, {4}}
+	got, err := Phase1{Duration: 10, Interval: 5}.Apply(times, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// t = 22 lies 12 units after the start, outside the 10-unit test.
+	if want := [][]float64{{2}, {7}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Apply = %v, want %v", got, want)
+	}
+	if all, _ := (Phase1{Interval: 5}).Apply(times, rows); len(all) != 3 {
+		t.Errorf("duration 0 keeps %d intervals, want 3", len(all))
+	}
+	if _, _, err := Crop(times, rows, -1); err == nil {
+		t.Error("negative duration accepted")
+	}
+	if _, _, err := Crop([]float64{0, 5, 1}, [][]float64{{1}, {2}, {3}}, 2); err == nil {
+		t.Error("decreasing time accepted after the cut")
 	}
 }

@@ -3,11 +3,15 @@ package ensemble
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // shownRules is how many violated rules the text report prints per counter
 // (JSON has all of them).
 const shownRules = 3
+
+// shownCorrelated is how many correlated counters it prints per counter.
+const shownCorrelated = 4
 
 // WriteText prints the report for a terminal: the flagged counters ranked,
 // their strongest violated rules, and the models with their weights.
@@ -32,6 +36,11 @@ func (r *Report) WriteText(w io.Writer) {
 			change = fmt.Sprintf(", mean %+.1f %%", 100**f.Change)
 		}
 		fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+		if c := f.Correlated; len(c) > shownCorrelated {
+			fmt.Fprintf(w, "      correlated: %s … (%d more)\n", strings.Join(c[:shownCorrelated], ", "), len(c)-shownCorrelated)
+		} else if len(c) > 0 {
+			fmt.Fprintf(w, "      correlated: %s\n", strings.Join(c, ", "))
+		}
 		for i, v := range f.Rules {
 			if i == shownRules {
 				fmt.Fprintf(w, "      … %d more violated rules (--format json lists them)\n", len(f.Rules)-shownRules)

@@ -11,12 +11,12 @@ import (
 // ensembleCommand is perfls ensemble: seed 001's detector over CSV runs (docs/regressions.md).
 func (a *app) ensembleCommand() *cobra.Command {
 	var hist, cur, format, method string
-	var width float64
+	var p1 ensemble.Phase1
 	cfg := ensemble.DefaultConfig()
 	cmd := &cobra.Command{Use: "ensemble --history DIR --new DIR [flags]", Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Method = ensemble.Method(method)
-			rep, err := csvrun.Detect(hist, cur, width, cfg)
+			rep, err := csvrun.Detect(hist, cur, p1, cfg)
 			if err != nil {
 				return err
 			}
@@ -24,7 +24,8 @@ func (a *app) ensembleCommand() *cobra.Command {
 		}}
 	cmd.Flags().StringVar(&hist, "history", "", "directory of the prior passed runs (required)")
 	cmd.Flags().StringVar(&cur, "new", "", "directory holding the new run (required)")
-	cmd.Flags().Float64Var(&width, "interval", 0, "group rows into intervals of this many time units (0: a row is one)")
+	cmd.Flags().Float64Var(&p1.Interval, "interval", 0, "group rows into intervals of this many time units (0: a row is one)")
+	cmd.Flags().Float64Var(&p1.Duration, "duration", 0, "keep only rows within this many time units of the first (the test's expected duration; 0: all)")
 	cmd.Flags().Float64Var(&cfg.DeltaThreshold, "delta", cfg.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
 	cli.Enum(cmd, &method, "method", "stacking", "stacking, bagging or single", "stacking", "bagging", "single")
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")

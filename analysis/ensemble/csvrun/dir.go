@@ -13,8 +13,8 @@ import (
 )
 
 // Detect loads the runs (Load) and runs the detector on them.
-func Detect(history, current string, width float64, cfg ensemble.Config) (*ensemble.Report, error) {
-	hist, cur, err := Load(history, current, width)
+func Detect(history, current string, p1 ensemble.Phase1, cfg ensemble.Config) (*ensemble.Report, error) {
+	hist, cur, err := Load(history, current, p1)
 	if err != nil {
 		return nil, err
 	}
@@ -23,16 +23,17 @@ func Detect(history, current string, width float64, cfg ensemble.Config) (*ensem
 
 // Load reads the runs in history and the one run in current (directories of
 // NAME.csv with NAME.env beside each) and groups each run's rows into
-// intervals of width time units (0: one row per interval).
-func Load(history, current string, width float64) ([]ensemble.Run, ensemble.Run, error) {
+// intervals (Phase1: cropped to the expected duration, then medians per
+// interval).
+func Load(history, current string, p1 ensemble.Phase1) ([]ensemble.Run, ensemble.Run, error) {
 	if history == "" || current == "" {
 		return nil, ensemble.Run{}, errors.New("want a history directory and a new run's directory (--history DIR --new DIR)")
 	}
-	hist, err := ReadDir(history, width)
+	hist, err := ReadDir(history, p1)
 	if err != nil {
 		return nil, ensemble.Run{}, err
 	}
-	cur, err := ReadDir(current, width)
+	cur, err := ReadDir(current, p1)
 	if err != nil {
 		return nil, ensemble.Run{}, err
 	}
@@ -43,7 +44,7 @@ func Load(history, current string, width float64) ([]ensemble.Run, ensemble.Run,
 }
 
 // ReadDir reads every NAME.csv of dir, in name order, as one run.
-func ReadDir(dir string, width float64) ([]ensemble.Run, error) {
+func ReadDir(dir string, p1 ensemble.Phase1) ([]ensemble.Run, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err == nil && len(paths) == 0 {
 		if _, serr := os.Stat(dir); serr != nil {
@@ -58,7 +59,7 @@ func ReadDir(dir string, width float64) ([]ensemble.Run, error) {
 	sort.Strings(paths)
 	var runs []ensemble.Run
 	for _, p := range paths {
-		r, err := readRun(p, width)
+		r, err := readRun(p, p1)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +68,7 @@ func ReadDir(dir string, width float64) ([]ensemble.Run, error) {
 	return runs, nil
 }
 
-func readRun(path string, width float64) (ensemble.Run, error) {
+func readRun(path string, p1 ensemble.Phase1) (ensemble.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ensemble.Run{}, err
@@ -90,7 +91,7 @@ func readRun(path string, width float64) (ensemble.Run, error) {
 	if err != nil {
 		return ensemble.Run{}, err
 	}
-	iv, err := ensemble.Intervals(t.Times, t.Rows, width)
+	iv, err := p1.Apply(t.Times, t.Rows)
 	if err != nil {
 		return ensemble.Run{}, fmt.Errorf("%s: %w", path, err)
 	}

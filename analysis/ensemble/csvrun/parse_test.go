@@ -71,21 +71,25 @@ func TestLoad(t *testing.T) {
 	write(filepath.Join(hist, "a.csv"), "t,x\n0,1\n1,3\n2,2\n5,7\n")
 	write(filepath.Join(hist, "a.env"), "cores=4\n")
 	write(filepath.Join(cur, "n.csv"), "t,x\n0,1\n")
-	if _, _, err := Load(hist, cur, 0); err == nil || !strings.Contains(err.Error(), "no environment file n.env") {
+	if _, _, err := Load(hist, cur, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no environment file n.env") {
 		t.Errorf("missing .env: %v", err)
 	}
 	write(filepath.Join(cur, "n.env"), "")
-	h, n, err := Load(hist, cur, 5)
+	h, n, err := Load(hist, cur, ensemble.Phase1{Interval: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(h) != 1 || h[0].Name != "a" || h[0].Env["cores"] != "4" || !reflect.DeepEqual(h[0].Intervals, [][]float64{{2}, {7}}) || n.Name != "n" {
 		t.Errorf("loaded %+v and %+v", h, n)
 	}
-	if _, _, err := Load(filepath.Join(dir, "none"), cur, 0); err == nil {
+	// Expected duration 5: the row at t = 5 is outside the test and dropped.
+	if h, _, err := Load(hist, cur, ensemble.Phase1{Duration: 5, Interval: 5}); err != nil || !reflect.DeepEqual(h[0].Intervals, [][]float64{{2}}) {
+		t.Errorf("duration 5, interval 5: %v, %v", h, err)
+	}
+	if _, _, err := Load(filepath.Join(dir, "none"), cur, ensemble.Phase1{}); err == nil {
 		t.Error("a missing history directory is accepted")
 	}
-	if _, _, err := Load(cur, dir, 0); err == nil || !strings.Contains(err.Error(), "no .csv files") {
+	if _, _, err := Load(cur, dir, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no .csv files") {
 		t.Errorf("empty new directory: %v", err)
 	}
 }

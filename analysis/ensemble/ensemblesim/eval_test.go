@@ -69,3 +69,77 @@ func BenchmarkDetectTenLabs(b *testing.B) {
 		}
 	}
 }
+
+// explain sorts false flags by cause: a flag whose every violated rule has a
+// moved counter in its premise follows that counter; else one that only
+// other labs' models raise is the environment; else a same-lab model raised
+// it (noise). Expected counters not flagged are missed.
+func TestExplainCauses(t *testing.T) {
+	env := base.Environment()
+	rep := &ensemble.Report{Models: []ensemble.Model{{Run: "same", Matching: []string{"cores", "jvm", "memory", "os"}}, {Run: "other", Matching: []string{"jvm", "os"}}}}
+	v := func(model string, premise ...string) ensemble.Violation {
+		return ensemble.Violation{Model: model, Premise: premise}
+	}
+	flags := []ensemble.Flag{
+		{Counter: "cpu_util"}, // expected
+		{Counter: "arrival_rate", Rules: []ensemble.Violation{v("same", "cpu_util"), v("other", "cpu_util", "threads")}},
+		{Counter: "gc_per_min", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("other", "cpu_util")}},
+		{Counter: "heap_used_mb", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("same", "cpu_util")}},
+		{Counter: "disk_reads", Rules: []ensemble.Violation{v("same", "arrival_rate")}},
+	}
+	got := explain(rep, flags, []string{"cpu_util", "response_ms"}, env)
+	if want := (Errors{Correlated: 1, Environment: 1, SameLab: 2, Missed: 1}); got != want {
+		t.Errorf("explain = %+v, want %+v", got, want)
+	}
+}
+
+// The seed's per-case rows average to its printed Table IV averages (L180):
+// P and R exactly to two decimals, F to within 0.01 (E_1's printed 0.92).
+func TestSeedCasesAverage(t *testing.T) {
+	var sum [3]Score
+	for _, sc := range Scenarios {
+		c, ok := SeedCases[sc.Seed]
+		if !ok {
+			t.Fatalf("no seed row for %s", sc.Seed)
+		}
+		for i := range sum {
+			sum[i] = add(sum[i], c[i])
+		}
+	}
+	for i := range sum {
+		got, want := scale(sum[i], len(Scenarios)), SeedTable[i]
+		if d := got.Precision - want.Precision; d > 0.005 || d < -0.005 {
+			t.Errorf("%s precision: mean %.3f, Table IV %.2f", Methods[i], got.Precision, want.Precision)
+		}
+		if d := got.Recall - want.Recall; d > 0.005 || d < -0.005 {
+			t.Errorf("%s recall: mean %.3f, Table IV %.2f", Methods[i], got.Recall, want.Recall)
+		}
+		if d := got.F - want.F; d > 0.01 || d < -0.01 {
+			t.Errorf("%s F: mean %.3f, Table IV %.2f", Methods[i], got.F, want.F)
+		}
+	}
+}
+
+// Relative recall (seed L161–L163): m_expected is the union of the true
+// regressions the three approaches found. E_1-like: the fault moved a, b
+// and c; single finds a, bagging a and b plus a false x, stacking b.
+func TestRelativeRecall(t *testing.T) {
+	flagged := [3][]string{{"a"}, {"a", "b", "x"}, {"b"}}
+	moved := []string{"a", "b", "c"}
+	abs, rel := MeasureAll(flagged, moved, false), MeasureAll(flagged, moved, true)
+	want := [3]Score{{1, 1.0 / 3, 0.5}, {2.0 / 3, 2.0 / 3, 2.0 / 3}, {1, 1.0 / 3, 0.5}}
+	wantRel := [3]Score{{1, 0.5, 2.0 / 3}, {2.0 / 3, 1, 0.8}, {1, 0.5, 2.0 / 3}}
+	for i := range abs {
+		if !near(abs[i].Precision, want[i].Precision) || !near(abs[i].Recall, want[i].Recall) || !near(abs[i].F, want[i].F) {
+			t.Errorf("absolute %d: %+v, want %+v", i, abs[i], want[i])
+		}
+		if !near(rel[i].Precision, wantRel[i].Precision) || !near(rel[i].Recall, wantRel[i].Recall) || !near(rel[i].F, wantRel[i].F) {
+			t.Errorf("relative %d: %+v, want %+v", i, rel[i], wantRel[i])
+		}
+	}
+	// Nothing found by anyone: m_expected = 0, so recall is 1 (the seed's
+	// definition), and precision 1 when nothing is flagged.
+	if got := MeasureAll([3][]string{}, moved, true); got[0] != (Score{1, 1, 1}) {
+		t.Errorf("nothing found, relative: %+v, want P = R = F = 1", got[0])
+	}
+}
