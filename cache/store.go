@@ -228,8 +228,13 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Path is the database file.
+// Path is the database file, or the shared store's URL without its
+// password.
 func (s *Store) Path() string { return s.path }
+
+// Shared reports whether the store is a shared (PostgreSQL) one rather
+// than the SQLite file in a cache directory.
+func (s *Store) Shared() bool { return s.pg }
 
 // Key identifies a measurement (DESIGN §7). Code is the fingerprint of the
 // compiled code it ran; everything else names a series whose history feeds
