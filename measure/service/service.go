@@ -466,6 +466,8 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		if len(acc.Forks) < opt.Forks {
 			return partial(), false, nil
 		}
+		// Which commit was measured, for history across commits and machines.
+		acc.Env.Commit, acc.Env.Dirty = measure.ProjectCommit(ctx, p.Project)
 		return l.save(ctx, key, acc, req.Key(), emit), true, nil
 	}
 	label := req.Key()
