@@ -614,3 +614,17 @@ func unints(b []byte) []int64 {
 	}
 	return xs
 }
+
+// MeasurementsOf returns the complete measurements of a method, oldest
+// first: every workload, argument, code, JVM and machine, for a method's
+// history across commits and machines. method is a key's method
+// ("p.C#m(int[])") or its name without the parameters ("p.C#m"), which
+// matches every overload.
+func (s *Store) MeasurementsOf(ctx context.Context, method string) (ms []*Measurement, err error) {
+	err = s.run(ctx, func(db *conn) error {
+		ms, err = load(ctx, db, "(method = ? OR substr(method, 1, ?) = ?) AND preliminary = 0 ORDER BY created_at, id",
+			method, len(method)+1, method+"(")
+		return err
+	})
+	return ms, err
+}
