@@ -36,3 +36,35 @@ func TestMeasurementsOf(t *testing.T) {
 		}
 	})
 }
+
+// LookupOther finds the newest complete measurement of exactly the key
+// that is none of the used ones: another run's forks.
+func TestLookupOther(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		var ids []int64
+		for i := range 3 {
+			m := sampleMeasurement(baseKey, 2, 3)
+			m.CreatedAt = time.Unix(int64(100+i), 0)
+			s.Put(ctx, m)
+			ids = append(ids, m.ID)
+		}
+		prelim := sampleMeasurement(baseKey, 2, 3)
+		prelim.Preliminary, prelim.CreatedAt = true, time.Unix(500, 0)
+		s.Put(ctx, prelim)
+		for _, c := range []struct {
+			used []int64
+			want int64
+		}{{nil, ids[2]}, {[]int64{ids[2]}, ids[1]}, {[]int64{ids[2], ids[1]}, ids[0]}, {ids, 0}} {
+			m, err := s.LookupOther(ctx, baseKey, c.used)
+			var got int64
+			if m != nil {
+				got = m.ID
+			}
+			if err != nil || got != c.want {
+				t.Errorf("used %v: got %d (%v), want %d", c.used, got, err, c.want)
+			}
+		}
+	})
+}

@@ -362,6 +362,27 @@ func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, 
 	return m, stale, err
 }
 
+// LookupOther returns the newest complete measurement with exactly key k
+// whose ID is none of used, nil when there is none: forks measured by
+// another run (another client of a shared store, an earlier check) that
+// are as independent of used's forks as new ones would be.
+func (s *Store) LookupOther(ctx context.Context, k Key, used []int64) (m *Measurement, err error) {
+	where := "key_hash = ? AND preliminary = 0"
+	args := []any{k.Hash()}
+	for _, id := range used {
+		where += " AND id <> ?"
+		args = append(args, id)
+	}
+	err = s.run(ctx, func(db *conn) error {
+		ms, err := load(ctx, db, where+" ORDER BY created_at DESC, id DESC LIMIT 1", args...)
+		if len(ms) > 0 {
+			m = ms[0]
+		}
+		return err
+	})
+	return m, err
+}
+
 // Previous returns up to limit complete measurements with exactly key k
 // (same code, JVM and machine), newest first, leaving out the measurement
 // with ID except. Their forks are earlier runs of the same thing: the run
