@@ -37,6 +37,11 @@ type CheckRequest struct {
 	MaxForks int
 	Fresh    bool                   // measure even what the cache has fresh
 	Progress func(service.Progress) // nil: none
+	// Remote sends the measurements to the workers of the shared store's
+	// job queue (perfls worker) instead of measuring here, and waits for
+	// them; Label picks the workers labelled so ("" = unlabelled ones).
+	Remote bool
+	Label  string
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -79,7 +84,12 @@ type CheckResult struct {
 // every instance, classifies calibrated workloads against their oracle, and
 // records the verdicts in the store, where every editor reads them.
 func (e *Engine) Check(ctx context.Context, req CheckRequest) (*CheckResult, error) {
-	return e.check(ctx, e.service(ctx), req)
+	svc, closeSvc, err := e.checkService(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSvc()
+	return e.check(ctx, svc, req)
 }
 
 func (e *Engine) check(ctx context.Context, svc service.Service, req CheckRequest) (*CheckResult, error) {

@@ -70,6 +70,7 @@ type Engine struct {
 	store    *cache.Store // nil when it could not be opened: storeErr says why
 	storeErr error
 	notice   string // from opening the store, e.g. a damaged store set aside
+	storeURL string // the shared store's URL, with its credentials: never shown
 
 	mu     sync.Mutex
 	local  *service.Local // the in-process service, created on first need

@@ -38,7 +38,11 @@ func storeSpec(cfg Config) (spec, from string) {
 // a store, which the user must know about.
 func (e *Engine) openStore(ctx context.Context) {
 	spec, from := storeSpec(e.cfg)
+	e.storeURL = ""
 	e.store, e.notice, e.storeErr = cache.Open(ctx, spec, e.cfg.CacheDir)
+	if e.storeErr == nil && e.store.Shared() {
+		e.storeURL = spec
+	}
 	switch {
 	case e.storeErr != nil && spec == "":
 		e.storeErr = fmt.Errorf("open the measurement store in %s: %w", e.cfg.CacheDir, e.storeErr)

@@ -10,6 +10,8 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/remote"
+	"github.com/perfls/perfls/measure/service"
 )
 
 // ErrMethodName is a history request's method that names no class.
@@ -61,4 +63,37 @@ func short(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// errNoQueue: remote measuring needs the shared store, where the queue is.
+var errNoQueue = errors.New("measuring on workers needs a shared store: set PERFLS_STORE (or perfls.json's \"store\") to a postgres:// URL")
+
+// checkService is the service a check measures through: the workers'
+// queue for a remote check, else the usual one.
+func (e *Engine) checkService(ctx context.Context, req CheckRequest) (service.Service, func(), error) {
+	if !req.Remote {
+		return e.service(ctx), func() {}, nil
+	}
+	if e.storeURL == "" {
+		return nil, nil, errNoQueue
+	}
+	svc, err := remote.NewService(ctx, e.storeURL, req.Label)
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, func() { svc.Close() }, nil
+}
+
+// RunWorker takes measurement jobs from the shared store's queue, one at a
+// time, measures them here and keeps the results in the store, until ctx
+// ends (perfls worker).
+func (e *Engine) RunWorker(ctx context.Context, label string) error {
+	store, err := e.Store()
+	if err != nil {
+		return err
+	}
+	if e.storeURL == "" {
+		return errNoQueue
+	}
+	return remote.RunWorker(ctx, remote.WorkerConfig{URL: e.storeURL, Label: label, CacheDir: e.cfg.CacheDir, Store: store, Logf: e.cfg.Logf})
 }

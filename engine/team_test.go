@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
 )
 
 // perfls history: a method's results over commits and machines, oldest
@@ -50,5 +52,66 @@ func TestMethodHistory(t *testing.T) {
 	}
 	if _, err := e.MethodHistory(ctx, "binarySearch"); err == nil {
 		t.Error("a method without its class was accepted")
+	}
+}
+
+// perfls check --remote: the check enqueues its measurements and a worker
+// (another engine, another cache directory, the same shared store)
+// measures them; the client measures nothing itself.
+func TestRemoteCheckThroughAWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	url := newPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	open := func() *Engine {
+		e, err := Open(ctx, Config{CacheDir: t.TempDir(), Service: InProcess, Logf: t.Logf, Store: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	worker, client := open(), open()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.RunWorker(wctx, "t") }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	dir, _ := writeProject(t, "p/A.java", classA("return n;"))
+	var said []string
+	res, err := client.Check(ctx, CheckRequest{Dir: dir, Options: small, MaxForks: 2, Remote: true, Label: "t",
+		Progress: func(p service.Progress) { said = append(said, p.Message) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Methods) != 1 || len(res.Methods[0].Instances) != 1 || res.Requests != 2 {
+		t.Fatalf("check %+v", res)
+	}
+	if ev := res.Methods[0].Instances[0].Comparisons[0].Evidence; ev.Left.Forks != 2 || ev.Right.Forks != 2 {
+		t.Errorf("evidence %+v, want 2 forks a side", ev)
+	}
+	if client.local != nil {
+		t.Error("the client measured in-process")
+	}
+	store, _ := client.Store()
+	if entries, _ := store.List(ctx); len(entries) < 2 {
+		t.Errorf("%d measurements in the shared store, want the worker's 2", len(entries))
+	}
+	running := false
+	for _, m := range said {
+		running = running || strings.Contains(m, "running on worker")
+	}
+	if !running {
+		t.Errorf("progress %q never said a worker took the job", said)
+	}
+	// Without a shared store there is no queue.
+	if _, err := openEngine(t, small).Check(ctx, CheckRequest{Dir: dir, Remote: true}); err == nil || !strings.Contains(err.Error(), "PERFLS_STORE") {
+		t.Errorf("remote without a shared store: %v", err)
 	}
 }

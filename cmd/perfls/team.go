@@ -33,3 +33,19 @@ tree had changes), the machine, the JVM, the workload and the figure. With a sha
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }
+
+// workerCommand is perfls worker: measurement jobs from the shared store's
+// queue (engine.RunWorker).
+func (a *app) workerCommand() *cobra.Command {
+	var label string
+	cmd := &cobra.Command{Use: "worker [--label L]", Args: cli.NoArgs,
+		Short: "Measure the jobs of the shared store's queue, one at a time, until stopped",
+		Long: `Takes measurement jobs that perfls clients enqueue in the shared PostgreSQL store (PERFLS_STORE),
+measures them here and keeps the results in the store. A worker runs the code it is sent: run it
+as a user that may do no harm (docs/team.md).`,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			return eng.RunWorker(cmd.Context(), label)
+		})}
+	cmd.Flags().StringVar(&label, "label", "", "take the jobs that ask for this label (e.g. quiet-x86)")
+	return cmd
+}
