@@ -36,19 +36,19 @@ type Params struct {
 	Items    []Item          `json:"items"`
 	Options  measure.Options `json:"options"`
 	Priority Priority        `json:"priority"`
-	Fresh    bool            `json:"fresh"` // measure even when the cache has a fresh result
+	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
+	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
+	Phase    Phase           `json:"phase,omitempty"`
+	// Profile asks for one profiled fork per item instead of timing forks
+	// (profile.go): ItemResult.Profile, cached as a profile, never as a
+	// measurement. Phase is ignored.
+	Profile bool `json:"profile,omitempty"`
 	// Besides, with Fresh, lets a stored measurement of the same key with
 	// the forks asked for answer when it is none of these (by ID): forks
 	// another run measured are as new to the caller as forks measured now
 	// (check's added forks, reused by a second machine). A service that
 	// does not know it measures, which is only slower.
-	Besides []int64       `json:"besides,omitempty"`
-	Budget  time.Duration `json:"budget"` // per item; 0 = no limit
-	Phase   Phase         `json:"phase,omitempty"`
-	// Profile asks for one profiled fork per item instead of timing forks
-	// (profile.go): ItemResult.Profile, cached as a profile, never as a
-	// measurement. Phase is ignored.
-	Profile bool `json:"profile,omitempty"`
+	Besides []int64 `json:"besides,omitempty"`
 }
 
 // Phase says which measurements a request wants.
