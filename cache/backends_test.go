@@ -2,9 +2,6 @@ package cache
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,24 +9,7 @@ import (
 	"github.com/perfls/perfls/internal/pgtest"
 )
 
-// pgServer is the package's throwaway PostgreSQL server, started by the
-// first test that needs it (a test's child processes never do) and
-// stopped by TestMain; pgErr says why there is none.
-var (
-	pgOnce   sync.Once
-	pgServer *pgtest.Server
-	pgErr    error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pgServer != nil {
-		if err := pgServer.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // eachBackend runs test against each store backend: SQLite, and
 // PostgreSQL when a server binary exists. newLocation returns a new empty
@@ -45,18 +25,7 @@ func eachBackend(t *testing.T, test func(t *testing.T, newLocation func(*testing
 
 func newPostgres(t *testing.T) string {
 	t.Helper()
-	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start(context.Background()) })
-	if errors.Is(pgErr, pgtest.ErrNoServer) {
-		t.Skip(pgErr)
-	}
-	if pgErr != nil {
-		t.Fatal(pgErr)
-	}
-	url, err := pgServer.NewDatabase(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
+	return pgtest.NewTestDatabase(t)
 }
 
 // Every SQLite migration has its PostgreSQL twin, version for version.
@@ -122,7 +91,7 @@ func TestPasswordsAreRedacted(t *testing.T) {
 	if _, _, err := Open(context.Background(), "mysql://u:s3cret@h/db", t.TempDir()); err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "postgres://") {
 		t.Errorf("an unknown store: %v", err)
 	}
-	if !errors.Is(pgErr, pgtest.ErrNoServer) {
+	if _, err := pgtest.BinDir(); err == nil {
 		s := open(t, newPostgres(t))
 		if strings.Contains(s.Path(), "xxxxx") || !strings.HasPrefix(s.Path(), "postgres://") {
 			t.Errorf("path %q", s.Path())

@@ -2,49 +2,21 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/perfls/perfls/internal/pgtest"
 )
 
-var (
-	pgOnce   sync.Once
-	pgServer *pgtest.Server
-	pgErr    error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pgServer != nil {
-		if err := pgServer.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // newPostgres returns the URL of a new database on the package's
-// throwaway server, started on first need.
+// throwaway server.
 func newPostgres(t *testing.T) string {
 	t.Helper()
-	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start(context.Background()) })
-	if errors.Is(pgErr, pgtest.ErrNoServer) {
-		t.Skip(pgErr)
-	}
-	if pgErr != nil {
-		t.Fatal(pgErr)
-	}
-	url, err := pgServer.NewDatabase(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
+	return pgtest.NewTestDatabase(t)
 }
 
 // The store is chosen by the engine's setting, else PERFLS_STORE, else

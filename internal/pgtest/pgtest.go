@@ -19,8 +19,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -199,4 +201,44 @@ func (s *Server) Stop() error {
 func isSignalExit(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee) && !ee.Exited()
+}
+
+// shared is the test binary's server, started by the first NewTestDatabase
+// (a test's child processes, which start none, pay nothing).
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// NewTestDatabase returns the URL of a new database on the test binary's
+// shared server, starting it on first use. It skips the test when there is
+// no server binary, and fails it when the server does not start. Stop it
+// with Main.
+func NewTestDatabase(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() { shared.srv, shared.err = Start(context.Background()) })
+	if errors.Is(shared.err, ErrNoServer) {
+		t.Skip(shared.err)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	url, err := shared.srv.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// Main runs a package's tests and stops the shared server: call it from
+// TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.srv != nil {
+		if err := shared.srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	os.Exit(code)
 }

@@ -53,6 +53,9 @@ func Pack(dir string) (data []byte, sum string, err error) {
 	tw := tar.NewWriter(zw)
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
+		if st, err := os.Stat(p); err == nil && st.Size() > 4*MaxArchiveBytes {
+			return nil, "", fmt.Errorf("pack %s: %s is %d MiB: a remote measurement carries sources, not data or build outputs", dir, rel, st.Size()>>20)
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, "", fmt.Errorf("pack %s: %w", dir, err)

@@ -22,6 +22,8 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -98,18 +100,7 @@ func TestQueueNames(t *testing.T) {
 func TestQueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := pgtest.Start(ctx)
-	if errors.Is(err, pgtest.ErrNoServer) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	url, err := srv.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	url := pgtest.NewTestDatabase(t)
 	svc, err := NewService(ctx, url, "t1")
 	if err != nil {
 		t.Fatal(err)
