@@ -59,6 +59,11 @@ func (e *Engine) sameStore(c *service.Client) error {
 	if e.store == nil || c.Store() == e.store.Path() {
 		return nil
 	}
+	// Two SQLite stores: Dial has checked the daemon's cache directory is
+	// this engine's (the paths may differ in spelling only).
+	if !e.store.Shared() && !cache.IsPostgresURL(c.Store()) {
+		return nil
+	}
 	return errors.New("the running daemon keeps its results in " + c.Store() + ", not in " + e.store.Path() +
 		" (stop it with perfls daemon stop to measure through it)")
 }
