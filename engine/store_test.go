@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfls/perfls/internal/pgtest"
+	"github.com/perfls/perfls/measure/service"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -98,5 +103,58 @@ func TestSharedStoreIsReusedByAnotherClone(t *testing.T) {
 	}
 	if second := run(); second != first {
 		t.Errorf("the second clone measured again: %d measurements stored, %d after the first", second, first)
+	}
+}
+
+// A daemon that keeps its results in another store is not measured
+// through: a client of the shared store measures in-process (and says
+// why); a client of the daemon's own store uses it.
+func TestDaemonOfAnotherStoreIsNotUsed(t *testing.T) {
+	url := newPostgres(t)
+	run, err := os.MkdirTemp("", "perfls-rt-") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	t.Setenv("PERFLS_STORE", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	daemon, err := Open(ctx, Config{CacheDir: dir, Service: InProcess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- daemon.RunDaemon(ctx, 1, log.New(io.Discard, "", 0)) }()
+	defer func() {
+		cancel()
+		<-done
+		daemon.Close()
+	}()
+	for i := 0; ; i++ {
+		if _, err := service.Dial(ctx, dir); err == nil {
+			break
+		} else if i == 100 {
+			t.Fatalf("the daemon does not answer: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var said []string
+	shared, err := Open(ctx, Config{CacheDir: dir, Service: UseDaemon, Store: url,
+		Logf: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	if _, ok := shared.service(ctx).(*service.Local); !ok || len(said) == 0 || !strings.Contains(said[0], "keeps its results in") {
+		t.Errorf("a client of the shared store used the SQLite store's daemon (said %q)", said)
+	}
+	same, err := Open(ctx, Config{CacheDir: dir, Service: UseDaemon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer same.Close()
+	if _, ok := same.service(ctx).(*service.Client); !ok {
+		t.Error("a client of the daemon's own store did not use it")
 	}
 }
