@@ -152,3 +152,49 @@ func TestQueue(t *testing.T) {
 		t.Errorf("missing sources: %v, job %+v", err, job)
 	}
 }
+
+// A job whose worker was killed while running it (left running, taken long
+// ago) is rescued and done by another worker.
+func TestKilledWorkersJobIsRescued(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	url := pgtest.NewTestDatabase(t)
+	svc, err := NewService(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
+	job, err := svc.Enqueue(ctx, service.Params{Project: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a worker killed mid-job leaves behind.
+	if _, err := svc.pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() - interval '1 hour',
+		attempted_by = '{killed-worker}' WHERE id = $1`, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := cache.Open(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- RunWorker(wctx, WorkerConfig{URL: url, CacheDir: t.TempDir(), Store: store, Logf: t.Logf, rescueAfter: 10 * time.Minute})
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	resp, row, err := svc.Wait(ctx, job.ID, func(p service.Progress) { t.Log(p.Message) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.CompileErrors) == 0 || row.Attempt != 2 || row.AttemptedBy[len(row.AttemptedBy)-1] == "killed-worker" {
+		t.Errorf("attempt %d by %v, response %+v", row.Attempt, row.AttemptedBy, resp)
+	}
+}
