@@ -5,6 +5,7 @@
 // code they reach (fingerprint.go), the JVM, the harness and the machine;
 // the latest verdicts of every annotated method, which editors show; and the
 // bounds oracle's models, runs and results. Dir names the cache directory;
-// the engine opens the store once (OpenStore) and hands it to whoever needs
-// it.
+// the engine opens the store once (Open: the SQLite file, or a team's
+// shared PostgreSQL database, postgres.go and dialect.go) and hands it to
+// whoever needs it.
 package cache

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/perfls/perfls/analysis/oracle"
@@ -36,6 +37,11 @@ type CheckRequest struct {
 	MaxForks int
 	Fresh    bool                   // measure even what the cache has fresh
 	Progress func(service.Progress) // nil: none
+	// Remote sends the measurements to the workers of the shared store's
+	// job queue (perfls worker) instead of measuring here, and waits for
+	// them; Label picks the workers labelled so ("" = unlabelled ones).
+	Remote bool
+	Label  string
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -70,6 +76,7 @@ type CheckResult struct {
 	options measure.Options
 	index   *workspace.Index // the working tree's declarations
 	trees   map[string]*tree // the revisions the formulas name
+	used    []int64          // stored measurements the looks have used
 }
 
 // Check parses the project, plans the measurements of the formulas the
@@ -77,7 +84,12 @@ type CheckResult struct {
 // every instance, classifies calibrated workloads against their oracle, and
 // records the verdicts in the store, where every editor reads them.
 func (e *Engine) Check(ctx context.Context, req CheckRequest) (*CheckResult, error) {
-	return e.check(ctx, e.service(ctx), req)
+	svc, closeSvc, err := e.checkService(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSvc()
+	return e.check(ctx, svc, req)
 }
 
 func (e *Engine) check(ctx context.Context, svc service.Service, req CheckRequest) (*CheckResult, error) {
@@ -196,6 +208,16 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 			which = append(which, r)
 		}
 	}
+	if !req.Fresh {
+		// Forks stored by another run (another machine of a shared store)
+		// answer instead of measuring, when this check has not used them.
+		for _, r := range out.plan.Requests {
+			if id := out.results[r.Key()].CacheID; id != 0 && !slices.Contains(out.used, id) {
+				out.used = append(out.used, id)
+			}
+		}
+		params.Besides = append([]int64{}, out.used...)
+	}
 	resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
 	if err != nil {
 		return 0, err
@@ -213,6 +235,9 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 			had.Error = got.Error
 		}
 		had.Forks = append(had.Forks, got.Forks...)
+		if got.CacheID != 0 {
+			out.used = append(out.used, got.CacheID)
+		}
 		had.History = nil
 		had.Cached = false
 		out.results[key] = had

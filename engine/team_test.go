@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// perfls history: a method's results over commits and machines, oldest
+// first, each with its commit, machine and figure.
+func TestMethodHistory(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(commit, machine string, at int64, forkMeans ...float64) {
+		env, _ := json.Marshal(measure.Environment{Commit: commit, JavaVendor: "Debian", JavaVersion: "17", Perfls: "v1"})
+		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: "c-" + commit, Machine: machine},
+			Environment: env, CreatedAt: time.Unix(at, 0)}
+		for _, x := range forkMeans {
+			m.Forks = append(m.Forks, cache.Fork{NsPerOp: []float64{x - 1, x + 1}})
+		}
+		if err := store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("bbb", "cpu y, 8 cores", 200, 50)
+	put("aaa", "cpu x, 2 cores", 100, 10, 12, 14)
+	rows, err := e.MethodHistory(ctx, "p.A#m")
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	r := rows[0]
+	if r.Commit != "aaa" || r.Machine != "cpu x, 2 cores" || r.JVM != "Debian 17" || r.Forks != 3 || r.Samples != 6 || r.MeanNs != 12 {
+		t.Errorf("first row %+v", r)
+	}
+	// Fork means 10, 12, 14: sd 2, t(0.975, 2) = 4.303; half-width 4.303·2/√3.
+	if h := 4.302653 * 2 / math.Sqrt(3); math.Abs(r.CIHighNs-12-h) > 1e-3 || math.Abs(12-r.CILowNs-h) > 1e-3 {
+		t.Errorf("CI [%g, %g], want 12 ± %g", r.CILowNs, r.CIHighNs, h)
+	}
+	if rows[1].Commit != "bbb" || rows[1].CILowNs != 0 {
+		t.Errorf("second row (one fork: no interval) %+v", rows[1])
+	}
+	if _, err := e.MethodHistory(ctx, "binarySearch"); err == nil {
+		t.Error("a method without its class was accepted")
+	}
+}
+
+// perfls check --remote: the check enqueues its measurements and a worker
+// (another engine, another cache directory, the same shared store)
+// measures them; the client measures nothing itself.
+func TestRemoteCheckThroughAWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	url := newPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	open := func() *Engine {
+		e, err := Open(ctx, Config{CacheDir: t.TempDir(), Service: InProcess, Logf: t.Logf, Store: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	worker, client := open(), open()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.RunWorker(wctx, "t") }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	dir, _ := writeProject(t, "p/A.java", classA("return n;"))
+	var said []string
+	res, err := client.Check(ctx, CheckRequest{Dir: dir, Options: small, MaxForks: 2, Remote: true, Label: "t",
+		Progress: func(p service.Progress) { said = append(said, p.Message) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Methods) != 1 || len(res.Methods[0].Instances) != 1 || res.Requests != 2 {
+		t.Fatalf("check %+v", res)
+	}
+	if ev := res.Methods[0].Instances[0].Comparisons[0].Evidence; ev.Left.Forks != 2 || ev.Right.Forks != 2 {
+		t.Errorf("evidence %+v, want 2 forks a side", ev)
+	}
+	if client.local != nil {
+		t.Error("the client measured in-process")
+	}
+	store, _ := client.Store()
+	if entries, _ := store.List(ctx); len(entries) < 2 {
+		t.Errorf("%d measurements in the shared store, want the worker's 2", len(entries))
+	}
+	running := false
+	for _, m := range said {
+		running = running || strings.Contains(m, "running on worker")
+	}
+	if !running {
+		t.Errorf("progress %q never said a worker took the job", said)
+	}
+	// Without a shared store there is no queue.
+	if _, err := openEngine(t, small).Check(ctx, CheckRequest{Dir: dir, Remote: true}); err == nil || !strings.Contains(err.Error(), "PERFLS_STORE") {
+		t.Errorf("remote without a shared store: %v", err)
+	}
+}
