@@ -17,8 +17,9 @@ type checkFlags struct {
 	measure                             measureFlags
 	format, interpretation, junit, html string
 	alpha                               float64
-	fresh                               bool
+	fresh, remote                       bool
 	maxForks                            int
+	label                               string
 }
 
 func (a *app) checkCommand() *cobra.Command {
@@ -28,7 +29,7 @@ func (a *app) checkCommand() *cobra.Command {
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh,
-				MaxForks: f.maxForks}
+				MaxForks: f.maxForks, Remote: f.remote, Label: f.label}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
@@ -49,6 +50,8 @@ func (a *app) checkCommand() *cobra.Command {
 	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric: fork means, never pooled samples)")
 	fs.IntVar(&f.maxForks, "max-forks", 0, "forks per measurement up to which undecided formulas are measured again and decided again, α spread over the looks (default 3 × --forks; --forks or less: one look)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
+	fs.BoolVar(&f.remote, "remote", false, "let the shared store's workers measure (perfls worker; docs/team.md) and wait for them")
+	fs.StringVar(&f.label, "label", "", "with --remote: only workers started with this --label take the jobs")
 	fs.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML report with plots to DIR/index.html (DIR is created when missing)")
 	cmd.RegisterFlagCompletionFunc("interpretation", cobra.FixedCompletions([]string{"quick", "parametric", "nonparametric", "rank"}, cobra.ShellCompDirectiveNoFileComp))
