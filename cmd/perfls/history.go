@@ -1,5 +1,8 @@
 package main
 
+// History: diff (the working tree against a base commit), bisect (the
+// first bad commit) and history (a method's stored results over commits
+// and machines).
 import (
 	"errors"
 	"time"
@@ -72,5 +75,25 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 		fs.StringVar(&html, "html", "", "also write a self-contained HTML report with the ratio plot to DIR/index.html")
 		fs.BoolVar(&req.Profile, "profile", false, "also profile every slower workload in both trees and say what changed in its profile")
 	}
+	return cmd
+}
+
+// historyListCommand is perfls history: a method's stored results over
+// commits and machines (engine.MethodHistory).
+func (a *app) historyListCommand() *cobra.Command {
+	var method, format string
+	cmd := &cobra.Command{Use: "history --method pkg.Class#m [--format text|json]", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			rows, err := eng.MethodHistory(cmd.Context(), method)
+			if errors.Is(err, engine.ErrMethodName) {
+				return cli.Usagef("%v", err)
+			}
+			if err != nil {
+				return err
+			}
+			return a.output(format, rows, func() { report.WriteHistory(a.stdout, rows) })
+		})}
+	cmd.Flags().StringVar(&method, "method", "", "the method, pkg.Class#m or pkg.Class#m(types)")
+	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }

@@ -1,7 +1,8 @@
 package main
 
-// The servers: serve (the language server on stdin/stdout) and daemon
-// (the per-user measurement server they share).
+// The servers: serve (the language server on stdin/stdout), daemon (the
+// per-user measurement server they share) and worker (a team's measuring
+// machine, taking jobs from the shared store's queue).
 
 import (
 	"fmt"
@@ -81,5 +82,17 @@ func (a *app) daemonCommand() *cobra.Command {
 			return err
 		})}
 	cmd.AddCommand(run, start, status, stop)
+	return cmd
+}
+
+// workerCommand is perfls worker: measurement jobs from the shared store's
+// queue (engine.RunWorker).
+func (a *app) workerCommand() *cobra.Command {
+	var label string
+	cmd := &cobra.Command{Use: "worker [--label L]", Args: cli.NoArgs,
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			return eng.RunWorker(cmd.Context(), label)
+		})}
+	cmd.Flags().StringVar(&label, "label", "", "take the jobs that ask for this label (e.g. quiet-x86)")
 	return cmd
 }
