@@ -53,21 +53,7 @@ func main() {
 // run is main without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
-	root := &cobra.Command{
-		Use: "perfls", Short: "Java performance formulas, measured and shown where code is written",
-		Version: version.String(), Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return cli.Usagef("unknown command %q", args[0])
-			}
-			cmd.SetOut(stderr)
-			cmd.Usage()
-			return cli.ExitStatus(exitUsage)
-		},
-	}
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetVersionTemplate("perfls {{.Version}}\n")
+	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
 	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.calibrateCommand(),
 		a.verifyCommand(), a.serveCommand(), a.cacheCommand(), a.daemonCommand(), a.annotationsCommand(), a.historyCommand(false), a.historyCommand(true),
 		a.ensembleCommand(),

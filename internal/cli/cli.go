@@ -262,3 +262,24 @@ func Describe(cmds []*cobra.Command, files fs.FS) {
 		c.Short, c.Long = short, long
 	}
 }
+
+// Root is a program's root command: it prints the version as "name
+// version", help on stdout, and answers no command (or an unknown one)
+// with the usage on stderr and exit status 2.
+func Root(name, short, version string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use: name, Short: short, Version: version, Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return Usagef("unknown command %q", args[0])
+			}
+			cmd.SetOut(stderr)
+			cmd.Usage()
+			return ExitStatus(ExitUsage)
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetVersionTemplate(name + " {{.Version}}\n")
+	return root
+}

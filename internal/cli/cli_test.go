@@ -75,3 +75,25 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("short %q/%q, own %q/%q, none %q", short.Short, short.Long, own.Short, own.Long, none.Short)
 	}
 }
+
+// Root: the version as "name version", no command prints the usage on
+// stderr with status 2, an unknown one is a usage error.
+func TestRoot(t *testing.T) {
+	var out, errOut bytes.Buffer
+	run := func(args ...string) int { // a fresh root each time: cobra keeps flag values
+		out.Reset()
+		errOut.Reset()
+		root := Root("tool", "Does things", "v1.2", nil, &out, &errOut)
+		root.AddCommand(&cobra.Command{Use: "do", Run: func(*cobra.Command, []string) {}})
+		return Run(context.Background(), root, args, &errOut)
+	}
+	if code := run("--version"); code != ExitOK || out.String() != "tool v1.2\n" {
+		t.Errorf("--version: %d %q", code, out.String())
+	}
+	if code := run(); code != ExitUsage || out.Len() != 0 || !bytes.Contains(errOut.Bytes(), []byte("Usage:")) {
+		t.Errorf("no command: %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+	if code := run("nosuch"); code != ExitUsage || !bytes.Contains(errOut.Bytes(), []byte(`unknown command "nosuch"`)) {
+		t.Errorf("unknown command: %d %q", code, errOut.String())
+	}
+}
