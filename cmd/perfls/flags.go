@@ -1,9 +1,12 @@
 package main
 
 import (
+	"path/filepath"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure"
@@ -60,4 +63,23 @@ func (s *selector) run(a *app, cmd *cobra.Command, run func(dir string, w engine
 		return err
 	}
 	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
+}
+
+// completeMethods completes --method (generators false) or --workload
+// (true) with the methods declared in the project --project names, read
+// from the declaration index. perfls completion bash|zsh|fish prints the
+// script that asks for them.
+func completeMethods(project *string, generators bool) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		dir, err := filepath.Abs(*project)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		cacheDir, _ := cache.Dir() // none: the project is parsed again each time
+		names, err := engine.MethodNames(dir, cacheDir, prefix, generators)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
 }
