@@ -15,6 +15,7 @@
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
+//	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -98,6 +99,7 @@ func main() {
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
 			return profileBench(ctx, *profileRounds)
 		},
+		"team": func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},

@@ -161,7 +161,7 @@ func openChecked(ctx context.Context, path string) (*sql.DB, os.FileInfo, error)
 		}
 		markChecked(fi)
 	}
-	if err := migrate(ctx, db, path); err != nil {
+	if err := migrate(ctx, &conn{db, false}, path); err != nil {
 		return fail(err)
 	}
 	return db, fi, nil
@@ -235,6 +235,9 @@ func probeWrite(ctx context.Context, db *sql.DB) error {
 func (s *Store) current(ctx context.Context) (*sql.DB, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pg {
+		return s.db, nil
+	}
 	if fi, err := os.Stat(s.path); err == nil && os.SameFile(fi, s.file) {
 		return s.db, nil
 	}
@@ -299,20 +302,20 @@ func nonEmpty(ss ...string) []string {
 // run runs op on the store's database. When op fails because the file is
 // corrupt, the file is set aside, a new store takes its place (Notices says
 // so) and op runs once more, on the new store.
-func (s *Store) run(ctx context.Context, op func(db *sql.DB) error) error {
+func (s *Store) run(ctx context.Context, op func(db *conn) error) error {
 	db, err := s.current(ctx)
 	if err != nil {
 		return err
 	}
-	err = op(db)
-	if err == nil || !isCorrupt(err) || ctx.Err() != nil {
+	err = op(&conn{db, s.pg})
+	if err == nil || s.pg || !isCorrupt(err) || ctx.Err() != nil {
 		return err
 	}
 	db, rerr := s.replace(ctx, db, err)
 	if rerr != nil {
 		return fmt.Errorf("%w (and the cache could not be replaced: %v)", err, rerr)
 	}
-	return op(db)
+	return op(&conn{db, s.pg})
 }
 
 // Notices returns, and forgets, what the store did on its own since the last
@@ -343,7 +346,7 @@ func ClearDir(ctx context.Context, dir string) (string, error) {
 	var did []string
 	db, _, err := openChecked(ctx, path)
 	if err == nil {
-		err = clearAll(ctx, db)
+		err = clearAll(ctx, &conn{db, false})
 		db.Close()
 	}
 	if err != nil {

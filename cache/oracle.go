@@ -77,7 +77,7 @@ type OracleResult struct {
 // PutOracleRuns stores runs in one transaction, setting their ID and
 // Run.ID.
 func (s *Store) PutOracleRuns(ctx context.Context, runs []*OracleRun) error {
-	return s.run(ctx, func(db *sql.DB) error {
+	return s.run(ctx, func(db *conn) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("store oracle runs: %w", err)
@@ -95,7 +95,7 @@ func (s *Store) PutOracleRuns(ctx context.Context, runs []*OracleRun) error {
 	})
 }
 
-func putOracleRun(ctx context.Context, tx *sql.Tx, r *OracleRun) error {
+func putOracleRun(ctx context.Context, tx *txn, r *OracleRun) error {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = time.Now()
 	}
@@ -107,12 +107,9 @@ func putOracleRun(ctx context.Context, tx *sql.Tx, r *OracleRun) error {
 	if err != nil {
 		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO oracle_runs (method, workload, args, role, code, created_at, run) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	r.ID, err = tx.insert(ctx, `INSERT INTO oracle_runs (method, workload, args, role, code, created_at, run) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.Key.Method, r.Key.Workload, r.Key.Args, r.Role, r.Code, r.CreatedAt.UnixNano(), string(b))
 	if err != nil {
-		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
-	}
-	if r.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("store oracle run of %s: %w", r.Key, err)
 	}
 	r.Run.ID = strconv.FormatInt(r.ID, 10)
@@ -153,7 +150,7 @@ func (s *Store) OracleRunsByID(ctx context.Context, k OracleKey, ids []string) (
 }
 
 func (s *Store) oracleRuns(ctx context.Context, k OracleKey, q string, args ...any) (out []*OracleRun, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, q, args...)
 		if err != nil {
@@ -189,9 +186,21 @@ func (s *Store) PutOracleModel(ctx context.Context, k OracleKey, m *oracle.Model
 	if err != nil {
 		return fmt.Errorf("store oracle model of %s: %w", k, err)
 	}
-	return s.run(ctx, func(db *sql.DB) error {
-		if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO oracle_models (method, workload, args, created_at, model) VALUES (?, ?, ?, ?, ?);
-			UPDATE verdict_revision SET rev = rev + 1`, k.Method, k.Workload, k.Args, time.Now().UnixNano(), string(b)); err != nil {
+	return s.run(ctx, func(db *conn) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("store oracle model of %s: %w", k, err)
+		}
+		defer tx.Rollback() // no-op after Commit
+		if _, err := tx.ExecContext(ctx, `INSERT INTO oracle_models (method, workload, args, created_at, model) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (method, workload, args) DO UPDATE SET created_at = excluded.created_at, model = excluded.model`,
+			k.Method, k.Workload, k.Args, time.Now().UnixNano(), string(b)); err != nil {
+			return fmt.Errorf("store oracle model of %s: %w", k, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE verdict_revision SET rev = rev + 1`); err != nil {
+			return fmt.Errorf("store oracle model of %s: %w", k, err)
+		}
+		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("store oracle model of %s: %w", k, err)
 		}
 		return nil
@@ -203,7 +212,7 @@ func (s *Store) OracleModel(ctx context.Context, k OracleKey) (*OracleModel, err
 	var created int64
 	var b string
 	found := false
-	err := s.run(ctx, func(db *sql.DB) error {
+	err := s.run(ctx, func(db *conn) error {
 		err := db.QueryRowContext(ctx, `SELECT created_at, model FROM oracle_models WHERE method = ? AND workload = ? AND args = ?`,
 			k.Method, k.Workload, k.Args).Scan(&created, &b)
 		found = err == nil
@@ -227,7 +236,7 @@ func (s *Store) OracleModel(ctx context.Context, k OracleKey) (*OracleModel, err
 
 // OracleModels lists the calibrated workloads (without their bands).
 func (s *Store) OracleModels(ctx context.Context) (out []OracleKey, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `SELECT method, workload, args FROM oracle_models ORDER BY method, workload, args`)
 		if err != nil {
@@ -255,7 +264,7 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 	if r.CheckedAt.IsZero() {
 		r.CheckedAt = time.Now()
 	}
-	return s.run(ctx, func(db *sql.DB) error {
+	return s.run(ctx, func(db *conn) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
@@ -272,7 +281,7 @@ func (s *Store) PutOracleResult(ctx context.Context, r *OracleResult) error {
 }
 
 // putOracleResult inserts r and bumps the revision, in tx.
-func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
+func putOracleResult(ctx context.Context, tx *txn, r *OracleResult) error {
 	if r.CheckedAt.IsZero() {
 		r.CheckedAt = time.Now()
 	}
@@ -284,12 +293,9 @@ func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
 	if r.RunID != 0 {
 		runID = r.RunID
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO oracle_results (method, workload, args, run_id, source, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	r.ID, err = tx.insert(ctx, `INSERT INTO oracle_results (method, workload, args, run_id, source, checked_at, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.Key.Method, r.Key.Workload, r.Key.Args, runID, r.Source, r.CheckedAt.UnixNano(), string(b))
 	if err != nil {
-		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
-	}
-	if r.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("store oracle result of %s: %w", r.Key, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE verdict_revision SET rev = rev + 1`); err != nil {
@@ -305,7 +311,7 @@ func putOracleResult(ctx context.Context, tx *sql.Tx, r *OracleResult) error {
 // failure (nor the reverse), with Runs and FailedRuns counting the batch.
 func (s *Store) LatestOracleResult(ctx context.Context, k OracleKey) (*OracleResult, error) {
 	var batch []*OracleResult
-	err := s.run(ctx, func(db *sql.DB) error {
+	err := s.run(ctx, func(db *conn) error {
 		batch = nil
 		rows, err := db.QueryContext(ctx, `SELECT id, run_id, source, checked_at, result FROM oracle_results
 			WHERE method = ? AND workload = ? AND args = ? AND checked_at = (
@@ -450,7 +456,7 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 		return nil, 0, fmt.Errorf("%s: no verified run to accept (run perfls verify first)", k)
 	}
 	var batch []int64
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		batch = nil
 		rows, err := db.QueryContext(ctx, `SELECT r.id FROM oracle_results o JOIN oracle_runs r ON r.id = o.run_id
 			WHERE o.method = ? AND o.workload = ? AND o.args = ? AND o.checked_at = ? ORDER BY o.id`,
@@ -491,7 +497,7 @@ func (s *Store) AcceptLatestOracleRun(ctx context.Context, k OracleKey) (*oracle
 		return nil, 0, err
 	}
 	for _, id := range added {
-		if err := s.run(ctx, func(db *sql.DB) error {
+		if err := s.run(ctx, func(db *conn) error {
 			_, err := db.ExecContext(ctx, `UPDATE oracle_runs SET role = ? WHERE id = ?`, RoleCalibration, id)
 			return err
 		}); err != nil {
@@ -515,7 +521,7 @@ func (s *Store) ClassifyAndRecord(ctx context.Context, k OracleKey, runs []oracl
 	}
 	results := make([]oracle.Result, len(runs))
 	at := time.Now() // one time for the batch: LatestOracleResult combines it
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		// Runs and results in one durable transaction: one disk sync.
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {

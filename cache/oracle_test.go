@@ -25,111 +25,115 @@ var oKey = OracleKey{Method: "p.A#m(int[])", Workload: "p.A#gen(int)", Args: "10
 // Calibrate, classify, rebuild with other settings from the stored runs,
 // and accept the latest run: the Go API the editor server uses.
 func TestOracleCalibrateClassifyRebuildAccept(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	rng := rand.New(rand.NewPCG(4, 4))
-	if m, err := s.OracleModel(ctx, oKey); m != nil || err != nil {
-		t.Fatalf("no model yet: %v %v", m, err)
-	}
-	if _, _, err := s.AcceptLatestOracleRun(ctx, oKey); !errors.Is(err, ErrNotCalibrated) {
-		t.Errorf("accept without a model: %v", err)
-	}
-	var runs []*OracleRun
-	for i := 0; i < 10; i++ {
-		runs = append(runs, oracleRun(rng, 100))
-	}
-	rev0, _ := s.VerdictsRevision(ctx)
-	m, err := s.Calibrate(ctx, oKey, runs, oracle.Config{Window: 5}, map[string]string{"samples": "30"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Runs) != 10 || m.Runs[0] != fmt.Sprint(runs[0].ID) || !m.Provisional || m.Config.Window != 5 {
-		t.Errorf("model runs %v provisional %v window %d", m.Runs, m.Provisional, m.Config.Window)
-	}
-	stored, err := s.OracleModel(ctx, oKey)
-	if err != nil || stored == nil || len(stored.Model.Metrics[0].Bands) != 26 {
-		t.Fatalf("stored model %+v %v", stored, err)
-	}
-	if keys, _ := s.OracleModels(ctx); len(keys) != 1 || keys[0] != oKey {
-		t.Errorf("models %v", keys)
-	}
-	if rev, _ := s.VerdictsRevision(ctx); rev <= rev0 {
-		t.Error("storing a model must bump the revision editors poll")
-	}
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		rng := rand.New(rand.NewPCG(4, 4))
+		if m, err := s.OracleModel(ctx, oKey); m != nil || err != nil {
+			t.Fatalf("no model yet: %v %v", m, err)
+		}
+		if _, _, err := s.AcceptLatestOracleRun(ctx, oKey); !errors.Is(err, ErrNotCalibrated) {
+			t.Errorf("accept without a model: %v", err)
+		}
+		var runs []*OracleRun
+		for i := 0; i < 10; i++ {
+			runs = append(runs, oracleRun(rng, 100))
+		}
+		rev0, _ := s.VerdictsRevision(ctx)
+		m, err := s.Calibrate(ctx, oKey, runs, oracle.Config{Window: 5}, map[string]string{"samples": "30"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Runs) != 10 || m.Runs[0] != fmt.Sprint(runs[0].ID) || !m.Provisional || m.Config.Window != 5 {
+			t.Errorf("model runs %v provisional %v window %d", m.Runs, m.Provisional, m.Config.Window)
+		}
+		stored, err := s.OracleModel(ctx, oKey)
+		if err != nil || stored == nil || len(stored.Model.Metrics[0].Bands) != 26 {
+			t.Fatalf("stored model %+v %v", stored, err)
+		}
+		if keys, _ := s.OracleModels(ctx); len(keys) != 1 || keys[0] != oKey {
+			t.Errorf("models %v", keys)
+		}
+		if rev, _ := s.VerdictsRevision(ctx); rev <= rev0 {
+			t.Error("storing a model must bump the revision editors poll")
+		}
 
-	// A slower run fails; it is stored with its result.
-	slow := oracleRun(rng, 150).Run
-	res, v, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{slow}, "verify")
-	if err != nil || v != oracle.Fail || len(res) != 1 {
-		t.Fatalf("slow run: %v %v %v", res, v, err)
-	}
-	latest, err := s.LatestOracleResult(ctx, oKey)
-	if err != nil || latest == nil || latest.Result.Verdict != oracle.Fail || latest.RunID == 0 || latest.Source != "verify" {
-		t.Fatalf("latest %+v %v", latest, err)
-	}
+		// A slower run fails; it is stored with its result.
+		slow := oracleRun(rng, 150).Run
+		res, v, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{slow}, "verify")
+		if err != nil || v != oracle.Fail || len(res) != 1 {
+			t.Fatalf("slow run: %v %v %v", res, v, err)
+		}
+		latest, err := s.LatestOracleResult(ctx, oKey)
+		if err != nil || latest == nil || latest.Result.Verdict != oracle.Fail || latest.RunID == 0 || latest.Source != "verify" {
+			t.Fatalf("latest %+v %v", latest, err)
+		}
 
-	// A check's forks are one batch: one failing fork of three does not
-	// make the latest result a failure, two do.
-	ok1, ok2 := oracleRun(rng, 100).Run, oracleRun(rng, 100).Run
-	if _, v, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{ok1, ok2, slow}, "check"); err != nil || v != oracle.Pass {
-		t.Fatalf("batch of two passing forks and a failing one: %v %v", v, err)
-	}
-	if b, err := s.LatestOracleResult(ctx, oKey); err != nil || b.Result.Verdict != oracle.Pass || b.Runs != 3 || b.FailedRuns != 1 || b.Source != "check" {
-		t.Fatalf("latest of a passing batch: %+v %v", b, err)
-	}
-	if _, v, _ := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{slow, ok1, slow}, "check"); v != oracle.Fail {
-		t.Fatalf("two failing forks of three: %v", v)
-	}
-	latest, err = s.LatestOracleResult(ctx, oKey)
-	if err != nil || latest.Result.Verdict != oracle.Fail || latest.Runs != 3 || latest.FailedRuns != 2 || latest.RunID == 0 {
-		t.Fatalf("latest of a failing batch: %+v %v", latest, err)
-	}
+		// A check's forks are one batch: one failing fork of three does not
+		// make the latest result a failure, two do.
+		ok1, ok2 := oracleRun(rng, 100).Run, oracleRun(rng, 100).Run
+		if _, v, err := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{ok1, ok2, slow}, "check"); err != nil || v != oracle.Pass {
+			t.Fatalf("batch of two passing forks and a failing one: %v %v", v, err)
+		}
+		if b, err := s.LatestOracleResult(ctx, oKey); err != nil || b.Result.Verdict != oracle.Pass || b.Runs != 3 || b.FailedRuns != 1 || b.Source != "check" {
+			t.Fatalf("latest of a passing batch: %+v %v", b, err)
+		}
+		if _, v, _ := s.ClassifyAndRecord(ctx, oKey, []oracle.Run{slow, ok1, slow}, "check"); v != oracle.Fail {
+			t.Fatalf("two failing forks of three: %v", v)
+		}
+		latest, err = s.LatestOracleResult(ctx, oKey)
+		if err != nil || latest.Result.Verdict != oracle.Fail || latest.Runs != 3 || latest.FailedRuns != 2 || latest.RunID == 0 {
+			t.Fatalf("latest of a failing batch: %+v %v", latest, err)
+		}
 
-	// Rebuild with other settings, without measuring.
-	cfg := m.Config
-	cfg.Window, cfg.K = 3, 6
-	rb, err := s.RebuildOracleModel(ctx, oKey, &cfg)
-	if err != nil || rb.Config.Window != 3 || rb.Config.K != 6 || len(rb.Metrics[0].Bands) != 28 || len(rb.Runs) != 10 || rb.Measure["samples"] != "30" {
-		t.Fatalf("rebuilt %+v %v", rb, err)
-	}
+		// Rebuild with other settings, without measuring.
+		cfg := m.Config
+		cfg.Window, cfg.K = 3, 6
+		rb, err := s.RebuildOracleModel(ctx, oKey, &cfg)
+		if err != nil || rb.Config.Window != 3 || rb.Config.K != 6 || len(rb.Metrics[0].Bands) != 28 || len(rb.Runs) != 10 || rb.Measure["samples"] != "30" {
+			t.Fatalf("rebuilt %+v %v", rb, err)
+		}
 
-	// Accept the latest run as the new normal: it joins the model
-	acc, id, err := s.AcceptLatestOracleRun(ctx, oKey)
-	// (all three forks of the latest check).
-	if err != nil || id != latest.RunID || len(acc.Runs) != 13 || acc.Runs[10] != fmt.Sprint(id) || acc.Config.Window != 3 {
-		t.Fatalf("accepted %v %d %v", acc.Runs, id, err)
-	}
-	cal, _ := s.OracleRuns(ctx, oKey, RoleCalibration)
-	if len(cal) != 13 {
-		t.Errorf("%d calibration runs after accepting, want 13", len(cal))
-	}
-	if again, _, err := s.AcceptLatestOracleRun(ctx, oKey); err != nil || len(again.Runs) != 13 {
-		t.Errorf("accepting twice must not add the run twice: %v %v", again.Runs, err)
-	}
-	if _, _, err := s.ClassifyAndRecord(ctx, OracleKey{Method: "other"}, []oracle.Run{slow}, "check"); !errors.Is(err, ErrNotCalibrated) {
-		t.Errorf("classify without a model: %v", err)
-	}
-	if err := s.Clear(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if m, _ := s.OracleModel(ctx, oKey); m != nil {
-		t.Error("clear must remove oracle models")
-	}
+		// Accept the latest run as the new normal: it joins the model
+		acc, id, err := s.AcceptLatestOracleRun(ctx, oKey)
+		// (all three forks of the latest check).
+		if err != nil || id != latest.RunID || len(acc.Runs) != 13 || acc.Runs[10] != fmt.Sprint(id) || acc.Config.Window != 3 {
+			t.Fatalf("accepted %v %d %v", acc.Runs, id, err)
+		}
+		cal, _ := s.OracleRuns(ctx, oKey, RoleCalibration)
+		if len(cal) != 13 {
+			t.Errorf("%d calibration runs after accepting, want 13", len(cal))
+		}
+		if again, _, err := s.AcceptLatestOracleRun(ctx, oKey); err != nil || len(again.Runs) != 13 {
+			t.Errorf("accepting twice must not add the run twice: %v %v", again.Runs, err)
+		}
+		if _, _, err := s.ClassifyAndRecord(ctx, OracleKey{Method: "other"}, []oracle.Run{slow}, "check"); !errors.Is(err, ErrNotCalibrated) {
+			t.Errorf("classify without a model: %v", err)
+		}
+		if err := s.Clear(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.OracleModel(ctx, oKey); m != nil {
+			t.Error("clear must remove oracle models")
+		}
+	})
 }
 
 // A refused calibration (runs from two JVMs) stores nothing.
 func TestOracleCalibrateAcrossEnvironmentsStoresNothing(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	rng := rand.New(rand.NewPCG(5, 5))
-	a, b := oracleRun(rng, 100), oracleRun(rng, 100)
-	b.Run.Env["java.version"] = "21"
-	if _, err := s.Calibrate(ctx, oKey, []*OracleRun{a, b}, oracle.Config{}, nil); !errors.Is(err, oracle.ErrEnvMismatch) {
-		t.Fatalf("err %v", err)
-	}
-	if runs, _ := s.OracleRuns(ctx, oKey, ""); len(runs) != 0 {
-		t.Errorf("%d runs stored by a refused calibration", len(runs))
-	}
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		rng := rand.New(rand.NewPCG(5, 5))
+		a, b := oracleRun(rng, 100), oracleRun(rng, 100)
+		b.Run.Env["java.version"] = "21"
+		if _, err := s.Calibrate(ctx, oKey, []*OracleRun{a, b}, oracle.Config{}, nil); !errors.Is(err, oracle.ErrEnvMismatch) {
+			t.Fatalf("err %v", err)
+		}
+		if runs, _ := s.OracleRuns(ctx, oKey, ""); len(runs) != 0 {
+			t.Errorf("%d runs stored by a refused calibration", len(runs))
+		}
+	})
 }
 
 // TestMigratesSchema3 opens a cache written by schema version 3 (with a

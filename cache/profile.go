@@ -37,7 +37,7 @@ func (s *Store) PutProfile(ctx context.Context, p *Profile) error {
 	if len(env) == 0 {
 		env = json.RawMessage("{}")
 	}
-	return s.run(ctx, func(db *sql.DB) error {
+	return s.run(ctx, func(db *conn) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("store profile: %w", err)
@@ -47,15 +47,11 @@ func (s *Store) PutProfile(ctx context.Context, p *Profile) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM profiles WHERE kind = ? AND series_hash = ?", p.Kind, k.SeriesHash()); err != nil {
 			return fmt.Errorf("store profile: %w", err)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO profiles
+		id, err := tx.insert(ctx, `INSERT INTO profiles
 			(kind, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, created_at, summary)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.Kind, k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
 			string(env), p.CreatedAt.UnixNano(), string(p.Summary))
-		if err != nil {
-			return fmt.Errorf("store profile: %w", err)
-		}
-		id, err := res.LastInsertId()
 		if err != nil {
 			return fmt.Errorf("store profile: %w", err)
 		}
@@ -71,7 +67,7 @@ func (s *Store) PutProfile(ctx context.Context, p *Profile) error {
 // of the same series for other code comes with stale = true, and nil when
 // the series has none.
 func (s *Store) LookupProfile(ctx context.Context, kind string, k Key) (p *Profile, stale bool, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		var err error
 		stale = false
 		p, err = queryProfile(ctx, db, "kind = ? AND key_hash = ?", kind, k.Hash())
@@ -88,7 +84,7 @@ func (s *Store) LookupProfile(ctx context.Context, kind string, k Key) (p *Profi
 // ProfilesOf returns the stored profiles of kind whose method (as keys
 // spell it, e.g. "p.C#m(int[])") match accepts, newest first.
 func (s *Store) ProfilesOf(ctx context.Context, kind string, match func(method string) bool) (out []*Profile, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, "SELECT id, method FROM profiles WHERE kind = ? ORDER BY created_at DESC, id DESC", kind)
 		if err != nil {
@@ -125,7 +121,7 @@ func (s *Store) ProfilesOf(ctx context.Context, kind string, match func(method s
 }
 
 // queryProfile reads the newest profile a WHERE clause selects; nil when none.
-func queryProfile(ctx context.Context, db *sql.DB, where string, args ...any) (*Profile, error) {
+func queryProfile(ctx context.Context, db *conn, where string, args ...any) (*Profile, error) {
 	p := &Profile{}
 	var env, summary string
 	var created int64

@@ -138,12 +138,27 @@ const dbName = "perfls.db"
 // whose file turns out corrupt replaces it by a new one on its own (open.go)
 // and says so through Notices.
 type Store struct {
-	path string
+	path string // the SQLite file, or the PostgreSQL URL without its password
+	pg   bool   // a PostgreSQL store: no file to check or set aside
 
 	mu      sync.Mutex  // guards the fields below
 	db      *sql.DB     // the open database; replaced with its file
 	file    os.FileInfo // the file db opened
 	notices []string    // what the store did on its own, for the user
+}
+
+// Open opens the store spec names: a postgres:// (or postgresql://) URL
+// names a shared PostgreSQL store, "" the SQLite store in dir (OpenStore).
+// Anything else is an error saying what is expected.
+func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err error) {
+	switch {
+	case spec == "":
+		return OpenStore(ctx, dir)
+	case IsPostgresURL(spec):
+		s, err := openPostgres(ctx, spec)
+		return s, "", err
+	}
+	return nil, "", fmt.Errorf("store %q: want a postgres:// URL, or nothing for the SQLite cache in %s", Redact(spec), dir)
 }
 
 // OpenStore opens (creating if needed) the store in dir. A file that is not
@@ -169,7 +184,7 @@ func OpenStore(ctx context.Context, dir string) (s *Store, notice string, err er
 	return &Store{path: path, db: db, file: fi}, notice, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB, path string) error {
+func migrate(ctx context.Context, db *conn, path string) error {
 	var appID, version int
 	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
 		return err
@@ -213,8 +228,13 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Path is the database file.
+// Path is the database file, or the shared store's URL without its
+// password.
 func (s *Store) Path() string { return s.path }
+
+// Shared reports whether the store is a shared (PostgreSQL) one rather
+// than the SQLite file in a cache directory.
+func (s *Store) Shared() bool { return s.pg }
 
 // Key identifies a measurement (DESIGN §7). Code is the fingerprint of the
 // compiled code it ran; everything else names a series whose history feeds
@@ -291,22 +311,18 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 			size += len(b)
 		}
 	}
-	return s.run(ctx, func(db *sql.DB) error {
+	return s.run(ctx, func(db *conn) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("store measurement: %w", err)
 		}
 		defer tx.Rollback() // no-op after Commit
 		k := m.Key
-		res, err := tx.ExecContext(ctx, `INSERT INTO measurements
+		id, err := tx.insert(ctx, `INSERT INTO measurements
 			(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
-			string(env), m.Preliminary, m.CreatedAt.UnixNano(), size)
-		if err != nil {
-			return fmt.Errorf("store measurement: %w", err)
-		}
-		id, err := res.LastInsertId()
+			string(env), boolInt(m.Preliminary), m.CreatedAt.UnixNano(), size)
 		if err != nil {
 			return fmt.Errorf("store measurement: %w", err)
 		}
@@ -332,7 +348,7 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 // one is returned with stale = true: the code changed since, so it is shown
 // as stale rather than hidden. It returns nil when the series is empty.
 func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		var err error
 		stale = false
 		m, err = newest(ctx, db, "key_hash = ? AND preliminary = 0", k.Hash())
@@ -346,12 +362,33 @@ func (s *Store) Lookup(ctx context.Context, k Key) (m *Measurement, stale bool, 
 	return m, stale, err
 }
 
+// LookupOther returns the newest complete measurement with exactly key k
+// whose ID is none of used, nil when there is none: forks measured by
+// another run (another client of a shared store, an earlier check) that
+// are as independent of used's forks as new ones would be.
+func (s *Store) LookupOther(ctx context.Context, k Key, used []int64) (m *Measurement, err error) {
+	where := "key_hash = ? AND preliminary = 0"
+	args := []any{k.Hash()}
+	for _, id := range used {
+		where += " AND id <> ?"
+		args = append(args, id)
+	}
+	err = s.run(ctx, func(db *conn) error {
+		ms, err := load(ctx, db, where+" ORDER BY created_at DESC, id DESC LIMIT 1", args...)
+		if len(ms) > 0 {
+			m = ms[0]
+		}
+		return err
+	})
+	return m, err
+}
+
 // Previous returns up to limit complete measurements with exactly key k
 // (same code, JVM and machine), newest first, leaving out the measurement
 // with ID except. Their forks are earlier runs of the same thing: the run
 // history whose spread of run means the parametric interpretation needs.
 func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) (ms []*Measurement, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		ms, err = load(ctx, db, "key_hash = ? AND preliminary = 0 AND id <> ? ORDER BY created_at DESC, id DESC LIMIT ?", k.Hash(), except, limit)
 		return err
 	})
@@ -359,7 +396,7 @@ func (s *Store) Previous(ctx context.Context, k Key, except int64, limit int) (m
 }
 
 // load reads every measurement a WHERE clause selects, in its order.
-func load(ctx context.Context, db *sql.DB, where string, args ...any) ([]*Measurement, error) {
+func load(ctx context.Context, db *conn, where string, args ...any) ([]*Measurement, error) {
 	ids, err := ids(ctx, db, where, args...)
 	if err != nil {
 		return nil, err
@@ -375,7 +412,7 @@ func load(ctx context.Context, db *sql.DB, where string, args ...any) ([]*Measur
 	return out, nil
 }
 
-func newest(ctx context.Context, db *sql.DB, where string, arg any) (*Measurement, error) {
+func newest(ctx context.Context, db *conn, where string, arg any) (*Measurement, error) {
 	ids, err := ids(ctx, db, where+" ORDER BY created_at DESC, id DESC LIMIT 1", arg)
 	if err != nil || len(ids) == 0 {
 		return nil, err
@@ -383,7 +420,7 @@ func newest(ctx context.Context, db *sql.DB, where string, arg any) (*Measuremen
 	return get(ctx, db, ids[0])
 }
 
-func ids(ctx context.Context, db *sql.DB, where string, args ...any) ([]int64, error) {
+func ids(ctx context.Context, db *conn, where string, args ...any) ([]int64, error) {
 	rows, err := db.QueryContext(ctx, "SELECT id FROM measurements WHERE "+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query cache: %w", err)
@@ -405,20 +442,21 @@ func ids(ctx context.Context, db *sql.DB, where string, args ...any) ([]int64, e
 
 // Get loads one measurement with its forks.
 func (s *Store) Get(ctx context.Context, id int64) (m *Measurement, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		m, err = get(ctx, db, id)
 		return err
 	})
 	return m, err
 }
 
-func get(ctx context.Context, db *sql.DB, id int64) (*Measurement, error) {
+func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	m := &Measurement{ID: id}
 	var env string
-	var created int64
+	var created, prelim int64
 	k := &m.Key
 	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at
-		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &m.Preliminary, &created)
+		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &prelim, &created)
+	m.Preliminary = prelim != 0
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no measurement %d in the cache", id)
 	}
@@ -462,7 +500,7 @@ type Entry struct {
 
 // List returns every stored measurement, newest first.
 func (s *Store) List(ctx context.Context) (out []Entry, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
 			m.preliminary, m.created_at, m.bytes, (SELECT count(*) FROM forks f WHERE f.measurement_id = m.id)
@@ -473,11 +511,12 @@ func (s *Store) List(ctx context.Context) (out []Entry, err error) {
 		defer rows.Close()
 		for rows.Next() {
 			var e Entry
-			var created int64
+			var created, prelim int64
 			k := &e.Key
-			if err := rows.Scan(&e.ID, &k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &e.Preliminary, &created, &e.Bytes, &e.Forks); err != nil {
+			if err := rows.Scan(&e.ID, &k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &prelim, &created, &e.Bytes, &e.Forks); err != nil {
 				return fmt.Errorf("list cache: %w", err)
 			}
+			e.Preliminary = prelim != 0
 			e.CreatedAt = time.Unix(0, created)
 			out = append(out, e)
 		}
@@ -495,10 +534,10 @@ func (s *Store) List(ctx context.Context) (out []Entry, err error) {
 // file is also shrunk (VACUUM rewrites it: seconds for a large cache, so
 // only on request); otherwise SQLite reuses the freed pages.
 func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (removed int, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		removed = 0
 		var total int64
-		if err := db.QueryRowContext(ctx, "SELECT coalesce(sum(bytes), 0) FROM measurements").Scan(&total); err != nil {
+		if err := db.QueryRowContext(ctx, "SELECT CAST(coalesce(sum(bytes), 0) AS BIGINT) FROM measurements").Scan(&total); err != nil {
 			return fmt.Errorf("cache gc: %w", err)
 		}
 		if total <= maxBytes {
@@ -527,7 +566,7 @@ func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (removed i
 			}
 			removed++
 		}
-		if len(victims) > 0 && compact {
+		if len(victims) > 0 && compact && !db.pg { // PostgreSQL's autovacuum reclaims the space
 			// Hand the space back to the file system; a checkpoint first so the
 			// WAL does not hold the deleted pages.
 			db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -541,16 +580,18 @@ func (s *Store) GC(ctx context.Context, maxBytes int64, compact bool) (removed i
 // Clear removes every measurement, every recorded verdict, every profile
 // and every bounds-oracle calibration (runs, models and results).
 func (s *Store) Clear(ctx context.Context) error {
-	return s.run(ctx, func(db *sql.DB) error { return clearAll(ctx, db) })
+	return s.run(ctx, func(db *conn) error { return clearAll(ctx, db) })
 }
 
-func clearAll(ctx context.Context, db *sql.DB) error {
+func clearAll(ctx context.Context, db *conn) error {
 	if _, err := db.ExecContext(ctx, `DELETE FROM measurements; DELETE FROM verdicts; DELETE FROM profiles;
 		DELETE FROM oracle_results; DELETE FROM oracle_models; DELETE FROM oracle_runs;
 		UPDATE verdict_revision SET rev = rev + 1`); err != nil {
 		return fmt.Errorf("clear cache: %w", err)
 	}
-	db.ExecContext(ctx, "VACUUM")
+	if !db.pg {
+		db.ExecContext(ctx, "VACUUM")
+	}
 	return nil
 }
 
@@ -593,4 +634,18 @@ func unints(b []byte) []int64 {
 		xs[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return xs
+}
+
+// MeasurementsOf returns the complete measurements of a method, oldest
+// first: every workload, argument, code, JVM and machine, for a method's
+// history across commits and machines. method is a key's method
+// ("p.C#m(int[])") or its name without the parameters ("p.C#m"), which
+// matches every overload.
+func (s *Store) MeasurementsOf(ctx context.Context, method string) (ms []*Measurement, err error) {
+	err = s.run(ctx, func(db *conn) error {
+		ms, err = load(ctx, db, "(method = ? OR substr(method, 1, ?) = ?) AND preliminary = 0 ORDER BY created_at, id",
+			method, len(method)+1, method+"(")
+		return err
+	})
+	return ms, err
 }

@@ -17,9 +17,18 @@ import (
 	"time"
 )
 
-func open(t *testing.T, dir string) *Store {
+// open opens the store at loc: a SQLite cache directory or a PostgreSQL
+// URL (eachBackend's locations).
+func open(t *testing.T, loc string) *Store {
 	t.Helper()
-	s, notice, err := OpenStore(context.Background(), dir)
+	var s *Store
+	var notice string
+	var err error
+	if IsPostgresURL(loc) {
+		s, notice, err = Open(context.Background(), loc, "")
+	} else {
+		s, notice, err = OpenStore(context.Background(), loc)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,62 +57,64 @@ func sampleMeasurement(k Key, forks, samples int) *Measurement {
 var baseKey = Key{Method: "p.A#m(int[])", Workload: "p.A#gen(int)", Args: "100", Code: "c1", JVM: "17 -Xmx1g", Harness: "1", Machine: "cpu x4"}
 
 func TestPutLookupStaleAndHistory(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	if m, stale, err := s.Lookup(ctx, baseKey); m != nil || stale || err != nil {
-		t.Fatalf("empty store: %v %v %v", m, stale, err)
-	}
-	first := sampleMeasurement(baseKey, 3, 50)
-	first.CreatedAt = time.Unix(100, 0)
-	if err := s.Put(ctx, first); err != nil {
-		t.Fatal(err)
-	}
-	got, stale, err := s.Lookup(ctx, baseKey)
-	if err != nil || stale || got == nil || got.ID != first.ID {
-		t.Fatalf("lookup: %+v stale=%v err=%v", got, stale, err)
-	}
-	if len(got.Forks) != 3 || len(got.Forks[2].NsPerOp) != 50 || got.Forks[2].NsPerOp[1] != 102.001 || got.Forks[1].GCs[2] != 2 || got.Forks[0].WarmupNs != 1000 {
-		t.Errorf("raw data not kept exactly: %+v", got.Forks[2])
-	}
-	if string(got.Environment) != `{"java_version":"17"}` || got.Key != baseKey {
-		t.Errorf("key or environment: %+v", got)
-	}
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		if m, stale, err := s.Lookup(ctx, baseKey); m != nil || stale || err != nil {
+			t.Fatalf("empty store: %v %v %v", m, stale, err)
+		}
+		first := sampleMeasurement(baseKey, 3, 50)
+		first.CreatedAt = time.Unix(100, 0)
+		if err := s.Put(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		got, stale, err := s.Lookup(ctx, baseKey)
+		if err != nil || stale || got == nil || got.ID != first.ID {
+			t.Fatalf("lookup: %+v stale=%v err=%v", got, stale, err)
+		}
+		if len(got.Forks) != 3 || len(got.Forks[2].NsPerOp) != 50 || got.Forks[2].NsPerOp[1] != 102.001 || got.Forks[1].GCs[2] != 2 || got.Forks[0].WarmupNs != 1000 {
+			t.Errorf("raw data not kept exactly: %+v", got.Forks[2])
+		}
+		if string(got.Environment) != `{"java_version":"17"}` || got.Key != baseKey {
+			t.Errorf("key or environment: %+v", got)
+		}
 
-	// The code changed: the old result is stale, not hidden.
-	edited := baseKey
-	edited.Code = "c2"
-	got, stale, _ = s.Lookup(ctx, edited)
-	if got == nil || !stale || got.ID != first.ID {
-		t.Errorf("after a code change: %+v stale=%v", got, stale)
-	}
-	second := sampleMeasurement(edited, 2, 10)
-	second.CreatedAt = time.Unix(200, 0)
-	s.Put(ctx, second)
-	if got, stale, _ = s.Lookup(ctx, edited); got.ID != second.ID || stale {
-		t.Errorf("fresh after re-measuring: %+v stale=%v", got, stale)
-	}
-	// Preliminary figures never answer a lookup.
-	prelim := sampleMeasurement(edited, 1, 5)
-	prelim.Preliminary = true
-	s.Put(ctx, prelim)
-	if got, _, _ = s.Lookup(ctx, edited); got.ID != second.ID {
-		t.Errorf("a preliminary figure answered a lookup")
-	}
-	// Previous measurements of the same key (same code) are its run history;
-	// measurements of other code are not.
-	third := sampleMeasurement(edited, 2, 10)
-	third.CreatedAt = time.Unix(300, 0)
-	s.Put(ctx, third)
-	prev, err := s.Previous(ctx, edited, third.ID, 10)
-	if err != nil || len(prev) != 1 || prev[0].ID != second.ID {
-		t.Errorf("previous of the edited code: %v %v", prev, err)
-	}
-	// Another machine is another series.
-	other := baseKey
-	other.Machine = "cpu y8"
-	if got, _, _ := s.Lookup(ctx, other); got != nil {
-		t.Errorf("another machine's result matched: %+v", got)
-	}
+		// The code changed: the old result is stale, not hidden.
+		edited := baseKey
+		edited.Code = "c2"
+		got, stale, _ = s.Lookup(ctx, edited)
+		if got == nil || !stale || got.ID != first.ID {
+			t.Errorf("after a code change: %+v stale=%v", got, stale)
+		}
+		second := sampleMeasurement(edited, 2, 10)
+		second.CreatedAt = time.Unix(200, 0)
+		s.Put(ctx, second)
+		if got, stale, _ = s.Lookup(ctx, edited); got.ID != second.ID || stale {
+			t.Errorf("fresh after re-measuring: %+v stale=%v", got, stale)
+		}
+		// Preliminary figures never answer a lookup.
+		prelim := sampleMeasurement(edited, 1, 5)
+		prelim.Preliminary = true
+		s.Put(ctx, prelim)
+		if got, _, _ = s.Lookup(ctx, edited); got.ID != second.ID {
+			t.Errorf("a preliminary figure answered a lookup")
+		}
+		// Previous measurements of the same key (same code) are its run history;
+		// measurements of other code are not.
+		third := sampleMeasurement(edited, 2, 10)
+		third.CreatedAt = time.Unix(300, 0)
+		s.Put(ctx, third)
+		prev, err := s.Previous(ctx, edited, third.ID, 10)
+		if err != nil || len(prev) != 1 || prev[0].ID != second.ID {
+			t.Errorf("previous of the edited code: %v %v", prev, err)
+		}
+		// Another machine is another series.
+		other := baseKey
+		other.Machine = "cpu y8"
+		if got, _, _ := s.Lookup(ctx, other); got != nil {
+			t.Errorf("another machine's result matched: %+v", got)
+		}
+	})
 }
 
 func TestCorruptAndForeignFilesAreSetAside(t *testing.T) {
@@ -148,82 +159,86 @@ func TestCorruptAndForeignFilesAreSetAside(t *testing.T) {
 }
 
 func TestGCKeepsNewestOfEverySeries(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	var newest []int64
-	for series := 0; series < 3; series++ {
-		k := baseKey
-		k.Args = strconv.Itoa(series)
-		for i := 0; i < 4; i++ {
-			m := sampleMeasurement(k, 1, 100)
-			m.CreatedAt = time.Unix(int64(10*series+i), 0)
-			s.Put(ctx, m)
-			if i == 3 {
-				newest = append(newest, m.ID)
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		var newest []int64
+		for series := 0; series < 3; series++ {
+			k := baseKey
+			k.Args = strconv.Itoa(series)
+			for i := 0; i < 4; i++ {
+				m := sampleMeasurement(k, 1, 100)
+				m.CreatedAt = time.Unix(int64(10*series+i), 0)
+				s.Put(ctx, m)
+				if i == 3 {
+					newest = append(newest, m.ID)
+				}
 			}
 		}
-	}
-	removed, err := s.GC(ctx, 1, true) // far below what is stored
-	if err != nil || removed != 9 {
-		t.Fatalf("gc removed %d, err %v; want the 9 older measurements", removed, err)
-	}
-	entries, _ := s.List(ctx)
-	if len(entries) != 3 {
-		t.Fatalf("%d left: %+v", len(entries), entries)
-	}
-	for _, e := range entries {
-		found := false
-		for _, id := range newest {
-			found = found || e.ID == id
+		removed, err := s.GC(ctx, 1, true) // far below what is stored
+		if err != nil || removed != 9 {
+			t.Fatalf("gc removed %d, err %v; want the 9 older measurements", removed, err)
 		}
-		if !found {
-			t.Errorf("kept %d, not a newest one", e.ID)
+		entries, _ := s.List(ctx)
+		if len(entries) != 3 {
+			t.Fatalf("%d left: %+v", len(entries), entries)
 		}
-		if _, err := s.Get(ctx, e.ID); err != nil {
-			t.Error(err)
+		for _, e := range entries {
+			found := false
+			for _, id := range newest {
+				found = found || e.ID == id
+			}
+			if !found {
+				t.Errorf("kept %d, not a newest one", e.ID)
+			}
+			if _, err := s.Get(ctx, e.ID); err != nil {
+				t.Error(err)
+			}
 		}
-	}
-	var forks int
-	s.db.QueryRow("SELECT count(*) FROM forks").Scan(&forks)
-	if forks != 3 {
-		t.Errorf("%d fork rows left; deleting a measurement must delete its forks", forks)
-	}
+		var forks int
+		s.db.QueryRow("SELECT count(*) FROM forks").Scan(&forks)
+		if forks != 3 {
+			t.Errorf("%d fork rows left; deleting a measurement must delete its forks", forks)
+		}
+	})
 }
 
 // TestConcurrentWriters has two stores on one file (as two editors and a
 // CLI would) write and read at once.
 func TestConcurrentWriters(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	stores := []*Store{open(t, dir), open(t, dir), open(t, dir)}
-	var wg sync.WaitGroup
-	errs := make(chan error, 300)
-	for w, s := range stores {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 30; i++ {
-				k := baseKey
-				k.Args = fmt.Sprintf("%d-%d", w, i)
-				if err := s.Put(ctx, sampleMeasurement(k, 2, 20)); err != nil {
-					errs <- err
-					return
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		dir := newLocation(t)
+		stores := []*Store{open(t, dir), open(t, dir), open(t, dir)}
+		var wg sync.WaitGroup
+		errs := make(chan error, 300)
+		for w, s := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 30; i++ {
+					k := baseKey
+					k.Args = fmt.Sprintf("%d-%d", w, i)
+					if err := s.Put(ctx, sampleMeasurement(k, 2, 20)); err != nil {
+						errs <- err
+						return
+					}
+					if m, _, err := s.Lookup(ctx, k); err != nil || m == nil {
+						errs <- fmt.Errorf("read own write %s: %v", k.Args, err)
+						return
+					}
 				}
-				if m, _, err := s.Lookup(ctx, k); err != nil || m == nil {
-					errs <- fmt.Errorf("read own write %s: %v", k.Args, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if entries, _ := stores[0].List(ctx); len(entries) != 90 {
-		t.Errorf("%d measurements, want 90", len(entries))
-	}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if entries, _ := stores[0].List(ctx); len(entries) != 90 {
+			t.Errorf("%d measurements, want 90", len(entries))
+		}
+	})
 }
 
 // TestKillDuringWrites SIGKILLs a process that writes measurements at random

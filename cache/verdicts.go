@@ -6,7 +6,6 @@ package cache
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -30,7 +29,7 @@ func (s *Store) ReplaceVerdicts(ctx context.Context, results []verdict.MethodRes
 		}
 		rows[i] = row{r, string(b)}
 	}
-	return s.run(ctx, func(db *sql.DB) error {
+	return s.run(ctx, func(db *conn) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("record verdicts: %w", err)
@@ -38,8 +37,9 @@ func (s *Store) ReplaceVerdicts(ctx context.Context, results []verdict.MethodRes
 		defer tx.Rollback() // no-op after Commit
 		for _, x := range rows {
 			r := x.r
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO verdicts (file, class, method, params, checked_at, result)
-				VALUES (?, ?, ?, ?, ?, ?)`, r.File, r.Class, r.Method, strings.Join(r.Params, ","), r.CheckedAt.UnixNano(), x.json); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO verdicts (file, class, method, params, checked_at, result)
+				VALUES (?, ?, ?, ?, ?, ?)
+				ON CONFLICT (file, class, method, params) DO UPDATE SET checked_at = excluded.checked_at, result = excluded.result`, r.File, r.Class, r.Method, strings.Join(r.Params, ","), r.CheckedAt.UnixNano(), x.json); err != nil {
 				return fmt.Errorf("record verdicts: %w", err)
 			}
 		}
@@ -55,7 +55,7 @@ func (s *Store) ReplaceVerdicts(ctx context.Context, results []verdict.MethodRes
 
 // Verdicts returns every recorded verdict.
 func (s *Store) Verdicts(ctx context.Context) (out []verdict.MethodResult, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `SELECT result FROM verdicts ORDER BY file, class, method, params`)
 		if err != nil {
@@ -84,7 +84,7 @@ func (s *Store) Verdicts(ctx context.Context) (out []verdict.MethodResult, err e
 // VerdictsRevision changes whenever any process records verdicts, so a
 // reader can tell cheaply whether to read them again.
 func (s *Store) VerdictsRevision(ctx context.Context) (rev int64, err error) {
-	err = s.run(ctx, func(db *sql.DB) error {
+	err = s.run(ctx, func(db *conn) error {
 		if err := db.QueryRowContext(ctx, `SELECT rev FROM verdict_revision`).Scan(&rev); err != nil {
 			return fmt.Errorf("read verdict revision: %w", err)
 		}

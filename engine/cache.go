@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
@@ -54,6 +53,13 @@ func (e *Engine) CacheShow(ctx context.Context, id int64) (*report.StoredMeasure
 func (e *Engine) CacheClear(ctx context.Context) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.store != nil && e.store.Shared() {
+		// A shared store is cleared in place: there is no file to remove.
+		if err := e.store.Clear(ctx); err != nil {
+			return "", err
+		}
+		return "cleared " + e.store.Path(), nil
+	}
 	if e.store != nil {
 		if err := e.store.Close(); err != nil {
 			e.cfg.Logf("close the store before clearing it: %v", err)
@@ -64,10 +70,7 @@ func (e *Engine) CacheClear(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.store, e.notice, e.storeErr = cache.OpenStore(ctx, e.cfg.CacheDir)
-	if e.storeErr != nil {
-		e.storeErr = fmt.Errorf("open the measurement store in %s: %w", e.cfg.CacheDir, e.storeErr)
-	}
+	e.openStore(ctx)
 	return msg, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/perfls/perfls/analysis/oracle"
@@ -70,6 +71,7 @@ type CheckResult struct {
 	options measure.Options
 	index   *workspace.Index // the working tree's declarations
 	trees   map[string]*tree // the revisions the formulas name
+	used    []int64          // stored measurements the looks have used
 }
 
 // Check parses the project, plans the measurements of the formulas the
@@ -196,6 +198,16 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 			which = append(which, r)
 		}
 	}
+	if !req.Fresh {
+		// Forks stored by another run (another machine of a shared store)
+		// answer instead of measuring, when this check has not used them.
+		for _, r := range out.plan.Requests {
+			if id := out.results[r.Key()].CacheID; id != 0 && !slices.Contains(out.used, id) {
+				out.used = append(out.used, id)
+			}
+		}
+		params.Besides = append([]int64{}, out.used...)
+	}
 	resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
 	if err != nil {
 		return 0, err
@@ -213,6 +225,9 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 			had.Error = got.Error
 		}
 		had.Forks = append(had.Forks, got.Forks...)
+		if got.CacheID != 0 {
+			out.used = append(out.used, got.CacheID)
+		}
 		had.History = nil
 		had.Cached = false
 		out.results[key] = had

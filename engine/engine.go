@@ -16,7 +16,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"sync"
 
@@ -56,6 +55,13 @@ type Config struct {
 	// Base are the measurement options the editor's requests start from
 	// (zero: perfls's defaults); tests make them small.
 	Base measure.Options
+	// Store names the measurement store: a postgres:// URL for a store
+	// the team shares. "" means $PERFLS_STORE, else perfls.json's "store"
+	// in the project holding ProjectDir, else the SQLite file in CacheDir.
+	Store string
+	// ProjectDir is where perfls.json's "store" is looked for; "" means
+	// the working directory.
+	ProjectDir string
 }
 
 // Engine runs actions. It is safe for concurrent use.
@@ -81,10 +87,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Logf = func(string, ...any) {}
 	}
 	e := &Engine{cfg: cfg}
-	e.store, e.notice, e.storeErr = cache.OpenStore(ctx, cfg.CacheDir)
-	if e.storeErr != nil {
-		e.storeErr = fmt.Errorf("open the measurement store in %s: %w", cfg.CacheDir, e.storeErr)
-	}
+	e.openStore(ctx)
 	return e, nil
 }
 
@@ -129,6 +132,9 @@ func (e *Engine) service(ctx context.Context) service.Service {
 	case UseDaemon:
 		c, err := service.Dial(ctx, e.cfg.CacheDir)
 		if err == nil {
+			err = e.sameStore(c)
+		}
+		if err == nil {
 			e.noteDaemon(true)
 			return c
 		}
@@ -144,6 +150,9 @@ func (e *Engine) service(ctx context.Context) service.Service {
 		}
 		if exe != "" {
 			c, err := service.EnsureDaemon(ctx, e.cfg.CacheDir, exe)
+			if err == nil {
+				err = e.sameStore(c)
+			}
 			if err == nil {
 				e.noteDaemon(true)
 				return c

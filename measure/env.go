@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfls/perfls/internal/version"
 )
 
 // Environment describes where a fork ran.
@@ -22,6 +25,14 @@ type Environment struct {
 	Cores                           int    // processors available to the JVM
 	GC                              string // the collectors in use, e.g. "G1 Young Generation, G1 Old Generation"
 	MaxHeapMB                       int    // the heap's limit (Runtime.maxMemory), MiB
+	MemoryMB                        int    // the machine's physical memory, MiB; 0 when unknown
+	Perfls                          string // the perfls version that measured (internal/version)
+	// Commit is the project's git commit when it is a git work tree
+	// (ProjectCommit): results are then comparable across commits and
+	// machines (perfls history). Dirty says the tree had changes, so the
+	// measured code may not be that commit's.
+	Commit string `json:",omitempty"`
+	Dirty  bool   `json:",omitempty"`
 }
 
 var cpuModelOnce struct {
@@ -80,6 +91,8 @@ func environmentOf(st protoState) Environment {
 		Arch:        st.env["os.arch"],
 		CPUModel:    cpuModel(),
 		GC:          st.env["gc"],
+		MemoryMB:    memoryMB(),
+		Perfls:      version.String(),
 	}
 	e.MaxHeapMB, _ = strconv.Atoi(st.env["heap.max.mb"])
 	for _, c := range st.env["cores"] {
@@ -90,4 +103,39 @@ func environmentOf(st protoState) Environment {
 		e.Cores = e.Cores*10 + int(c-'0')
 	}
 	return e
+}
+
+var memoryMB = sync.OnceValue(readMemoryMB)
+
+// readMemoryMB reads the machine's physical memory (Linux: MemTotal in
+// /proc/meminfo), 0 when unknown.
+func readMemoryMB() int {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				kb, _ := strconv.Atoi(f[0])
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
+
+// ProjectCommit is the git commit of the work tree holding dir and whether
+// the tree has changes (untracked files included): "" when dir is in no
+// git work tree or git is missing.
+func ProjectCommit(ctx context.Context, dir string) (commit string, dirty bool) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	head, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	status, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain").Output()
+	return strings.TrimSpace(string(head)), err != nil || len(bytes.TrimSpace(status)) > 0
 }

@@ -95,16 +95,19 @@ func HarnessSettings(opt Options) string {
 // content hash of each file is kept while its size and modification time
 // stay the same, so a classpath of large jars is read once per process.
 // A missing entry counts as missing, not as an error (javac and the JVM
-// ignore it too).
+// ignore it too). Where the entries are does not count, only what they
+// hold: a clone of the project in another directory, or on another
+// machine, with another cache directory for perfls's library, has the
+// same digest, so results measured there are reused here.
 func ClasspathDigest(entries []string) (string, error) {
 	h := sha256.New()
 	for _, e := range entries {
 		info, err := os.Stat(e)
 		switch {
 		case err != nil:
-			fmt.Fprintf(h, "missing %s\n", e)
+			fmt.Fprintf(h, "missing %s\n", filepath.Base(e))
 		case info.IsDir():
-			fmt.Fprintf(h, "dir %s\n", e)
+			fmt.Fprintf(h, "dir\n")
 			err := filepath.WalkDir(e, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
 					return err
@@ -125,7 +128,7 @@ func ClasspathDigest(entries []string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("classpath digest: %w", err)
 			}
-			fmt.Fprintf(h, "file %s %s\n", e, sum)
+			fmt.Fprintf(h, "file %s\n", sum)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil

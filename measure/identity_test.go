@@ -51,6 +51,32 @@ func TestClasspathDigestFollowsContent(t *testing.T) {
 	}
 }
 
+// Two clones of a project in different directories (two machines, two
+// users, two cache directories for perfls's library) with the same
+// classpath content have the same digest (issue #22: a result measured by
+// one client is reused by another); a different jar still tells them apart.
+func TestClasspathDigestIgnoresLocation(t *testing.T) {
+	clone := func(jarText string) string {
+		t.Helper()
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "classes", "p"), 0o755)
+		os.WriteFile(filepath.Join(dir, "lib.jar"), []byte(jarText), 0o644)
+		os.WriteFile(filepath.Join(dir, "classes", "p", "A.class"), []byte("class A"), 0o644)
+		d, err := ClasspathDigest([]string{filepath.Join(dir, "lib.jar"), filepath.Join(dir, "classes"), filepath.Join(dir, "missing.jar")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b := clone("jdom 2.0.0"), clone("jdom 2.0.0")
+	if a != b {
+		t.Errorf("same content in two directories: digests %s and %s", a, b)
+	}
+	if c := clone("jdom 2.0.1"); c == a {
+		t.Error("another jar in another directory: same digest")
+	}
+}
+
 // The harness settings in the key name the warm-up rules and the sample
 // length, not how many forks or samples were taken.
 func TestHarnessSettingsNameHowSamplesAreTaken(t *testing.T) {

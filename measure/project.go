@@ -88,6 +88,9 @@ type projectConfig struct {
 	Interpretation string   `json:"interpretation"`
 	Alpha          float64  `json:"alpha"`
 	JVMArgs        []string `json:"jvmArgs"`
+	// Store names the measurement store the team shares (a postgres://
+	// URL without a password); read by StoreSetting, not by the build.
+	Store string `json:"store"`
 }
 
 // buildOutputs are the build tools' class directories, relative to the root.

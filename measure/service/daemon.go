@@ -294,6 +294,7 @@ type Client struct {
 	socket   string
 	cacheDir string // absolute: the daemon must keep its measurements here
 	uid      int    // the user the daemon must run as
+	store    string // where the daemon keeps its results (Status.Cache), as Dial found
 	// restart starts a daemon again when it went away (EnsureDaemon's
 	// clients); nil: Measure only waits for someone else to start one.
 	restart func(context.Context) error
@@ -329,8 +330,14 @@ func Dial(ctx context.Context, cacheDir string) (*Client, error) {
 		return nil, fmt.Errorf("%w: the daemon on %s (pid %d) keeps its measurements in %q, this client's cache directory is %s",
 			ErrCacheMismatch, c.socket, st.PID, st.CacheDir, c.cacheDir)
 	}
+	c.store = st.Cache
 	return c, nil
 }
+
+// Store is where the daemon keeps its results: its SQLite file, or its
+// shared store's URL without a password. A client whose store differs
+// must not measure through it.
+func (c *Client) Store() string { return c.store }
 
 func (c *Client) call(ctx context.Context, method string, params, result any, onNotify func(json.RawMessage)) error {
 	var dialer net.Dialer

@@ -39,6 +39,12 @@ type Params struct {
 	Options  measure.Options `json:"options"`
 	Priority Priority        `json:"priority"`
 	Fresh    bool            `json:"fresh"`  // measure even when the cache has a fresh result
+	// Besides, with Fresh, lets a stored measurement of the same key with
+	// the forks asked for answer when it is none of these (by ID): forks
+	// another run measured are as new to the caller as forks measured now
+	// (check's added forks, reused by a second machine). A service that
+	// does not know it measures, which is only slower.
+	Besides []int64 `json:"besides,omitempty"`
 	Budget   time.Duration   `json:"budget"` // per item; 0 = no limit
 	Phase    Phase           `json:"phase,omitempty"`
 	// Profile asks for one profiled fork per item instead of timing forks
@@ -336,7 +342,7 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			}()
 			continue
 		}
-		if !p.Fresh && l.answerFromCache(ctx, key, opt, out, warn) {
+		if (!p.Fresh || p.Besides != nil) && l.answerFromCache(ctx, key, opt, p.Besides, out, warn) {
 			l.addHistory(ctx, key, out, warn)
 			continue
 		}
@@ -417,11 +423,18 @@ func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, 
 
 // answerFromCache fills out from a fresh cached result with at least the
 // requested forks and samples, and reports whether it did.
-func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.Options, out *ItemResult, warn func(string)) bool {
+func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.Options, besides []int64, out *ItemResult, warn func(string)) bool {
 	if l.store == nil {
 		return false
 	}
-	m, stale, err := l.store.Lookup(ctx, key)
+	var m *cache.Measurement
+	var stale bool
+	var err error
+	if besides != nil {
+		m, err = l.store.LookupOther(ctx, key, besides)
+	} else {
+		m, stale, err = l.store.Lookup(ctx, key)
+	}
 	if err != nil && ctx.Err() == nil {
 		warn(fmt.Sprintf("could not read the cache %s (%v): measuring again", l.store.Path(), err))
 	}
@@ -503,6 +516,8 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 		if len(acc.Forks) < opt.Forks {
 			return partial(), false, nil
 		}
+		// Which commit was measured, for history across commits and machines.
+		acc.Env.Commit, acc.Env.Dirty = measure.ProjectCommit(ctx, p.Project)
 		return l.save(ctx, key, acc, req.Key(), emit), true, nil
 	}
 	label := req.Key()

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/measure"
+)
+
+// ErrMethodName is a history request's method that names no class.
+var ErrMethodName = errors.New("--method wants pkg.Class#method, e.g. quickstart.Search#binarySearch")
+
+// MethodHistory lists every stored result of a method ("pkg.Class#m", or
+// with its parameters "pkg.Class#m(int[])"), oldest first: its figures
+// over commits and machines, from the store the engine uses (a team's
+// shared store holds every machine's).
+func (e *Engine) MethodHistory(ctx context.Context, method string) ([]report.HistoryRow, error) {
+	if !strings.Contains(method, "#") || strings.HasPrefix(method, "#") {
+		return nil, ErrMethodName
+	}
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := store.MeasurementsOf(ctx, method)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]report.HistoryRow, 0, len(ms))
+	for _, m := range ms {
+		var env measure.Environment
+		json.Unmarshal(m.Environment, &env) // an older result's may be empty
+		k := m.Key
+		row := report.HistoryRow{ID: m.ID, MeasuredAt: m.CreatedAt, Method: k.Method, Workload: k.Workload, Args: k.Args,
+			Commit: env.Commit, Dirty: env.Dirty, Code: short(k.Code, 12), Machine: k.Machine,
+			JVM: strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion), Perfls: env.Perfls, Forks: len(m.Forks)}
+		var means []float64
+		for _, f := range m.Forks {
+			if len(f.NsPerOp) > 0 {
+				means = append(means, stats.Summarize(f.NsPerOp).Mean)
+				row.Samples += len(f.NsPerOp)
+			}
+		}
+		s := stats.Summarize(means)
+		row.MeanNs = s.Mean
+		if lo, hi := stats.MeanCI(s, 0.95); !math.IsNaN(lo) {
+			row.CILowNs, row.CIHighNs = lo, hi
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func short(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,259 @@
+// Package remote measures on other machines through a job queue in the
+// team's PostgreSQL store: River (github.com/riverqueue/river), no
+// protocol of perfls's own. A client (Service) packs the project's sources
+// into a content-addressed archive (archive.go), stores it in the
+// database, enqueues one job per measurement request and waits for it; a
+// worker (RunWorker, perfls worker) takes jobs one at a time, checks the
+// archive against the job's fingerprint, unpacks it, measures with the
+// ordinary in-process service (results go to the shared store) and records
+// the response as the job's output.
+//
+// River gives the rest: identical requests in flight merge (unique jobs by
+// args), a failed attempt is retried, a job whose worker was killed is
+// rescued after a while and run again; a request that cannot be measured
+// for good (its archive is damaged or missing) is cancelled, and one whose
+// code does not compile completes with the compiler's messages as its
+// answer — neither is retried.
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// MeasureArgs is a job: measure Params on the project in archive Archive.
+type MeasureArgs struct {
+	Archive string         `json:"archive"` // SHA-256 of the sources (perfls_archives)
+	Params  service.Params `json:"params"`  // Project is the worker's to fill
+}
+
+// Kind names the job kind in River's table.
+func (MeasureArgs) Kind() string { return "perfls_measure" }
+
+// InsertOpts: an identical request already queued or running is the same
+// job; a few attempts for transient failures.
+func (MeasureArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByQueue: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+}
+
+var labelPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// Queue is the queue of workers labelled label ("" = unlabelled).
+func Queue(label string) (string, error) {
+	if label == "" {
+		return "perfls", nil
+	}
+	if !labelPattern.MatchString(label) {
+		return "", fmt.Errorf("worker label %q: use lower-case letters, digits, - and _ (e.g. quiet-x86)", label)
+	}
+	return "perfls_" + label, nil
+}
+
+// setupLock is the advisory lock held while the queue's schema is set up.
+const setupLock = 0x50524651 // "PRFQ"
+
+// connect opens a pool on the store's database and sets up River's schema
+// and the archive table, once, under an advisory lock.
+func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("job queue %s: %w", cache.Redact(url), err)
+	}
+	if err := setup(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("job queue %s: %w", cache.Redact(url), err)
+	}
+	return pool, nil
+}
+
+func setup(ctx context.Context, pool *pgxpool.Pool) error {
+	// River's migrations run one transaction each (a new enum value must
+	// be committed before use), so the lock is a session's, on a
+	// connection held meanwhile.
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(setupLock)); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(setupLock))
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quiet()})
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("set up River's tables: %w", err)
+	}
+	_, err = conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS perfls_archives (
+		sha256     TEXT PRIMARY KEY,
+		data       BYTEA NOT NULL,
+		created_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
+	return err
+}
+
+func quiet() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// Service measures through the queue: it is a service.Service, so the
+// engine's actions run unchanged against it.
+type Service struct {
+	pool   *pgxpool.Pool
+	client *river.Client[pgx.Tx]
+	queue  string
+	poll   time.Duration
+}
+
+// NewService connects to the queue in the store at url; jobs go to the
+// workers labelled label ("" = any unlabelled worker).
+func NewService(ctx context.Context, url, label string) (*Service, error) {
+	queue, err := Queue(label)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: quiet()})
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Service{pool: pool, client: client, queue: queue, poll: 100 * time.Millisecond}, nil
+}
+
+// Enqueue stores the project's sources and enqueues p; it returns the
+// job (an identical request in flight is that request's job).
+func (s *Service) Enqueue(ctx context.Context, p service.Params) (*rivertype.JobRow, error) {
+	data, sum, err := Pack(p.Project)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.pool.Exec(ctx, "INSERT INTO perfls_archives (sha256, data) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING", sum, data); err != nil {
+		return nil, fmt.Errorf("store the sources: %w", err)
+	}
+	p.Project = ""
+	res, err := s.client.Insert(ctx, MeasureArgs{Archive: sum, Params: p}, &river.InsertOpts{Queue: s.queue})
+	if err != nil {
+		return nil, fmt.Errorf("enqueue: %w", err)
+	}
+	return res.Job, nil
+}
+
+// Wait waits for job id to end and returns its response and final row.
+// progress hears when it starts and each retry.
+func (s *Service) Wait(ctx context.Context, id int64, progress func(service.Progress)) (*service.Response, *rivertype.JobRow, error) {
+	var said string
+	for {
+		job, err := s.client.JobGet(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("job %d: %w", id, err)
+		}
+		msg := fmt.Sprintf("job %d on queue %s: %s", id, job.Queue, job.State)
+		if len(job.AttemptedBy) > 0 && job.State == rivertype.JobStateRunning {
+			msg += fmt.Sprintf(" on worker %s (attempt %d)", job.AttemptedBy[len(job.AttemptedBy)-1], job.Attempt)
+		}
+		if msg != said && progress != nil {
+			progress(service.Progress{Message: msg})
+		}
+		said = msg
+		switch job.State {
+		case rivertype.JobStateCompleted:
+			var resp service.Response
+			if err := json.Unmarshal(job.Output(), &resp); err != nil {
+				return nil, job, fmt.Errorf("job %d: its output: %w", id, err)
+			}
+			return &resp, job, nil
+		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
+			cause := "no error recorded"
+			if n := len(job.Errors); n > 0 {
+				cause = job.Errors[n-1].Error
+			}
+			return nil, job, fmt.Errorf("job %d %s: %s", id, job.State, cause)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, job, ctx.Err()
+		case <-time.After(s.poll):
+		}
+	}
+}
+
+// Measure enqueues p and waits for a worker's answer.
+func (s *Service) Measure(ctx context.Context, p service.Params, progress func(service.Progress)) (*service.Response, error) {
+	job, err := s.Enqueue(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	resp, _, err := s.Wait(ctx, job.ID, progress)
+	return resp, err
+}
+
+// Status names the queue.
+func (s *Service) Status(ctx context.Context) (*service.Status, error) {
+	return &service.Status{Cache: "queue " + s.queue}, nil
+}
+
+// Close releases the connections.
+func (s *Service) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// worker works measurement jobs with an in-process service.
+type worker struct {
+	river.WorkerDefaults[MeasureArgs]
+	pool    *pgxpool.Pool
+	local   *service.Local
+	workDir string // where archives are unpacked, one directory per archive
+	logf    func(string, ...any)
+}
+
+// Work measures one job. A missing or damaged archive cancels the job
+// (another attempt cannot mend it); other errors are retried.
+func (w *worker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
+	a := job.Args
+	var data []byte
+	err := w.pool.QueryRow(ctx, "SELECT data FROM perfls_archives WHERE sha256 = $1", a.Archive).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return river.JobCancel(fmt.Errorf("the sources %.12s are not in the store", a.Archive))
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := w.unpack(data, a.Archive)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	p := a.Params
+	p.Project = dir
+	w.logf("job %d: measuring %d item(s) of %.12s", job.ID, len(p.Items), a.Archive)
+	resp, err := w.local.Measure(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	if len(resp.CompileErrors) > 0 {
+		w.logf("job %d: the sources do not compile: answered with the compiler's messages", job.ID)
+	}
+	return river.RecordOutput(ctx, resp)
+}
