@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/cli"
+	"github.com/spf13/cobra"
+)
+
+// regressionsCommand is perfls regressions: change points of the stored results over commits (engine/regressions.go).
+func (a *app) regressionsCommand() *cobra.Command {
+	req, format := engine.RegressionsRequest{}, ""
+	cmd := &cobra.Command{Use: "regressions [--since REV] [--method pkg.Class#m] [--format text|json] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			req.Dir = append(cmd.Flags().Args(), ".")[0]
+			res, err := eng.Regressions(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			return a.result(format, res)
+		})}
+	cmd.Flags().StringVar(&req.Since, "since", "", "count slow-downs at commits after this revision only (default: the whole line)")
+	cmd.Flags().StringVar(&req.Method, "method", "", "only this method, pkg.Class#m or pkg.Class#m(types)")
+	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
+	return cmd
+}

@@ -1,0 +1,532 @@
+package engine
+
+// perfls regressions and the editor's "slower since" line: the change points
+// of the stored results over a repository's first-parent history
+// (analysis/changepoint), one series per (method, workload, args, metric)
+// and machine class (the cache key's machine and JVM).
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfls/perfls/analysis/changepoint"
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
+)
+
+// RegressionsRequest asks for the change points of the stored results over
+// the first-parent history of the repository holding Dir.
+type RegressionsRequest struct {
+	Dir string
+	// Since names a commit on HEAD's first-parent line: only slow-downs at
+	// later commits make the result's exit status 1 (all of them without).
+	Since string
+	// Method selects one method, pkg.C#m (every overload) or pkg.C#m(int[]);
+	// "" = every stored method.
+	Method string
+}
+
+// regressionConfig is the detector's: Otava's defaults.
+var regressionConfig = changepoint.DefaultConfig()
+
+// seriesMetric is a per-operation figure of a fork that a series follows.
+type seriesMetric struct {
+	name, unit string
+	of         func(cache.Fork) []float64
+}
+
+var seriesMetrics = []seriesMetric{
+	{"time", "ns/op", func(f cache.Fork) []float64 { return f.NsPerOp }},
+	{"cpu", "ns/op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }},
+	{"alloc", "B/op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }},
+}
+
+// commitLine is a first-parent line, oldest first, with each commit's place.
+type commitLine struct {
+	commits []string
+	pos     map[string]int
+}
+
+func newCommitLine(commits []string) *commitLine {
+	l := &commitLine{commits: commits, pos: make(map[string]int, len(commits))}
+	for i, c := range commits {
+		l.pos[c] = i
+	}
+	return l
+}
+
+// seriesKey identifies a series: what, which metric, and the machine class
+// with the harness settings (results taken another way are another series).
+type seriesKey struct {
+	method, workload, args, metric string
+	machine, jvm, harness          string
+}
+
+// series is one series' points by place on the line: the fork means of
+// every result of that commit. Its detector is fed in order; points after
+// the last fed one are appended, a change before it rebuilds the detector.
+type series struct {
+	id      report.SeriesID
+	key     seriesKey
+	samples map[int][]float64
+	fed     int   // place of the last point fed to cs (-1: none)
+	fresh   []int // places added after fed
+	rebuild bool  // a fed point changed
+	cs      *changepoint.CommitSeries
+	changes []changepoint.CommitChange
+}
+
+func (s *series) add(pos int, xs []float64) {
+	_, had := s.samples[pos]
+	switch {
+	case pos <= s.fed:
+		s.rebuild = true
+	case !had:
+		s.fresh = append(s.fresh, pos)
+	}
+	s.samples[pos] = append(s.samples[pos], xs...)
+}
+
+// detect feeds the detector what it has not seen: the new points when they
+// all come after the fed ones (the incremental case), else the whole series.
+func (s *series) detect(l *commitLine) error {
+	todo := s.fresh
+	if s.cs == nil || s.rebuild {
+		cs, err := changepoint.NewCommitSeries(regressionConfig)
+		if err != nil {
+			return err
+		}
+		s.cs, s.fed, s.rebuild = cs, -1, false
+		todo = slices.Collect(maps.Keys(s.samples))
+	}
+	s.fresh = nil
+	if len(todo) == 0 {
+		return nil
+	}
+	slices.Sort(todo)
+	pts := make([]changepoint.CommitSamples, len(todo))
+	for i, p := range todo {
+		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: s.samples[p]}
+	}
+	changes, err := s.cs.Append(pts...)
+	if err != nil {
+		s.cs = nil
+		return fmt.Errorf("series %s %s on %s: %w", s.id.Method, s.id.Metric, s.id.Class(), err)
+	}
+	s.changes, s.fed = changes, todo[len(todo)-1]
+	return nil
+}
+
+// level is the per-commit means of the series' points at places [lo, hi).
+func (s *series) level(lo, hi int) []float64 {
+	var out []float64
+	for _, p := range slices.Sorted(maps.Keys(s.samples)) {
+		if p >= lo && p < hi {
+			out = append(out, stats.Summarize(s.samples[p]).Mean)
+		}
+	}
+	return out
+}
+
+// seriesSet sorts stored results into series on a line.
+type seriesSet struct {
+	line    *commitLine
+	series  map[seriesKey]*series
+	left    report.LeftOut
+	results int
+	// pending holds results of commits not on the line, by commit, when the
+	// line may grow to include them (the editor's watch); nil drops them.
+	pending map[string][]*cache.Measurement
+}
+
+func newSeriesSet(l *commitLine) *seriesSet {
+	return &seriesSet{line: l, series: map[seriesKey]*series{}}
+}
+
+// add places a result's fork means on its series, or counts why it is left
+// out (no commit, a tree with changes, a commit off the line).
+func (set *seriesSet) add(m *cache.Measurement) {
+	var env measure.Environment
+	json.Unmarshal(m.Environment, &env) // an older result's may be empty
+	pos, ok := set.line.pos[env.Commit]
+	switch {
+	case env.Commit == "":
+		set.left.NoCommit++
+		return
+	case env.Dirty:
+		set.left.Dirty++
+		return
+	case !ok:
+		set.left.OffLine++
+		if set.pending != nil {
+			set.pending[env.Commit] = append(set.pending[env.Commit], m)
+		}
+		return
+	}
+	set.results++
+	k := m.Key
+	for _, mt := range seriesMetrics {
+		var means []float64
+		for _, f := range m.Forks {
+			if xs := mt.of(f); len(xs) > 0 {
+				means = append(means, stats.Summarize(xs).Mean)
+			}
+		}
+		if len(means) == 0 {
+			continue
+		}
+		key := seriesKey{k.Method, k.Workload, k.Args, mt.name, k.Machine, k.JVM, k.Harness}
+		s := set.series[key]
+		if s == nil {
+			s = &series{key: key, samples: map[int][]float64{}, fed: -1, id: report.SeriesID{Method: k.Method, Workload: k.Workload,
+				Args: k.Args, Metric: mt.name, Unit: mt.unit, Machine: k.Machine, JVM: strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion)}}
+			set.series[key] = s
+		}
+		s.add(pos, means)
+	}
+}
+
+// extend moves the set to a longer line that begins with the old one (HEAD
+// moved forward) and places the pending results of its new commits.
+func (set *seriesSet) extend(l *commitLine) {
+	old := len(set.line.commits)
+	set.line = l
+	for _, c := range l.commits[old:] {
+		ms := set.pending[c]
+		delete(set.pending, c)
+		set.left.OffLine -= len(ms)
+		for _, m := range ms {
+			set.add(m)
+		}
+	}
+}
+
+// ordered lists the series in a stable order.
+func (set *seriesSet) ordered() []*series {
+	out := slices.Collect(maps.Values(set.series))
+	slices.SortFunc(out, func(a, b *series) int {
+		ka, kb := a.key, b.key
+		return cmp.Or(cmp.Compare(ka.method, kb.method), cmp.Compare(ka.workload, kb.workload), cmp.Compare(ka.args, kb.args),
+			cmp.Compare(metricRank(ka.metric), metricRank(kb.metric)), cmp.Compare(ka.machine, kb.machine), cmp.Compare(ka.jvm, kb.jvm),
+			cmp.Compare(ka.harness, kb.harness))
+	})
+	return out
+}
+
+func metricRank(name string) int {
+	return slices.IndexFunc(seriesMetrics, func(m seriesMetric) bool { return m.name == name })
+}
+
+// Regressions lists the change points of every stored series on the
+// first-parent line of HEAD in req.Dir's repository, and the level shifts
+// seen only between machine classes ("environment differs").
+func (e *Engine) Regressions(ctx context.Context, req RegressionsRequest) (*report.Regressions, error) {
+	if req.Method != "" && (!strings.Contains(req.Method, "#") || strings.HasPrefix(req.Method, "#")) {
+		return nil, ErrMethodName
+	}
+	repo, err := revision.Open(ctx, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	head, err := repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	commits, err := repo.Line(ctx, head)
+	if err != nil {
+		return nil, fmt.Errorf("first-parent history of %s: %w", repo.Top, err)
+	}
+	res := &report.Regressions{Head: head, Commits: len(commits), Changes: []report.RegressionChange{}, Environment: []report.EnvironmentShift{}}
+	var after map[string]bool
+	if req.Since != "" {
+		if res.Since, err = repo.Resolve(ctx, req.Since); err != nil {
+			return nil, fmt.Errorf("--since: %w", err)
+		}
+		later, err := repo.FirstParents(ctx, res.Since, head)
+		if err != nil {
+			return nil, fmt.Errorf("--since: %w", err)
+		}
+		after = map[string]bool{}
+		for _, c := range later {
+			after[c] = true
+		}
+	}
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	set := newSeriesSet(newCommitLine(commits))
+	methods, err := storedMethods(ctx, store, req.Method)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range methods {
+		ms, err := store.MeasurementsOf(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range ms {
+			set.add(r)
+		}
+	}
+	subjects := map[string]string{}
+	subject := func(c string) string {
+		if _, ok := subjects[c]; !ok {
+			subjects[c] = repo.Subject(ctx, c)
+		}
+		return subjects[c]
+	}
+	all := set.ordered()
+	for _, s := range all {
+		if err := s.detect(set.line); err != nil {
+			return nil, err
+		}
+		for _, c := range s.changes {
+			res.Changes = append(res.Changes, changeOf(s, c, subject(c.Commit), after == nil || after[c.Commit]))
+		}
+	}
+	for _, sh := range environmentShifts(set, all) {
+		if after == nil || after[sh.Commit] {
+			sh.Subject = subject(sh.Commit)
+			res.Environment = append(res.Environment, sh)
+		}
+	}
+	res.Results, res.Series, res.LeftOut = set.results, len(all), set.left
+	if len(all) == 0 {
+		res.Notes = append(res.Notes, "no stored result is of a commit on this line: measure commits in a clean tree (perfls check, perfls measure) to build the history")
+	}
+	return res, nil
+}
+
+func changeOf(s *series, c changepoint.CommitChange, subject string, inSince bool) report.RegressionChange {
+	return report.RegressionChange{SeriesID: s.id, Commit: c.Commit, Subject: subject, Points: len(s.samples), Before: c.Before, After: c.After,
+		Magnitude: c.Magnitude, Direction: c.Direction(), PValue: c.PValue, Slower: c.After > c.Before, InSince: inSince}
+}
+
+// storedMethods are the methods whose results a request reads: the one
+// named, else every method in the store.
+func storedMethods(ctx context.Context, store *cache.Store, method string) ([]string, error) {
+	if method != "" {
+		return []string{method}, nil
+	}
+	entries, err := store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, en := range entries {
+		seen[en.Key.Method] = true
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
+}
+
+// environmentShifts finds the series that begin after another machine
+// class's series of the same thing and whose first level is significantly
+// higher than that class's level just before: the only earlier results are
+// another environment's, so the step between them is no regression. The
+// other class is the one with the latest result before the series begins.
+func environmentShifts(set *seriesSet, all []*series) []report.EnvironmentShift {
+	type what struct{ method, workload, args, metric, harness string }
+	groups := map[what][]*series{}
+	for _, s := range all {
+		k := s.key
+		w := what{k.method, k.workload, k.args, k.metric, k.harness}
+		groups[w] = append(groups[w], s)
+	}
+	var out []report.EnvironmentShift
+	for _, s := range all {
+		k := s.key
+		first := slices.Min(slices.Collect(maps.Keys(s.samples)))
+		var other *series
+		otherLast := -1
+		for _, o := range groups[what{k.method, k.workload, k.args, k.metric, k.harness}] {
+			for p := range o.samples {
+				if o != s && p < first && p > otherLast {
+					other, otherLast = o, p
+				}
+			}
+		}
+		if other == nil {
+			continue
+		}
+		from := 0 // the other class's level: after its last change point before first
+		for _, c := range other.changes {
+			if p := set.line.pos[c.Commit]; p < first {
+				from = p
+			}
+		}
+		until := len(set.line.commits) // this class's first level
+		if len(s.changes) > 0 {
+			until = set.line.pos[s.changes[0].Commit]
+		}
+		cp, ok, err := changepoint.Shift(other.level(from, first), s.level(first, until), regressionConfig)
+		if err != nil || !ok || cp.Magnitude <= 0 {
+			continue
+		}
+		out = append(out, report.EnvironmentShift{SeriesID: s.id, Commit: set.line.commits[first], OtherMachine: other.id.Machine,
+			OtherJVM: other.id.JVM, Before: cp.Before, After: cp.After, Magnitude: cp.Magnitude, PValue: cp.PValue})
+	}
+	return out
+}
+
+// RegressionWatch keeps, for the editor, one change-point detector per
+// series of the methods hovered: built from the store on a method's first
+// hover, then fed only the results recorded since (by anyone: this editor,
+// the command line, another machine on a shared store), which are
+// appended when their commit comes after the series' last one. HEAD
+// moving forward extends the line; moving elsewhere (another branch, a
+// rewrite) rebuilds that method's series. Safe for concurrent use.
+type RegressionWatch struct {
+	store *cache.Store
+	// Every is how long an answer stands before the store and HEAD are
+	// looked at again.
+	Every   time.Duration
+	mu      sync.Mutex
+	methods map[string]*watchedMethod // by directory and method
+}
+
+type watchedMethod struct {
+	repo     *revision.Repo
+	head     string
+	set      *seriesSet
+	lastID   int64
+	checked  time.Time
+	answer   *report.RegressionChange
+	subjects map[string]string
+}
+
+// NewRegressionWatch watches the results in store.
+func NewRegressionWatch(store *cache.Store) *RegressionWatch {
+	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}}
+}
+
+// SlowerSince is the latest change point of method's time per op on this
+// machine (or, when this machine has no series, on any) when it is a
+// slow-down: the editor's "slower since <commit> (+18 %)". nil when there
+// is none, or dir is not in a git work tree.
+func (w *RegressionWatch) SlowerSince(ctx context.Context, dir, method string) (*report.RegressionChange, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := dir + "\x00" + method
+	wm := w.methods[key]
+	if wm != nil && time.Since(wm.checked) < w.Every {
+		return wm.answer, nil
+	}
+	if wm == nil {
+		repo, err := revision.Open(ctx, dir)
+		if err != nil {
+			var nr *revision.NotRepoError
+			if errors.As(err, &nr) {
+				err = nil
+			}
+			return nil, err
+		}
+		wm = &watchedMethod{repo: repo, subjects: map[string]string{}}
+		w.methods[key] = wm
+	}
+	if err := w.refresh(ctx, wm, method); err != nil {
+		return nil, err
+	}
+	wm.checked, wm.answer = time.Now(), wm.latestSlowDown(ctx)
+	return wm.answer, nil
+}
+
+// refresh follows HEAD and appends the results recorded since the last look.
+func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method string) error {
+	head, err := wm.repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		return nil // a repository without commits: nothing to order
+	}
+	if wm.set == nil || head != wm.head {
+		commits, err := wm.repo.Line(ctx, head)
+		if err != nil {
+			return err
+		}
+		l := newCommitLine(commits)
+		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
+			old.extend(l)
+		} else {
+			wm.set, wm.lastID = newSeriesSet(l), 0
+			wm.set.pending = map[string][]*cache.Measurement{}
+		}
+		wm.head = head
+	}
+	var news []*cache.Measurement
+	if wm.lastID == 0 {
+		if news, err = w.store.MeasurementsOf(ctx, method); err != nil {
+			return err
+		}
+	} else {
+		entries, err := w.store.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			if en.ID > wm.lastID && !en.Preliminary && (en.Key.Method == method || strings.HasPrefix(en.Key.Method, method+"(")) {
+				m, err := w.store.Get(ctx, en.ID)
+				if err != nil {
+					return err
+				}
+				news = append(news, m)
+			}
+		}
+		slices.SortFunc(news, func(a, b *cache.Measurement) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	for _, m := range news {
+		wm.lastID = max(wm.lastID, m.ID)
+		wm.set.add(m)
+	}
+	for _, s := range wm.set.series {
+		if err := s.detect(wm.set.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latestSlowDown is the newest of the time series' latest change points
+// that are slow-downs, on this machine when it has a series.
+func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionChange {
+	here := measure.MachineIdentity()
+	var mine, all []*series
+	for _, s := range wm.set.ordered() {
+		if s.key.metric == "time" {
+			all = append(all, s)
+			if s.key.machine == here {
+				mine = append(mine, s)
+			}
+		}
+	}
+	if len(mine) > 0 {
+		all = mine
+	}
+	var best *report.RegressionChange
+	bestPos := -1
+	for _, s := range all {
+		if len(s.changes) == 0 {
+			continue
+		}
+		c := s.changes[len(s.changes)-1]
+		p := wm.set.line.pos[c.Commit]
+		if c.After <= c.Before || p < bestPos || (p == bestPos && c.Magnitude <= best.Magnitude) {
+			continue
+		}
+		if _, ok := wm.subjects[c.Commit]; !ok {
+			wm.subjects[c.Commit] = wm.repo.Subject(ctx, c.Commit)
+		}
+		rc := changeOf(s, c, wm.subjects[c.Commit], true)
+		best, bestPos = &rc, p
+	}
+	return best
+}
