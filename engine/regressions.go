@@ -530,3 +530,41 @@ func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionC
 	}
 	return best
 }
+
+// environmentVerdict turns a diff's slow-down into "environment differs"
+// when the base's result was measured in another environment than the
+// head's. The cache key holds the machine class and the JVM, so both sides
+// always share those; a shared store can still answer the base with
+// another machine of the class (other memory, heap or collector).
+func environmentVerdict(c *report.DiffChange, base, head measure.Environment) {
+	if c.Verdict != report.Slower {
+		return
+	}
+	if diffs := environmentDiffs(base, head); len(diffs) > 0 {
+		c.Verdict, c.Reason = report.EnvironmentDiffers, "the base was measured in another environment: "+strings.Join(diffs, ", ")
+	}
+}
+
+// environmentDiffs lists the components in which two results' environments
+// differ, as "memory 16384 MiB → 8192 MiB"; none when either is unknown
+// (an older result's is empty). The JVM's arguments are left out: the
+// cache key already holds its flags, and the rest name local paths.
+func environmentDiffs(base, head measure.Environment) []string {
+	if base.JavaVersion == "" || head.JavaVersion == "" {
+		return nil
+	}
+	var out []string
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{
+		{"processor", base.CPUModel, head.CPUModel}, {"cores", base.Cores, head.Cores}, {"memory MiB", base.MemoryMB, head.MemoryMB},
+		{"OS", base.OS + "/" + base.Arch, head.OS + "/" + head.Arch}, {"JVM", base.JavaVendor + " " + base.VMVersion, head.JavaVendor + " " + head.VMVersion},
+		{"collector", base.GC, head.GC}, {"max heap MiB", base.MaxHeapMB, head.MaxHeapMB},
+	} {
+		if c.a != c.b {
+			out = append(out, fmt.Sprintf("%s %v → %v", c.name, c.a, c.b))
+		}
+	}
+	return out
+}

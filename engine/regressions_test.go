@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
@@ -157,5 +158,33 @@ func TestRegressionWatchAppends(t *testing.T) {
 	// The editor outside a repository: no line, no error.
 	if c, err := w.SlowerSince(ctx, t.TempDir(), "p.A#m(int)"); c != nil || err != nil {
 		t.Errorf("outside git: %+v, %v", c, err)
+	}
+}
+
+// perfls diff's one verdict: a slow-down against a base from another
+// machine of the class (a shared store's) is "environment differs"; the
+// same environment, a result without one, or another verdict stay.
+func TestDiffEnvironmentVerdict(t *testing.T) {
+	here := measure.Environment{JavaVendor: "Debian", JavaVersion: "17", VMVersion: "17.0.15", CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 24105,
+		OS: "Linux", Arch: "amd64", GC: "G1", MaxHeapMB: 6028}
+	other := here
+	other.MemoryMB, other.MaxHeapMB = 8192, 2048
+	c := report.DiffChange{Verdict: report.Slower}
+	environmentVerdict(&c, other, here)
+	if c.Verdict != report.EnvironmentDiffers || c.Reason != "the base was measured in another environment: memory MiB 8192 → 24105, max heap MiB 2048 → 6028" {
+		t.Errorf("another machine's base: %+v", c)
+	}
+	d := &report.Diff{Changes: []report.DiffChange{c}}
+	if d.ExitStatus() != 0 {
+		t.Errorf("exit status %d for environment differs, want 0", d.ExitStatus())
+	}
+	for _, tc := range []struct {
+		base    measure.Environment
+		verdict string
+	}{{here, report.Slower}, {measure.Environment{}, report.Slower}, {other, report.Faster}} {
+		c := report.DiffChange{Verdict: tc.verdict}
+		if environmentVerdict(&c, tc.base, here); c.Verdict != tc.verdict || c.Reason != "" {
+			t.Errorf("base %+v, verdict %s: became %+v", tc.base, tc.verdict, c)
+		}
 	}
 }
