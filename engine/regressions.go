@@ -250,35 +250,13 @@ func (e *Engine) Regressions(ctx context.Context, req RegressionsRequest) (*repo
 	res := &report.Regressions{Head: head, Commits: len(commits), Changes: []report.RegressionChange{}, Environment: []report.EnvironmentShift{}}
 	var after map[string]bool
 	if req.Since != "" {
-		if res.Since, err = repo.Resolve(ctx, req.Since); err != nil {
+		if res.Since, after, err = commitsAfter(ctx, repo, req.Since, head); err != nil {
 			return nil, fmt.Errorf("--since: %w", err)
 		}
-		later, err := repo.FirstParents(ctx, res.Since, head)
-		if err != nil {
-			return nil, fmt.Errorf("--since: %w", err)
-		}
-		after = map[string]bool{}
-		for _, c := range later {
-			after[c] = true
-		}
-	}
-	store, err := e.Store()
-	if err != nil {
-		return nil, err
 	}
 	set := newSeriesSet(newCommitLine(commits))
-	methods, err := storedMethods(ctx, store, req.Method)
-	if err != nil {
+	if err := e.loadSeries(ctx, set, req.Method); err != nil {
 		return nil, err
-	}
-	for _, m := range methods {
-		ms, err := store.MeasurementsOf(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range ms {
-			set.add(r)
-		}
 	}
 	subjects := map[string]string{}
 	subject := func(c string) string {
@@ -307,6 +285,49 @@ func (e *Engine) Regressions(ctx context.Context, req RegressionsRequest) (*repo
 		res.Notes = append(res.Notes, "no stored result is of a commit on this line: measure commits in a clean tree (perfls check, perfls measure) to build the history")
 	}
 	return res, nil
+}
+
+// commitsAfter resolves since and lists the commits after it on head's
+// first-parent line.
+func commitsAfter(ctx context.Context, repo *revision.Repo, since, head string) (string, map[string]bool, error) {
+	commit, err := repo.Resolve(ctx, since)
+	if err != nil {
+		return "", nil, err
+	}
+	later, err := repo.FirstParents(ctx, commit, head)
+	if err != nil {
+		return "", nil, err
+	}
+	after := map[string]bool{}
+	for _, c := range later {
+		after[c] = true
+	}
+	return commit, after, nil
+}
+
+// loadSeries places every stored result of method (of every method, "")
+// on the set's series.
+func (e *Engine) loadSeries(ctx context.Context, set *seriesSet, method string) error {
+	store, err := e.Store()
+	if err != nil {
+		return err
+	}
+	methods, err := storedMethods(ctx, store, method)
+	if err != nil {
+		return err
+	}
+	for _, m := range methods {
+		ms, err := store.MeasurementsOf(ctx, m)
+		if err != nil {
+			return err
+		}
+		for _, r := range ms {
+			if method != "" || r.Key.Method == m { // "p.C#m" also matches "p.C#m(int)": each once
+				set.add(r)
+			}
+		}
+	}
+	return nil
 }
 
 func changeOf(s *series, c changepoint.CommitChange, subject string, inSince bool) report.RegressionChange {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -185,6 +186,36 @@ func TestDiffEnvironmentVerdict(t *testing.T) {
 		c := report.DiffChange{Verdict: tc.verdict}
 		if environmentVerdict(&c, tc.base, here); c.Verdict != tc.verdict || c.Reason != "" {
 			t.Errorf("base %+v, verdict %s: became %+v", tc.base, tc.verdict, c)
+		}
+	}
+}
+
+// BenchmarkSeriesAppend1000 is the editor watch's cost per recorded result
+// without the store: one commit's three fork means added to a series of
+// 1,000 commits with two steps, and the detector fed.
+func BenchmarkSeriesAppend1000(b *testing.B) {
+	n := 1000 + b.N
+	commits := make([]string, n)
+	for i := range commits {
+		commits[i] = fmt.Sprint(i)
+	}
+	l := newCommitLine(commits)
+	s := &series{samples: map[int][]float64{}, fed: -1}
+	point := func(i int) []float64 {
+		x := 100 * (1 + 0.2*float64(i/400%2) + 0.01*math.Sin(float64(i)))
+		return []float64{x * 0.99, x, x * 1.01}
+	}
+	for i := range 1000 {
+		s.add(i, point(i))
+	}
+	if err := s.detect(l); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 1000; i < n; i++ {
+		s.add(i, point(i))
+		if err := s.detect(l); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
