@@ -415,6 +415,26 @@ type RegressionWatch struct {
 	Every   time.Duration
 	mu      sync.Mutex
 	methods map[string]*watchedMethod // by directory and method
+	lines   map[string]*commitLine    // the latest line read, by repository and tip
+}
+
+// line is the first-parent line of head, read once for every method.
+func (w *RegressionWatch) line(ctx context.Context, repo *revision.Repo, head string) (*commitLine, error) {
+	key := repo.Top + "\x00" + head
+	if l := w.lines[key]; l != nil {
+		return l, nil
+	}
+	commits, err := repo.Line(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	for k := range w.lines {
+		if strings.HasPrefix(k, repo.Top+"\x00") {
+			delete(w.lines, k)
+		}
+	}
+	w.lines[key] = newCommitLine(commits)
+	return w.lines[key], nil
 }
 
 type watchedMethod struct {
@@ -429,7 +449,7 @@ type watchedMethod struct {
 
 // NewRegressionWatch watches the results in store.
 func NewRegressionWatch(store *cache.Store) *RegressionWatch {
-	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}}
+	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}, lines: map[string]*commitLine{}}
 }
 
 // SlowerSince is the latest change point of method's time per op on this
@@ -470,11 +490,11 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		return nil // a repository without commits: nothing to order
 	}
 	if wm.set == nil || head != wm.head {
-		commits, err := wm.repo.Line(ctx, head)
+		l, err := w.line(ctx, wm.repo, head)
 		if err != nil {
 			return err
 		}
-		l := newCommitLine(commits)
+		commits := l.commits
 		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
 			old.extend(l)
 		} else {
