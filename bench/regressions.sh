@@ -12,7 +12,11 @@
 #
 # Usage: bench/regressions.sh [N] [S1] [S2]   (from the repository root)
 # WORK=DIR keeps the project and the cache in DIR; when DIR/proj exists the
-# history is not measured again, only analysed.
+# history is not measured again, only analysed. ENV_FROM=K measures commits
+# K and later with another JVM configuration (C1 only: -XX:TieredStopAtLevel=1),
+# another machine class: with S1 = S2 = N (no injected slow-down) every
+# change point is a false alarm, and the step between the classes must be
+# reported as "environment differs".
 set -euo pipefail
 n=${1:-20}
 s1=${2:-7}
@@ -55,10 +59,14 @@ JAVA
     git add -A
     git commit -qm "$msg"
   done
+  i=0
   for c in $(git rev-list --reverse HEAD); do
     git checkout -q "$c"
-    "$tmp/perfls" measure --method 'p.A#work' --workload 'p.A#gen' --args 100000 \
+    jvm=()
+    if [ -n "${ENV_FROM:-}" ] && [ "$i" -ge "$ENV_FROM" ]; then jvm=(--jvm-arg=-XX:TieredStopAtLevel=1); fi
+    "$tmp/perfls" measure --method 'p.A#work' --workload 'p.A#gen' --args 100000 "${jvm[@]}" \
       --forks 3 --samples 10 --warmup 100ms --max-warmup 500ms --format json > /dev/null
+    i=$((i + 1))
   done
   git checkout -q main
 fi
@@ -74,16 +82,18 @@ import json, sys
 out, code, s1, s2, start, mid, end, line = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *map(float, sys.argv[5:8]), sys.argv[8].split()
 r = json.load(open(out))
 pos = {c: i for i, c in enumerate(line)}
-truth = [s1, s2]
+truth = [t for t in (s1, s2) if t < len(line)]
 found = sorted(pos[c['commit']] for c in r['changes'] if c['metric'] == 'time' and c['method'].startswith('p.A#work'))
 matched = sum(1 for f in found if any(abs(f - t) <= 1 for t in truth))
 hit = sum(1 for t in truth if any(abs(f - t) <= 1 for f in found))
 p = matched / len(found) if found else 0.0
-rc = hit / len(truth)
+rc = hit / len(truth) if truth else 1.0
 f1 = 2 * p * rc / (p + rc) if p + rc else 0.0
 print(f"perfls regressions over {len(line)} commits: exit {code}, {r['results']} results in {r['series']} series")
 print(f"time per op: injected at {truth}, detected at {found}: precision {p:.2f}, recall {rc:.2f}, F1 {f1:.2f} (match ±1 commit)")
 for c in r['changes']:
     print(f"  {c['metric']:5} {pos[c['commit']]:2} {c['commit'][:10]} {c['subject']!r:28} {c['magnitude']*100:+7.1f} %  p={c['pValue']:.1e}")
+for e in r['environmentDiffers']:
+    print(f"  environment differs: {e['metric']:5} {pos[e['commit']]:2} {e['magnitude']*100:+7.1f} %  p={e['pValue']:.1e}  {e['jvm']} vs {e['otherJvm']}")
 print(f"measuring {mid - start:.0f} s, perfls regressions {end - mid:.2f} s")
 PY

@@ -190,11 +190,24 @@ func (set *seriesSet) add(m *cache.Measurement) {
 		s := set.series[key]
 		if s == nil {
 			s = &series{key: key, samples: map[int][]float64{}, fed: -1, id: report.SeriesID{Method: k.Method, Workload: k.Workload,
-				Args: k.Args, Metric: mt.name, Unit: mt.unit, Machine: k.Machine, JVM: strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion)}}
+				Args: k.Args, Metric: mt.name, Unit: mt.unit, Machine: k.Machine, JVM: jvmLabel(env, k.JVM)}}
 			set.series[key] = s
 		}
 		s.add(pos, means)
 	}
+}
+
+// jvmLabel names a JVM for people: vendor and version, then the heap and
+// flags perfls gave it (the end of the cache key's JVM identity, after the
+// binary's size and date), so that two classes of one JDK tell apart.
+func jvmLabel(env measure.Environment, identity string) string {
+	label := strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion)
+	if i := strings.LastIndex(identity, ") "); i >= 0 {
+		if flags := strings.TrimSpace(strings.TrimPrefix(identity[i+2:], "default heap")); flags != "" {
+			label += " " + flags
+		}
+	}
+	return label
 }
 
 // extend moves the set to a longer line that begins with the old one (HEAD

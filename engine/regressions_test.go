@@ -219,3 +219,18 @@ func BenchmarkSeriesAppend1000(b *testing.B) {
 		}
 	}
 }
+
+// A machine class's JVM is shown with the heap and flags perfls gave it.
+func TestJVMLabel(t *testing.T) {
+	env := measure.Environment{JavaVendor: "Debian", JavaVersion: "17"}
+	for identity, want := range map[string]string{
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap":                         "Debian 17",
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap -XX:TieredStopAtLevel=1": "Debian 17 -XX:TieredStopAtLevel=1",
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) -Xmx512m -XX:+UseSerialGC":            "Debian 17 -Xmx512m -XX:+UseSerialGC",
+		"java17": "Debian 17",
+	} {
+		if got := jvmLabel(env, identity); got != want {
+			t.Errorf("%q: %q, want %q", identity, got, want)
+		}
+	}
+}
