@@ -100,6 +100,8 @@ func (s *series) add(pos int, xs []float64) {
 
 // detect feeds the detector what it has not seen: the new points when they
 // all come after the fed ones (the incremental case), else the whole series.
+// A commit's point is the median of its fork means: one fork disturbed by a
+// busy machine does not move it (docs/regressions.md, validation).
 func (s *series) detect(l *commitLine) error {
 	todo := s.fresh
 	if s.cs == nil || s.rebuild {
@@ -117,7 +119,7 @@ func (s *series) detect(l *commitLine) error {
 	slices.Sort(todo)
 	pts := make([]changepoint.CommitSamples, len(todo))
 	for i, p := range todo {
-		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: s.samples[p]}
+		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: []float64{stats.Median(s.samples[p])}}
 	}
 	changes, err := s.cs.Append(pts...)
 	if err != nil {
