@@ -234,3 +234,28 @@ func TestJVMLabel(t *testing.T) {
 		}
 	}
 }
+
+// A commit's point is the median of its fork means: one fork of a busy
+// machine (five times slower) in each of the last two commits is no step.
+func TestRegressionsDisturbedFork(t *testing.T) {
+	ctx := context.Background()
+	e, r, dir, hashes := regrSetup(t, 12)
+	for i, h := range hashes[:10] {
+		r.put(h, false, "x", 100+float64(i%2))
+	}
+	for _, h := range hashes[10:] {
+		env, _ := json.Marshal(measure.Environment{Commit: h})
+		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: h, JVM: "java17", Harness: "h1",
+			Machine: "x"}, Environment: env}
+		for _, x := range []float64{100, 101, 500} {
+			m.Forks = append(m.Forks, cache.Fork{NsPerOp: []float64{x}})
+		}
+		if err := r.store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: "p.A#m"})
+	if err != nil || res.Series != 2 || len(res.Changes) != 0 || res.ExitStatus() != 0 {
+		t.Errorf("changes %+v, %v; want none", res.Changes, err)
+	}
+}
