@@ -58,7 +58,7 @@ type watchedMethod struct {
 	repo     *revision.Repo
 	head     string
 	set      *seriesSet
-	lastID   int64
+	seen     map[int64]bool // the results placed (by ID): a shared store may commit them out of ID order
 	checked  time.Time
 	answer   *report.RegressionChange
 	subjects map[string]string
@@ -115,23 +115,24 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
 			old.extend(l)
 		} else {
-			wm.set, wm.lastID = newSeriesSet(l), 0
+			wm.set, wm.seen = newSeriesSet(l), nil
 			wm.set.pending = map[string][]*cache.Measurement{}
 		}
 		wm.head = head
 	}
 	var news []*cache.Measurement
-	if wm.lastID == 0 {
+	if wm.seen == nil {
 		if news, err = w.store.MeasurementsOf(ctx, method); err != nil {
 			return err
 		}
+		wm.seen = map[int64]bool{}
 	} else {
 		entries, err := w.store.List(ctx)
 		if err != nil {
 			return err
 		}
 		for _, en := range entries {
-			if en.ID > wm.lastID && !en.Preliminary && (en.Key.Method == method || strings.HasPrefix(en.Key.Method, method+"(")) {
+			if !wm.seen[en.ID] && !en.Preliminary && (en.Key.Method == method || strings.HasPrefix(en.Key.Method, method+"(")) {
 				m, err := w.store.Get(ctx, en.ID)
 				if err != nil {
 					return err
@@ -142,7 +143,7 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		slices.SortFunc(news, func(a, b *cache.Measurement) int { return cmp.Compare(a.ID, b.ID) })
 	}
 	for _, m := range news {
-		wm.lastID = max(wm.lastID, m.ID)
+		wm.seen[m.ID] = true
 		wm.set.add(m)
 	}
 	for _, s := range wm.set.series {
