@@ -309,6 +309,8 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 		params.Options.Forks = min(forks, maxForks-forks*look)
 	}
 	for _, p := range pairs {
+		r := results[p]
+		environmentVerdict(&p.change, r[0].Env, r[1].Env)
 		d.Changes = append(d.Changes, p.change)
 	}
 	return d, nil

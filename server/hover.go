@@ -56,9 +56,10 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		}
 	}
 	if len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
-		// A method calibrated or profiled from the command line: its
-		// oracle and its profile alone.
-		o := strings.TrimSpace(s.oracleHover(ctx, m) + "\n\n" + s.profileHover(ctx, doc, m))
+		// A method calibrated or profiled from the command line, or
+		// measured for another's formula: its oracle, its profile and
+		// its regressions alone.
+		o := strings.TrimSpace(s.oracleHover(ctx, m) + "\n\n" + s.profileHover(ctx, doc, m) + "\n\n" + s.regressionHover(ctx, doc, m))
 		if o == "" {
 			return nil, nil
 		}
@@ -76,6 +77,9 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}
 	if p := s.profileHover(ctx, doc, m); p != "" {
 		md = strings.TrimRight(md, "\n") + "\n\n" + p
+	}
+	if r := s.regressionHover(ctx, doc, m); r != "" {
+		md = strings.TrimRight(md, "\n") + "\n\n" + r
 	}
 	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{

@@ -95,6 +95,8 @@ type server struct {
 	diffs    diffStore    // the latest comparisons with the base, by method (revisions.go)
 	heads    headState    // HEAD of the open documents' work trees (revisions.go)
 
+	regressions regressionWatch // change points of hovered methods (regressions.go)
+
 	gitDirsMu sync.Mutex
 	gitDirs   map[string]bool // directory → in a git work tree (revisions.go)
 

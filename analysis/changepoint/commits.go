@@ -74,3 +74,6 @@ func DetectCommits(points []CommitSamples, cfg Config) ([]CommitChange, error) {
 	}
 	return s.Append(points...)
 }
+
+// Len is the number of commits in the series.
+func (s *CommitSeries) Len() int { return len(s.commits) }

@@ -90,6 +90,11 @@ const (
 	Faster    = "faster"
 	Same      = "same"
 	Undecided = "undecided"
+	// EnvironmentDiffers is a slow-down against a base measured in another
+	// environment (memory, heap, collector, processor, JVM build): a
+	// shared store's result of another machine of the same class. It is
+	// no regression (exit 0); measure the base here with --fresh.
+	EnvironmentDiffers = "environment differs"
 )
 
 // Slower reports whether some workload became slower: perfls diff exits 1.
@@ -158,8 +163,12 @@ func (d *Diff) WriteText(w io.Writer) {
 	for _, c := range d.Changes {
 		n[c.Verdict]++
 	}
-	fmt.Fprintf(w, "%d slower, %d faster, %d same, %d undecided, %d unchanged (α = %g, same within ±%g%%; %d measured, %d from the cache)\n",
-		n[Slower], n[Faster], n[Same], n[Undecided], len(d.Unchanged), d.Alpha, 100*d.Margin, d.Measured, d.Cached)
+	env := ""
+	if n[EnvironmentDiffers] > 0 {
+		env = fmt.Sprintf(", %d environment differs", n[EnvironmentDiffers])
+	}
+	fmt.Fprintf(w, "%d slower, %d faster, %d same, %d undecided%s, %d unchanged (α = %g, same within ±%g%%; %d measured, %d from the cache)\n",
+		n[Slower], n[Faster], n[Same], n[Undecided], env, len(d.Unchanged), d.Alpha, 100*d.Margin, d.Measured, d.Cached)
 	for _, note := range d.Notices {
 		fmt.Fprintf(w, "note: %s\n", note)
 	}
@@ -168,7 +177,7 @@ func (d *Diff) WriteText(w io.Writer) {
 // diffLine is one change as text: verdict, workload, figures and ratio.
 func diffLine(c DiffChange) string {
 	line := fmt.Sprintf("%-9s %s[%s](%s)", c.Verdict, c.Method, c.Workload, c.Args)
-	if c.Base != nil && c.Head != nil && c.Reason == "" {
+	if c.Base != nil && c.Head != nil && (c.Reason == "" || c.Verdict == EnvironmentDiffers) {
 		line += fmt.Sprintf("  %s/op → %s/op  ratio %s [%s, %s]", Duration(float64(c.Base.MeanNs)), Duration(float64(c.Head.MeanNs)),
 			sig3(float64(c.Ratio)), sig3(float64(c.Low)), sig3(float64(c.High)))
 	}

@@ -59,8 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
 	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.calibrateCommand(),
 		a.verifyCommand(), a.serveCommand(), a.cacheCommand(), a.daemonCommand(), a.annotationsCommand(), a.historyCommand(false), a.historyCommand(true),
-		a.ensembleCommand(),
-		a.historyListCommand(), a.workerCommand(),
+		a.ensembleCommand(), a.regressionsCommand(), a.historyListCommand(), a.workerCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version and the commit perfls was built from", Args: cli.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "perfls", version.String()) }})
 	cli.Describe(root.Commands(), helpFiles)

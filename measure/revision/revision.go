@@ -181,6 +181,19 @@ func (r *Repo) FirstParents(ctx context.Context, good, bad string) ([]string, er
 	return strings.Split(out, "\n"), nil
 }
 
+// Line lists the commits of tip's first-parent line, oldest first (tip
+// last): the order in which results over a branch's history are compared.
+func (r *Repo) Line(ctx context.Context, tip string) ([]string, error) {
+	out, err := git(ctx, r.Top, "rev-list", "--first-parent", "--reverse", tip)
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		return nil, nil
+	}
+	return strings.Split(out, "\n"), nil
+}
+
 // Materialise writes commit's tree under cacheDir/revisions/<commit> (once:
 // a tree already there is reused) and returns the directory of the project
 // in it, at the same place as in the work tree. It runs `git archive`, so

@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/measure"
+)
+
+// regrStore puts results of p.A#m on the store: one per call, at commit,
+// on machine, with three forks around mean (a fixed pattern of ±1 %) and
+// 24 allocated bytes per op.
+type regrStore struct {
+	t     *testing.T
+	store *cache.Store
+	n     int
+}
+
+func (r *regrStore) put(commit string, dirty bool, machine string, mean float64) {
+	r.t.Helper()
+	r.n++
+	env, _ := json.Marshal(measure.Environment{Commit: commit, Dirty: dirty, JavaVendor: "Debian", JavaVersion: "17"})
+	m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: commit, JVM: "java17", Harness: "h1",
+		Machine: machine}, Environment: env, CreatedAt: time.Unix(int64(r.n), 0)}
+	for i, d := range []float64{-0.01, 0, 0.01} {
+		x := mean * (1 + d + 0.002*float64(r.n%3))
+		m.Forks = append(m.Forks, cache.Fork{NsPerOp: []float64{x, x}, AllocBytesPerOp: []float64{24, 24}, WarmupSettled: i % 2})
+	}
+	if err := r.store.Put(context.Background(), m); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func regrSetup(t *testing.T, commits int) (*Engine, *regrStore, string, []string) {
+	t.Helper()
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, hashes := fixture.GitProject(t, make([]map[string]string, commits)...)
+	return e, &regrStore{t: t, store: store}, dir, hashes
+}
+
+// A +30 % step at commit 10 of 20 on machine x is one slow-down at that
+// commit; results of a dirty tree, of a commit off the first-parent line
+// and without a commit are left out and counted; machine y, whose results
+// begin at commit 15 at twice x's level, is "environment differs", not a
+// regression; --since after the step leaves nothing that fails.
+func TestRegressions(t *testing.T) {
+	ctx := context.Background()
+	e, r, dir, hashes := regrSetup(t, 20)
+	for i, h := range hashes {
+		r.put(h, false, "x", map[bool]float64{false: 100, true: 130}[i >= 10])
+		if i >= 15 {
+			r.put(h, false, "y", 260)
+		}
+	}
+	fixture.Git(t, dir, "checkout", "-q", "-b", "side")
+	fixture.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "side")
+	side := fixture.Git(t, dir, "rev-parse", "HEAD")
+	fixture.Git(t, dir, "checkout", "-q", "main")
+	r.put(side, false, "x", 500)
+	r.put(hashes[19], true, "x", 500)
+	r.put("", false, "x", 500)
+
+	res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commits != 20 || res.Results != 25 || res.LeftOut.Dirty != 1 || res.LeftOut.OffLine != 1 || res.LeftOut.NoCommit != 1 {
+		t.Errorf("commits %d, results %d, left out %+v", res.Commits, res.Results, res.LeftOut)
+	}
+	if res.Series != 4 { // time and alloc on x and on y
+		t.Errorf("%d series, want 4", res.Series)
+	}
+	if len(res.Changes) != 1 {
+		t.Fatalf("changes %+v, want one", res.Changes)
+	}
+	c := res.Changes[0]
+	if c.Commit != hashes[10] || c.Subject != "commit 10" || !c.Slower || !c.InSince || c.Metric != "time" || c.Machine != "x" ||
+		math.Abs(c.Magnitude-0.3) > 0.01 || c.PValue > 0.001 || c.Points != 20 || c.JVM != "Debian 17" {
+		t.Errorf("change %+v", c)
+	}
+	if res.ExitStatus() != 1 {
+		t.Errorf("exit status %d with a slow-down, want 1", res.ExitStatus())
+	}
+	if len(res.Environment) != 1 {
+		t.Fatalf("environment shifts %+v, want one (y against x)", res.Environment)
+	}
+	if s := res.Environment[0]; s.Machine != "y" || s.OtherMachine != "x" || s.Commit != hashes[15] || math.Abs(s.Magnitude-1) > 0.02 {
+		t.Errorf("environment shift %+v", s)
+	}
+
+	res, err = e.Regressions(ctx, RegressionsRequest{Dir: dir, Since: hashes[12]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 1 || res.Changes[0].InSince || res.ExitStatus() != 0 || len(res.Environment) != 1 {
+		t.Errorf("since commit 12: changes %+v, environment %+v, exit %d; want the step listed before --since, exit 0", res.Changes, res.Environment, res.ExitStatus())
+	}
+	if _, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Since: side}); err == nil {
+		t.Error("--since a commit off the line: no error")
+	}
+	if _, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: "m"}); err != ErrMethodName {
+		t.Errorf("--method m: %v, want ErrMethodName", err)
+	}
+	res, err = e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: "p.B#m"})
+	if err != nil || res.Series != 0 || len(res.Notes) != 1 {
+		t.Errorf("another method: %+v, %v; want no series and a note", res, err)
+	}
+}
+
+// The editor's watch: built on the first look, it names the step; results
+// of later commits (HEAD moved forward) are appended to the same detector,
+// and a recovery makes the latest change point a speed-up: no line.
+func TestRegressionWatchAppends(t *testing.T) {
+	ctx := context.Background()
+	_, r, dir, hashes := regrSetup(t, 15)
+	here := measure.MachineIdentity()
+	for i, h := range hashes {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
+	}
+	w := NewRegressionWatch(r.store)
+	w.Every = 0
+	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || c == nil {
+		t.Fatalf("slower since: %+v, %v", c, err)
+	}
+	if c.Commit != hashes[8] || math.Abs(c.Magnitude-0.18) > 0.01 {
+		t.Errorf("slower since %+v, want commit 8, +18 %%", c)
+	}
+	wm := w.methods[dir+"\x00p.A#m(int)"]
+	s := wm.set.series[seriesKey{"p.A#m(int)", "p.A#gen(int)", "10", "time", here, "java17", "h1"}]
+	if s == nil {
+		t.Fatal("no time series")
+	}
+	cs := s.cs
+	var more []string
+	for i := range 10 {
+		fixture.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "more")
+		more = append(more, fixture.Git(t, dir, "rev-parse", "HEAD"))
+		r.put(more[i], false, here, 90)
+	}
+	c, err = w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || c != nil {
+		t.Errorf("after a recovery: %+v, %v; want no slow-down", c, err)
+	}
+	if s.cs != cs || s.cs.Len() != 25 || len(s.changes) != 2 || s.changes[1].Commit != more[0] {
+		t.Errorf("detector rebuilt or wrong: same %v, %d points, changes %+v", s.cs == cs, s.cs.Len(), s.changes)
+	}
+	// The editor outside a repository: no line, no error.
+	if c, err := w.SlowerSince(ctx, t.TempDir(), "p.A#m(int)"); c != nil || err != nil {
+		t.Errorf("outside git: %+v, %v", c, err)
+	}
+}
+
+// perfls diff's one verdict: a slow-down against a base from another
+// machine of the class (a shared store's) is "environment differs"; the
+// same environment, a result without one, or another verdict stay.
+func TestDiffEnvironmentVerdict(t *testing.T) {
+	here := measure.Environment{JavaVendor: "Debian", JavaVersion: "17", VMVersion: "17.0.15", CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 24105,
+		OS: "Linux", Arch: "amd64", GC: "G1", MaxHeapMB: 6028}
+	other := here
+	other.MemoryMB, other.MaxHeapMB = 8192, 2048
+	c := report.DiffChange{Verdict: report.Slower}
+	environmentVerdict(&c, other, here)
+	if c.Verdict != report.EnvironmentDiffers || c.Reason != "the base was measured in another environment: memory MiB 8192 → 24105, max heap MiB 2048 → 6028" {
+		t.Errorf("another machine's base: %+v", c)
+	}
+	d := &report.Diff{Changes: []report.DiffChange{c}}
+	if d.ExitStatus() != 0 {
+		t.Errorf("exit status %d for environment differs, want 0", d.ExitStatus())
+	}
+	for _, tc := range []struct {
+		base    measure.Environment
+		verdict string
+	}{{here, report.Slower}, {measure.Environment{}, report.Slower}, {other, report.Faster}} {
+		c := report.DiffChange{Verdict: tc.verdict}
+		if environmentVerdict(&c, tc.base, here); c.Verdict != tc.verdict || c.Reason != "" {
+			t.Errorf("base %+v, verdict %s: became %+v", tc.base, tc.verdict, c)
+		}
+	}
+}
+
+// BenchmarkSeriesAppend1000 is the editor watch's cost per recorded result
+// without the store: one commit's three fork means added to a series of
+// 1,000 commits with two steps, and the detector fed.
+func BenchmarkSeriesAppend1000(b *testing.B) {
+	n := 1000 + b.N
+	commits := make([]string, n)
+	for i := range commits {
+		commits[i] = fmt.Sprint(i)
+	}
+	l := newCommitLine(commits)
+	s := &series{samples: map[int][]float64{}, fed: -1}
+	point := func(i int) []float64 {
+		x := 100 * (1 + 0.2*float64(i/400%2) + 0.01*math.Sin(float64(i)))
+		return []float64{x * 0.99, x, x * 1.01}
+	}
+	for i := range 1000 {
+		s.add(i, point(i))
+	}
+	if err := s.detect(l); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 1000; i < n; i++ {
+		s.add(i, point(i))
+		if err := s.detect(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A machine class's JVM is shown with the heap and flags perfls gave it.
+func TestJVMLabel(t *testing.T) {
+	env := measure.Environment{JavaVendor: "Debian", JavaVersion: "17"}
+	for identity, want := range map[string]string{
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap":                         "Debian 17",
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap -XX:TieredStopAtLevel=1": "Debian 17 -XX:TieredStopAtLevel=1",
+		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) -Xmx512m -XX:+UseSerialGC":            "Debian 17 -Xmx512m -XX:+UseSerialGC",
+		"java17": "Debian 17",
+	} {
+		if got := jvmLabel(env, identity); got != want {
+			t.Errorf("%q: %q, want %q", identity, got, want)
+		}
+	}
+}
+
+// A commit's point is the median of its fork means: one fork of a busy
+// machine (five times slower) in each of the last two commits is no step.
+func TestRegressionsDisturbedFork(t *testing.T) {
+	ctx := context.Background()
+	e, r, dir, hashes := regrSetup(t, 12)
+	for i, h := range hashes[:10] {
+		r.put(h, false, "x", 100+float64(i%2))
+	}
+	for _, h := range hashes[10:] {
+		env, _ := json.Marshal(measure.Environment{Commit: h})
+		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: h, JVM: "java17", Harness: "h1",
+			Machine: "x"}, Environment: env}
+		for _, x := range []float64{100, 101, 500} {
+			m.Forks = append(m.Forks, cache.Fork{NsPerOp: []float64{x}})
+		}
+		if err := r.store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: "p.A#m"})
+	if err != nil || res.Series != 2 || len(res.Changes) != 0 || res.ExitStatus() != 0 {
+		t.Errorf("changes %+v, %v; want none", res.Changes, err)
+	}
+}

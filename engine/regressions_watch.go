@@ -1,0 +1,191 @@
+package engine
+
+// The editor's "slower since <commit>" line: change points of the hovered
+// methods' stored results, kept in memory and fed only new results.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
+)
+
+// RegressionWatch keeps, for the editor, one change-point detector per
+// series of the methods hovered: built from the store on a method's first
+// hover, then fed only the results recorded since (by anyone: this editor,
+// the command line, another machine on a shared store), which are
+// appended when their commit comes after the series' last one. HEAD
+// moving forward extends the line; moving elsewhere (another branch, a
+// rewrite) rebuilds that method's series. Safe for concurrent use.
+type RegressionWatch struct {
+	store *cache.Store
+	// Every is how long an answer stands before the store and HEAD are
+	// looked at again.
+	Every   time.Duration
+	mu      sync.Mutex
+	methods map[string]*watchedMethod // by directory and method
+	lines   map[string]*commitLine    // the latest line read, by repository and tip
+}
+
+// line is the first-parent line of head, read once for every method.
+func (w *RegressionWatch) line(ctx context.Context, repo *revision.Repo, head string) (*commitLine, error) {
+	key := repo.Top + "\x00" + head
+	if l := w.lines[key]; l != nil {
+		return l, nil
+	}
+	commits, err := repo.Line(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	for k := range w.lines {
+		if strings.HasPrefix(k, repo.Top+"\x00") {
+			delete(w.lines, k)
+		}
+	}
+	w.lines[key] = newCommitLine(commits)
+	return w.lines[key], nil
+}
+
+type watchedMethod struct {
+	repo     *revision.Repo
+	head     string
+	set      *seriesSet
+	seen     map[int64]bool // the results placed (by ID): a shared store may commit them out of ID order
+	checked  time.Time
+	answer   *report.RegressionChange
+	subjects map[string]string
+}
+
+// NewRegressionWatch watches the results in store.
+func NewRegressionWatch(store *cache.Store) *RegressionWatch {
+	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}, lines: map[string]*commitLine{}}
+}
+
+// SlowerSince is the latest change point of method's time per op on this
+// machine (or, when this machine has no series, on any) when it is a
+// slow-down: the editor's "slower since <commit> (+18 %)". nil when there
+// is none, or dir is not in a git work tree.
+func (w *RegressionWatch) SlowerSince(ctx context.Context, dir, method string) (*report.RegressionChange, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := dir + "\x00" + method
+	wm := w.methods[key]
+	if wm != nil && time.Since(wm.checked) < w.Every {
+		return wm.answer, nil
+	}
+	if wm == nil {
+		repo, err := revision.Open(ctx, dir)
+		if err != nil {
+			var nr *revision.NotRepoError
+			if errors.As(err, &nr) {
+				err = nil
+			}
+			return nil, err
+		}
+		wm = &watchedMethod{repo: repo, subjects: map[string]string{}}
+		w.methods[key] = wm
+	}
+	if err := w.refresh(ctx, wm, method); err != nil {
+		return nil, err
+	}
+	wm.checked, wm.answer = time.Now(), wm.latestSlowDown(ctx)
+	return wm.answer, nil
+}
+
+// refresh follows HEAD and appends the results recorded since the last look.
+func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method string) error {
+	head, err := wm.repo.Resolve(ctx, "HEAD")
+	if err != nil {
+		return nil // a repository without commits: nothing to order
+	}
+	if wm.set == nil || head != wm.head {
+		l, err := w.line(ctx, wm.repo, head)
+		if err != nil {
+			return err
+		}
+		commits := l.commits
+		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
+			old.extend(l)
+		} else {
+			wm.set, wm.seen = newSeriesSet(l), nil
+			wm.set.pending = map[string][]*cache.Measurement{}
+		}
+		wm.head = head
+	}
+	var news []*cache.Measurement
+	if wm.seen == nil {
+		if news, err = w.store.MeasurementsOf(ctx, method); err != nil {
+			return err
+		}
+		wm.seen = map[int64]bool{}
+	} else {
+		entries, err := w.store.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			if !wm.seen[en.ID] && !en.Preliminary && (en.Key.Method == method || strings.HasPrefix(en.Key.Method, method+"(")) {
+				m, err := w.store.Get(ctx, en.ID)
+				if err != nil {
+					return err
+				}
+				news = append(news, m)
+			}
+		}
+		slices.SortFunc(news, func(a, b *cache.Measurement) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	for _, m := range news {
+		wm.seen[m.ID] = true
+		wm.set.add(m)
+	}
+	for _, s := range wm.set.series {
+		if err := s.detect(wm.set.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latestSlowDown is the newest of the time series' latest change points
+// that are slow-downs, on this machine when it has a series.
+func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionChange {
+	here := measure.MachineIdentity()
+	var mine, all []*series
+	for _, s := range wm.set.ordered() {
+		if s.key.metric == "time" {
+			all = append(all, s)
+			if s.key.machine == here {
+				mine = append(mine, s)
+			}
+		}
+	}
+	if len(mine) > 0 {
+		all = mine
+	}
+	var best *report.RegressionChange
+	bestPos := -1
+	for _, s := range all {
+		if len(s.changes) == 0 {
+			continue
+		}
+		c := s.changes[len(s.changes)-1]
+		p := wm.set.line.pos[c.Commit]
+		if c.After <= c.Before || p < bestPos || (p == bestPos && c.Magnitude <= best.Magnitude) {
+			continue
+		}
+		if _, ok := wm.subjects[c.Commit]; !ok {
+			wm.subjects[c.Commit] = wm.repo.Subject(ctx, c.Commit)
+		}
+		rc := changeOf(s, c, wm.subjects[c.Commit], true)
+		best, bestPos = &rc, p
+	}
+	return best
+}
