@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/fixture"
+)
+
+const lintJarLib = `package org.acme.xml;
+
+public class Builder {
+    public Object build(java.io.File f) { return null; }
+    public Object build(String s) { return null; }
+    public static Builder create() { return new Builder(); }
+}
+`
+
+// TestLintClasspath: perfls lint checks references into the jars of
+// perfls.json's classpath, with suggestions; packages on no classpath stay
+// unchecked.
+func TestLintClasspath(t *testing.T) {
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"perfls.json": `{"classpath": ["lib/*.jar"]}`,
+		"src/demo/Main.java": `package demo;
+
+import org.acme.xml.Builder;
+
+public class Main {
+    public static Iterable<Object[]> gen(int n) { return null; }
+
+    @SPL({"SELF[gen](1) <= Builder#buildd[gen](1)",
+          "SELF[gen](1) <= org.acme.xml.NoSuchClass#x[gen](1)",
+          "SELF[gen](1) <= Builder#build(String)[gen](1)",
+          "SELF[gen](1) <= Builder#build(int)[gen](1)",
+          "SELF[gen](1) <= org.elsewhere.Thing#x[gen](1)"})
+    public static int m(int[] a) { return 0; }
+}
+`,
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": lintJarLib}, false)
+	diags, err := Lint(context.Background(), []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Severity == workspace.Error {
+			got = append(got, d.Code+": "+d.Message)
+		}
+	}
+	want := []string{
+		`unknown-method: org.acme.xml.Builder has no method "buildd"; did you mean build?`,
+		`unknown-class: unknown class org.acme.xml.NoSuchClass: package org.acme.xml on the classpath (acme-xml-1.0.jar) has no such class`,
+		`no-overload: org.acme.xml.Builder has no overload build(int); candidates: build(File); build(String)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Without the classpath, as before: nothing is certain.
+	diags, err = LintWith(context.Background(), []string{dir}, LintConfig{JDKSrc: "", NoClasspath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diags {
+		if d.Severity == workspace.Error {
+			t.Errorf("without the classpath: %s", d.Message)
+		}
+	}
+}
