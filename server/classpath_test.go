@@ -1,0 +1,146 @@
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/lsptest"
+	"github.com/perfls/perfls/server"
+)
+
+const cpLib = `package org.acme.xml;
+
+/** Builds documents. */
+public class Builder {
+    public Object build(java.io.File file) { return null; }
+
+    public Object build(String text, int... flags) { return null; }
+
+    public static Builder create() { return new Builder(); }
+
+    public static Iterable<Object[]> inputs(int n) { return null; }
+}
+`
+
+const cpMain = `package demo;
+
+import org.acme.xml.Builder;
+
+public class Main {
+    @SPL({"SELF[Builder#inputs](1) <= Builder#buildd[Builder#inputs](1)",
+          "SELF[Builder#inputs](1) <= Builder#create[Builder#inputs](1)",
+          "SELF[Builder#inputs](1) <= org.acme.xml.Builder#build(String, int[])[Builder#inputs](1)",
+          "SELF[Builder#inputs](1) <= org.acme.xml.Builder#"})
+    public static int m(int[] a) { return 0; }
+}
+`
+
+// TestClasspathInTheEditor: a project whose perfls.json puts a jar (with a
+// -sources.jar beside it) on the classpath; once the classpath is read in
+// the background, lint reports an unknown method of the jar's class, hover
+// shows a jar method's declaration, jar and source line, completion after
+// "Class#" lists the jar class's methods, and go-to-definition opens the
+// source extracted into the cache directory.
+func TestClasspathInTheEditor(t *testing.T) {
+	cacheDir := fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"perfls.json":        `{"classpath": ["lib/acme-xml-1.0.jar"]}`,
+		"src/demo/Main.java": cpMain,
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": cpLib}, true)
+
+	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	u := fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), cpMain)
+	diags := fc.AwaitMatch(t, u, "the jar's unknown method", func(ds []protocol.Diagnostic) bool {
+		for _, d := range ds {
+			if strings.Contains(d.Message, `org.acme.xml.Builder has no method "buildd"; did you mean build?`) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, d := range diags {
+		if d.Severity == protocol.DiagnosticSeverityError && !strings.Contains(d.Message, "buildd") && !strings.Contains(d.Message, `after "#"`) {
+			t.Errorf("unexpected error: %s", d.Message)
+		}
+	}
+
+	md := fc.Hover(t, u, fixture.Position(t, cpMain, "Builder#create", 0, 9))
+	for _, want := range []string{"static Builder create()", "declared in `org.acme.xml.Builder` from `acme-xml-1.0.jar`", "org/acme/xml/Builder.java:9 (acme-xml-1.0-sources.jar)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("hover lacks %q:\n%s", want, md)
+		}
+	}
+	md = fc.Hover(t, u, fixture.Position(t, cpMain, "Builder#build(String", 0, 9))
+	if !strings.Contains(md, "Object build(String text, int... flags)") || !strings.Contains(md, "Builder.java:7") {
+		t.Errorf("hover on the overload:\n%s", md)
+	}
+
+	list := fc.Completion(t, u, fixture.Position(t, cpMain, `Builder#"`, 0, 8))
+	var labels []string
+	for _, it := range list.Items {
+		labels = append(labels, it.Label)
+	}
+	for _, want := range []string{"build", "create", "inputs", "toString"} {
+		has := false
+		for _, l := range labels {
+			has = has || l == want
+		}
+		if has == (want == "toString") { // Object's methods are left out
+			t.Errorf("completion after Builder#: %v (want %s: %v)", labels, want, want != "toString")
+		}
+	}
+
+	var locs []protocol.Location
+	fc.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: fixture.Position(t, cpMain, "Builder#create", 0, 9)}}, &locs)
+	if len(locs) != 1 {
+		t.Fatalf("definition: %+v", locs)
+	}
+	p := uri.URI(locs[0].URI).Filename()
+	if !strings.HasPrefix(p, filepath.Join(cacheDir, "sources")) || !strings.HasSuffix(p, "org/acme/xml/Builder.java") || locs[0].Range.Start != fixture.Position(t, cpLib, "create()", 0, 0) {
+		t.Errorf("definition: %s %+v", p, locs[0].Range)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o222 != 0 {
+		t.Errorf("extracted source: %v %v", st, err)
+	}
+}
+
+// TestClasspathWithoutSources: without a -sources.jar, hover still shows
+// the declaration from the class file, and go-to-definition finds nothing
+// rather than a made-up place.
+func TestClasspathWithoutSources(t *testing.T) {
+	cacheDir := fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"perfls.json":        `{"classpath": ["lib/*.jar"]}`,
+		"src/demo/Main.java": cpMain,
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": cpLib}, false)
+	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	u := fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), cpMain)
+	pos := fixture.Position(t, cpMain, "Builder#create", 0, 9)
+	fc.Await(t, "the classpath", func() bool { return strings.Contains(fc.Hover(t, u, pos), "acme-xml-1.0.jar") })
+	if md := fc.Hover(t, u, pos); !strings.Contains(md, "static org.acme.xml.Builder create()") || strings.Contains(md, ".java:") {
+		t.Errorf("hover without sources:\n%s", md)
+	}
+	var locs []protocol.Location
+	fc.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &locs)
+	if len(locs) != 0 {
+		t.Errorf("definition without sources: %+v", locs)
+	}
+}
