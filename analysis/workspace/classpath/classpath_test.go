@@ -2,11 +2,13 @@ package classpath
 
 import (
 	"archive/zip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/workspace"
@@ -42,23 +44,48 @@ const doc = `package org.acme.xml;
 public interface Doc { String text(); }
 `
 
-// acmeJar writes lib/acme-xml-1.0.jar (and its -sources.jar when
-// withSources) into dir.
-func acmeJar(t *testing.T, dir string, withSources bool) string {
+// acmeJars holds the jars acmeJar built, one with a -sources.jar and one
+// without, shared by the package's tests (javac takes seconds).
+var acmeJars = struct {
+	sync.Mutex
+	dir  string
+	jars map[bool]string
+}{jars: map[bool]string{}}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "classpath-test")
+	if err != nil {
+		panic(err)
+	}
+	acmeJars.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// acmeJar returns lib/acme-xml-1.0.jar, with its -sources.jar beside it
+// when withSources; tests must not modify it.
+func acmeJar(t *testing.T, withSources bool) string {
 	t.Helper()
-	p := filepath.Join(dir, "lib", "acme-xml-1.0.jar")
+	acmeJars.Lock()
+	defer acmeJars.Unlock()
+	if p := acmeJars.jars[withSources]; p != "" {
+		return p
+	}
+	p := filepath.Join(acmeJars.dir, fmt.Sprint(withSources), "lib", "acme-xml-1.0.jar")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fixture.Jar(t, p, map[string]string{
 		"org/acme/xml/Builder.java": builder, "org/acme/xml/Base.java": base, "org/acme/xml/Doc.java": doc,
 	}, withSources)
+	acmeJars.jars[withSources] = p
 	return p
 }
 
 func TestJarLookup(t *testing.T) {
 	dir := t.TempDir()
-	jar := acmeJar(t, dir, true)
+	jar := acmeJar(t, true)
 	cp := New([]string{jar, filepath.Join(dir, "missing.jar")})
 	if !cp.Covers("org.acme.xml.Nope") || cp.Covers("org.acme.Nope") || cp.Covers("java.util.List") {
 		t.Error("Covers: want exactly the jar's packages")
@@ -111,8 +138,7 @@ func TestJarLookup(t *testing.T) {
 }
 
 func TestSources(t *testing.T) {
-	dir := t.TempDir()
-	jar := acmeJar(t, dir, true)
+	jar := acmeJar(t, true)
 	c, _ := New([]string{jar}).Class("org.acme.xml.Builder")
 	src, err := ReadSource(c.SourceArchive, c.SourceEntry)
 	if err != nil || string(src) != builder {
@@ -136,7 +162,7 @@ func TestSources(t *testing.T) {
 	if _, err := ReadSource(c.SourceArchive, "org/acme/xml/Nope.java"); err == nil {
 		t.Error("missing entry: no error")
 	}
-	noSrc := acmeJar(t, t.TempDir(), false)
+	noSrc := acmeJar(t, false)
 	if c, _ := New([]string{noSrc}).Class("org.acme.xml.Builder"); c == nil || c.SourceArchive != "" {
 		t.Errorf("without sources jar: %+v", c)
 	}
@@ -144,7 +170,7 @@ func TestSources(t *testing.T) {
 
 func TestClassFolder(t *testing.T) {
 	dir := t.TempDir()
-	jar := acmeJar(t, dir, false)
+	jar := acmeJar(t, false)
 	// A class folder: the jar's classes unpacked.
 	classes := filepath.Join(dir, "classes")
 	zr, err := zip.OpenReader(jar)
@@ -192,5 +218,30 @@ func TestDamagedJar(t *testing.T) {
 	c, err := cp.Class("p.Broken")
 	if c != nil || err == nil || !strings.Contains(err.Error(), "p/Broken.class in "+mixed) {
 		t.Errorf("broken class: %v %v", c, err)
+	}
+}
+
+// TestJarReplaced: a jar rebuilt in place (new size or modification time)
+// is read again; the cache is keyed by path, size and mtime.
+func TestJarReplaced(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.jar")
+	data, err := os.ReadFile(acmeJar(t, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := New([]string{p}).Class("org.acme.xml.Builder"); c == nil {
+		t.Fatal("Builder not found")
+	}
+	f, _ := os.Create(p)
+	zw := zip.NewWriter(f)
+	zw.Create("other/Thing.class")
+	zw.Close()
+	f.Close()
+	cp := New([]string{p})
+	if c, _ := cp.Class("org.acme.xml.Builder"); c != nil || cp.Covers("org.acme.xml.Builder") || !cp.Covers("other.Thing") {
+		t.Errorf("after the jar changed: still %+v", c)
 	}
 }
