@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"archive/zip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,59 @@ func TestClasspathWithoutSources(t *testing.T) {
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &locs)
 	if len(locs) != 0 {
 		t.Errorf("definition without sources: %+v", locs)
+	}
+}
+
+// TestJDKMethodInTheEditor: a JDK method gets the same hover and
+// go-to-definition as a jar's, from the JDK's src.zip ($JAVA_HOME/lib).
+func TestJDKMethodInTheEditor(t *testing.T) {
+	cacheDir := fixture.Isolate(t)
+	home := t.TempDir()
+	arrays := "package java.util;\n\npublic class Arrays {\n    public static void sort(int[] a) {}\n\n    public static void sort(long[] a) {}\n}\n"
+	zipFiles(t, filepath.Join(home, "lib", "src.zip"), map[string]string{
+		"java.base/java/lang/Object.java": "package java.lang;\npublic class Object { }\n",
+		"java.base/java/util/Arrays.java": arrays,
+	})
+	t.Setenv("JAVA_HOME", home)
+	main := strings.Replace(cpMain, "Builder#create[", "java.util.Arrays#sort(long[])[", 1)
+	dir := fixture.Project(t, map[string]string{"perfls.json": `{"classpath": []}`, "src/demo/Main.java": main})
+	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	u := fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), main)
+	pos := fixture.Position(t, main, "Arrays#sort", 0, 8)
+	md := fc.Hover(t, u, pos)
+	for _, want := range []string{"static void sort(long[] a)", "declared in `java.util.Arrays` (the JDK)", "java.base/java/util/Arrays.java:6 (src.zip)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("hover lacks %q:\n%s", want, md)
+		}
+	}
+	var locs []protocol.Location
+	fc.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &locs)
+	if len(locs) != 1 || !strings.HasSuffix(uri.URI(locs[0].URI).Filename(), "java.base/java/util/Arrays.java") || locs[0].Range.Start.Line != 5 {
+		t.Errorf("definition: %+v", locs)
+	}
+}
+
+func zipFiles(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	for name, text := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(text))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
