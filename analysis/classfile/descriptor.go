@@ -16,7 +16,7 @@ func MethodDescriptor(desc string) (params []string, ret string, err error) {
 	i := 1
 	params = []string{}
 	for i < len(desc) && desc[i] != ')' {
-		t, n, err := fieldType(desc[i:])
+		t, n, err := FieldType(desc[i:])
 		if err != nil {
 			return nil, "", fmt.Errorf("descriptor %q: %w", desc, err)
 		}
@@ -30,16 +30,17 @@ func MethodDescriptor(desc string) (params []string, ret string, err error) {
 	if desc[i:] == "V" {
 		return params, "void", nil
 	}
-	ret, n, err := fieldType(desc[i:])
+	ret, n, err := FieldType(desc[i:])
 	if err != nil || i+n != len(desc) {
 		return nil, "", fmt.Errorf("descriptor %q: bad return type", desc)
 	}
 	return params, ret, nil
 }
 
-// fieldType reads one field type at the start of s and returns it with the
-// number of bytes it took.
-func fieldType(s string) (string, int, error) {
+// FieldType reads one field type (JVMS 4.3.2) at the start of s, e.g.
+// "[[Ljava/util/Map$Entry;", and returns it as a Java source type
+// ("java.util.Map.Entry[][]") with the number of bytes it took.
+func FieldType(s string) (string, int, error) {
 	dims := 0
 	for dims < len(s) && s[dims] == '[' {
 		dims++
