@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"archive/zip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,7 +151,7 @@ func TestJDKMethodInTheEditor(t *testing.T) {
 	cacheDir := fixture.Isolate(t)
 	home := t.TempDir()
 	arrays := "package java.util;\n\npublic class Arrays {\n    public static void sort(int[] a) {}\n\n    public static void sort(long[] a) {}\n}\n"
-	zipFiles(t, filepath.Join(home, "lib", "src.zip"), map[string]string{
+	fixture.Zip(t, filepath.Join(home, "lib", "src.zip"), map[string]string{
 		"java.base/java/lang/Object.java": "package java.lang;\npublic class Object { }\n",
 		"java.base/java/util/Arrays.java": arrays,
 	})
@@ -174,28 +173,5 @@ func TestJDKMethodInTheEditor(t *testing.T) {
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}}, &locs)
 	if len(locs) != 1 || !strings.HasSuffix(uri.URI(locs[0].URI).Filename(), "java.base/java/util/Arrays.java") || locs[0].Range.Start.Line != 5 {
 		t.Errorf("definition: %+v", locs)
-	}
-}
-
-func zipFiles(t *testing.T, path string, files map[string]string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zw := zip.NewWriter(f)
-	for name, text := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(text))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -221,6 +221,27 @@ func (sl *classSlot) get(read func() ([]byte, error), origin, sourcesJar string)
 	return sl.class, sl.err
 }
 
+// slots holds the class slots of one jar or folder package by name.
+type slots struct {
+	mu sync.Mutex
+	m  map[string]*classSlot
+}
+
+// slot returns name's slot, made on first need.
+func (s *slots) slot(name string) *classSlot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*classSlot{}
+	}
+	sl := s.m[name]
+	if sl == nil {
+		sl = &classSlot{}
+		s.m[name] = sl
+	}
+	return sl
+}
+
 // jar is a jar's table of contents by package; its class files are parsed
 // one by one as they are asked for.
 type jar struct {
@@ -229,8 +250,7 @@ type jar struct {
 	pkgs       map[string][]string // package → canonical names of its named classes
 	entries    map[string]string   // canonical name → entry name
 
-	mu     sync.Mutex
-	parsed map[string]*classSlot // by canonical name
+	parsed slots // by canonical name
 }
 
 // jars caches jar indexes by archive (itself cached by path, size and
@@ -250,7 +270,7 @@ func jarAt(jarPath string) (*jar, error) {
 	if j := jars.m[a]; j != nil {
 		return j, nil
 	}
-	j := &jar{a: a, pkgs: map[string][]string{}, entries: map[string]string{}, parsed: map[string]*classSlot{}}
+	j := &jar{a: a, pkgs: map[string][]string{}, entries: map[string]string{}}
 	for name := range a.files {
 		// META-INF/versions/N/… (multi-release jars) repeats classes for
 		// newer JVMs; the base entries declare the same API.
@@ -285,14 +305,7 @@ func (j *jar) class(_, name string) (*workspace.ExternalClass, error) {
 	if !ok {
 		return nil, nil
 	}
-	j.mu.Lock()
-	sl := j.parsed[name]
-	if sl == nil {
-		sl = &classSlot{}
-		j.parsed[name] = sl
-	}
-	j.mu.Unlock()
-	c, err := sl.get(func() ([]byte, error) { return j.a.read(j.a.files[entry]) }, j.a.path, j.sourcesJar)
+	c, err := j.parsed.slot(name).get(func() ([]byte, error) { return j.a.read(j.a.files[entry]) }, j.a.path, j.sourcesJar)
 	if err != nil {
 		return nil, fmt.Errorf("%s in %s: %w", entry, j.a.path, err)
 	}
@@ -310,11 +323,9 @@ type folder struct {
 }
 
 type folderPackage struct {
-	mtime int64
-	names []string // class files' base names without .class, named ones only
-
-	mu     sync.Mutex
-	parsed map[string]*classSlot // by base name
+	mtime  int64
+	names  []string // class files' base names without .class, named ones only
+	parsed slots    // by base name
 }
 
 // folders caches class folders by path.
@@ -349,7 +360,7 @@ func (f *folder) pkg(pkg string) *folderPackage {
 	if fp := f.pkgs[pkg]; fp != nil && fp.mtime == st.ModTime().UnixNano() {
 		return fp
 	}
-	fp := &folderPackage{mtime: st.ModTime().UnixNano(), parsed: map[string]*classSlot{}}
+	fp := &folderPackage{mtime: st.ModTime().UnixNano()}
 	des, _ := os.ReadDir(d)
 	for _, de := range des {
 		if n, ok := strings.CutSuffix(de.Name(), ".class"); ok && de.Type()&fs.ModeType == 0 && named(n) {
@@ -391,15 +402,8 @@ func (f *folder) class(pkg, name string) (*workspace.ExternalClass, error) {
 	if base == "" {
 		return nil, nil
 	}
-	fp.mu.Lock()
-	sl := fp.parsed[base]
-	if sl == nil {
-		sl = &classSlot{}
-		fp.parsed[base] = sl
-	}
-	fp.mu.Unlock()
 	p := filepath.Join(f.dir, filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/")), base+".class")
-	c, err := sl.get(func() ([]byte, error) { return os.ReadFile(p) }, f.dir, "")
+	c, err := fp.parsed.slot(base).get(func() ([]byte, error) { return os.ReadFile(p) }, f.dir, "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}

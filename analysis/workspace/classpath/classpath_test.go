@@ -205,12 +205,7 @@ func TestDamagedJar(t *testing.T) {
 	os.WriteFile(bad, []byte("not a zip"), 0o644)
 	// A jar whose class file is garbage: an error for that package, others fine.
 	mixed := filepath.Join(dir, "mixed.jar")
-	f, _ := os.Create(mixed)
-	zw := zip.NewWriter(f)
-	w, _ := zw.Create("p/Broken.class")
-	w.Write([]byte{0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 52, 0, 9, 1})
-	zw.Close()
-	f.Close()
+	fixture.Zip(t, mixed, map[string]string{"p/Broken.class": "\xCA\xFE\xBA\xBE\x00\x00\x00\x34\x00\x09\x01"})
 	cp := New([]string{bad, mixed})
 	if len(cp.Problems()) != 1 || !strings.Contains(cp.Problems()[0], "bad.jar") {
 		t.Errorf("problems %v", cp.Problems())
@@ -235,11 +230,7 @@ func TestJarReplaced(t *testing.T) {
 	if c, _ := New([]string{p}).Class("org.acme.xml.Builder"); c == nil {
 		t.Fatal("Builder not found")
 	}
-	f, _ := os.Create(p)
-	zw := zip.NewWriter(f)
-	zw.Create("other/Thing.class")
-	zw.Close()
-	f.Close()
+	fixture.Zip(t, p, map[string]string{"other/Thing.class": ""})
 	cp := New([]string{p})
 	if c, _ := cp.Class("org.acme.xml.Builder"); c != nil || cp.Covers("org.acme.xml.Builder") || !cp.Covers("other.Thing") {
 		t.Errorf("after the jar changed: still %+v", c)

@@ -1,9 +1,7 @@
 package classpath
 
 import (
-	"archive/zip"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 const lintMain = `package demo;
@@ -29,27 +28,12 @@ public class Main {
 // fakeSrcZip writes a src.zip with the few JDK classes the tests reach.
 func fakeSrcZip(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "src.zip")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zw := zip.NewWriter(f)
-	for name, src := range map[string]string{
+	fixture.Zip(t, p, map[string]string{
 		"java.base/java/lang/Object.java":   "package java.lang; public class Object { public native int hashCode(); public String toString() { return null; } }",
 		"java.base/java/lang/Runnable.java": "package java.lang; public interface Runnable { void run(); }",
 		"java.base/java/lang/String.java":   "package java.lang; public final class String { }",
 		"java.base/java/io/File.java":       "package java.io; public class File { }",
-	} {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(src))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return p
 }
 

@@ -1,32 +1,17 @@
 package jdk
 
 import (
-	"archive/zip"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 func writeZip(t *testing.T, files map[string]string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "src.zip")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for name, src := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(src))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	fixture.Zip(t, p, files)
 	return p
 }
 
