@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,9 +42,6 @@ public class Main {
 }
 `,
 	})
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": lintJarLib}, false)
 	diags, err := Lint(context.Background(), []string{dir}, "")
 	if err != nil {

@@ -41,6 +41,23 @@ public class Main {
 }
 `
 
+// openJarProject opens cpMain in a project whose perfls.json has the
+// classpath classpath (JSON), holding lib/acme-xml-1.0.jar built from cpLib
+// (with its -sources.jar when withSources), in a server with a cache
+// directory of the test's own, which it returns.
+func openJarProject(t *testing.T, classpath string, withSources bool) (*lsptest.Client, protocol.DocumentURI, string) {
+	t.Helper()
+	cacheDir := fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"perfls.json":        `{"classpath": ` + classpath + `}`,
+		"src/demo/Main.java": cpMain,
+	})
+	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": cpLib}, withSources)
+	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	return fc, fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), cpMain), cacheDir
+}
+
 // TestClasspathInTheEditor: a project whose perfls.json puts a jar (with a
 // -sources.jar beside it) on the classpath; once the classpath is read in
 // the background, lint reports an unknown method of the jar's class, hover
@@ -48,19 +65,7 @@ public class Main {
 // "Class#" lists the jar class's methods, and go-to-definition opens the
 // source extracted into the cache directory.
 func TestClasspathInTheEditor(t *testing.T) {
-	cacheDir := fixture.Isolate(t)
-	dir := fixture.Project(t, map[string]string{
-		"perfls.json":        `{"classpath": ["lib/acme-xml-1.0.jar"]}`,
-		"src/demo/Main.java": cpMain,
-	})
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": cpLib}, true)
-
-	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
-	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
-	u := fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), cpMain)
+	fc, u, cacheDir := openJarProject(t, `["lib/acme-xml-1.0.jar"]`, true)
 	diags := fc.AwaitMatch(t, u, "the jar's unknown method", func(ds []protocol.Diagnostic) bool {
 		for _, d := range ds {
 			if strings.Contains(d.Message, `org.acme.xml.Builder has no method "buildd"; did you mean build?`) {
@@ -120,18 +125,7 @@ func TestClasspathInTheEditor(t *testing.T) {
 // the declaration from the class file, and go-to-definition finds nothing
 // rather than a made-up place.
 func TestClasspathWithoutSources(t *testing.T) {
-	cacheDir := fixture.Isolate(t)
-	dir := fixture.Project(t, map[string]string{
-		"perfls.json":        `{"classpath": ["lib/*.jar"]}`,
-		"src/demo/Main.java": cpMain,
-	})
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": cpLib}, false)
-	fc := lsptest.Start(t, server.Options{CacheDir: cacheDir})
-	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
-	u := fc.Open(t, filepath.Join(dir, "src/demo/Main.java"), cpMain)
+	fc, u, _ := openJarProject(t, `["lib/*.jar"]`, false)
 	pos := fixture.Position(t, cpMain, "Builder#create", 0, 9)
 	fc.Await(t, "the classpath", func() bool { return strings.Contains(fc.Hover(t, u, pos), "acme-xml-1.0.jar") })
 	if md := fc.Hover(t, u, pos); !strings.Contains(md, "static org.acme.xml.Builder create()") || strings.Contains(md, ".java:") {

@@ -73,9 +73,6 @@ func acmeJar(t *testing.T, withSources bool) string {
 		return p
 	}
 	p := filepath.Join(acmeJars.dir, fmt.Sprint(withSources), "lib", "acme-xml-1.0.jar")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	fixture.Jar(t, p, map[string]string{
 		"org/acme/xml/Builder.java": builder, "org/acme/xml/Base.java": base, "org/acme/xml/Doc.java": doc,
 	}, withSources)
