@@ -25,21 +25,63 @@ import (
 // resolved.
 func (w *wsIndex) ensureClasspath(root string) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.classpaths[root]; !ok {
+		w.startClasspathLocked(root)
+	}
+}
+
+// startClasspathLocked starts a resolution of root's classpath; the
+// previous answer, if any, serves until it arrives.
+func (w *wsIndex) startClasspathLocked(root string) {
 	if w.classpaths == nil {
-		w.classpaths = map[string]*classpath.Classpath{}
+		w.classpaths, w.cpRuns = map[string]*classpath.Classpath{}, map[string]int{}
 	}
-	if _, ok := w.classpaths[root]; ok {
-		w.mu.Unlock()
-		return
+	if _, ok := w.classpaths[root]; !ok {
+		w.classpaths[root] = nil
 	}
-	w.classpaths[root] = nil
-	w.mu.Unlock()
-	go w.resolveClasspath(root)
+	w.cpRuns[root]++
+	go w.resolveClasspath(root, w.cpRuns[root])
+}
+
+// classpathFiles are the files that decide a project's classpath.
+var classpathFiles = map[string]bool{measure.ConfigFile: true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true,
+	"settings.gradle": true, "settings.gradle.kts": true}
+
+// classpathFileChanged resolves again the classpath of the projects that a
+// file changed on disk concerns: a build file or perfls.json in a project
+// (a module's too), or a jar on its classpath (a rebuilt SNAPSHOT; jars
+// are cached by size and modification time, so only what changed is read
+// again). Class folders need nothing: a package is listed again when its
+// directory changes.
+func (w *wsIndex) classpathFileChanged(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for root, cp := range w.classpaths {
+		switch {
+		case classpathFiles[filepath.Base(path)] && (filepath.Dir(path) == root || strings.HasPrefix(path, root+string(filepath.Separator))):
+		case cp != nil && strings.HasSuffix(path, ".jar") && onClasspath(cp, path):
+		default:
+			continue
+		}
+		w.startClasspathLocked(root)
+	}
+}
+
+// onClasspath tells whether path is an entry of cp or lies in one.
+func onClasspath(cp *classpath.Classpath, path string) bool {
+	for _, e := range cp.Paths() {
+		if path == e || strings.HasPrefix(path, e+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveClasspath runs in its own goroutine; it stops with the connection
-// (the build tool is killed through ctx).
-func (w *wsIndex) resolveClasspath(root string) {
+// (the build tool is killed through ctx). run numbers the resolutions of
+// root: only the latest one's answer is kept.
+func (w *wsIndex) resolveClasspath(root string, run int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -57,15 +99,19 @@ func (w *wsIndex) resolveClasspath(root string) {
 	for _, n := range p.ClasspathNotices() {
 		w.logf("%s", n)
 	}
-	if len(p.Classpath) == 0 {
-		return
+	var cp *classpath.Classpath
+	if len(p.Classpath) > 0 {
+		cp = classpath.New(p.Classpath)
+		for _, problem := range cp.Problems() { // opens the jars here, not in a didChange
+			w.logf("classpath of %s: %s", root, problem)
+		}
+		w.logf("classpath of %s: %d entries from %s", root, len(p.Classpath), p.ClasspathFrom)
 	}
-	cp := classpath.New(p.Classpath)
-	for _, problem := range cp.Problems() { // opens the jars here, not in a didChange
-		w.logf("classpath of %s: %s", root, problem)
-	}
-	w.logf("classpath of %s: %d entries from %s", root, len(p.Classpath), p.ClasspathFrom)
 	w.mu.Lock()
+	if w.cpRuns[root] != run || (cp == nil && w.classpaths[root] == nil) {
+		w.mu.Unlock()
+		return // superseded, or nothing to change
+	}
 	w.classpaths[root] = cp
 	w.gen++ // a lint that raced with this runs again (update)
 	w.mu.Unlock()

@@ -169,3 +169,30 @@ func TestJDKMethodInTheEditor(t *testing.T) {
 		t.Errorf("definition: %+v", locs)
 	}
 }
+
+// TestClasspathFollowsPerflsJSON: editing perfls.json (a watched file
+// changed on disk) resolves the classpath again, and the open document is
+// linted against the new one.
+func TestClasspathFollowsPerflsJSON(t *testing.T) {
+	fc, u, _ := openJarProject(t, `[]`, false)
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(uri.URI(u).Filename())))
+	buildd := func(ds []protocol.Diagnostic) bool {
+		for _, d := range ds {
+			if strings.Contains(d.Message, `has no method "buildd"`) {
+				return true
+			}
+		}
+		return false
+	}
+	fc.AwaitMatch(t, u, "the first lint", func(ds []protocol.Diagnostic) bool { return len(ds) > 0 })
+	if buildd(fc.LastDiagnostics(u)) {
+		t.Fatal("a jar that is not on the classpath was checked")
+	}
+	cfg := filepath.Join(dir, "perfls.json")
+	if err := os.WriteFile(cfg, []byte(`{"classpath": ["lib/acme-xml-1.0.jar"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fc.Notify(t, protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
+		Changes: []*protocol.FileEvent{{URI: uri.File(cfg), Type: protocol.FileChangeTypeChanged}}})
+	fc.AwaitMatch(t, u, "the jar's unknown method", buildd)
+}

@@ -40,8 +40,10 @@ type wsIndex struct {
 	extDone  bool
 	// classpaths holds each project root's classpath lookup, once its
 	// resolution (perfls.json, Maven, Gradle: classpath.go) has finished;
-	// a root being resolved maps to nil.
+	// a root being resolved maps to nil. cpRuns counts each root's
+	// resolutions, so that a late one does not replace a newer answer.
 	classpaths map[string]*classpath.Classpath
+	cpRuns     map[string]int
 	onReady    func() // called (without mu) after a root has been indexed
 	logf       func(format string, args ...any)
 
@@ -295,6 +297,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 			w.refresh(path)
 			changed = true
 		}
+		w.classpathFileChanged(path) // re-lints when the new classpath arrives
 	}
 	if changed {
 		s.recheckOpen(ctx)
