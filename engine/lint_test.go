@@ -72,3 +72,38 @@ public class Main {
 		}
 	}
 }
+
+// TestLintMavenDependency: with no perfls.json, perfls lint reads a Maven
+// project's classpath from mvn (cached) and checks a dependency's methods.
+func TestLintMavenDependency(t *testing.T) {
+	m := fixture.NewMaven(t)
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"pom.xml": fixture.POM("demo", m.Dependency),
+		"src/main/java/demo/Main.java": `package demo;
+
+import org.acme.util.Sum;
+
+public class Main {
+    public static Iterable<Object[]> gen(int n) { return null; }
+
+    @SPL({"SELF[gen](1) <= Sum#of[gen](1)", "SELF[gen](1) <= Sum#off[gen](1)"})
+    public static long m(int[] a) { return 0; }
+}
+`,
+	})
+	m.Configure(t, dir)
+	diags, err := Lint(context.Background(), []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Severity == workspace.Error {
+			got = append(got, d.Message)
+		}
+	}
+	if want := `org.acme.util.Sum has no method "off"; did you mean of?`; len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
