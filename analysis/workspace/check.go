@@ -424,7 +424,11 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 			}
 			file := c.ix.fileOf(t)
 			for _, s := range t.Supers {
-				queue = append(queue, c.ix.resolveClassIn(file, t, s))
+				if c.opt.External != nil {
+					queue = append(queue, c.ix.ClassName(file, t, s, c.opt.External)) // a jar's class through a wildcard import
+				} else {
+					queue = append(queue, c.ix.resolveClassIn(file, t, s))
+				}
 			}
 			if len(t.Supers) == 0 && t.Kind == javasrc.KindClass {
 				queue = append(queue, "java.lang.Object")

@@ -22,6 +22,8 @@ public class Main {
 
     @SPL("%s")
     public static int m(int[] a) { return 0; }
+
+    static class Sub extends Base { } // through the wildcard import
 }
 `
 
@@ -67,6 +69,8 @@ func TestLintAgainstJar(t *testing.T) {
 		{`SELF[gen](1) <= org.acme.xml.NoSuchClass#x[gen](1)`, workspace.CodeUnknownClass, `unknown class org.acme.xml.NoSuchClass: package org.acme.xml on the classpath (acme-xml-1.0.jar) has no such class`},
 		{`SELF[gen](1) <= org.acme.xml.Buildr#build[gen](1)`, workspace.CodeUnknownClass, `has no such class; did you mean org.acme.xml.Builder?`},
 		{`SELF[gen](1) <= SELF[org.acme.xml.Builder#creat](1)`, workspace.CodeUnknownMethod, `has no generator method "creat"; did you mean create?`},
+		{`SELF[gen](1) <= demo.Main.Sub#depth[gen](1)`, "", ""}, // a workspace class extending the jar's
+		{`SELF[gen](1) <= demo.Main.Sub#dept[gen](1)`, workspace.CodeUnknownMethod, `demo.Main.Sub has no method "dept"`},
 	} {
 		t.Run(tc.formula, func(t *testing.T) {
 			src := fmt.Sprintf(lintMain, tc.formula)
