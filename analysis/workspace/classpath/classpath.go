@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/perfls/perfls/analysis/classfile"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -323,9 +324,10 @@ type folder struct {
 }
 
 type folderPackage struct {
-	mtime  int64
-	names  []string // class files' base names without .class, named ones only
-	parsed slots    // by base name
+	mtime   int64     // of the package's directory; -1 when there is none
+	checked time.Time // when mtime was last compared with the directory's
+	names   []string  // class files' base names without .class, named ones only
+	parsed  slots     // by base name
 }
 
 // folders caches class folders by path.
@@ -347,27 +349,47 @@ func folderAt(dir string) *folder {
 
 func (f *folder) where() string { return f.dir }
 
+// folderRecheck is how long a class folder's package listing is trusted
+// before its directory is looked at again: a lint asks about the same
+// packages many times, a rebuild takes longer than this.
+var folderRecheck = time.Second
+
 // pkg returns the package's listing, re-read when its directory changed;
 // nil when the directory holds no class files.
 func (f *folder) pkg(pkg string) *folderPackage {
+	now := time.Now()
+	f.mu.Lock()
+	if fp, ok := f.pkgs[pkg]; ok && now.Sub(fp.checked) < folderRecheck {
+		f.mu.Unlock()
+		return fp.orNil()
+	}
+	f.mu.Unlock()
 	d := filepath.Join(f.dir, filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/")))
-	st, err := os.Stat(d)
-	if err != nil || !st.IsDir() {
-		return nil
+	var mtime int64 = -1 // no directory
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		mtime = st.ModTime().UnixNano()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fp := f.pkgs[pkg]; fp != nil && fp.mtime == st.ModTime().UnixNano() {
-		return fp
+	if fp := f.pkgs[pkg]; fp != nil && fp.mtime == mtime {
+		fp.checked = now
+		return fp.orNil()
 	}
-	fp := &folderPackage{mtime: st.ModTime().UnixNano()}
-	des, _ := os.ReadDir(d)
-	for _, de := range des {
-		if n, ok := strings.CutSuffix(de.Name(), ".class"); ok && de.Type()&fs.ModeType == 0 && named(n) {
-			fp.names = append(fp.names, n)
+	fp := &folderPackage{mtime: mtime, checked: now}
+	if mtime >= 0 {
+		des, _ := os.ReadDir(d)
+		for _, de := range des {
+			if n, ok := strings.CutSuffix(de.Name(), ".class"); ok && de.Type()&fs.ModeType == 0 && named(n) {
+				fp.names = append(fp.names, n)
+			}
 		}
 	}
 	f.pkgs[pkg] = fp
+	return fp.orNil()
+}
+
+// orNil is fp, or nil when it holds no class files.
+func (fp *folderPackage) orNil() *folderPackage {
 	if len(fp.names) == 0 {
 		return nil
 	}

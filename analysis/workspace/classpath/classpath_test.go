@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/fixture"
@@ -193,6 +194,15 @@ func TestClassFolder(t *testing.T) {
 	}
 	if c, err := cp.Class("org.acme.xml.Doc"); err != nil || c == nil || c.Origin != classes || c.Methods[0].Name != "text" || !c.Methods[0].Abstract {
 		t.Errorf("Doc: %+v %v", c, err)
+	}
+	// Rebuilt: a class file removed is gone once the directory changed.
+	defer func(d time.Duration) { folderRecheck = d }(folderRecheck)
+	folderRecheck = 0
+	if err := os.Remove(filepath.Join(classes, "org", "acme", "xml", "Doc.class")); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := New([]string{classes}).Class("org.acme.xml.Doc"); c != nil {
+		t.Errorf("Doc after its class file was removed: %+v", c)
 	}
 }
 
