@@ -203,12 +203,14 @@ func missingClass(ext External, class string) string {
 			msg = "package " + pkg + " on the classpath (" + origin + ") has no such class"
 		}
 	}
-	simple := displayName(class)[len(pkg):]
-	simple = strings.TrimPrefix(simple, ".")
+	simple, ok := strings.CutPrefix(displayName(class), pkg+".")
+	if !ok {
+		return msg
+	}
 	var near []string
 	for _, c := range classes {
-		cs := strings.TrimPrefix(c[len(pkg):], ".")
-		if len(simple) >= 3 && editDistance(strings.ToLower(cs), strings.ToLower(simple)) <= max(1, (len(simple)+2)/3) {
+		cs, ok := strings.CutPrefix(c, pkg+".")
+		if ok && len(simple) >= 3 && editDistance(strings.ToLower(cs), strings.ToLower(simple)) <= max(1, (len(simple)+2)/3) {
 			near = append(near, c)
 		}
 	}
