@@ -105,6 +105,20 @@ func TestClasspathInTheEditor(t *testing.T) {
 			t.Errorf("completion after Builder#: %v (want %s: %v)", labels, want, want != "toString")
 		}
 	}
+	// Packages and classes of the jar after a dot.
+	for _, c := range []struct{ before, want string }{{"org.acme.", "xml"}, {"org.acme.xml.", "Builder"}} {
+		text := strings.Replace(cpMain, "org.acme.xml.Builder#\"", c.before+"\"", 1)
+		fc.Replace(t, u, 2, text)
+		list := fc.Completion(t, u, fixture.Position(t, text, c.before+"\"", 0, len(c.before)))
+		found := false
+		for _, it := range list.Items {
+			found = found || it.Label == c.want
+		}
+		if !found {
+			t.Errorf("completion after %s lacks %s: %+v", c.before, c.want, list.Items)
+		}
+	}
+	fc.Replace(t, u, 3, cpMain)
 
 	var locs []protocol.Location
 	fc.Call(t, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{

@@ -193,9 +193,14 @@ func (c *completer) dotted(qual string, generator bool) {
 	c.segments(qual + ".")
 }
 
-// segments offers the next name segment of the types below prefix.
+// segments offers the next name segment of the types below prefix: the
+// workspace's, the JDK's and the classpath's.
 func (c *completer) segments(prefix string) {
-	for _, name := range c.ix.TypesWithPrefix(prefix, 0) {
+	names := c.ix.TypesWithPrefix(prefix, 0)
+	if en, ok := c.s.workspaceIndex().externalFor(c.doc.path).(workspace.ExternalNames); ok {
+		names = append(names, en.ClassesWithPrefix(prefix, 0)...)
+	}
+	for _, name := range names {
 		seg := name[len(prefix):]
 		kind := protocol.CompletionItemKindClass
 		if i := strings.Index(seg, "."); i >= 0 {

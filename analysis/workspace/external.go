@@ -21,6 +21,14 @@ type ExternalPackages interface {
 	Package(class string) (pkg, origin string, classes []string)
 }
 
+// ExternalNames is implemented by an External that can list its classes,
+// for completion.
+type ExternalNames interface {
+	// ClassesWithPrefix returns the canonical names of the classes that
+	// start with prefix, sorted, at most limit.
+	ClassesWithPrefix(prefix string, limit int) []string
+}
+
 // Externals asks each External in turn, as the JVM loads classes: the
 // JDK's first, then the classpath's in order. Nil elements are skipped.
 type Externals []External
@@ -72,6 +80,35 @@ func (es Externals) Package(class string) (pkg, origin string, classes []string)
 		classes = append(classes, cs...)
 	}
 	return pkg, origin, classes
+}
+
+// ClassesWithPrefix implements ExternalNames: every one's that can list
+// them, merged.
+func (es Externals) ClassesWithPrefix(prefix string, limit int) []string {
+	var out []string
+	for _, e := range es {
+		if en, ok := e.(ExternalNames); ok && e != nil {
+			out = append(out, en.ClassesWithPrefix(prefix, limit)...)
+		}
+	}
+	return SortedPrefix(out, "", limit)
+}
+
+// SortedPrefix returns the names of names that start with prefix, sorted,
+// without repeats, at most limit (0: no limit).
+func SortedPrefix(names []string, prefix string, limit int) []string {
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	out = compactStrings(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }
 
 // ExternalMember is a method of a class outside the workspace with the

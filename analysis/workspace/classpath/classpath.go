@@ -155,6 +155,25 @@ func (cp *Classpath) Package(class string) (pkg, origin string, classes []string
 	return "", "", nil
 }
 
+// ClassesWithPrefix implements workspace.ExternalNames over the jars (class
+// folders are not listed).
+func (cp *Classpath) ClassesWithPrefix(prefix string, limit int) []string {
+	cp.open()
+	var names []string
+	for _, e := range cp.entries {
+		j, ok := e.(*jar)
+		if !ok {
+			continue
+		}
+		for pkg, cs := range j.pkgs {
+			if strings.HasPrefix(pkg+".", prefix) || strings.HasPrefix(prefix, pkg+".") {
+				names = append(names, cs...)
+			}
+		}
+	}
+	return workspace.SortedPrefix(names, prefix, limit)
+}
+
 // named tells a class file name ("Element$Attr") Java source can name: not
 // anonymous or local ("Element$1", "Element$1Local"), not module-info or
 // package-info.

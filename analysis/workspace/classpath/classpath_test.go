@@ -121,6 +121,12 @@ func TestJarLookup(t *testing.T) {
 	if pkg != "org.acme.xml" || origin != "acme-xml-1.0.jar" || !reflect.DeepEqual(classes, []string{"org.acme.xml.Base", "org.acme.xml.Builder", "org.acme.xml.Builder.Options", "org.acme.xml.Doc"}) {
 		t.Errorf("package: %q %q %v", pkg, origin, classes)
 	}
+	if got, want := cp.ClassesWithPrefix("org.acme.xml.B", 0), []string{"org.acme.xml.Base", "org.acme.xml.Builder", "org.acme.xml.Builder.Options"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ClassesWithPrefix: %v, want %v", got, want)
+	}
+	if got := cp.ClassesWithPrefix("org.", 2); len(got) != 2 || got[0] != "org.acme.xml.Base" {
+		t.Errorf("ClassesWithPrefix with a limit: %v", got)
+	}
 	// Members through supertypes, the JDK's left out.
 	_, ms, err := workspace.ExternalMembers(cp, "org.acme.xml.Builder", "")
 	if err != nil {

@@ -93,15 +93,7 @@ func (z *SrcZip) Covers(class string) bool {
 func (z *SrcZip) packageOf(class string) string {
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if z.packages == nil {
-		z.packages = map[string][]string{}
-		for name := range z.files {
-			if i := strings.LastIndexByte(name, '/'); i >= 0 {
-				pkg := strings.ReplaceAll(name[:i], "/", ".")
-				z.packages[pkg] = append(z.packages[pkg], strings.ReplaceAll(name, "/", "."))
-			}
-		}
-	}
+	z.packagesLocked()
 	class = strings.ReplaceAll(class, "$", ".")
 	for i := strings.LastIndexByte(class, '.'); i > 0; i = strings.LastIndexByte(class[:i], '.') {
 		if len(z.packages[class[:i]]) > 0 {
@@ -109,6 +101,37 @@ func (z *SrcZip) packageOf(class string) string {
 		}
 	}
 	return ""
+}
+
+// ClassesWithPrefix implements workspace.ExternalNames: the JDK's
+// top-level classes.
+func (z *SrcZip) ClassesWithPrefix(prefix string, limit int) []string {
+	z.mu.Lock()
+	z.packagesLocked()
+	var names []string
+	for pkg, cs := range z.packages {
+		if strings.HasPrefix(pkg+".", prefix) || strings.HasPrefix(prefix, pkg+".") {
+			names = append(names, cs...)
+		}
+	}
+	z.mu.Unlock()
+	return workspace.SortedPrefix(names, prefix, limit)
+}
+
+// packagesLocked builds z.packages on first need.
+func (z *SrcZip) packagesLocked() {
+	if z.packages != nil {
+		return
+	}
+	z.packages = map[string][]string{}
+	for name := range z.files {
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 || strings.HasSuffix(name, "-info") { // package-info, module-info
+			continue
+		}
+		pkg := strings.ReplaceAll(name[:i], "/", ".")
+		z.packages[pkg] = append(z.packages[pkg], strings.ReplaceAll(name, "/", "."))
+	}
 }
 
 // Package implements workspace.ExternalPackages: the top-level classes of

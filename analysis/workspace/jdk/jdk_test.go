@@ -36,6 +36,9 @@ func TestSrcZip(t *testing.T) {
 	if !z.Covers("java.util.X") || !z.Covers("javax.swing.X") || z.Covers("org.x.Y") || z.Covers("javax.inject.Inject") {
 		t.Error("Covers")
 	}
+	if got := z.ClassesWithPrefix("java.util.A", 0); !reflect.DeepEqual(got, []string{"java.util.AbstractList", "java.util.Arrays"}) {
+		t.Errorf("ClassesWithPrefix: %v", got)
+	}
 	if pkg, origin, cs := z.Package("java.util.Lisst"); pkg != "java.util" || origin != "the JDK" || len(cs) != 5 {
 		t.Errorf("Package: %q %q %v", pkg, origin, cs)
 	}
