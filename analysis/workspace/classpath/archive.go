@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/perfls/perfls/internal/atomicfile"
 )
@@ -113,7 +114,9 @@ func ExtractSource(cacheDir, archivePath, entry string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", a.path, a.size, a.mtime)))
 	name := strings.TrimSuffix(filepath.Base(archivePath), filepath.Ext(archivePath))
-	dest := filepath.Join(cacheDir, "sources", name+"-"+hex.EncodeToString(sum[:])[:12], filepath.FromSlash(clean))
+	dir := filepath.Join(cacheDir, "sources", name+"-"+hex.EncodeToString(sum[:])[:12])
+	dest := filepath.Join(dir, filepath.FromSlash(clean))
+	defer markUsed(filepath.Join(dir, ".used"))
 	if _, err := os.Stat(dest); err == nil {
 		return dest, nil
 	}
@@ -130,4 +133,13 @@ func ExtractSource(cacheDir, archivePath, entry string) (string, error) {
 		return "", fmt.Errorf("extract %s: %w", entry, err)
 	}
 	return dest, nil
+}
+
+// markUsed records a use of an extracted archive's directory (perfls cache
+// gc removes those unused for a while); failing only makes it look older.
+func markUsed(marker string) {
+	now := time.Now()
+	if os.Chtimes(marker, now, now) != nil {
+		_ = os.WriteFile(marker, nil, 0o644)
+	}
 }

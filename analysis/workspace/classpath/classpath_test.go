@@ -160,6 +160,10 @@ func TestSources(t *testing.T) {
 	if again, err := ExtractSource(cache, c.SourceArchive, c.SourceEntry); err != nil || again != p {
 		t.Errorf("again: %s %v", again, err)
 	}
+	// The marker perfls cache gc reads (measure.PruneFiles).
+	if m, _ := filepath.Glob(filepath.Join(cache, "sources", "*", ".used")); len(m) != 1 {
+		t.Errorf("use markers: %v", m)
+	}
 	if _, err := ExtractSource(cache, c.SourceArchive, "../../etc/passwd"); err == nil {
 		t.Error("an entry outside its directory was extracted")
 	}
