@@ -1,8 +1,11 @@
 package server
 
-// The project classpath in the editor: resolved once per project root in
-// the background (perfls.json, or Maven or Gradle, which may take seconds:
-// never on a didChange), then the open documents are linted again.
+// The project classpath in the editor: resolved per project root in the
+// background (perfls.json, or Maven or Gradle, which may take seconds:
+// never on a didChange), first when a document of the project is opened,
+// again when its build files change; then the open documents are linted
+// again. Hover, completion and definition of classes outside the workspace
+// (jars, the JDK) follow.
 
 import (
 	"context"
@@ -59,7 +62,7 @@ func (w *wsIndex) classpathFileChanged(path string) {
 	defer w.mu.Unlock()
 	for root, cp := range w.classpaths {
 		switch {
-		case classpathFiles[filepath.Base(path)] && (filepath.Dir(path) == root || strings.HasPrefix(path, root+string(filepath.Separator))):
+		case classpathFiles[filepath.Base(path)] && strings.HasPrefix(path, root+string(filepath.Separator)):
 		case cp != nil && strings.HasSuffix(path, ".jar") && onClasspath(cp, path):
 		default:
 			continue
