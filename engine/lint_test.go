@@ -43,16 +43,7 @@ public class Main {
 `,
 	})
 	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": lintJarLib}, false)
-	diags, err := Lint(context.Background(), []string{dir}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, d := range diags {
-		if d.Severity == workspace.Error {
-			got = append(got, d.Code+": "+d.Message)
-		}
-	}
+	got := lintErrors(t, dir, true)
 	want := []string{
 		`unknown-method: org.acme.xml.Builder has no method "buildd"; did you mean build?`,
 		`unknown-class: unknown class org.acme.xml.NoSuchClass: package org.acme.xml on the classpath (acme-xml-1.0.jar) has no such class`,
@@ -62,7 +53,7 @@ public class Main {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// Without the classpath, as before: nothing is certain.
-	diags, err = LintWith(context.Background(), []string{dir}, LintConfig{JDKSrc: "", NoClasspath: true})
+	diags, err := LintWith(context.Background(), []string{dir}, LintConfig{JDKSrc: "", NoClasspath: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +84,16 @@ public class Main {
 `,
 	})
 	m.Configure(t, dir)
+	got := lintErrors(t, dir, false)
+	if want := `org.acme.util.Sum has no method "off"; did you mean of?`; len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// lintErrors lints dir as perfls lint does and returns the errors'
+// messages, prefixed by their codes when withCodes.
+func lintErrors(t *testing.T, dir string, withCodes bool) []string {
+	t.Helper()
 	diags, err := Lint(context.Background(), []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +101,12 @@ public class Main {
 	var got []string
 	for _, d := range diags {
 		if d.Severity == workspace.Error {
-			got = append(got, d.Message)
+			if withCodes {
+				got = append(got, d.Code+": "+d.Message)
+			} else {
+				got = append(got, d.Message)
+			}
 		}
 	}
-	if want := `org.acme.util.Sum has no method "off"; did you mean of?`; len(got) != 1 || got[0] != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	return got
 }
