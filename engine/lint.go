@@ -11,24 +11,48 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
 // Lint reads the .java and .spl files at paths (directories are searched,
 // skipping hidden directories and build outputs) and reports their formula
 // problems without measuring: syntax errors, and methods and generators
-// that do not resolve against all the files given or, for java.* and
-// javax.*, against the JDK's sources. jdkSrc names the JDK's src.zip: ""
-// finds one (none found: JDK references stay unchecked), "none" skips the
-// JDK; and revisions (m@v1.0) that name no commit of the git repository
-// holding the file. The diagnostics are sorted by file and position.
+// that do not resolve against all the files given, against the JDK's
+// sources for java.* and javax.*, and against the classes of the project's
+// classpath (perfls.json, Maven or Gradle, as check finds it; the build
+// tool's answer cached in perfls's cache directory). jdkSrc names the
+// JDK's src.zip: "" finds one (none found: JDK references stay unchecked),
+// "none" skips the JDK; and revisions (m@v1.0) that name no commit of the
+// git repository holding the file. The diagnostics are sorted by file and
+// position.
 //
 // A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
 // parsed: it gets one diagnostic and the others are linted. Lint stops
 // with ctx's error when ctx is cancelled (checked between files, and
 // inside a parse).
 func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
+	// The command line does not pass its cache directory here yet; an
+	// unusable one only means that Maven and Gradle are not asked.
+	dir, _ := cache.Dir()
+	return LintWith(ctx, paths, LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
+}
+
+// LintConfig configures LintWith.
+type LintConfig struct {
+	// JDKSrc is as Lint's jdkSrc.
+	JDKSrc string
+	// CacheDir caches the build tool's classpath (measure.ResolveClasspath);
+	// "" reads only perfls.json's classpath.
+	CacheDir string
+	// NoClasspath leaves references into the project's classpath unchecked.
+	NoClasspath bool
+}
+
+// LintWith is Lint configured.
+func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.Diagnostic, error) {
 	files, err := sourceFiles(paths)
 	if err != nil {
 		return nil, err
@@ -59,26 +83,42 @@ func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagn
 		formulas = append(formulas, fs...)
 		diags = append(diags, ds...)
 	}
-	opt := workspace.LintOptions{}
-	if jdkSrc != "none" {
-		path := jdkSrc
+	var jdkExt workspace.External
+	if cfg.JDKSrc != "none" {
+		path := cfg.JDKSrc
 		if path == "" {
 			path, _ = jdk.Find()
 		}
 		if path != "" {
 			z, err := jdk.Open(path)
 			switch {
-			case err != nil && jdkSrc != "":
+			case err != nil && cfg.JDKSrc != "":
 				return nil, fmt.Errorf("lint: %w", err)
 			case err == nil:
 				defer z.Close()
-				opt.External = z
+				jdkExt = z
 			}
 		}
 	}
-	// One index over every file given, so references resolve across them.
+	// One index over every file given, so references resolve across them;
+	// each project's formulas against its own classpath.
 	ix := workspace.NewIndex(javaFiles)
-	diags = append(diags, ix.Lint(formulas, opt)...)
+	byRoot, roots := formulasByRoot(formulas)
+	for _, root := range roots {
+		opt := workspace.LintOptions{}
+		if jdkExt != nil {
+			opt.External = jdkExt
+		}
+		if !cfg.NoClasspath {
+			if cp := projectClasspath(ctx, root, cfg.CacheDir); cp != nil {
+				opt.External = workspace.Externals{jdkExt, cp}
+			}
+		}
+		diags = append(diags, ix.Lint(byRoot[root], opt)...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lint: %w", err)
+	}
 	diags = append(diags, revisionNames(ctx, ix, formulas)...)
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].Path != diags[j].Path {
@@ -87,6 +127,38 @@ func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagn
 		return diags[i].Span.Start < diags[j].Span.Start
 	})
 	return diags, nil
+}
+
+// formulasByRoot groups formulas by the project root of their file, roots
+// in first-seen order.
+func formulasByRoot(formulas []*workspace.Formula) (map[string][]*workspace.Formula, []string) {
+	byRoot := map[string][]*workspace.Formula{}
+	rootOf := map[string]string{}
+	var roots []string
+	for _, f := range formulas {
+		dir := filepath.Dir(f.Path)
+		root, ok := rootOf[dir]
+		if !ok {
+			root = measure.ProjectRoot(dir)
+			rootOf[dir] = root
+		}
+		if _, ok := byRoot[root]; !ok {
+			roots = append(roots, root)
+		}
+		byRoot[root] = append(byRoot[root], f)
+	}
+	return byRoot, roots
+}
+
+// projectClasspath is the classpath lookup of the project in root; nil when
+// it has no classpath or it cannot be read (its references then stay
+// unchecked, as before the classpath was known).
+func projectClasspath(ctx context.Context, root, cacheDir string) *classpath.Classpath {
+	p, err := measure.ProjectClasspath(ctx, root, cacheDir)
+	if err != nil || len(p.Classpath) == 0 {
+		return nil
+	}
+	return classpath.New(p.Classpath)
 }
 
 // NotFoundError says that a path given to Lint does not exist.

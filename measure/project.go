@@ -3,6 +3,7 @@ package measure
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -276,36 +277,19 @@ func FindProject(dir string) (*Project, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("find project: %s is not a directory", abs)
 	}
-	p := &Project{Dir: abs}
-	cfg, cfgPath, err := readConfig(abs)
+	p, cfg, err := configured(abs)
 	if err != nil {
 		return nil, fmt.Errorf("find project: %w", err)
 	}
 	walkRoots := []string{abs}
-	if cfg != nil {
-		p.Config = cfgPath
-		p.Interpretation, p.Alpha, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.JVMArgs
-		if err := p.configClasspath(cfg, cfgPath); err != nil {
-			return nil, fmt.Errorf("find project: %w", err)
-		}
-		if len(cfg.SourceRoots) > 0 {
-			walkRoots = nil
-			for _, r := range cfg.SourceRoots {
-				e := absIn(abs, r)
-				if st, err := os.Stat(e); err != nil || !st.IsDir() {
-					return nil, fmt.Errorf("find project: %s: source root %q is not a directory", cfgPath, r)
-				}
-				walkRoots = append(walkRoots, e)
+	if cfg != nil && len(cfg.SourceRoots) > 0 {
+		walkRoots = nil
+		for _, r := range cfg.SourceRoots {
+			e := absIn(abs, r)
+			if st, err := os.Stat(e); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("find project: %s: source root %q is not a directory", p.Config, r)
 			}
-		}
-	}
-	if cfg == nil || (cfg.Classpath == nil && cfg.ClasspathFile == "") {
-		p.BuildTool = detectBuildTool(abs)
-	}
-	for _, o := range buildOutputs {
-		d := filepath.Join(abs, filepath.FromSlash(o))
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			p.Outputs = append(p.Outputs, d)
+			walkRoots = append(walkRoots, e)
 		}
 	}
 	roots := map[string]bool{}
@@ -319,6 +303,58 @@ func FindProject(dir string) (*Project, error) {
 	}
 	sort.Strings(p.SourceRoots)
 	sort.Strings(p.Sources)
+	return p, nil
+}
+
+// configured is the project in abs as perfls.json and the build files
+// configure it, its sources not yet searched: classpath (from perfls.json;
+// the build tool's is read by ResolveClasspath), build tool, outputs.
+func configured(abs string) (*Project, *projectConfig, error) {
+	p := &Project{Dir: abs}
+	cfg, cfgPath, err := readConfig(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg != nil {
+		p.Config = cfgPath
+		p.Interpretation, p.Alpha, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.JVMArgs
+		if err := p.configClasspath(cfg, cfgPath); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg == nil || (cfg.Classpath == nil && cfg.ClasspathFile == "") {
+		p.BuildTool = detectBuildTool(abs)
+	}
+	for _, o := range buildOutputs {
+		d := filepath.Join(abs, filepath.FromSlash(o))
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			p.Outputs = append(p.Outputs, d)
+		}
+	}
+	return p, cfg, nil
+}
+
+// ProjectClasspath reads the classpath of the project whose root is dir as
+// a check compiles against it: perfls.json's, else the build tool's
+// (ResolveClasspath, cached in cacheDir; with cacheDir "" the build tool is
+// not asked), without searching the project's sources. Lint and the editor
+// read the classes of these jars and folders. The returned project has
+// Classpath, ClasspathFrom and ClasspathProblem set, and no sources.
+func ProjectClasspath(ctx context.Context, dir, cacheDir string) (*Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("classpath of %s: %w", dir, err)
+	}
+	p, _, err := configured(abs)
+	if err != nil {
+		return nil, fmt.Errorf("classpath of %s: %w", abs, err)
+	}
+	if cacheDir == "" {
+		return p, nil
+	}
+	if err := ResolveClasspath(ctx, p, cacheDir); err != nil {
+		return nil, fmt.Errorf("classpath of %s: %w", abs, err)
+	}
 	return p, nil
 }
 

@@ -13,7 +13,8 @@ import (
 // The cache directory holds, besides the measurement database, compiled
 // code: harness classes (harness/<key>), perfls's library (javalib/<hash>)
 // projects compiled without a build tool (build/<hash>) and build tools'
-// classpaths (classpath/<hash>). Each entry
+// classpaths (classpath/<hash>), sources extracted from jars
+// (sources/<jar>-<hash>). Each entry
 // has a marker file whose modification time says when it was last used
 // (touched on every use), as do git revisions' source trees
 // (revisions/<commit>); PruneFiles removes the entries not used for a
@@ -22,7 +23,10 @@ import (
 
 // markers are, per kind of entry, the file whose time is its last use.
 // revisions/<commit> are trees materialised by package revision.
-var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "revisions": ".complete", "classpath": "result.json"}
+// sources/<jar>-<hash> are sources extracted for go-to-definition
+// (analysis/workspace/classpath.ExtractSource).
+var markers = map[string]string{"harness": ".complete", "javalib": ".complete", "build": "stamp", "revisions": ".complete", "classpath": "result.json",
+	"sources": ".used"}
 
 // touch records a use of the cache entry whose marker is path. Failing to
 // record it only makes the entry look older.

@@ -55,14 +55,18 @@ func TestPruneFiles(t *testing.T) {
 	mk("revisions/c0ffee/.complete", old, false)
 	mk("revisions/decade/.complete", recent, false)
 	mk("revisions/tmp-decade-1", old, true)
+	// Sources extracted for go-to-definition.
+	mk("sources/acme-1.0-sources-abc/org/acme/A.java", old, false)
+	mk("sources/acme-1.0-sources-abc/.used", old, false)
+	mk("sources/acme-2.0-sources-def/.used", recent, false)
 
 	p, err := PruneFiles(root, 30*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gone := []string{"harness/aaa", "harness/ccc", "harness/tmp-123", "javalib/lib1", "build/p1", "build/p2/classes.tmp-9", "crash/hs_err_1.log",
-		"revisions/c0ffee", "revisions/tmp-decade-1"}
-	kept := []string{"harness/bbb/classes/H.class", "harness/tmp-456", "javalib/lib2", "build/p2/stamp", "crash/hs_err_2.log", "revisions/decade/.complete"}
+		"revisions/c0ffee", "revisions/tmp-decade-1", "sources/acme-1.0-sources-abc"}
+	kept := []string{"harness/bbb/classes/H.class", "harness/tmp-456", "javalib/lib2", "build/p2/stamp", "crash/hs_err_2.log", "revisions/decade/.complete", "sources/acme-2.0-sources-def/.used"}
 	for _, g := range gone {
 		if fileExists(filepath.Join(root, g)) {
 			t.Errorf("%s was kept", g)
@@ -73,8 +77,8 @@ func TestPruneFiles(t *testing.T) {
 			t.Errorf("%s was removed", k)
 		}
 	}
-	if p.Entries != 5 || p.Temp != 4 || p.Bytes <= 0 {
-		t.Errorf("pruned %+v, want 5 entries, 4 temporary items and some bytes", p)
+	if p.Entries != 6 || p.Temp != 4 || p.Bytes <= 0 {
+		t.Errorf("pruned %+v, want 6 entries, 4 temporary items and some bytes", p)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(root, "*", ".prune-*"))
 	if len(leftovers) != 0 {

@@ -139,9 +139,31 @@ func (c *completer) members(class string, generator bool) {
 	}
 	t := c.ix.ResolveClassIn(c.file, c.classType(), class)
 	if t == nil {
+		c.externalMethods(class)
 		return
 	}
 	c.methodsOf(t, generator)
+}
+
+// externalMethods offers the methods of a class outside the workspace (a
+// jar's, the JDK's) and of its supertypes but java.lang.Object.
+func (c *completer) externalMethods(class string) {
+	ext := c.s.workspaceIndex().externalFor(c.doc.path)
+	if ext == nil {
+		return
+	}
+	cls := c.ix.ClassName(c.file, c.classType(), class, ext)
+	top, ms, _ := workspace.ExternalMembers(ext, cls, "")
+	for _, m := range ms {
+		if m.Class.Name == "java.lang.Object" && top.Name != "java.lang.Object" {
+			continue
+		}
+		rank := 1
+		if m.Class == top {
+			rank = 0
+		}
+		c.add(m.Method.Name, protocol.CompletionItemKindMethod, externalDeclText(m.Method), rank)
+	}
 }
 
 func (c *completer) methodsOf(t *javasrc.Type, generator bool) {
@@ -165,13 +187,20 @@ func (c *completer) dotted(qual string, generator bool) {
 	}
 	if t := c.ix.ResolveClassIn(c.file, c.classType(), qual); t != nil {
 		c.methodsOf(t, generator)
+	} else {
+		c.externalMethods(qual)
 	}
 	c.segments(qual + ".")
 }
 
-// segments offers the next name segment of the types below prefix.
+// segments offers the next name segment of the types below prefix: the
+// workspace's, the JDK's and the classpath's.
 func (c *completer) segments(prefix string) {
-	for _, name := range c.ix.TypesWithPrefix(prefix, 0) {
+	names := c.ix.TypesWithPrefix(prefix, 0)
+	if en, ok := c.s.workspaceIndex().externalFor(c.doc.path).(workspace.ExternalNames); ok {
+		names = append(names, en.ClassesWithPrefix(prefix, 0)...)
+	}
+	for _, name := range names {
 		seg := name[len(prefix):]
 		kind := protocol.CompletionItemKindClass
 		if i := strings.Index(seg, "."); i >= 0 {

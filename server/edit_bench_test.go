@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,6 +67,8 @@ type benchClient struct {
 	conn  jsonrpc2.Conn
 	raw   net.Conn    // the client's end, for frames encoded in advance
 	diags chan uint32 // versions of publications
+	// counts holds the number of diagnostics of each version published.
+	counts sync.Map
 }
 
 func startBench(b *testing.B, opts server.Options, root string) *benchClient {
@@ -78,6 +81,7 @@ func startBench(b *testing.B, opts server.Options, root string) *benchClient {
 		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
 			var p protocol.PublishDiagnosticsParams
 			json.Unmarshal(req.Params(), &p)
+			bc.counts.Store(p.Version, len(p.Diagnostics))
 			bc.diags <- p.Version
 		}
 		// A reply failing because the test already closed the pipe must not
@@ -96,6 +100,13 @@ func startBench(b *testing.B, opts server.Options, root string) *benchClient {
 	}
 	bc.conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{})
 	return bc
+}
+
+// count is the number of diagnostics published for version v.
+func (bc *benchClient) count(v uint32) int {
+	n, _ := bc.counts.Load(v)
+	c, _ := n.(int)
+	return c
 }
 
 // await waits for the publication of version v.
@@ -178,7 +189,14 @@ func BenchmarkIncrementalEditToDiagnostics(b *testing.B) {
 // change gives the didChange parameters of version v.
 func benchEdits(b *testing.B, change func(u protocol.DocumentURI, src string, mid int, v uint32) any) {
 	dir, path, src, store := benchWorkspace(b, 5000)
-	bc := startBench(b, server.Options{Verdicts: store}, dir)
+	benchEditsIn(b, server.Options{Verdicts: store}, dir, path, src, 0, change)
+}
+
+// benchEditsIn is benchEdits on the file at path (text src) in project dir;
+// the untimed edits go on (up to 500) until a publication holds at least
+// minDiags diagnostics: the background work has settled.
+func benchEditsIn(b *testing.B, opts server.Options, dir, path, src string, minDiags int, change func(u protocol.DocumentURI, src string, mid int, v uint32) any) {
+	bc := startBench(b, opts, dir)
 	u := uri.File(path)
 	ctx := context.Background()
 	bc.conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
@@ -186,7 +204,10 @@ func benchEdits(b *testing.B, change func(u protocol.DocumentURI, src string, mi
 	bc.await(b, 1)
 	mid := strings.Index(src[len(src)/2:], "SELF[") + len("SELF[") + len(src)/2
 	version := uint32(1)
-	for range 20 {
+	for i := 0; i < 20 || bc.count(version) < minDiags; i++ {
+		if i == 500 {
+			b.Fatalf("fewer than %d diagnostics after %d edits", minDiags, i)
+		}
 		version++
 		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, change(u, src, mid, version))
 		bc.await(b, version)

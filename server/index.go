@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
 	"github.com/perfls/perfls/cache/declindex"
 	"github.com/perfls/perfls/measure"
@@ -37,8 +38,14 @@ type wsIndex struct {
 	gen      int                      // counts rebuilds of ix
 	ext      workspace.External       // the JDK's classes; nil when not found
 	extDone  bool
-	onReady  func() // called (without mu) after a root has been indexed
-	logf     func(format string, args ...any)
+	// classpaths holds each project root's classpath lookup, once its
+	// resolution (perfls.json, Maven, Gradle: classpath.go) has finished;
+	// a root being resolved maps to nil. cpRuns counts each root's
+	// resolutions, so that a late one does not replace a newer answer.
+	classpaths map[string]*classpath.Classpath
+	cpRuns     map[string]int
+	onReady    func() // called (without mu) after a root has been indexed
+	logf       func(format string, args ...any)
 
 	// client receives $/progress while a root is indexed, when progress
 	// is set: the client said window.workDoneProgress in initialize.
@@ -132,6 +139,7 @@ func (w *wsIndex) ensure(path string) {
 		w.mu.Unlock()
 	}
 	w.ensureRoot(root)
+	w.ensureClasspath(root)
 }
 
 // ensureRoot starts indexing root unless it is (being) indexed, or lies
@@ -224,7 +232,7 @@ func (s *server) lintDiagnostics(doc *document, open []*javasrc.File) []workspac
 	w := s.workspaceIndex()
 	base, complete := w.snapshot()
 	ix := base.With(open)
-	return ix.Lint(doc.formulas, workspace.LintOptions{External: w.external(), Partial: !complete})
+	return ix.Lint(doc.formulas, workspace.LintOptions{External: w.externalFor(doc.path), Partial: !complete})
 }
 
 // openJava returns the Java models of the open documents, with doc's
@@ -289,6 +297,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 			w.refresh(path)
 			changed = true
 		}
+		w.classpathFileChanged(path) // re-lints when the new classpath arrives
 	}
 	if changed {
 		s.recheckOpen(ctx)

@@ -238,7 +238,13 @@ func (s *server) Definition(_ context.Context, p *protocol.DefinitionParams) ([]
 	}
 	ix := s.overlay(doc)
 	t, err := ix.Resolve(f, r)
-	if err != nil || t.Decl == nil {
+	if err != nil {
+		return []protocol.Location{}, nil
+	}
+	if t.Decl == nil {
+		if loc, ok := s.externalLocation(doc, f, ix, t); ok {
+			return []protocol.Location{loc}, nil
+		}
 		return []protocol.Location{}, nil
 	}
 	d, ok := s.locate(ix, t.Decl)
@@ -297,6 +303,10 @@ func (s *server) refHover(doc *document, f *workspace.Formula, r *workspace.Ref)
 	}
 	fmt.Fprintf(&b, "resolves to `%s`\n", t)
 	if t.Decl == nil {
+		if ext := s.externalHover(doc, f, ix, t); ext != "" {
+			b.WriteString(ext)
+			return b.String()
+		}
 		b.WriteString("\nnot declared in the workspace (resolved by the JVM when measured)\n")
 		return b.String()
 	}

@@ -57,9 +57,10 @@ type server struct {
 	client protocol.Client
 	logf   func(format string, args ...any)
 
-	index   *wsIndex   // the workspace index, built in the background
-	disk    *declFiles // files parsed from disk to locate declarations (refs.go)
-	release releaser   // returns memory after large documents (memory.go)
+	index   *wsIndex    // the workspace index, built in the background
+	disk    *declFiles  // files parsed from disk to locate declarations (refs.go)
+	sources sourceFiles // files parsed from -sources.jars and src.zip (classpath.go)
+	release releaser    // returns memory after large documents (memory.go)
 
 	// Background jobs (checks) run under jobsCtx; Shutdown cancels them and
 	// waits for them.

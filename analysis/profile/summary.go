@@ -22,6 +22,8 @@ package profile
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/classfile"
 )
 
 // SummaryVersion is the summary format this package reads.
@@ -231,46 +233,15 @@ func ParamTypes(desc string) (types []string, ok bool) {
 	return types, i < len(desc)
 }
 
-// fieldType decodes one field descriptor at the start of d; n is its length
-// (0 when malformed).
+// fieldType decodes one field descriptor at the start of d, or "V"; n is
+// its length (0 when malformed).
 func fieldType(d string) (string, int) {
-	dims := 0
-	for dims < len(d) && d[dims] == '[' {
-		dims++
+	if strings.HasPrefix(d, "V") {
+		return "void", 1
 	}
-	if dims >= len(d) {
+	t, n, err := classfile.FieldType(d)
+	if err != nil {
 		return "", 0
 	}
-	var base string
-	n := dims + 1
-	switch d[dims] {
-	case 'B':
-		base = "byte"
-	case 'C':
-		base = "char"
-	case 'D':
-		base = "double"
-	case 'F':
-		base = "float"
-	case 'I':
-		base = "int"
-	case 'J':
-		base = "long"
-	case 'S':
-		base = "short"
-	case 'Z':
-		base = "boolean"
-	case 'V':
-		base = "void"
-	case 'L':
-		end := strings.IndexByte(d[dims:], ';')
-		if end < 0 {
-			return "", 0
-		}
-		base = strings.NewReplacer("/", ".", "$", ".").Replace(d[dims+1 : dims+end])
-		n = dims + end + 1
-	default:
-		return "", 0
-	}
-	return base + strings.Repeat("[]", dims), n
+	return t, n
 }

@@ -31,6 +31,12 @@ type ExternalMethod struct {
 	Params   []string // erased parameter types as written in the declaration
 	Static   bool
 	Abstract bool
+	// Return is the (erased) return type, "" when unknown; Varargs marks a
+	// last parameter declared with "..."; ParamNames are the parameters'
+	// names when the class file or source keeps them, else nil.
+	Return     string
+	Varargs    bool
+	ParamNames []string
 }
 
 // ExternalClass is a class outside the workspace with its declared
@@ -43,6 +49,13 @@ type ExternalClass struct {
 	// still be inherited.
 	Supers   []string
 	Complete bool
+	// Origin is the file the class was read from: a jar, a class folder or
+	// the JDK's src.zip. SourceArchive and SourceEntry, when set, name the
+	// zip entry holding its source (a -sources.jar beside the jar, the
+	// src.zip), which may turn out to be missing.
+	Origin        string
+	SourceArchive string
+	SourceEntry   string
 }
 
 // External looks up classes outside the workspace, such as the JDK's. The
@@ -60,8 +73,9 @@ type External interface {
 
 // LintOptions configure Index.Lint.
 type LintOptions struct {
-	// External resolves java.* / javax.* references; nil leaves them
-	// unchecked.
+	// External resolves references outside the workspace: the JDK's
+	// (java.*, javax.*) and the classpath's (Externals combines them); nil
+	// leaves them unchecked.
 	External External
 	// Partial tells that the index does not hold every file of the
 	// workspace yet (an editor before its index is built): classes missing
@@ -320,7 +334,7 @@ func workspaceCandidate(m *javasrc.Method) *candidate {
 
 // classMember resolves class#name written in the formula.
 func (c *checker) classMember(sp spl.Span, class, name string, params []string, what string) (*candidate, bool) {
-	cls := c.ix.resolveClass(c.f, class)
+	cls := c.className(class)
 	ms, complete, known, err := c.lookup(cls, name)
 	if err != nil {
 		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", class, err)
@@ -340,6 +354,19 @@ func (c *checker) classMember(sp spl.Span, class, name string, params []string, 
 	return c.pick(sp, displayName(cls), name, ms, params, complete, what)
 }
 
+// className resolves a class as written in the formula, through the
+// workspace and then opt.External (wildcard imports of a jar's package).
+func (c *checker) className(written string) string {
+	var scope *javasrc.Type
+	if c.f.Method != nil {
+		scope = c.f.Method.Type
+	}
+	if c.opt.External == nil {
+		return c.ix.resolveClassIn(c.f.File, scope, written)
+	}
+	return c.ix.ClassName(c.f.File, scope, written, c.opt.External)
+}
+
 func displayName(binary string) string { return strings.ReplaceAll(binary, "$", ".") }
 
 // unknownClass reports a class that resolves nowhere, when that is certain.
@@ -347,7 +374,7 @@ func (c *checker) unknownClass(sp spl.Span, written, resolved string) {
 	ext := c.opt.External
 	switch {
 	case ext != nil && ext.Covers(resolved):
-		c.add(sp, Error, CodeUnknownClass, "unknown class %s: the JDK has no such class", written)
+		c.add(sp, Error, CodeUnknownClass, "unknown class %s: %s", written, missingClass(ext, resolved))
 	case c.opt.Partial:
 	case !strings.Contains(resolved, "."):
 		c.add(sp, Error, CodeUnknownClass,
@@ -397,7 +424,11 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 			}
 			file := c.ix.fileOf(t)
 			for _, s := range t.Supers {
-				queue = append(queue, c.ix.resolveClassIn(file, t, s))
+				if c.opt.External != nil {
+					queue = append(queue, c.ix.ClassName(file, t, s, c.opt.External)) // a jar's class through a wildcard import
+				} else {
+					queue = append(queue, c.ix.resolveClassIn(file, t, s))
+				}
 			}
 			if len(t.Supers) == 0 && t.Kind == javasrc.KindClass {
 				queue = append(queue, "java.lang.Object")
@@ -637,7 +668,7 @@ func (c *checker) generator(ref *spl.GeneratorRef, sp spl.Span, nargs, depth int
 			return nil, false
 		}
 	}
-	cls := c.ix.resolveClass(c.f, ref.Class)
+	cls := c.className(ref.Class)
 	ms, complete, known, err := c.lookup(cls, ref.Method)
 	if err != nil {
 		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", ref.Class, err)

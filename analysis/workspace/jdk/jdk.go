@@ -50,6 +50,9 @@ type SrcZip struct {
 	files   map[string]*zip.File // "java/util/Arrays" → entry
 	classes map[string]*workspace.ExternalClass
 	parsed  map[string]bool // top-level paths parsed (or failed)
+	// packages lists each package's top-level classes (canonical names),
+	// built on first need.
+	packages map[string][]string
 }
 
 // Open reads the table of contents of a JDK src.zip.
@@ -76,9 +79,71 @@ func Open(path string) (*SrcZip, error) {
 // Close releases the archive.
 func (z *SrcZip) Close() error { return z.zr.Close() }
 
-// Covers implements workspace.External: java.* and javax.*.
+// Covers implements workspace.External: java.*, and the javax.* packages
+// the JDK has (javax.inject, javax.servlet and the like come in jars).
 func (z *SrcZip) Covers(class string) bool {
-	return strings.HasPrefix(class, "java.") || strings.HasPrefix(class, "javax.")
+	if strings.HasPrefix(class, "java.") {
+		return true
+	}
+	return strings.HasPrefix(class, "javax.") && z.packageOf(class) != ""
+}
+
+// packageOf finds the package of a class name among the JDK's: the longest
+// dotted prefix that holds a source file; "" when there is none.
+func (z *SrcZip) packageOf(class string) string {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.packagesLocked()
+	class = strings.ReplaceAll(class, "$", ".")
+	for i := strings.LastIndexByte(class, '.'); i > 0; i = strings.LastIndexByte(class[:i], '.') {
+		if len(z.packages[class[:i]]) > 0 {
+			return class[:i]
+		}
+	}
+	return ""
+}
+
+// ClassesWithPrefix implements workspace.ExternalNames: the JDK's
+// top-level classes.
+func (z *SrcZip) ClassesWithPrefix(prefix string, limit int) []string {
+	z.mu.Lock()
+	z.packagesLocked()
+	var names []string
+	for pkg, cs := range z.packages {
+		if strings.HasPrefix(pkg+".", prefix) || strings.HasPrefix(prefix, pkg+".") {
+			names = append(names, cs...)
+		}
+	}
+	z.mu.Unlock()
+	return workspace.SortedPrefix(names, prefix, limit)
+}
+
+// packagesLocked builds z.packages on first need.
+func (z *SrcZip) packagesLocked() {
+	if z.packages != nil {
+		return
+	}
+	z.packages = map[string][]string{}
+	for name := range z.files {
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 || strings.HasSuffix(name, "-info") { // package-info, module-info
+			continue
+		}
+		pkg := strings.ReplaceAll(name[:i], "/", ".")
+		z.packages[pkg] = append(z.packages[pkg], strings.ReplaceAll(name, "/", "."))
+	}
+}
+
+// Package implements workspace.ExternalPackages: the top-level classes of
+// the class's package.
+func (z *SrcZip) Package(class string) (pkg, origin string, classes []string) {
+	pkg = z.packageOf(class)
+	if pkg == "" {
+		return "", "", nil
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return pkg, "the JDK", append([]string(nil), z.packages[pkg]...)
 }
 
 // Class implements workspace.External.
@@ -135,7 +200,7 @@ func (z *SrcZip) parse(top string) error {
 		if t.Local || t.Anonymous {
 			continue
 		}
-		c := &workspace.ExternalClass{Name: t.BinaryName, Complete: true}
+		c := &workspace.ExternalClass{Name: t.BinaryName, Complete: true, Origin: z.path, SourceArchive: z.path, SourceEntry: zf.Name}
 		for _, s := range t.Supers {
 			if r := z.resolve(f, t, s); r != "" {
 				c.Supers = append(c.Supers, r)
@@ -155,10 +220,13 @@ func (z *SrcZip) parse(top string) error {
 			continue
 		}
 		params := make([]string, len(m.Params))
+		names := make([]string, len(m.Params))
+		varargs := false
 		for i, p := range m.Params {
-			params[i] = p.Erased
+			params[i], names[i], varargs = p.Erased, p.Name, p.Varargs
 		}
-		c.Methods = append(c.Methods, workspace.ExternalMethod{Name: m.Name, Params: params, Static: m.Static, Abstract: m.Abstract})
+		c.Methods = append(c.Methods, workspace.ExternalMethod{Name: m.Name, Params: params, Static: m.Static, Abstract: m.Abstract,
+			Return: m.ReturnType, Varargs: varargs, ParamNames: names})
 	}
 	return nil
 }

@@ -1,32 +1,17 @@
 package jdk
 
 import (
-	"archive/zip"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 func writeZip(t *testing.T, files map[string]string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "src.zip")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for name, src := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(src))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	fixture.Zip(t, p, files)
 	return p
 }
 
@@ -38,6 +23,7 @@ func TestSrcZip(t *testing.T) {
 		"java.base/java/util/AbstractList.java": "package java.util; public abstract class AbstractList<E> implements List<E>, java.io.Serializable, Missing { public abstract E get(int i); }",
 		"java.base/java/util/List.java":         "package java.util; public interface List<E> extends Collection<E> { }",
 		"java.base/java/io/Serializable.java":   "package java.io; public interface Serializable { }",
+		"java.desktop/javax/swing/JList.java":   "package javax.swing; public class JList { }",
 		"java.base/java/util/Map.java":          "package java.util; public interface Map<K, V> { interface Entry<K, V> { K getKey(); } }",
 		"java.base/java/util/Arrays.java":       "package java.util; import java.util.function.*; public class Arrays { public static void sort(int[] a) {} public static <T> void sort(T[] a, Comparator<? super T> c) {} }",
 	})
@@ -46,8 +32,15 @@ func TestSrcZip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	if !z.Covers("java.util.X") || !z.Covers("javax.swing.X") || z.Covers("org.x.Y") {
+	// javax.inject is not the JDK's: it comes in a jar.
+	if !z.Covers("java.util.X") || !z.Covers("javax.swing.X") || z.Covers("org.x.Y") || z.Covers("javax.inject.Inject") {
 		t.Error("Covers")
+	}
+	if got := z.ClassesWithPrefix("java.util.A", 0); !reflect.DeepEqual(got, []string{"java.util.AbstractList", "java.util.Arrays"}) {
+		t.Errorf("ClassesWithPrefix: %v", got)
+	}
+	if pkg, origin, cs := z.Package("java.util.Lisst"); pkg != "java.util" || origin != "the JDK" || len(cs) != 5 {
+		t.Errorf("Package: %q %q %v", pkg, origin, cs)
 	}
 	a, err := z.Class("java.util.Arrays")
 	if err != nil || a == nil {

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/fixture"
+)
+
+const lintJarLib = `package org.acme.xml;
+
+public class Builder {
+    public Object build(java.io.File f) { return null; }
+    public Object build(String s) { return null; }
+    public static Builder create() { return new Builder(); }
+}
+`
+
+// TestLintClasspath: perfls lint checks references into the jars of
+// perfls.json's classpath, with suggestions; packages on no classpath stay
+// unchecked.
+func TestLintClasspath(t *testing.T) {
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"perfls.json": `{"classpath": ["lib/*.jar"]}`,
+		"src/demo/Main.java": `package demo;
+
+import org.acme.xml.Builder;
+
+public class Main {
+    public static Iterable<Object[]> gen(int n) { return null; }
+
+    @SPL({"SELF[gen](1) <= Builder#buildd[gen](1)",
+          "SELF[gen](1) <= org.acme.xml.NoSuchClass#x[gen](1)",
+          "SELF[gen](1) <= Builder#build(String)[gen](1)",
+          "SELF[gen](1) <= Builder#build(int)[gen](1)",
+          "SELF[gen](1) <= org.elsewhere.Thing#x[gen](1)"})
+    public static int m(int[] a) { return 0; }
+}
+`,
+	})
+	fixture.Jar(t, filepath.Join(dir, "lib", "acme-xml-1.0.jar"), map[string]string{"org/acme/xml/Builder.java": lintJarLib}, false)
+	got := lintErrors(t, dir, true)
+	want := []string{
+		`unknown-method: org.acme.xml.Builder has no method "buildd"; did you mean build?`,
+		`unknown-class: unknown class org.acme.xml.NoSuchClass: package org.acme.xml on the classpath (acme-xml-1.0.jar) has no such class`,
+		`no-overload: org.acme.xml.Builder has no overload build(int); candidates: build(File); build(String)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Without the classpath, as before: nothing is certain.
+	diags, err := LintWith(context.Background(), []string{dir}, LintConfig{JDKSrc: "", NoClasspath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diags {
+		if d.Severity == workspace.Error {
+			t.Errorf("without the classpath: %s", d.Message)
+		}
+	}
+}
+
+// TestLintMavenDependency: with no perfls.json, perfls lint reads a Maven
+// project's classpath from mvn (cached) and checks a dependency's methods.
+func TestLintMavenDependency(t *testing.T) {
+	m := fixture.NewMaven(t)
+	fixture.Isolate(t)
+	dir := fixture.Project(t, map[string]string{
+		"pom.xml": fixture.POM("demo", m.Dependency),
+		"src/main/java/demo/Main.java": `package demo;
+
+import org.acme.util.Sum;
+
+public class Main {
+    public static Iterable<Object[]> gen(int n) { return null; }
+
+    @SPL({"SELF[gen](1) <= Sum#of[gen](1)", "SELF[gen](1) <= Sum#off[gen](1)"})
+    public static long m(int[] a) { return 0; }
+}
+`,
+	})
+	m.Configure(t, dir)
+	got := lintErrors(t, dir, false)
+	if want := `org.acme.util.Sum has no method "off"; did you mean of?`; len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// lintErrors lints dir as perfls lint does and returns the errors'
+// messages, prefixed by their codes when withCodes.
+func lintErrors(t *testing.T, dir string, withCodes bool) []string {
+	t.Helper()
+	diags, err := Lint(context.Background(), []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Severity == workspace.Error {
+			if withCodes {
+				got = append(got, d.Code+": "+d.Message)
+			} else {
+				got = append(got, d.Message)
+			}
+		}
+	}
+	return got
+}
