@@ -13,36 +13,12 @@ import (
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
-// Lint reads the .java and .spl files at paths (directories are searched,
-// skipping hidden directories and build outputs) and reports their formula
-// problems without measuring: syntax errors, and methods and generators
-// that do not resolve against all the files given, against the JDK's
-// sources for java.* and javax.*, and against the classes of the project's
-// classpath (perfls.json, Maven or Gradle, as check finds it; the build
-// tool's answer cached in perfls's cache directory). jdkSrc names the
-// JDK's src.zip: "" finds one (none found: JDK references stay unchecked),
-// "none" skips the JDK; and revisions (m@v1.0) that name no commit of the
-// git repository holding the file. The diagnostics are sorted by file and
-// position.
-//
-// A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
-// parsed: it gets one diagnostic and the others are linted. Lint stops
-// with ctx's error when ctx is cancelled (checked between files, and
-// inside a parse).
-func Lint(ctx context.Context, paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
-	// The command line does not pass its cache directory here yet; an
-	// unusable one only means that Maven and Gradle are not asked.
-	dir, _ := cache.Dir()
-	return LintWith(ctx, paths, LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
-}
-
 // LintConfig configures LintWith.
 type LintConfig struct {
-	// JDKSrc is as Lint's jdkSrc.
+	// JDKSrc is the JDK's src.zip: "" finds one, "none" skips the JDK.
 	JDKSrc string
 	// CacheDir caches the build tool's classpath (measure.ResolveClasspath);
 	// "" reads only perfls.json's classpath.
@@ -51,7 +27,22 @@ type LintConfig struct {
 	NoClasspath bool
 }
 
-// LintWith is Lint configured.
+// LintWith reads the .java and .spl files at paths (directories are searched,
+// skipping hidden directories and build outputs) and reports their formula
+// problems without measuring: syntax errors, and methods and generators
+// that do not resolve against all the files given, against the JDK's
+// sources for java.* and javax.*, and against the classes of the project's
+// classpath (perfls.json, Maven or Gradle, as check finds it; the build
+// tool's answer cached in cfg.CacheDir). cfg.JDKSrc names the
+// JDK's src.zip: "" finds one (none found: JDK references stay unchecked),
+// "none" skips the JDK; and revisions (m@v1.0) that name no commit of the
+// git repository holding the file. The diagnostics are sorted by file and
+// position.
+//
+// A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
+// parsed: it gets one diagnostic and the others are linted. LintWith stops
+// with ctx's error when ctx is cancelled (checked between files, and
+// inside a parse).
 func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.Diagnostic, error) {
 	files, err := sourceFiles(paths)
 	if err != nil {

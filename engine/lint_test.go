@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 )
 
@@ -94,7 +95,7 @@ public class Main {
 // messages, prefixed by their codes when withCodes.
 func lintErrors(t *testing.T, dir string, withCodes bool) []string {
 	t.Helper()
-	diags, err := Lint(context.Background(), []string{dir}, "")
+	diags, err := lintAsTheCLI([]string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +110,11 @@ func lintErrors(t *testing.T, dir string, withCodes bool) []string {
 		}
 	}
 	return got
+}
+
+// lintAsTheCLI lints as perfls lint does: with the user's cache directory
+// for the build tool's classpath.
+func lintAsTheCLI(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
+	dir, _ := cache.Dir()
+	return LintWith(context.Background(), paths, LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
 }

@@ -117,7 +117,7 @@ func TestRevisionOutsideGit(t *testing.T) {
 	if n != 2 || !res.Failed() {
 		t.Errorf("want 2 located diagnostics and a failed instance, got %d: %+v", n, res.Diagnostics)
 	}
-	lint, err := Lint(context.Background(), []string{src}, "none")
+	lint, err := lintAsTheCLI([]string{src}, "none")
 	if err != nil {
 		t.Fatal(err)
 	}

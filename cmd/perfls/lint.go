@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
@@ -22,7 +23,8 @@ func (a *app) lintCommand() *cobra.Command {
 			if len(paths) == 0 {
 				paths = []string{"."}
 			}
-			diags, err := engine.Lint(cmd.Context(), paths, jdkSrc)
+			dir, _ := cache.Dir() // unusable: Maven and Gradle are not asked, perfls.json's classpath still counts
+			diags, err := engine.LintWith(cmd.Context(), paths, engine.LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
 			var nf *engine.NotFoundError
 			if errors.As(err, &nf) {
 				return cli.UsageError{Msg: nf.Error()}
