@@ -100,7 +100,7 @@ func main() {
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
 			return profileBench(ctx, *profileRounds)
 		},
-		"team": func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
+		"team":  func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue": func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
