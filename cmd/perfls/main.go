@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetVersionTemplate("perfls {{.Version}}\n")
 	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.calibrateCommand(),
 		a.verifyCommand(), a.serveCommand(), a.cacheCommand(), a.daemonCommand(), a.annotationsCommand(), a.historyCommand(false), a.historyCommand(true),
+		a.modelCommand(), a.predictCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version and the commit perfls was built from", Args: cli.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "perfls", version.String()) }})
 	return cli.Run(ctx, root, args, stderr)

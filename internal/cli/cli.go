@@ -18,6 +18,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses.
@@ -226,4 +227,17 @@ func OutputDir(flag, dir string) error {
 		return Usagef("%s %s: exists and is not a directory", flag, dir)
 	}
 	return nil
+}
+
+// AdoptFlags adds to cmd the flags that bind defines, except those named in
+// except: for a command that shares another's flags but defines some of them
+// differently (perfls model: the selector's flags with its own --format).
+func AdoptFlags(cmd *cobra.Command, bind func(*cobra.Command), except ...string) {
+	tmp := &cobra.Command{}
+	bind(tmp)
+	tmp.Flags().VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			cmd.Flags().AddFlag(f)
+		}
+	})
 }
