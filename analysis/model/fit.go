@@ -72,7 +72,7 @@ func FitDependency(m Metric, pts []Point) (Dependency, error) {
 	}
 	if zeros == len(cps) {
 		d.Best = Fit{Model: "1", K: 1, DF: len(cps) - 1}
-		d.Text = "= 0 " + unitText(d.Unit)
+		d.Text = "= 0" + unitText(d.Unit)
 		return d, nil
 	}
 	if zeros > 0 {

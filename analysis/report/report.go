@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -38,11 +39,27 @@ func Duration(ns float64) string {
 
 // perOp shows a side's own mean, and the factor a formula applied to it:
 // "2 × 1.97 µs/op" rather than a scaled figure the method never took.
+// Another metric than wall time is named: "cpu 1.9 µs/op", "alloc 64 B/op".
 func perOp(s verdict.SideEvidence) string {
-	if s.Scale == 0 || s.Scale == 1 {
-		return Duration(s.MeanNs) + "/op"
+	v := Duration(s.MeanNs) + "/op"
+	if s.Metric != "" && s.Metric != "wall" {
+		v = s.Metric + " " + Figure(s.MeanNs, metricUnit(s.Metric))
+		if u := metricUnit(s.Metric); u == "ns" || u == "B" {
+			v += "/op"
+		}
 	}
-	return fmt.Sprintf("%g × %s/op", s.Scale, Duration(s.MeanNs))
+	if s.Scale == 0 || s.Scale == 1 {
+		return v
+	}
+	return fmt.Sprintf("%g × %s", s.Scale, v)
+}
+
+// metricUnit is the unit of a metric as analysis/model names them.
+func metricUnit(metric string) string {
+	if m, ok := model.ParseMetric(metric); ok {
+		return m.Unit()
+	}
+	return "ns"
 }
 
 func sig3(v float64) string {

@@ -161,6 +161,10 @@ func checkFormula(f *Formula) []Diagnostic {
 				"equality interval %s is a relative tolerance and should lie between 0 and 1 (0.05 means ±5 %%)", formatNumber(*c.Interval))
 		}
 		diags = append(diags, checkScalePlacement(c)...)
+		if lu, ru := MetricUnit(c.Left.Metric), MetricUnit(c.Right.Metric); lu != ru {
+			add(c.OpSpan, Error, CodeMetricMismatch, "the comparison sets %s (%s) against %s (%s): compare metrics of the same unit, e.g. cpu(a) <= cpu(b)",
+				metricName(c.Left.Metric), lu, metricName(c.Right.Metric), ru)
+		}
 	}
 	for _, vi := range order {
 		if !vi.used {
@@ -277,4 +281,19 @@ func unscaled(t *Term) string {
 	c := *t
 	c.Scale = nil
 	return c.String()
+}
+
+// MetricUnit is the unit of a term's metric ("" is wall time).
+func MetricUnit(metric string) string {
+	if metric == "" {
+		return Metrics["wall"]
+	}
+	return Metrics[metric]
+}
+
+func metricName(metric string) string {
+	if metric == "" {
+		return "wall"
+	}
+	return metric
 }
