@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
@@ -220,6 +221,11 @@ func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.I
 		m.AllocBytes = s.MeanAllocBytesPerOp
 	}
 	m.Forks, m.Samples = s.Forks, s.SamplesPerFork
+	for _, d := range model.Demands(res.Forks) {
+		if d.Metric != model.Wall {
+			m.Demands = append(m.Demands, d)
+		}
+	}
 	for _, f := range res.Forks {
 		if len(f.NsPerOp) > 0 {
 			m.ForkMeansNs = append(m.ForkMeansNs, stat.Mean(f.NsPerOp, nil))

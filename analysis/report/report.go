@@ -176,12 +176,36 @@ func writeMeasurements(b *strings.Builder, ms []verdict.Measurement) {
 			Duration(m.MedianNs), alloc, m.Forks, m.Samples, m.MeasuredAt.Local().Format("2006-01-02 15:04"))
 	}
 	b.WriteString("\n")
+	writeDemandTable(b, ms)
 	if len(ms) > 1 {
 		b.WriteString("```text\n" + Chart(ms) + "```\n\n")
 	}
 	if line := costLine(ms); line != "" {
 		b.WriteString(line + "\n\n")
 	}
+}
+
+// writeDemandTable shows the demands per operation beside time: thread
+// and process CPU, GC and the CPU share, each with its 95 % interval.
+func writeDemandTable(b *strings.Builder, ms []verdict.Measurement) {
+	any := false
+	for _, m := range ms {
+		any = any || len(m.Demands) > 0
+	}
+	if !any {
+		return
+	}
+	b.WriteString("| workload | demands per op (95% CI) |\n|---|---|\n")
+	for _, m := range ms {
+		var parts []string
+		for _, d := range m.Demands {
+			if d.Metric != model.Alloc { // in the table above
+				parts = append(parts, DemandText(d))
+			}
+		}
+		fmt.Fprintf(b, "| %s(%s) | %s |\n", m.Workload, m.Args, strings.Join(parts, "; "))
+	}
+	b.WriteString("\n")
 }
 
 // Chart draws time per operation as bars on a log scale (timings across
