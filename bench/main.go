@@ -14,6 +14,7 @@
 //	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
+//	go run ./bench model [-forks 3] [-samples 10]   (not part of all: model extraction and prediction error, model.go, ~5 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -68,7 +69,7 @@ func main() {
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|model [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -96,6 +97,7 @@ func main() {
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
 			return profileBench(ctx, *profileRounds)
 		},
+		"model": func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},
