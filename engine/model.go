@@ -33,11 +33,14 @@ type ModelRequest struct {
 	// Values are the parameter values as the user gave them: "10,100,1000",
 	// or "LO..HI" for a geometric grid of Points values; "": a grid over the
 	// generator's @Param(min, max).
-	Values   string
-	Points   int // the grid's size; 0: DefaultModelPoints
-	Options  measure.Options
-	Fresh    bool
-	Progress func(service.Progress)
+	Values  string
+	Points  int // the grid's size; 0: DefaultModelPoints
+	Options measure.Options
+	Fresh   bool
+	// NoCallees leaves out the profiled fork per value that apportions the
+	// cpu demand to the callees (docs/models.md).
+	NoCallees bool
+	Progress  func(service.Progress)
 }
 
 // ExtractModel measures the workload at each parameter value and builds
@@ -74,7 +77,18 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 			return nil, fmt.Errorf("%s = %d: %w", param, v, err)
 		}
 		env = m.Result.Env
-		ms = append(ms, model.Measured{N: float64(v), Forks: m.Result.Forks})
+		mv := model.Measured{N: float64(v), Forks: m.Result.Forks}
+		if !req.NoCallees {
+			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Fresh: req.Fresh, Progress: req.Progress})
+			switch {
+			case err != nil:
+				notices = append(notices, fmt.Sprintf("%s = %d: no profile to apportion the callees: %v", param, v, err))
+			case p.Profile != nil:
+				total, byCallee := p.Profile.CalleeSamples()
+				mv.Profile = &model.CalleeSamples{Total: total, ByCallee: byCallee}
+			}
+		}
+		ms = append(ms, mv)
 		method, workload = m.Method, m.Workload
 	}
 	op := model.Extract(method, workload, param, fixed, ms)

@@ -33,6 +33,8 @@ func (f Fit) cost() stats.CostFit {
 // range of parameter values it was fitted on.
 type Dependency struct {
 	Metric Metric `json:"metric"`
+	// Callee is the callee whose demand this is; "" for the operation's.
+	Callee string `json:"callee,omitempty"`
 	Unit   string `json:"unit"`
 	// Text reads e.g. "≈ 0.9·n² + 12 ns".
 	Text       string     `json:"text"`

@@ -38,6 +38,9 @@ type Operation struct {
 	Fixed        []string     `json:"fixed,omitempty"`
 	Points       []PointFigs  `json:"points"`
 	Dependencies []Dependency `json:"dependencies"`
+	// CalleeDependencies are the cpu demands of the callees above the
+	// apportioning floor at every profiled value, fitted like Dependencies.
+	CalleeDependencies []Dependency `json:"callee_dependencies,omitempty"`
 	// Problems are the metrics that could not be fitted, and why.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -46,6 +49,9 @@ type Operation struct {
 type PointFigs struct {
 	N       float64  `json:"n"`
 	Demands []Demand `json:"demands"`
+	// Callees apportion the cpu demand to the project methods called, from
+	// a profiled fork at this value; nil when none was profiled.
+	Callees []Callee `json:"callees,omitempty"`
 }
 
 // Environment is where the model's measurements ran. Predictions are only
@@ -69,6 +75,15 @@ type Environment struct {
 type Measured struct {
 	N     float64
 	Forks []measure.Fork
+	// Profile, when set, are a profiled fork's execution samples of the
+	// operation (Total) and per project callee (profile.CalleeSamples).
+	Profile *CalleeSamples
+}
+
+// CalleeSamples are the samples Apportion splits a demand by.
+type CalleeSamples struct {
+	Total    float64
+	ByCallee map[string]float64
 }
 
 // Extract builds an operation's model from its measurements at several
@@ -78,7 +93,14 @@ func Extract(method, workload, parameter string, fixed []string, ms []Measured) 
 	op := Operation{Method: method, Workload: workload, Parameter: parameter, Fixed: fixed}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].N < ms[j].N })
 	for _, m := range ms {
-		op.Points = append(op.Points, PointFigs{N: m.N, Demands: Demands(m.Forks)})
+		pf := PointFigs{N: m.N, Demands: Demands(m.Forks)}
+		if cpu, ok := DemandOf(m.Forks, CPU); ok && m.Profile != nil {
+			pf.Callees = Apportion(m.Profile.Total, m.Profile.ByCallee, cpu)
+			if pf.Callees == nil {
+				pf.Callees = []Callee{}
+			}
+		}
+		op.Points = append(op.Points, pf)
 	}
 	for _, metric := range Metrics {
 		var pts []Point
@@ -103,6 +125,7 @@ func Extract(method, workload, parameter string, fixed []string, ms []Measured) 
 		}
 		op.Dependencies = append(op.Dependencies, dep)
 	}
+	fitCallees(&op)
 	return op
 }
 

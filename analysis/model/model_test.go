@@ -205,3 +205,32 @@ func TestModelDocumentAndEnvironment(t *testing.T) {
 		t.Error("a future format was read")
 	}
 }
+
+// Apportioning: shares and their errors, the floor, and a callee's demand
+// fitted over the values where it stays above the floor.
+func TestApportionAndFitCallees(t *testing.T) {
+	cpu := Demand{Metric: CPU, Mean: 1000, CI95: Interval{980, 1020}}
+	cs := Apportion(400, map[string]float64{"p.A#big()": 360, "p.A#small()": 8, "p.A#rare()": 25}, cpu)
+	if len(cs) != 3 || cs[0].Method != "p.A#big()" || math.Abs(cs[0].Share-0.9) > 1e-12 || math.Abs(cs[0].CPU-900) > 1e-9 {
+		t.Fatalf("callees %+v", cs)
+	}
+	if se := math.Sqrt(0.9 * 0.1 / 400); math.Abs(cs[0].ShareSE-se) > 1e-12 || !(cs[0].CPUSE > 1000*se) {
+		t.Errorf("errors %+v, share se %g", cs[0], se)
+	}
+	if cs[0].Unreliable != "" || !strings.Contains(cs[2].Unreliable, "floor") || !strings.Contains(cs[1].Unreliable, "fewer than") {
+		t.Errorf("floor: %q, %q, %q", cs[0].Unreliable, cs[1].Unreliable, cs[2].Unreliable)
+	}
+	var ms []Measured
+	for _, n := range []float64{100, 200, 400, 800, 1600} {
+		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n * 1.01}, Ops: 10}
+		ms = append(ms, Measured{N: n, Forks: []measure.Fork{f, f}, Profile: &CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs()": 940}}})
+	}
+	op := Extract("p.A#compute()", "p.A#gen(int)", "n", nil, ms)
+	if len(op.CalleeDependencies) != 1 || op.CalleeDependencies[0].Callee != "p.A#pairs()" ||
+		!strings.Contains(op.CalleeDependencies[0].Text, "94 % of the operation at n = 1600") {
+		t.Fatalf("callee dependencies %+v, problems %v", op.CalleeDependencies, op.Problems)
+	}
+	if m := op.CalleeDependencies[0].Best.Model; m != "n^2" && m != "n^k" {
+		t.Errorf("callee model %s", m)
+	}
+}

@@ -111,6 +111,20 @@ func WritePerformanceSummary(w io.Writer, m *model.Model) {
 			}
 			fmt.Fprintf(w, "  %-11s %s%s, fitted on %s in %g … %g\n", d.Metric, d.Text, alt, op.Parameter, d.Range[0], d.Range[1])
 		}
+		for _, d := range op.CalleeDependencies {
+			fmt.Fprintf(w, "  callee %s: cpu %s\n", d.Callee, d.Text)
+		}
+		if n := len(op.Points); n > 0 && len(op.Points[n-1].Callees) > 0 {
+			last := op.Points[n-1]
+			fmt.Fprintf(w, "  callees at %s = %g (share of cpu ± standard error):\n", op.Parameter, last.N)
+			for _, c := range last.Callees {
+				flag := ""
+				if c.Unreliable != "" {
+					flag = " [unreliable: " + c.Unreliable + "]"
+				}
+				fmt.Fprintf(w, "    %-40s %5.1f %% ± %.1f  %s ± %s%s\n", c.Method, 100*c.Share, 100*c.ShareSE, Figure(c.CPU, "ns"), Figure(c.CPUSE, "ns"), flag)
+			}
+		}
 		for _, p := range op.Problems {
 			fmt.Fprintf(w, "  not fitted: %s\n", p)
 		}
