@@ -183,6 +183,42 @@ func writeMeasurements(b *strings.Builder, ms []verdict.Measurement) {
 	if line := costLine(ms); line != "" {
 		b.WriteString(line + "\n\n")
 	}
+	if line := demandLine(ms); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+}
+
+// demandLine fits the other demands against a single integer argument,
+// as perfls model does (docs/models.md): "Demands: cpu ≈ 0.9·n² ns; …".
+func demandLine(ms []verdict.Measurement) string {
+	byMetric := map[model.Metric][]model.Point{}
+	values := 0
+	for _, m := range ms {
+		if m.N > 0 && len(m.Demands) > 0 {
+			values++
+			for _, d := range m.Demands {
+				byMetric[d.Metric] = append(byMetric[d.Metric], model.Point{N: m.N, Figures: d.ForkMeans})
+			}
+		}
+	}
+	var parts []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, metric := range model.Metrics {
+		pts := byMetric[metric]
+		if values < 3 || len(pts) < values {
+			continue
+		}
+		d, err := model.FitDependency(metric, pts)
+		if err != nil || d.Best.Model == "" {
+			continue
+		}
+		lo, hi = math.Min(lo, d.Range[0]), math.Max(hi, d.Range[1])
+		parts = append(parts, strings.ReplaceAll(string(metric), "_", " ")+" "+d.Text)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Demands per op: %s (fitted on %g … %g; beyond, extrapolated).", strings.Join(parts, "; "), lo, hi)
 }
 
 // writeDemandTable shows the demands per operation beside time: thread
