@@ -96,6 +96,7 @@ func (r *CheckResult) costs() []report.Cost {
 		return nil
 	}
 	var curves []report.Cost
+	measured := map[int][]model.Measured{}
 	index := map[string]int{}
 	for _, q := range r.plan.Requests {
 		if len(q.Args) != 1 || q.Args[0].Kind != spl.Int {
@@ -119,9 +120,17 @@ func (r *CheckResult) costs() []report.Cost {
 			}
 		}
 		curves[i].Points = append(curves[i].Points, pt)
+		measured[i] = append(measured[i], model.Measured{N: pt.N, Forks: res.Forks})
 	}
 	for i := range curves {
 		curves[i].Fit = fitCost(curves[i].Points)
+		if len(measured[i]) >= 3 {
+			for _, d := range model.Extract("", "", "n", nil, measured[i]).Dependencies {
+				if d.Metric != model.Wall {
+					curves[i].Demands = append(curves[i].Demands, d)
+				}
+			}
+		}
 	}
 	return curves
 }
