@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -134,9 +135,12 @@ func predict(path, method, assign string) (*model.Operation, []model.Prediction,
 	if err != nil {
 		return nil, nil, fmt.Errorf("--param %q: want NAME=VALUE, e.g. n=5000", assign)
 	}
+	if path == "" {
+		return nil, nil, errors.New("predict needs --model FILE (written by perfls model)")
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("--model: %w", err)
 	}
 	m, err := model.Read(data)
 	if err != nil {
