@@ -16,11 +16,15 @@ import (
 )
 
 // The model part (issue #21): for example methods with a workload
-// parameter, extract a model from 6 parameter values (a geometric grid),
+// parameter (not quickstart.Strings#joinWithPlus: its heap grows through
+// every warm-up, so its figures are not steady enough to fit; see
+// docs/models.md), extract a model from 6 parameter values (a geometric grid),
 // predict wall and thread CPU time per operation at values that were not
 // measured (three inside the fitted range, one at twice its top), measure
 // those, and print the table and the median relative error inside the
-// range; and the wall time of the first extraction (6 values, empty cache).
+// range; and the wall time of the first extraction (6 values, empty cache,
+// with the profiled forks for the callees, as perfls model does by default;
+// the validation leaves them out: they do not change the predictions).
 //
 //	go run ./bench model [-forks 3] [-samples 10]
 
@@ -32,7 +36,6 @@ type modelCase struct {
 var modelCases = []modelCase{
 	{"examples/quickstart", "quickstart.Search#linearSearch", "quickstart.Search#lookups", 1000, 32000},
 	{"examples/quickstart", "quickstart.Search#binarySearch", "quickstart.Search#lookups", 1000, 1000000},
-	{"examples/quickstart", "quickstart.Strings#joinWithPlus", "quickstart.Strings#words", 50, 1600},
 	{"examples/quickstart", "quickstart.Strings#joinWithBuilder", "quickstart.Strings#words", 50, 1600},
 	{"examples/profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 100, 3200},
 	{"examples/profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, 100000},
@@ -49,22 +52,22 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 		return err
 	}
 	defer eng.Close()
-	opt.MinSampleTime = engine.ModelMinSample
+	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
 	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others\n",
 		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime)
 	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "")
 	errs := map[model.Metric][]float64{}
 	for i, c := range modelCases {
 		start := time.Now()
-		m, err := extract(ctx, eng, c, opt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.method, err)
-		}
+		m, err := extract(ctx, eng, c, opt, i > 0)
 		if i == 0 {
-			fmt.Printf("(extracting the first model, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
+			fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
 		}
-		if err := validateCase(ctx, eng, c, m, opt, errs); err != nil {
-			return fmt.Errorf("%s: %w", c.method, err)
+		if err == nil {
+			err = validateCase(ctx, eng, c, m, opt, errs)
+		}
+		if err != nil {
+			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
 		}
 	}
 	for _, metric := range []model.Metric{model.Wall, model.CPU} {
@@ -78,7 +81,7 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 	return nil
 }
 
-func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options) (*model.Model, error) {
+func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options, noCallees bool) (*model.Model, error) {
 	w, err := engine.ParseWorkload(c.method, c.workload, "")
 	if err != nil {
 		return nil, err
@@ -87,7 +90,7 @@ func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.O
 	if err != nil {
 		return nil, err
 	}
-	return eng.ExtractModel(ctx, engine.ModelRequest{Dir: dir, Workload: w, Values: fmt.Sprintf("%d..%d", c.lo, c.hi), Points: 6, Options: opt})
+	return eng.ExtractModel(ctx, engine.ModelRequest{Dir: dir, Workload: w, Values: fmt.Sprintf("%d..%d", c.lo, c.hi), Points: 6, Options: opt, NoCallees: noCallees})
 }
 
 // validateCase measures the values between the grid's 1st and 2nd, 3rd and
@@ -116,7 +119,8 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 		}
 		got, err := eng.Measure(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull})
 		if err != nil {
-			return err
+			fmt.Printf("%-36s %-4s %8d measuring failed: %v\n", shortMethod(op.Method), "", n, err)
+			continue
 		}
 		for _, metric := range []model.Metric{model.Wall, model.CPU} {
 			d, ok := deps[metric]

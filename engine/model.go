@@ -72,7 +72,9 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
 		m, err := e.Measure(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: req.Progress})
 		if m != nil {
-			notices = append(notices, m.Notices...)
+			for _, n := range m.Notices {
+				notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s = %d: %w", param, v, err)
