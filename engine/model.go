@@ -32,8 +32,8 @@ type ModelRequest struct {
 	Dir      string   // the project directory (absolute)
 	Workload Workload // Generator nil: the method's only @Workload; Args: the other generator arguments, if any
 	// Values are the parameter values as the user gave them: "10,100,1000",
-	// or "LO..HI" for a geometric grid of Points values; "": a grid over the
-	// generator's @Param(min, max).
+	// or "LO..HI" for a geometric grid of Points values ("LO..HI:K": K
+	// values); "": a grid over the generator's @Param(min, max).
 	Values  string
 	Points  int // the grid's size; 0: DefaultModelPoints
 	Options measure.Options
@@ -82,7 +82,13 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		env = m.Result.Env
 		mv := model.Measured{N: float64(v), Forks: m.Result.Forks}
 		if !req.NoCallees {
-			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Fresh: req.Fresh, Progress: req.Progress})
+			// The profile's own defaults, but half the iterations (about 500
+			// samples) and warm-up no longer than the timing forks': its
+			// shares need samples, not a settled JIT.
+			popt := ProfileDefaults()
+			popt.SamplesPerFork /= 2
+			popt.Warmup, popt.MaxWarmup = min(popt.Warmup, opt.Defaults().Warmup), min(popt.MaxWarmup, opt.Defaults().MaxWarmup)
+			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Options: popt, Fresh: req.Fresh, Progress: req.Progress})
 			switch {
 			case err != nil:
 				notices = append(notices, fmt.Sprintf("%s = %d: no profile to apportion the callees: %v", param, v, err))
@@ -169,9 +175,17 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 	w := req.Workload
 	var values []int64
 	var rng [2]int64
+	points := req.Points
 	if req.Values != "" {
+		spec, k, grid := strings.Cut(req.Values, ":")
 		var err error
-		if values, rng, err = ParseValues(req.Values); err != nil {
+		if values, rng, err = ParseValues(spec); err == nil && grid {
+			points, err = strconv.Atoi(k)
+			if err != nil || points < 3 || values != nil {
+				err = fmt.Errorf("%q: want LO..HI:K with K ≥ 3", req.Values)
+			}
+		}
+		if err != nil {
 			return w, "", nil, fmt.Errorf("--values: %w", err)
 		}
 	}
@@ -204,7 +218,6 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 		if lo <= 0 || hi <= lo {
 			return w, "", nil, fmt.Errorf("no parameter values for %s of %s: give --values 10,100,1000 or --values LO..HI, or document @Param(min = …, max = …)", param, w.Generator)
 		}
-		points := req.Points
 		if points == 0 {
 			points = DefaultModelPoints
 		}

@@ -20,7 +20,7 @@ func TestModelPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, param, values, err := modelPlan(context.Background(), ModelRequest{Dir: dir, Workload: w, Values: "100..100000", Points: 4})
+	got, param, values, err := modelPlan(context.Background(), ModelRequest{Dir: dir, Workload: w, Values: "100..100000:4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestModelPlan(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--values") {
 		t.Errorf("no values: %v", err)
 	}
-	for _, bad := range []string{"10..5", "0,10", "a,b", "10"} {
+	for _, bad := range []string{"10..5", "0,10", "a,b", "10", "1..10:2", "1,2,3:4", "1..10:x"} {
 		if _, _, _, err := modelPlan(context.Background(), ModelRequest{Dir: dir, Workload: w, Values: bad}); err == nil {
 			t.Errorf("--values %s accepted", bad)
 		}

@@ -24,9 +24,10 @@ type Callee struct {
 	Method  string  `json:"method"`
 	Samples float64 `json:"samples"`
 	Share   float64 `json:"share"`
-	// ShareSE is the binomial standard error of Share, √(p(1−p)/N): it
-	// treats samples as independent, which they are not quite (a method
-	// runs for several sampling periods), so it is a lower bound.
+	// ShareSE is the binomial standard error of Share, Agresti–Coull
+	// adjusted (p̃ = (x+2)/(N+4), √(p̃(1−p̃)/(N+4))) so that a share of 0 or
+	// 1 still has one; it treats samples as independent, which they are not
+	// quite (a method runs for several sampling periods): a lower bound.
 	ShareSE float64 `json:"share_se"`
 	// CPU is Share × the operation's cpu demand, ns per operation; CPUSE its
 	// standard error from both factors' errors.
@@ -50,7 +51,8 @@ func Apportion(total float64, samples map[string]float64, cpu Demand) []Callee {
 	var out []Callee
 	for m, n := range samples {
 		p := n / total
-		c := Callee{Method: m, Samples: n, Share: p, ShareSE: math.Sqrt(p * (1 - p) / total), CPU: p * cpu.Mean}
+		pa := (n + 2) / (total + 4)
+		c := Callee{Method: m, Samples: n, Share: p, ShareSE: math.Sqrt(pa * (1 - pa) / (total + 4)), CPU: p * cpu.Mean}
 		c.CPUSE = math.Hypot(cpu.Mean*c.ShareSE, p*seD)
 		switch {
 		case p < CalleeMinShare:

@@ -28,8 +28,8 @@ func (a *app) modelCommand() *cobra.Command {
 	cli.AdoptFlags(cmd, sel.bind, "format")
 	cli.Enum(cmd, &sel.format, "format", "json", "model format: json or yaml", "json", "yaml")
 	mf.bind(cmd.Flags(), engine.MeasureDefaults())
-	cmd.Flags().StringVar(&req.Values, "values", "", "parameter values, comma-separated, or LO..HI for a geometric grid")
-	cmd.Flags().IntVar(&req.Points, "points", engine.DefaultModelPoints, "values of the geometric grid")
+	cmd.Flags().StringVar(&req.Values, "values", "", "parameter values, comma-separated, or LO..HI[:K] for a geometric grid of K (6) values")
+	cmd.Flags().BoolVar(&req.NoCallees, "no-callees", false, "leave out the profiled fork per value that apportions the CPU time to the callees")
 	return cmd
 }
 
