@@ -53,8 +53,8 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 	}
 	defer eng.Close()
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
-	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others\n",
-		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime)
+	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others; load average %s",
+		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, loadAverage())
 	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "")
 	errs := map[model.Metric][]float64{}
 	for i, c := range modelCases {
@@ -70,6 +70,7 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
 		}
 	}
+	fmt.Printf("load average at the end: %s", loadAverage())
 	for _, metric := range []model.Metric{model.Wall, model.CPU} {
 		e := errs[metric]
 		sort.Float64s(e)
@@ -156,4 +157,14 @@ func shortMethod(m string) string {
 		}
 	}
 	return m
+}
+
+// loadAverage is /proc/loadavg: other processes' load inflates wall times
+// (preemption) and, on shared cores, CPU times too.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown\n"
+	}
+	return string(b)
 }
