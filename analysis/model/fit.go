@@ -185,6 +185,8 @@ func (d Dependency) Predict(n float64) Prediction {
 		}
 		lo, hi = math.Min(lo, l), math.Max(hi, h)
 	}
-	p.CI95 = Interval{lo, hi}
+	// Every metric is non-negative: a linear model's interval may reach
+	// below zero, the demand cannot.
+	p.CI95 = Interval{math.Max(lo, 0), hi}
 	return p
 }
