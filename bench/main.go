@@ -17,6 +17,7 @@
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
 //	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
 //	go run ./bench queue [-pairs N]   (not part of all: enqueue → start of N jobs on a local database, queue.go)
+//	go run ./bench model [-forks 3] [-samples 10]   (not part of all: model extraction and prediction error, model.go, ~5 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).
@@ -71,7 +72,7 @@ func main() {
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|model [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -102,6 +103,7 @@ func main() {
 		},
 		"team":  func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue": func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
+		"model": func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},

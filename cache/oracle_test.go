@@ -180,12 +180,19 @@ func TestMigratesSchema3(t *testing.T) {
 	nm := sampleMeasurement(k, 1, 3)
 	nm.Forks[0].HeapUsed = []float64{1e6, 2e6, 3e6}
 	nm.Forks[0].Classes = []float64{900, 900, 901}
+	nm.Forks[0].ProcCPUNsPerOp = []float64{120, 0, 130}
 	if err := s.Put(ctx, nm); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Get(ctx, nm.ID)
 	if err != nil || len(got.Forks[0].HeapUsed) != 3 || got.Forks[0].HeapUsed[2] != 3e6 || got.Forks[0].Classes[2] != 901 || got.Forks[0].JITMs != nil {
 		t.Errorf("JVM state round trip: %+v %v", got.Forks[0], err)
+	}
+	if p := got.Forks[0].ProcCPUNsPerOp; len(p) != 3 || p[0] != 120 || p[1] != 0 || p[2] != 130 {
+		t.Errorf("process CPU round trip: %v", p)
+	}
+	if m.Forks[0].ProcCPUNsPerOp != nil {
+		t.Errorf("a fork stored before schema 6 has process CPU %v", m.Forks[0].ProcCPUNsPerOp)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
@@ -262,7 +263,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		if o.Err != nil {
 			return verdict.Side{Err: o.Err}
 		}
-		key := fmt.Sprint(o.Request.Key(), "×", o.Scale)
+		key := fmt.Sprint(o.Request.Key(), "×", o.Scale, o.Metric)
 		sd, ok := prepared[key]
 		if !ok {
 			sd = side(o, results).Prepare()
@@ -342,6 +343,14 @@ func side(o workspace.Operand, results map[string]service.ItemResult) verdict.Si
 	}
 	s := sideOf(res)
 	s.Scale = o.Scale
+	if o.Metric == "" || o.Metric == string(model.Wall) || s.Err != nil {
+		return s
+	}
+	// Another demand: its series, without the run history (of wall times).
+	s.Metric, s.History = o.Metric, nil
+	if s.Runs = model.Runs(res.Forks, model.Metric(o.Metric)); s.Runs == nil {
+		s.Err = fmt.Errorf("%s: this JVM or harness did not report %s for every fork", o.Request.Key(), o.Metric)
+	}
 	return s
 }
 

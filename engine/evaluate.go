@@ -124,6 +124,9 @@ func (ev *evaluator) instance(f *spl.Formula, in spl.Instance, opt verdict.Optio
 
 // side finds a term's data and its scale (term factor × lambda).
 func (ev *evaluator) side(in spl.Instance, c *spl.Comparison, t *spl.Term, left bool) (verdict.Side, error) {
+	if t.Metric != "" && t.Metric != "wall" {
+		return verdict.Side{}, fmt.Errorf("%s: evaluate reads times per operation; %s(…) needs perfls check", in.Render(c), t.Metric)
+	}
 	q, err := termQuery(in, t, ev.aliases)
 	if err != nil {
 		return verdict.Side{}, fmt.Errorf("%s: %w", in.Render(c), err)

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
@@ -95,6 +96,7 @@ func (r *CheckResult) costs() []report.Cost {
 		return nil
 	}
 	var curves []report.Cost
+	measured := map[int][]model.Measured{}
 	index := map[string]int{}
 	for _, q := range r.plan.Requests {
 		if len(q.Args) != 1 || q.Args[0].Kind != spl.Int {
@@ -118,9 +120,17 @@ func (r *CheckResult) costs() []report.Cost {
 			}
 		}
 		curves[i].Points = append(curves[i].Points, pt)
+		measured[i] = append(measured[i], model.Measured{N: pt.N, Forks: res.Forks})
 	}
 	for i := range curves {
 		curves[i].Fit = fitCost(curves[i].Points)
+		if len(measured[i]) >= 3 {
+			for _, d := range model.Extract("", "", "n", nil, measured[i]).Dependencies {
+				if d.Metric != model.Wall {
+					curves[i].Demands = append(curves[i].Demands, d)
+				}
+			}
+		}
 	}
 	return curves
 }
@@ -220,6 +230,11 @@ func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.I
 		m.AllocBytes = s.MeanAllocBytesPerOp
 	}
 	m.Forks, m.Samples = s.Forks, s.SamplesPerFork
+	for _, d := range model.Demands(res.Forks) {
+		if d.Metric != model.Wall {
+			m.Demands = append(m.Demands, d)
+		}
+	}
 	for _, f := range res.Forks {
 		if len(f.NsPerOp) > 0 {
 			m.ForkMeansNs = append(m.ForkMeansNs, stat.Mean(f.NsPerOp, nil))

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The line protocol, version 2. A fork writes these lines to its original
+// The line protocol, version 3. A fork writes these lines to its original
 // standard output; fields are separated by one space and free text is escaped
 // (\\ \s \n \r \t \xHH; \e is the empty string):
 //
@@ -28,12 +28,14 @@ import (
 //	                                        JIT compilation ms during warm-up or -1; open lists the
 //	                                        conditions that held warm-up open at the cap
 //	                                        (calls,jit,trend,heap), "-" for none
-//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes>]
+//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes> [<proccpuns>]]
 //	                                        one sample; cpuns/allocbytes are -1 when unavailable.
 //	                                        Version 2 adds, read at the end of the sample: GC time
 //	                                        during it (ms), heap used (bytes), total JIT compilation
 //	                                        time (ms) and loaded classes, each -1 when unavailable;
-//	                                        a line without them (version 1) is still read
+//	                                        a line without them (version 1) is still read.
+//	                                        Version 3 adds the process's CPU time during the
+//	                                        sample (all threads: JIT, GC), ns, or -1
 //	perfls-output <total bytes> <escaped tail>
 //	                                        what user code printed (System.out/err), if anything
 //	perfls-error <phase> <escaped stack trace>
@@ -43,7 +45,7 @@ import (
 // Lines not starting with "perfls-" (a thread dump, stray native output) are
 // kept apart, bounded. Unknown perfls- lines are ignored.
 
-const protocolVersion = 2
+const protocolVersion = 3
 
 // unescape reverses the protocol's field escaping.
 func unescape(s string) string {
@@ -92,6 +94,8 @@ type sample struct {
 	ns, cpuNs, ops, alloc, gcs int64
 	// Version 2 fields, -1 when absent or unavailable.
 	gcMs, heapUsed, jitMs, classes int64
+	// Version 3: process CPU time during the sample, -1 when absent.
+	procCPUNs int64
 }
 
 // protoState is what a fork reported.
@@ -268,7 +272,7 @@ func (w *protoWriter) line(l string, truncated bool) {
 			bad()
 			return
 		}
-		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1}
+		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1}
 		if len(f) >= 9 {
 			x, ok := ints(9)
 			if !ok {
@@ -276,6 +280,14 @@ func (w *protoWriter) line(l string, truncated bool) {
 				return
 			}
 			s.gcMs, s.heapUsed, s.jitMs, s.classes = x[5], x[6], x[7], x[8]
+		}
+		if len(f) >= 10 {
+			x, ok := ints(10)
+			if !ok {
+				bad()
+				return
+			}
+			s.procCPUNs = x[9]
 		}
 		if len(st.samples) < w.maxSamples {
 			st.samples = append(st.samples, s)
@@ -516,11 +528,12 @@ func buildFork(run *forkRun) Fork {
 	if st.pid != 0 {
 		f.PID = st.pid
 	}
-	hasCPU, hasAlloc := true, true
+	hasCPU, hasAlloc, hasProc := true, true, true
 	hasGCMs, hasHeap, hasJIT, hasClasses := true, true, true, true
 	for _, s := range st.samples {
 		hasCPU = hasCPU && s.cpuNs >= 0
 		hasAlloc = hasAlloc && s.alloc >= 0
+		hasProc = hasProc && s.procCPUNs >= 0
 		hasGCMs = hasGCMs && s.gcMs >= 0
 		hasHeap = hasHeap && s.heapUsed >= 0
 		hasJIT = hasJIT && s.jitMs >= 0
@@ -535,6 +548,9 @@ func buildFork(run *forkRun) Fork {
 		}
 		if hasAlloc {
 			f.AllocBytesPerOp = append(f.AllocBytesPerOp, float64(s.alloc)/ops)
+		}
+		if hasProc {
+			f.ProcCPUNsPerOp = append(f.ProcCPUNsPerOp, float64(s.procCPUNs)/ops)
 		}
 		f.GCs = append(f.GCs, s.gcs)
 		if hasGCMs {

@@ -177,6 +177,11 @@ type Fork struct {
 	CPUNsPerOp      []float64 // per sample: thread CPU time / operations; nil when unavailable
 	AllocBytesPerOp []float64 // per sample: bytes allocated by the thread / operations; nil when unavailable
 	GCs             []int64   // per sample: garbage collections during it
+	// ProcCPUNsPerOp is per sample the CPU time of the whole process (the
+	// measuring thread, JIT compiler and GC threads) / operations (protocol
+	// 3); nil when unavailable. In clock ticks on Linux (10 ms): one
+	// sample's value is coarse, a fork's mean is not (docs/models.md).
+	ProcCPUNsPerOp []float64
 	// The JVM's state per sample, for the bounds oracle (protocol version
 	// 2); each nil when the JVM does not report it or the fork ran an older
 	// harness.

@@ -64,3 +64,25 @@ func TestOracleMetaRoundTrip(t *testing.T) {
 		t.Errorf("no meta: %+v", got)
 	}
 }
+
+// Version 3 sample lines add the process's CPU time during the sample; a
+// fork with one sample lacking it (-1, a JVM without the meter) has none.
+func TestProtocolVersion3ProcessCPU(t *testing.T) {
+	w := newProtoWriter(10)
+	w.Write([]byte("perfls-hello 3 7\n" +
+		"perfls-sample 2000 1800 100 400 1 3 1048576 250 900 2500\n" +
+		"perfls-sample 3000 2800 100 400 0 0 2097152 251 901 0\n" +
+		"perfls-end\n"))
+	f := buildFork(&forkRun{proto: w.state()})
+	if len(f.ProcCPUNsPerOp) != 2 || f.ProcCPUNsPerOp[0] != 25 || f.ProcCPUNsPerOp[1] != 0 {
+		t.Errorf("process CPU per op %v, want [25 0]", f.ProcCPUNsPerOp)
+	}
+	w = newProtoWriter(10)
+	w.Write([]byte("perfls-hello 3 7\n" +
+		"perfls-sample 2000 1800 100 400 1 3 1048576 250 900 -1\n" +
+		"perfls-sample 3000 2800 100 400 0 0 2097152 251 901 100\n" +
+		"perfls-end\n"))
+	if f := buildFork(&forkRun{proto: w.state()}); f.ProcCPUNsPerOp != nil {
+		t.Errorf("process CPU per op %v, want absent", f.ProcCPUNsPerOp)
+	}
+}

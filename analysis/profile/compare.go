@@ -242,3 +242,18 @@ func (r *Report) AddComparison(c Comparison) {
 	r.Findings = append(r.Findings, c.Findings...)
 	r.NotComparable = append(r.NotComparable, c.NotComparable...)
 }
+
+// CalleeSamples are the measured method's execution samples and, per
+// project method it calls (perfls method name, e.g. p.C#f(int[])), the
+// samples whose stacks pass through that callee below it, each stack
+// counted once per callee: what analysis/model apportions demands by.
+func (p *Profile) CalleeSamples() (total float64, byCallee map[string]float64) {
+	c := p.callees()
+	byCallee = map[string]float64{}
+	for name, n := range c.samples {
+		if _, project := c.decl[name]; project {
+			byCallee[name] = n
+		}
+	}
+	return c.total, byCallee
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	pprof "github.com/google/pprof/profile"
@@ -205,6 +206,21 @@ func TestTextAndMarkdown(t *testing.T) {
 			if !bytes.Contains([]byte(out), []byte(want)) {
 				t.Errorf("no %q in\n%s", want, out)
 			}
+		}
+	}
+}
+
+// CalleeSamples gives the method's samples and each project callee's
+// inclusive samples (what analysis/model apportions its demand by).
+func TestCalleeSamples(t *testing.T) {
+	p := treeProfile(t, map[string]int64{"a": 60, "b": 30}, 10, 1000)
+	total, by := p.CalleeSamples()
+	if total != 100 || len(by) != 2 {
+		t.Fatalf("total %g, callees %v", total, by)
+	}
+	for name, n := range by {
+		if want := map[string]float64{"a": 60, "b": 30}[name[strings.Index(name, "#")+1:][:1]]; n != want {
+			t.Errorf("%s: %g samples, want %g", name, n, want)
 		}
 	}
 }

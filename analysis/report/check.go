@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
@@ -69,6 +70,9 @@ type Cost struct {
 	Subject string // e.g. p.C#m[gen]
 	Points  []CostPoint
 	Fit     *stats.CostModels // nil when no model was fitted
+	// Demands are the other demands' fitted dependencies on the argument
+	// (docs/models.md), for 3 or more values.
+	Demands []model.Dependency
 }
 
 // CostPoint is the measurement at one value of the workload argument.

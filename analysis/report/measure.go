@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -38,6 +39,10 @@ type MeasureSummary struct {
 	CIOver         string `json:"ci_over"`
 	Forks          int    `json:"forks"`
 	SamplesPerFork int    `json:"samples_per_fork"`
+	// Demands are the per-operation figures of every metric the JVM
+	// reported (wall, cpu, process_cpu, alloc, gc_count, gc_time,
+	// cpu_share), each with its 95 % interval (docs/models.md).
+	Demands []model.Demand `json:"demands"`
 }
 
 // MeasureFork is one fork's raw samples.
@@ -45,7 +50,9 @@ type MeasureFork struct {
 	NsPerOp         []float64 `json:"ns_per_op"`
 	CPUNsPerOp      []float64 `json:"cpu_ns_per_op"`
 	AllocBytesPerOp []float64 `json:"alloc_bytes_per_op"`
+	ProcCPUNsPerOp  []float64 `json:"proc_cpu_ns_per_op"`
 	GCs             []int64   `json:"gcs"`
+	GCMs            []float64 `json:"gc_ms"`
 	WarmupNs        int64     `json:"warmup_ns"`
 	WarmupSettled   int       `json:"warmup_settled"`
 	OpsPerSample    int64     `json:"ops_per_sample"`
@@ -105,13 +112,14 @@ func NewMeasurement(method, workload string, args []measure.Arg, r measure.Resul
 		MeanNsPerOp: Float(s.MeanNsPerOp), MedianNsPerOp: Float(s.MedianNsPerOp),
 		CI95NsPerOp: [2]Float{Float(s.CI95[0]), Float(s.CI95[1])},
 		CIOver:      "samples", Forks: s.Forks, SamplesPerFork: s.SamplesPerFork,
+		Demands: orEmpty(model.Demands(r.Forks)),
 	}
 	if s.CIOverForks {
 		m.Summary.CIOver = "forks"
 	}
 	for _, f := range r.Forks {
 		m.Forks = append(m.Forks, MeasureFork{NsPerOp: f.NsPerOp, CPUNsPerOp: orEmpty(f.CPUNsPerOp), AllocBytesPerOp: orEmpty(f.AllocBytesPerOp),
-			GCs: orEmpty(f.GCs), WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops, RetakenSamples: f.Retaken})
+			ProcCPUNsPerOp: orEmpty(f.ProcCPUNsPerOp), GCs: orEmpty(f.GCs), GCMs: orEmpty(f.GCMs), WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops, RetakenSamples: f.Retaken})
 	}
 	e := r.Env
 	m.Environment = MeasureEnv{JavaVersion: e.JavaVersion, JavaVendor: e.JavaVendor, VMName: e.VMName,
@@ -193,7 +201,9 @@ func WriteMeasurementText(w io.Writer, m Measurement) {
 	if !math.IsNaN(s.MeanAllocBytesPerOp) {
 		fmt.Fprintf(w, ", alloc %.1f B/op", s.MeanAllocBytesPerOp)
 	}
-	fmt.Fprintf(w, "\n  %d fork(s) × %d samples", s.Forks, s.SamplesPerFork)
+	fmt.Fprintln(w)
+	writeDemands(w, m.Summary.Demands)
+	fmt.Fprintf(w, "  %d fork(s) × %d samples", s.Forks, s.SamplesPerFork)
 	writeWarmup(w, r.Forks)
 	e := r.Env
 	cpu := e.CPUModel

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -38,11 +39,27 @@ func Duration(ns float64) string {
 
 // perOp shows a side's own mean, and the factor a formula applied to it:
 // "2 × 1.97 µs/op" rather than a scaled figure the method never took.
+// Another metric than wall time is named: "cpu 1.9 µs/op", "alloc 64 B/op".
 func perOp(s verdict.SideEvidence) string {
-	if s.Scale == 0 || s.Scale == 1 {
-		return Duration(s.MeanNs) + "/op"
+	v := Duration(s.MeanNs) + "/op"
+	if s.Metric != "" && s.Metric != "wall" {
+		v = s.Metric + " " + Figure(s.MeanNs, metricUnit(s.Metric))
+		if u := metricUnit(s.Metric); u == "ns" || u == "B" {
+			v += "/op"
+		}
 	}
-	return fmt.Sprintf("%g × %s/op", s.Scale, Duration(s.MeanNs))
+	if s.Scale == 0 || s.Scale == 1 {
+		return v
+	}
+	return fmt.Sprintf("%g × %s", s.Scale, v)
+}
+
+// metricUnit is the unit of a metric as analysis/model names them.
+func metricUnit(metric string) string {
+	if m, ok := model.ParseMetric(metric); ok {
+		return m.Unit()
+	}
+	return "ns"
 }
 
 func sig3(v float64) string {
@@ -159,12 +176,72 @@ func writeMeasurements(b *strings.Builder, ms []verdict.Measurement) {
 			Duration(m.MedianNs), alloc, m.Forks, m.Samples, m.MeasuredAt.Local().Format("2006-01-02 15:04"))
 	}
 	b.WriteString("\n")
+	writeDemandTable(b, ms)
 	if len(ms) > 1 {
 		b.WriteString("```text\n" + Chart(ms) + "```\n\n")
 	}
 	if line := costLine(ms); line != "" {
 		b.WriteString(line + "\n\n")
 	}
+	if line := demandLine(ms); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+}
+
+// demandLine fits the other demands against a single integer argument,
+// as perfls model does (docs/models.md): "Demands: cpu ≈ 0.9·n² ns; …".
+func demandLine(ms []verdict.Measurement) string {
+	byMetric := map[model.Metric][]model.Point{}
+	values := 0
+	for _, m := range ms {
+		if m.N > 0 && len(m.Demands) > 0 {
+			values++
+			for _, d := range m.Demands {
+				byMetric[d.Metric] = append(byMetric[d.Metric], model.Point{N: m.N, Figures: d.ForkMeans})
+			}
+		}
+	}
+	var parts []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, metric := range model.Metrics {
+		pts := byMetric[metric]
+		if values < 3 || len(pts) < values {
+			continue
+		}
+		d, err := model.FitDependency(metric, pts)
+		if err != nil || d.Best.Model == "" {
+			continue
+		}
+		lo, hi = math.Min(lo, d.Range[0]), math.Max(hi, d.Range[1])
+		parts = append(parts, strings.ReplaceAll(string(metric), "_", " ")+" "+d.Text)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Demands per op: %s (fitted on %g … %g; beyond, extrapolated).", strings.Join(parts, "; "), lo, hi)
+}
+
+// writeDemandTable shows the demands per operation beside time: thread
+// and process CPU, GC and the CPU share, each with its 95 % interval.
+func writeDemandTable(b *strings.Builder, ms []verdict.Measurement) {
+	any := false
+	for _, m := range ms {
+		any = any || len(m.Demands) > 0
+	}
+	if !any {
+		return
+	}
+	b.WriteString("| workload | demands per op (95% CI) |\n|---|---|\n")
+	for _, m := range ms {
+		var parts []string
+		for _, d := range m.Demands {
+			if d.Metric != model.Alloc { // in the table above
+				parts = append(parts, DemandText(d))
+			}
+		}
+		fmt.Fprintf(b, "| %s(%s) | %s |\n", m.Workload, m.Args, strings.Join(parts, "; "))
+	}
+	b.WriteString("\n")
 }
 
 // Chart draws time per operation as bars on a log scale (timings across

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
@@ -79,6 +80,24 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	}
 	if strings.Contains(md, "Stale") {
 		t.Errorf("fresh result shown as stale:\n%s", md)
+	}
+	if strings.Contains(md, "demands per op") {
+		t.Errorf("a demand table without demands:\n%s", md)
+	}
+	// The demands beside time: CPU, process CPU, CPU share with intervals.
+	for i, n := range []float64{10, 100, 1000} {
+		res.Measurements[i].Demands = append(res.Measurements[i].Demands[:0:0], model.Demand{Metric: model.CPU, Unit: "ns", Mean: 2 * n, CI95: model.Interval{1.9 * n, 2.1 * n},
+			ForkMeans: []float64{1.98 * n, 2 * n, 2.02 * n}})
+	}
+	res.Measurements[0].Demands = append(res.Measurements[0].Demands,
+		model.Demand{Metric: model.CPUShare, Unit: "1", Mean: 0.9, CI95: model.Interval{0.85, 0.95}},
+		model.Demand{Metric: model.ProcessCPU, Unit: "ns", Mean: 25, CI95: model.Interval{math.NaN(), math.NaN()}, Coarse: "ticks"})
+	md = MethodHover(f, m, nil, []verdict.MethodResult{res})
+	if want := "Demands per op: cpu ≈ 2·n"; !strings.Contains(md, want) {
+		t.Errorf("hover lacks %q:\n%s", want, md)
+	}
+	if want := "| gen(10) | cpu 20.0 ns (19.0 ns … 21.0 ns); cpu share 0.90 (0.85 … 0.95); process cpu 25.0 ns [coarse] |"; !strings.Contains(md, want) {
+		t.Errorf("hover lacks %q:\n%s", want, md)
 	}
 	// An edited method makes the same record stale.
 	edited, _ := javasrc.Parse("/p/A.java", []byte(strings.Replace(src, "return 0;", "return 1;", 1)))

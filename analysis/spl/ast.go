@@ -124,7 +124,15 @@ const (
 	CodeScalePlacement     = "scale-placement"
 	CodeTooManyInstances   = "too-many-instances"
 	CodeMissingValue       = "missing-value"
+	CodeMetricMismatch     = "metric-mismatch" // a comparison of two metrics in different units
 )
+
+// Metrics are the demands a term may name, "cpu(m)[w](n)", with their
+// units: analysis/model computes them (docs/models.md).
+var Metrics = map[string]string{
+	"wall": "ns", "cpu": "ns", "process_cpu": "ns", "gc_time": "ns",
+	"alloc": "B", "gc_count": "count", "cpu_share": "ratio",
+}
 
 // Unit is the result of parsing one text: alias declarations and formulas in
 // source order.
@@ -341,7 +349,12 @@ type Term struct {
 	Factory   *GeneratorRef
 	Args      []Arg
 	ArgsGiven bool // "(…)" was written, possibly empty
-	Span      Span
+	// Metric is the demand compared, from "cpu(m)[w](n)" (see Metrics);
+	// "" means wall time, as "wall(m)" does. MetricSpan is the metric's
+	// name in the text.
+	Metric     string
+	MetricSpan Span
+	Span       Span
 }
 
 // Arg is a generator argument: a variable reference (Var), a literal

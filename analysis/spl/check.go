@@ -161,6 +161,7 @@ func checkFormula(f *Formula) []Diagnostic {
 				"equality interval %s is a relative tolerance and should lie between 0 and 1 (0.05 means ±5 %%)", formatNumber(*c.Interval))
 		}
 		diags = append(diags, checkScalePlacement(c)...)
+		diags = append(diags, checkMetrics(c)...)
 	}
 	for _, vi := range order {
 		if !vi.used {
@@ -277,4 +278,30 @@ func unscaled(t *Term) string {
 	c := *t
 	c.Scale = nil
 	return c.String()
+}
+
+// checkMetrics reports a comparison of two metrics in different units.
+func checkMetrics(c *Comparison) []Diagnostic {
+	lu, ru := MetricUnit(c.Left.Metric), MetricUnit(c.Right.Metric)
+	if lu == ru {
+		return nil
+	}
+	return []Diagnostic{{Span: c.OpSpan, Severity: Error, Code: CodeMetricMismatch, Message: fmt.Sprintf(
+		"the comparison sets %s (%s) against %s (%s): compare metrics of the same unit, e.g. cpu(a) <= cpu(b)",
+		metricName(c.Left.Metric), lu, metricName(c.Right.Metric), ru)}}
+}
+
+// MetricUnit is the unit of a term's metric ("" is wall time).
+func MetricUnit(metric string) string {
+	if metric == "" {
+		return Metrics["wall"]
+	}
+	return Metrics[metric]
+}
+
+func metricName(metric string) string {
+	if metric == "" {
+		return "wall"
+	}
+	return metric
 }

@@ -14,6 +14,8 @@ var errorCases = []struct {
 }{
 	{"missing ]", `for n in {1} SELF[gen(n) <= x[gen](n)`, CodeUnclosed,
 		`expected "]" to close the generator of "SELF[" but found "("`, "(", 0},
+	{"metric units", `cpu(SELF)[g] <= alloc(x)[g]`, CodeMetricMismatch, `the comparison sets cpu (ns) against alloc (B)`, "<=", 0},
+	{"metric unclosed", `cpu(SELF[g] <= x[g]`, CodeUnclosed, `expected ")" to close the metric "cpu(" but found "["`, "[", 0},
 	{"missing ] at end", `SELF[gen`, CodeUnclosed, `expected "]" to close the generator of "SELF[" but found end of input`, "", 0},
 	{"unknown =<", `for n in {1} SELF[g](n) =< x[g](n)`, CodeUnknownOperator, `unknown comparison "=<": write "<="`, "=<", 0},
 	{"unknown =>", `SELF[g] => x[g]`, CodeUnknownOperator, `unknown comparison "=>": write ">="`, "=>", 0},

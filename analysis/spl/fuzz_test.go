@@ -34,6 +34,13 @@ var fuzzSeeds = []string{
 	"w := a[b, c, d]",
 	"\xff\xfe <= \x00",
 	"for x in {'\\377', \"\xff\"} a[g](x) <= b[g](x)",
+	"cpu(",
+	"cpu((",
+	"cpu(SELF",
+	"cpu(SELF)[",
+	"cpu(cpu(SELF))[g] <= x[g]",
+	"2 * gc_time(a@v1:p.C#m(int))[g](1) = process_cpu(b)[g](1)",
+	"cpu(\nSELF)[g] <= x[g]",
 }
 
 func FuzzParse(f *testing.F) {

@@ -719,12 +719,27 @@ func (p *parser) side(what string) *Term {
 }
 
 func (p *parser) term(what string) *Term {
+	head := p.cur()
+	metric := p.isMetricHead()
+	if metric {
+		p.next()
+		p.next()
+	}
 	m := p.methodEntity(ctxTerm)
 	if m == nil {
 		p.expected(what)
 		return nil
 	}
 	t := &Term{Method: m, Span: m.Span}
+	if metric {
+		t.Metric, t.MetricSpan, t.Span.Start = head.text, head.span(), head.start
+		if p.cur().kind == tRParen {
+			p.next()
+		} else {
+			p.unclosed(")", "the metric "+quote(head.text+"("))
+		}
+		t.Span.End = p.prevEnd()
+	}
 	if p.cur().kind == tLBrack {
 		g, f := p.genList(t.Span.Start)
 		t.Generator, t.Factory = g, f
@@ -736,6 +751,25 @@ func (p *parser) term(what string) *Term {
 		t.Span.End = p.prevEnd()
 	}
 	return t
+}
+
+// isMetricHead tells whether the current token starts a metric, "cpu(m)":
+// a metric name (Metrics) and "(" on its line, unless what follows reads
+// as the parameter types or arguments of a method of that name: ")", a
+// Java primitive, a literal or a declared variable ("alloc(int)",
+// "cpu(n)"). A method named like a metric is written Class#cpu then.
+func (p *parser) isMetricHead() bool {
+	t, lp, in := p.cur(), p.peek(1), p.peek(2)
+	if t.kind != tIdent || Metrics[t.text] == "" || lp.kind != tLParen || lp.nl {
+		return false
+	}
+	switch {
+	case in.kind == tRParen, isNumber(in), in.kind == tString, in.kind == tDString, in.kind == tMinus:
+		return false
+	case in.kind == tIdent && (javaPrimitives[in.text] || p.vars[in.text]):
+		return false
+	}
+	return true
 }
 
 // genList parses "[generator]" or "[generator, factory]"; start is where the

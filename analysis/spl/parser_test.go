@@ -111,6 +111,10 @@ for i in {10, 100, 500, 1000} linkedList(i) >= arrayList(i)`},
 	{"mixed-dialects", `for (i{1,2}) for s in {"a"} SELF[g](i, s) <= x[g](i, s) and y[g](i) >= 1.05 * z[pkg.G('c')#make('d')](i) | THIS = HashMap.get()`,
 		`for i in {1, 2} for s in {"a"} SELF[g](i, s) <= x[g](i, s) and y[g](i) >= 1.05 * z[pkg.G('c')#make('d')](i) or THIS = HashMap.get()`},
 	{"crlf", "w := gen\r\nfor n in {1}\r\nSELF[w](n) <= x[w](n)\r\n", "w := gen\nfor n in {1} SELF[w](n) <= x[w](n)"},
+	{"metric-thesis", `for n in {10} cpu(SELF)[w](n) <= 1.1 * cpu(pkg.C.m)[w](n)`, `for n in {10} cpu(SELF)[w](n) <= 1.1 * cpu(pkg.C.m)[w](n)`},
+	{"metric-original", `for (n{10}) alloc(SELF)[w](n) <= alloc(pkg.C#m(int[]))[w](n)`, `for n in {10} alloc(SELF)[w](n) <= alloc(pkg.C#m(int[]))[w](n)`},
+	{"metric-or-method", `for n in {10} SELF[w](n) <= cpu(n) & alloc(int)[w] <= wall(x)[w] & cpu_share(SELF)[w] >= cpu_share(x)[w]`,
+		`for n in {10} SELF[w](n) <= cpu(n) and alloc(int)[w] <= wall(x)[w] and cpu_share(SELF)[w] >= cpu_share(x)[w]`},
 }
 
 func renderUnit(u *Unit) string {

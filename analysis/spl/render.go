@@ -162,7 +162,11 @@ func renderTerm(t *Term, sub func(name string) (Value, bool)) string {
 	if t.Scale != nil {
 		b.WriteString(formatNumber(*t.Scale) + " * ")
 	}
-	b.WriteString(t.Method.String())
+	if t.Metric != "" {
+		b.WriteString(t.Metric + "(" + t.Method.String() + ")")
+	} else {
+		b.WriteString(t.Method.String())
+	}
 	if t.Generator != nil {
 		b.WriteString("[" + t.Generator.String())
 		if t.Factory != nil {

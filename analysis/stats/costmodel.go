@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Cost models: time per operation as a function of one workload parameter n
@@ -34,6 +36,38 @@ type CostFit struct {
 	AdjR2 float64 // adjusted R² of log y (NaN when undefined)
 	Valid bool    // false when the fit is impossible (b < 0, ŷ ≤ 0, too few points)
 	Why   string  // why not valid
+	// Cov is the covariance of (A, B) of the weighted least-squares fit,
+	// σ̂²·(XᵀWX)⁻¹, on the scale the model is fitted on (for "n^k": of
+	// (ln A, B) on the log scale); DF its residual degrees of freedom. Set
+	// when DF ≥ 1.
+	Cov [2][2]float64
+	DF  int
+}
+
+// Interval is the confidence interval of the fitted mean at n at the
+// given level (0.95): a Student-t interval with DF degrees of freedom on
+// the fit's scale (the log scale for "n^k", transformed back). ok is
+// false without residual degrees of freedom.
+func (f CostFit) Interval(n, level float64) (lo, hi float64, ok bool) {
+	if f.DF < 1 || !f.Valid {
+		return math.NaN(), math.NaN(), false
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(f.DF)}.Quantile(1 - (1-level)/2)
+	x := []float64{1, costG(f.Model, n)}
+	if f.Model == "n^k" {
+		x[1] = math.Log(n)
+	}
+	if f.K == 1 {
+		x[1] = 0
+	}
+	v := x[0]*x[0]*f.Cov[0][0] + 2*x[0]*x[1]*f.Cov[0][1] + x[1]*x[1]*f.Cov[1][1]
+	se := math.Sqrt(math.Max(v, 0))
+	if f.Model == "n^k" {
+		c := math.Log(f.A) + f.B*math.Log(n)
+		return math.Exp(c - t*se), math.Exp(c + t*se), true
+	}
+	y := f.Predict(n)
+	return y - t*se, y + t*se, true
 }
 
 // Predict evaluates the model at n.
@@ -193,6 +227,14 @@ func fitClass(c string, pts []CostPoint) CostFit {
 			swy += w * p.Y
 		}
 		f.A = swy / sw
+		var swr float64
+		for _, p := range pts {
+			r := p.Y - f.A
+			swr += r * r / (p.Y * p.Y)
+		}
+		if f.DF = len(pts) - 1; f.DF >= 1 {
+			f.Cov[0][0] = swr / float64(f.DF) / sw
+		}
 		return f
 	}
 	var sw, sx, sy, sxx, sxy float64
@@ -211,6 +253,15 @@ func fitClass(c string, pts []CostPoint) CostFit {
 	}
 	f.B = (sw*sxy - sx*sy) / den
 	f.A = (sy - f.B*sx) / sw
+	var swr float64
+	for _, p := range pts {
+		r := p.Y - f.A - f.B*costG(c, p.N)
+		swr += r * r / (p.Y * p.Y)
+	}
+	if f.DF = len(pts) - 2; f.DF >= 1 {
+		s2 := swr / float64(f.DF)
+		f.Cov = [2][2]float64{{s2 * sxx / den, -s2 * sx / den}, {-s2 * sx / den, s2 * sw / den}}
+	}
 	if f.B < 0 {
 		f.Valid, f.Why = false, "the fitted coefficient is negative (time would fall with n)"
 	}
@@ -235,7 +286,17 @@ func fitPowerLaw(pts []CostPoint) CostFit {
 		return f
 	}
 	f.B = (m*sxy - sx*sy) / den
-	f.A = math.Exp((sy - f.B*sx) / m)
+	la := (sy - f.B*sx) / m
+	f.A = math.Exp(la)
+	var rss float64
+	for _, p := range pts {
+		r := math.Log(p.Y) - la - f.B*math.Log(p.N)
+		rss += r * r
+	}
+	if f.DF = len(pts) - 2; f.DF >= 1 {
+		s2 := rss / float64(f.DF)
+		f.Cov = [2][2]float64{{s2 * sxx / den, -s2 * sx / den}, {-s2 * sx / den, s2 * m / den}}
+	}
 	return f
 }
 

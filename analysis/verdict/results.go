@@ -1,6 +1,10 @@
 package verdict
 
-import "time"
+import (
+	"time"
+
+	"github.com/perfls/perfls/analysis/model"
+)
 
 // ComparisonResult is one decided comparison of a formula instance, as shown
 // to users and kept in the verdict record.
@@ -59,5 +63,8 @@ type Measurement struct {
 	// ForkMeansNs holds each fork's mean time per operation: the points a
 	// cost model is fitted to (one per run, as the runs are independent).
 	ForkMeansNs []float64 `json:"fork_means_ns,omitempty"`
-	MeasuredAt  time.Time `json:"measured_at"`
+	// Demands are the per-operation figures of the other metrics (thread
+	// and process CPU, allocation, GC, CPU share) with their intervals.
+	Demands    []model.Demand `json:"demands,omitempty"`
+	MeasuredAt time.Time      `json:"measured_at"`
 }

@@ -101,9 +101,10 @@ const DefaultAlpha = 0.05
 const DefaultDelta = 0.05
 
 // Side is one operand of a comparison: the per-operation times (ns) of each
-// fork (run), and the transformation factor.
+// fork (run), or of another demand (Metric), and the transformation factor.
 type Side struct {
 	Runs    [][]float64 // Runs[i]: the samples of fork i
+	Metric  string      // the demand in Runs (spl.Metrics); "" is wall time
 	Scale   float64     // multiplier from `c * term` or a lambda; 0 means 1
 	History [][]float64 // optional earlier runs of the same measurement (between-run variance)
 	Err     error       // the measurement failed; the comparison is undecided
@@ -149,6 +150,9 @@ func (s Side) pooled() []float64 {
 // SideEvidence summarises one operand as the user should see it: the
 // method's own figures, and the factor the formula applies to them.
 type SideEvidence struct {
+	// Metric is the demand compared (spl.Metrics), "" for wall time; the
+	// mean and median are in its unit (bytes for alloc).
+	Metric         string  `json:"metric,omitempty"`
 	MeanNs         float64 `json:"mean_ns_per_op"`
 	MedianNs       float64 `json:"median_ns_per_op"`
 	Scale          float64 `json:"scale"`
@@ -223,6 +227,9 @@ func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 	opt = opt.withDefaults()
 	if left.Err != nil || right.Err != nil {
 		return Comparison{Reason: joinErrs(left.Err, right.Err), Failed: true}
+	}
+	if lu, ru := spl.MetricUnit(left.Metric), spl.MetricUnit(right.Metric); lu != ru {
+		return Comparison{Reason: fmt.Sprintf("the sides measure different units (%s and %s): compare the same metric on both", lu, ru), Failed: true}
 	}
 	c, stop := newComparer(left, right, opt)
 	if stop != nil {
@@ -579,7 +586,7 @@ func scaleOf(s Side) float64 {
 }
 
 func sideEvidence(s stats.Summary, side Side) SideEvidence {
-	e := SideEvidence{MeanNs: s.Mean, MedianNs: s.Median, Scale: scaleOf(side), Forks: side.Forks(), Samples: s.N, HistoryRuns: len(side.History)}
+	e := SideEvidence{MeanNs: s.Mean, MedianNs: s.Median, Scale: scaleOf(side), Forks: side.Forks(), Samples: s.N, HistoryRuns: len(side.History), Metric: side.Metric}
 	for _, r := range side.Runs {
 		if len(r) > 0 && (e.SamplesPerFork == 0 || len(r) < e.SamplesPerFork) {
 			e.SamplesPerFork = len(r)

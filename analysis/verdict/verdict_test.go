@@ -328,3 +328,25 @@ func TestRatioIntervalAgreesWithTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A demand other than wall time is compared like it (cpu against cpu, wall
+// against cpu: both ns), its name kept in the evidence; sides in different
+// units fail the comparison instead of deciding it.
+func TestCompareMetrics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	cpuFast := Side{Runs: [][]float64{samples(rng, 10, 30), samples(rng, 10, 30)}, Metric: "cpu"}
+	cpuSlow := Side{Runs: [][]float64{samples(rng, 100, 30), samples(rng, 100, 30)}, Metric: "cpu"}
+	wall := Side{Runs: [][]float64{samples(rng, 100, 30), samples(rng, 100, 30)}}
+	got := Compare(spl.LE, cpuFast, cpuSlow, nil, Options{Interpretation: stats.Quick})
+	if got.Outcome != Satisfied || got.Evidence.Left.Metric != "cpu" {
+		t.Errorf("cpu(fast) <= cpu(slow): %v, evidence %+v", got.Outcome, got.Evidence.Left)
+	}
+	if got := Compare(spl.LE, cpuFast, wall, nil, Options{Interpretation: stats.Quick}); got.Outcome != Satisfied {
+		t.Errorf("cpu(fast) <= wall(slow): %v (%s)", got.Outcome, got.Reason)
+	}
+	alloc := Side{Runs: wall.Runs, Metric: "alloc"}
+	got = Compare(spl.LE, cpuFast, alloc, nil, Options{})
+	if got.Outcome != Undecided || !got.Failed || !strings.Contains(got.Reason, "different units") {
+		t.Errorf("cpu <= alloc: %v failed=%v %q", got.Outcome, got.Failed, got.Reason)
+	}
+}

@@ -34,6 +34,7 @@ func (r Request) Key() string {
 type Operand struct {
 	Request Request // valid when Err is nil
 	Scale   float64 // product of scalar transforms and lambda multipliers
+	Metric  string  // the demand compared, "cpu(m)"; "" is wall time
 	Err     error   // the reference could not be resolved
 	// RevisionSpan, for a request at a revision (Request.Revision), is
 	// where the formula names it: problems with the revision point there.
@@ -157,7 +158,7 @@ func (ix *Index) operand(f *Formula, in spl.Instance, t *spl.Term, factors []spl
 			at = t.Method.Span // through an alias: the use site
 		}
 	}
-	return Operand{Request: Request{Method: m, Generator: g, Args: args}, Scale: scale, RevisionSpan: at}
+	return Operand{Request: Request{Method: m, Generator: g, Args: args}, Scale: scale, Metric: t.Metric, RevisionSpan: at}
 }
 
 // Diagnostic positions a problem found at a span of the formula's text

@@ -68,9 +68,9 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if err != nil {
 		return err
 	}
-	code := exitOK
+	code := cli.ExitOK
 	if report.WriteDiagnostics(a.stderr, dir, res.Diagnostics) > 0 {
-		code = exitUsage
+		code = cli.ExitUsage
 	}
 	a.notices(res.Notices)
 	switch {
@@ -97,5 +97,5 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if n := rep.Counts().Failed; n > 0 {
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
-	return cli.ExitStatus(map[string]int{report.FailedErrors: exitUsage, report.ViolatedRun: exitViolated}[rep.Result()])
+	return cli.ExitStatus(map[string]int{report.FailedErrors: cli.ExitUsage, report.ViolatedRun: cli.ExitFailed}[rep.Result()])
 }

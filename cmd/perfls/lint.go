@@ -35,7 +35,7 @@ func (a *app) lintCommand() *cobra.Command {
 			if err := a.output(format, diags, func() { report.WriteLint(a.stdout, diags) }); err != nil || !report.HasError(diags) {
 				return err
 			}
-			return cli.ExitStatus(exitViolated)
+			return cli.ExitStatus(cli.ExitFailed)
 		},
 	}
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")

@@ -25,13 +25,6 @@ import (
 	"github.com/perfls/perfls/measure/service"
 )
 
-// Exit statuses shared by the subcommands (internal/cli runs them).
-const (
-	exitOK       = cli.ExitOK
-	exitViolated = 1             // check: a formula is violated; lint: an error was found
-	exitUsage    = cli.ExitUsage // bad arguments, build errors, unreadable input, formulas that could not be decided
-)
-
 // helpFiles hold each command's help, help/NAME.txt: its one-line
 // summary, a blank line and the long help. Prose is kept apart from the
 // wiring, as gopls keeps its usage texts.
@@ -57,11 +50,9 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
-	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.calibrateCommand(),
-		a.verifyCommand(), a.serveCommand(), a.cacheCommand(), a.daemonCommand(), a.annotationsCommand(), a.historyCommand(false), a.historyCommand(true),
-		a.ensembleCommand(), a.regressionsCommand(), a.historyListCommand(), a.workerCommand(),
-		&cobra.Command{Use: "version", Short: "Print the version and the commit perfls was built from", Args: cli.NoArgs,
-			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "perfls", version.String()) }})
+	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.modelCommand(), a.predictCommand(),
+		a.calibrateCommand(), a.verifyCommand(), a.serveCommand(), a.daemonCommand(), a.workerCommand(), a.cacheCommand(), a.annotationsCommand(),
+		a.historyCommand(false), a.historyCommand(true), a.historyListCommand(), a.regressionsCommand(), a.ensembleCommand())
 	cli.Describe(root.Commands(), helpFiles)
 	return cli.Run(ctx, root, args, stderr)
 }

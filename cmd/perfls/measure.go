@@ -1,8 +1,8 @@
 package main
 
 // One workload at a time: measure times it in forks, profile shows where
-// its time and allocations go.
-
+// its time and allocations go, model fits its demands over a parameter and
+// predict evaluates such a model.
 import (
 	"errors"
 	"fmt"
@@ -106,5 +106,42 @@ func (a *app) profileCommand() *cobra.Command {
 	mf.bind(cmd.Flags(), engine.ProfileDefaults())
 	cmd.Flags().StringVar(&pprof, "pprof", "", "also write the profile in pprof format to `FILE` (go tool pprof)")
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "profile again even when the cache has a profile of this code")
+	return cmd
+}
+
+func (a *app) modelCommand() *cobra.Command {
+	sel, mf, req := selector{}, measureFlags{}, engine.ModelRequest{}
+	cmd := &cobra.Command{Use: "model --method pkg.Class#m [--workload pkg.Class#gen] [--values 10,100,1000 | LO..HI] [--format json|yaml]", Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+				progress, done := a.progress(mf.verbose)
+				req.Dir, req.Workload, req.Progress, req.Options = dir, w, progress, mf.opts
+				m, err := eng.ExtractModel(cmd.Context(), req)
+				if done(); err != nil {
+					return a.measureError(dir, err)
+				}
+				return report.WritePerformanceModel(a.stdout, a.stderr, sel.format, m)
+			})
+		}}
+	cli.AdoptFlags(cmd, sel.bind, "format")
+	cli.Enum(cmd, &sel.format, "format", "json", "model format: json or yaml", "json", "yaml")
+	mf.bind(cmd.Flags(), engine.MeasureDefaults())
+	cmd.Flags().StringVar(&req.Values, "values", "", "parameter values, comma-separated, or LO..HI[:K] for a geometric grid of K (6) values")
+	cmd.Flags().BoolVar(&req.NoCallees, "no-callees", false, "leave out the profiled fork per value that apportions the CPU time to the callees")
+	return cmd
+}
+
+func (a *app) predictCommand() *cobra.Command {
+	var file, format string
+	cmd := &cobra.Command{Use: "predict --model FILE NAME=VALUE", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := engine.Predict(file, "", args[0])
+			if err == nil {
+				err = report.WritePredictions(a.stdout, format, p)
+			}
+			return err
+		}}
+	cmd.Flags().StringVar(&file, "model", "", "the model file (written by perfls model --format json)")
+	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }

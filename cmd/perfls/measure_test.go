@@ -81,7 +81,7 @@ func TestMeasureJSON(t *testing.T) {
 		t.Errorf("args %s", args)
 	}
 	sum := doc["summary"].(map[string]any)
-	if got := keysOf(sum); got != "ci95_ns_per_op,ci_over,forks,mean_ns_per_op,median_ns_per_op,samples_per_fork" {
+	if got := keysOf(sum); got != "ci95_ns_per_op,ci_over,demands,forks,mean_ns_per_op,median_ns_per_op,samples_per_fork" {
 		t.Errorf("summary keys %s", got)
 	}
 	mean := sum["mean_ns_per_op"].(float64)
@@ -92,13 +92,20 @@ func TestMeasureJSON(t *testing.T) {
 	if sum["forks"] != 2.0 || sum["samples_per_fork"] != 3.0 || sum["ci_over"] != "forks" {
 		t.Errorf("summary %v", sum)
 	}
+	var metrics []string
+	for _, d := range sum["demands"].([]any) {
+		metrics = append(metrics, d.(map[string]any)["metric"].(string))
+	}
+	if got := strings.Join(metrics, ","); got != "wall,cpu,process_cpu,alloc,gc_count,gc_time,cpu_share" {
+		t.Errorf("demands %s", got)
+	}
 	forks := doc["forks"].([]any)
 	if len(forks) != 2 {
 		t.Fatalf("%d forks", len(forks))
 	}
 	for _, f := range forks {
 		fm := f.(map[string]any)
-		for _, k := range []string{"ns_per_op", "cpu_ns_per_op", "alloc_bytes_per_op", "gcs"} {
+		for _, k := range []string{"ns_per_op", "cpu_ns_per_op", "alloc_bytes_per_op", "gcs", "proc_cpu_ns_per_op", "gc_ms"} {
 			if xs, ok := fm[k].([]any); !ok || len(xs) != 3 {
 				t.Errorf("fork %s: %v, want 3 values", k, fm[k])
 			}

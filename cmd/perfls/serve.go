@@ -69,7 +69,7 @@ func (a *app) daemonCommand() *cobra.Command {
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			st, socket, ok, err := eng.DaemonStatus(cmd.Context())
 			if err == nil && !report.WriteDaemonStatus(a.stdout, st, socket, ok) {
-				return cli.ExitStatus(exitViolated)
+				return cli.ExitStatus(cli.ExitFailed)
 			}
 			return err
 		})}

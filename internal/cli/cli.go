@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/internal/atomicfile"
 )
@@ -26,8 +27,9 @@ import (
 // Exit statuses.
 const (
 	ExitOK        = 0
-	ExitUsage     = 2
-	ExitInterrupt = 130
+	ExitFailed    = 1   // what was checked failed: a formula violated, a lint error, a slower workload
+	ExitUsage     = 2   // bad arguments, build errors, unreadable input, formulas that could not be decided
+	ExitInterrupt = 130 // interrupted (SIGINT, SIGTERM, SIGHUP)
 )
 
 // UsageError marks errors the user fixes by changing the command line.
@@ -264,8 +266,9 @@ func Describe(cmds []*cobra.Command, files fs.FS) {
 }
 
 // Root is a program's root command: it prints the version as "name
-// version", help on stdout, and answers no command (or an unknown one)
-// with the usage on stderr and exit status 2.
+// version" (--version, and a version command), help on stdout, and
+// answers no command (or an unknown one) with the usage on stderr and
+// exit status 2.
 func Root(name, short, version string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use: name, Short: short, Version: version, Args: cobra.ArbitraryArgs,
@@ -281,5 +284,20 @@ func Root(name, short, version string, stdin io.Reader, stdout, stderr io.Writer
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetVersionTemplate(name + " {{.Version}}\n")
+	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version and the commit " + name + " was built from", Args: NoArgs,
+		Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, name, version) }})
 	return root
+}
+
+// AdoptFlags adds to cmd the flags that bind defines, except those named in
+// except: for a command that shares another's flags but defines some of them
+// differently (perfls model: the selector's flags with its own --format).
+func AdoptFlags(cmd *cobra.Command, bind func(*cobra.Command), except ...string) {
+	tmp := &cobra.Command{}
+	bind(tmp)
+	tmp.Flags().VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			cmd.Flags().AddFlag(f)
+		}
+	})
 }

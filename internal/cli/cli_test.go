@@ -87,8 +87,10 @@ func TestRoot(t *testing.T) {
 		root.AddCommand(&cobra.Command{Use: "do", Run: func(*cobra.Command, []string) {}})
 		return Run(context.Background(), root, args, &errOut)
 	}
-	if code := run("--version"); code != ExitOK || out.String() != "tool v1.2\n" {
-		t.Errorf("--version: %d %q", code, out.String())
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		if code := run(args...); code != ExitOK || out.String() != "tool v1.2\n" {
+			t.Errorf("%v: %d %q", args, code, out.String())
+		}
 	}
 	if code := run(); code != ExitUsage || out.Len() != 0 || !bytes.Contains(errOut.Bytes(), []byte("Usage:")) {
 		t.Errorf("no command: %d, stdout %q, stderr %q", code, out.String(), errOut.String())

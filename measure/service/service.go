@@ -458,7 +458,7 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 		out.Forks = append(out.Forks, measure.Fork{
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
 			Warmup: time.Duration(f.WarmupNs), WarmupSettled: f.WarmupSettled, Ops: f.OpsPerSample,
-			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes,
+			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
 		})
 	}
 }
@@ -633,7 +633,7 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 		m.Forks = append(m.Forks, cache.Fork{
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
 			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops,
-			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes,
+			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
 		})
 	}
 	return m

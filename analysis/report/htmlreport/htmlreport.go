@@ -439,6 +439,9 @@ svg { width: 100%; max-width: 60rem; height: auto; }
 {{- end}}
 </table>
 <p>{{fit .Cost}}</p>
+{{- if .Demands}}
+<p>Demands per operation{{range .Demands}}; {{.Metric}} {{.Text}}{{end}} (docs/models.md).</p>
+{{- end}}
 </section>
 {{- end}}
 {{- end}}

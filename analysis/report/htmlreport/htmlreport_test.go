@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
@@ -72,7 +73,7 @@ func sample() *Report {
 			},
 		}},
 		Costs: []Cost{
-			{Subject: "p.A#m[w]", Fit: &fit, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
+			{Subject: "p.A#m[w]", Fit: &fit, Demands: []model.Dependency{{Metric: model.CPU, Text: "≈ 0.1·n ns"}}, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
 			{Subject: "p.A#one<point>[w]", Points: []CostPoint{{N: 5, ForkMeans: []float64{42}}}},
 		},
 	}
@@ -88,6 +89,9 @@ func TestRenderEscapesUserText(t *testing.T) {
 		if strings.Contains(s, raw) {
 			t.Errorf("page contains unescaped %q", raw)
 		}
+	}
+	if !strings.Contains(s, "Demands per operation; cpu ≈ 0.1·n ns") {
+		t.Error("page lacks the demands' dependencies")
 	}
 	for _, escaped := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;b&gt;bold&lt;/b&gt;", "cache &amp; co &lt;notice&gt;", "&lt;Boom&gt; &amp; &#34;quoted&#34;", "one&lt;point&gt;"} {
 		if !strings.Contains(s, escaped) {

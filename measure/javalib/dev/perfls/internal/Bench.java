@@ -342,6 +342,7 @@ public abstract class Bench {
             Object mark = opt.profile ? ProfileMarks.begin() : null;
             long gcMs0 = m.gcMillis();
             long gc0 = m.gcCount();
+            long p0 = m.processCpu();
             long a0 = m.allocated();
             long c0 = m.cpu();
             long t0 = System.nanoTime();
@@ -349,6 +350,7 @@ public abstract class Bench {
             long t1 = System.nanoTime();
             long c1 = m.cpu();
             long a1 = m.allocated();
+            long p1 = m.processCpu();
             long gc1 = m.gcCount();
             long wall = t1 - t0;
             long cpu = c1 - c0;
@@ -366,7 +368,8 @@ public abstract class Bench {
             }
             String[] st = m.state(gcMs0);
             out.line("sample", Long.toString(wall), Long.toString(c0 < 0 ? -1 : cpu), Long.toString(ops),
-                    Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3]);
+                    Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3],
+                    Long.toString(p0 < 0 || p1 < 0 ? -1 : p1 - p0));
             s++;
         }
         if (opt.profile) {

@@ -11,7 +11,9 @@ import java.util.List;
 /**
  * Cheap per-sample meters: thread CPU time, bytes allocated by the thread, GC count and time,
  * and the JVM state the bounds oracle follows from sample to sample (heap used, total JIT
- * compilation time, loaded classes). Every meter answers -1 when the JVM does not provide it.
+ * compilation time, loaded classes), and the CPU time of the whole process (all threads: the
+ * measuring thread plus JIT compiler and GC threads). Every meter answers -1 when the JVM does not
+ * provide it.
  */
 final class Meters {
     private final ThreadMXBean threads;
@@ -21,6 +23,7 @@ final class Meters {
     private final MemoryMXBean memory;
     private final CompilationMXBean compiler;
     private final ClassLoadingMXBean classes;
+    private final ProcessCpuMeter process;
 
     Meters() {
         threads = ManagementFactory.getThreadMXBean();
@@ -35,6 +38,7 @@ final class Meters {
         }
         cpu = ok;
         alloc = AllocMeter.create(threads);
+        process = ProcessCpuMeter.create();
         List<GarbageCollectorMXBean> list = ManagementFactory.getGarbageCollectorMXBeans();
         gcs = list.toArray(new GarbageCollectorMXBean[0]);
         MemoryMXBean mem = null;
@@ -57,6 +61,7 @@ final class Meters {
         for (int i = 0; i < 3; i++) {
             cpu();
             allocated();
+            processCpu();
             gcCount();
             gcMillis();
             heapUsed();
@@ -123,6 +128,14 @@ final class Meters {
         return cpu ? threads.getCurrentThreadCpuTime() : -1;
     }
 
+    /**
+     * CPU time of the whole process so far in ns, or -1. On Linux the JVM reads it with times(2),
+     * in clock ticks (10 ms): one sample's difference is coarse, the sum over many samples is not.
+     */
+    long processCpu() {
+        return process == null ? -1 : process.cpu();
+    }
+
     /** Bytes allocated by the current thread so far, or -1. */
     long allocated() {
         return alloc == null ? -1 : alloc.allocated();
@@ -172,6 +185,38 @@ final class Meters {
 
         long allocated() {
             return bean.getThreadAllocatedBytes(tid);
+        }
+    }
+
+    /** Isolates com.sun.management so that its absence only disables the process CPU meter. */
+    private static final class ProcessCpuMeter {
+        private final com.sun.management.OperatingSystemMXBean bean;
+
+        private ProcessCpuMeter(com.sun.management.OperatingSystemMXBean bean) {
+            this.bean = bean;
+        }
+
+        static ProcessCpuMeter create() {
+            try {
+                java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+                if (os instanceof com.sun.management.OperatingSystemMXBean) {
+                    ProcessCpuMeter m = new ProcessCpuMeter((com.sun.management.OperatingSystemMXBean) os);
+                    if (m.cpu() >= 0) {
+                        return m;
+                    }
+                }
+            } catch (LinkageError | RuntimeException e) {
+                // not HotSpot-compatible: no process CPU meter
+            }
+            return null;
+        }
+
+        long cpu() {
+            try {
+                return bean.getProcessCpuTime();
+            } catch (RuntimeException e) {
+                return -1;
+            }
         }
     }
 }

@@ -7,12 +7,13 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes the perfls line protocol (version 2: sample lines carry GC time, heap used, JIT time and loaded classes) to the process's original standard output. Every
+ * Writes the perfls line protocol (version 3: sample lines carry GC time, heap used, JIT time, loaded classes and
+ * process CPU time) to the process's original standard output. Every
  * line is {@code perfls-<kind> <fields>}; free text fields are escaped with {@link #escape}.
  * User code never writes here: the harness redirects System.out and System.err elsewhere.
  */
 public final class Protocol {
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     private final OutputStream out;
     private boolean broken;

@@ -28,6 +28,7 @@ public final class Sampler {
     private long accNs;
     private long accCpu;
     private long accAlloc;
+    private long accProc;
     private long accOps;
     private long gc0;
     private long gcMs0;
@@ -38,9 +39,11 @@ public final class Sampler {
     private long spanWall;
     private long spanCpu;
     private long spanAlloc;
+    private long spanProc;
     private long iterWall;
     private long iterCpu;
     private long iterAlloc;
+    private long iterProc;
 
     Sampler(Protocol out, Meters meters, Options opt) {
         this.out = out;
@@ -52,6 +55,7 @@ public final class Sampler {
         long now = System.nanoTime();
         long cpuNow = meters.cpu();
         long allocNow = meters.allocated();
+        long procNow = meters.processCpu();
         if (open) {
             throw new IllegalStateException("SPLController.start() was not followed by end()");
         }
@@ -61,12 +65,14 @@ public final class Sampler {
         if (!started) {
             begin(now);
         } else if (!explicit) {
-            record(now - iterWall, cpuNow < 0 ? -1 : cpuNow - iterCpu, allocNow < 0 ? -1 : allocNow - iterAlloc);
+            record(now - iterWall, cpuNow < 0 ? -1 : cpuNow - iterCpu, allocNow < 0 ? -1 : allocNow - iterAlloc,
+                    procNow < 0 || iterProc < 0 ? -1 : procNow - iterProc);
         }
         explicit = false;
         if (state == DONE) {
             return false;
         }
+        iterProc = meters.processCpu();
         iterAlloc = meters.allocated();
         iterCpu = meters.cpu();
         iterWall = System.nanoTime();
@@ -82,6 +88,7 @@ public final class Sampler {
         }
         open = true;
         explicit = true;
+        spanProc = meters.processCpu();
         spanAlloc = meters.allocated();
         spanCpu = meters.cpu();
         spanWall = System.nanoTime();
@@ -91,12 +98,14 @@ public final class Sampler {
         long w = System.nanoTime();
         long c = meters.cpu();
         long a = meters.allocated();
+        long pc = meters.processCpu();
         if (!open) {
             throw new IllegalStateException("SPLController.end() called without start()");
         }
         open = false;
         if (state != DONE) {
-            record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu, spanAlloc < 0 || a < 0 ? -1 : a - spanAlloc);
+            record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu, spanAlloc < 0 || a < 0 ? -1 : a - spanAlloc,
+                    spanProc < 0 || pc < 0 ? -1 : pc - spanProc);
         }
     }
 
@@ -114,7 +123,7 @@ public final class Sampler {
         jit = new JitWatch(opt, meters, now);
     }
 
-    private void record(long ns, long cpu, long alloc) {
+    private void record(long ns, long cpu, long alloc, long proc) {
         if (state == WARMUP) {
             recentSpans[(int) (warmSpans % recentSpans.length)] = ns;
             warmSpans++;
@@ -137,12 +146,13 @@ public final class Sampler {
         accNs += ns;
         accCpu = (accCpu < 0 || cpu < 0) ? -1 : accCpu + cpu;
         accAlloc = (accAlloc < 0 || alloc < 0) ? -1 : accAlloc + alloc;
+        accProc = (accProc < 0 || proc < 0) ? -1 : accProc + proc;
         accOps++;
         if (accOps >= batch) {
             long gc = meters.gcCount();
             String[] st = meters.state(gcMs0);
             out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), Long.toString(accAlloc),
-                    Long.toString(gc - gc0), st[0], st[1], st[2], st[3]);
+                    Long.toString(gc - gc0), st[0], st[1], st[2], st[3], Long.toString(accProc));
             emitted++;
             if (emitted >= opt.samples) {
                 state = DONE;
@@ -156,6 +166,7 @@ public final class Sampler {
         accNs = 0;
         accCpu = 0;
         accAlloc = 0;
+        accProc = 0;
         accOps = 0;
         gc0 = meters.gcCount();
         gcMs0 = meters.gcMillis();

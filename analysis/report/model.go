@@ -1,0 +1,172 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/perfls/perfls/analysis/model"
+)
+
+// Figure renders a value of a metric's unit: "1.23 µs", "512 B", "0.97".
+func Figure(v float64, unit string) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case unit == "ns":
+		return Duration(v)
+	case unit == "B":
+		return sig3(v) + " B"
+	}
+	return sig3(v)
+}
+
+// DemandText renders one demand: "cpu 1.21 µs (1.19 µs … 1.23 µs)".
+func DemandText(d model.Demand) string {
+	s := fmt.Sprintf("%s %s", strings.ReplaceAll(string(d.Metric), "_", " "), Figure(d.Mean, d.Unit))
+	if !math.IsNaN(d.CI95[0]) {
+		s += fmt.Sprintf(" (%s … %s)", Figure(d.CI95[0], d.Unit), Figure(d.CI95[1], d.Unit))
+	}
+	if d.Coarse != "" {
+		s += " [coarse]"
+	}
+	return s
+}
+
+// writeDemands writes a measurement's demands per operation, one a line,
+// with their 95 % intervals, and the coarse-clock caveats.
+func writeDemands(w io.Writer, ds []model.Demand) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  per op (95%% CI):")
+	for i, d := range ds {
+		if i > 0 && i%3 == 0 {
+			fmt.Fprintf(w, "\n   ")
+		} else if i > 0 {
+			fmt.Fprintf(w, ";")
+		}
+		fmt.Fprintf(w, " %s", DemandText(d))
+	}
+	fmt.Fprintln(w)
+	for _, d := range ds {
+		if d.Coarse != "" {
+			fmt.Fprintf(w, "  %s: %s\n", d.Metric, d.Coarse)
+		}
+	}
+}
+
+// WritePerformanceModel writes an extracted model to w as JSON (indented)
+// or YAML (the same keys), and what it says for people to notes.
+func WritePerformanceModel(w, notes io.Writer, format string, m *model.Model) error {
+	WritePerformanceSummary(notes, m)
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format != "yaml" {
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	// JSON is YAML: read it as a node tree (keeping the key order), then
+	// write it in block style.
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		return err
+	}
+	blockStyle(&n)
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle | yaml.DoubleQuotedStyle
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
+// WritePerformanceSummary writes what a model says, for people: per operation
+// the dependencies ("wall ≈ 0.9·n² + 12 ns, fitted on n in 10 … 10000")
+// and the metrics that could not be fitted.
+func WritePerformanceSummary(w io.Writer, m *model.Model) {
+	for _, op := range m.Operations {
+		fmt.Fprintf(w, "%s[%s] over %s:\n", op.Method, op.Workload, op.Parameter)
+		for _, d := range op.Dependencies {
+			alt := ""
+			if len(d.Indistinct) > 0 {
+				var names []string
+				for _, f := range d.Indistinct {
+					names = append(names, f.Model)
+				}
+				alt = " (the data cannot tell it from " + strings.Join(names, ", ") + ")"
+			}
+			fmt.Fprintf(w, "  %-11s %s%s, fitted on %s in %g … %g\n", d.Metric, d.Text, alt, op.Parameter, d.Range[0], d.Range[1])
+		}
+		for _, d := range op.CalleeDependencies {
+			fmt.Fprintf(w, "  callee %s: cpu %s\n", d.Callee, d.Text)
+		}
+		if n := len(op.Points); n > 0 && len(op.Points[n-1].Callees) > 0 {
+			last := op.Points[n-1]
+			fmt.Fprintf(w, "  callees at %s = %g (share of cpu ± standard error):\n", op.Parameter, last.N)
+			for _, c := range last.Callees {
+				flag := ""
+				if c.Unreliable != "" {
+					flag = " [unreliable: " + c.Unreliable + "]"
+				}
+				fmt.Fprintf(w, "    %-40s %5.1f %% ± %.1f  %s ± %s%s\n", c.Method, 100*c.Share, 100*c.ShareSE, Figure(c.CPU, "ns"), Figure(c.CPUSE, "ns"), flag)
+			}
+		}
+		for _, p := range op.Problems {
+			fmt.Fprintf(w, "  not fitted: %s\n", p)
+		}
+	}
+	for _, n := range m.Notices {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	e := m.Environment
+	fmt.Fprintf(w, "environment: %s; %s %s (%s)\n", e.Machine, e.VMName, e.JavaVersion, e.JavaVendor)
+}
+
+// Predicted is the JSON document of perfls predict.
+type Predicted struct {
+	Method      string             `json:"method"`
+	Workload    string             `json:"workload"`
+	Parameter   string             `json:"parameter"`
+	Predictions []model.Prediction `json:"predictions"`
+}
+
+// WritePredictions writes predictions as JSON or text, one metric a line:
+// "wall  12.3 µs (11.9 µs … 12.8 µs), n^2 [extrapolated]".
+func WritePredictions(w io.Writer, format string, p *Predicted) error {
+	ps := p.Predictions
+	if format == "json" {
+		data, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	if len(ps) == 0 {
+		fmt.Fprintf(w, "%s: the model has no fitted dependency\n", p.Method)
+		return nil
+	}
+	fmt.Fprintf(w, "%s[%s] at %s = %g (95%% CI):\n", p.Method, p.Workload, p.Parameter, ps[0].N)
+	for _, p := range ps {
+		flag := ""
+		if p.Extrapolated {
+			flag = " [extrapolated: outside the fitted range]"
+		}
+		fmt.Fprintf(w, "  %-11s %s (%s … %s), %s%s\n", p.Metric, Figure(p.Value, p.Unit), Figure(p.CI95[0], p.Unit), Figure(p.CI95[1], p.Unit), p.Model, flag)
+	}
+	return nil
+}

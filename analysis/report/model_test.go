@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/model"
+	"github.com/perfls/perfls/measure"
+)
+
+// perfls measure shows every demand per operation with its interval, in
+// text and in JSON.
+func TestMeasurementShowsDemands(t *testing.T) {
+	f := measure.Fork{NsPerOp: []float64{100, 102, 98}, CPUNsPerOp: []float64{90, 92, 88}, ProcCPUNsPerOp: []float64{95, 97, 93},
+		AllocBytesPerOp: []float64{64, 64, 64}, GCs: []int64{0, 0, 0}, GCMs: []float64{0, 0, 0}, Ops: 1000}
+	m := NewMeasurement("p.C#m()", "p.C#gen(int)", []measure.Arg{measure.IntArg(10)}, measure.Result{Forks: []measure.Fork{f, f}})
+	var text bytes.Buffer
+	WriteMeasurementText(&text, m)
+	for _, want := range []string{"per op (95% CI): wall 100 ns", "cpu 90.0 ns (90.0 ns … 90.0 ns)", "process cpu 95.0 ns", "alloc 64.0 B", "cpu share 0.90"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteMeasurementJSON(&js, m); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary struct{ Demands []model.Demand }
+		Forks   []struct {
+			ProcCPU []float64 `json:"proc_cpu_ns_per_op"`
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Summary.Demands) != 7 || doc.Summary.Demands[2].Metric != model.ProcessCPU || len(doc.Forks[0].ProcCPU) != 3 {
+		t.Errorf("JSON %s", js.String())
+	}
+}
+
+// The model document in YAML has the JSON's keys in their order, in block
+// style; predictions print each metric with its interval and flag an
+// extrapolation.
+func TestModelOutputs(t *testing.T) {
+	dep := model.Dependency{Metric: model.Wall, Unit: "ns", Text: "≈ 2·n ns", Best: model.Fit{Model: "n", B: 2, K: 2}, Range: [2]float64{10, 1000}}
+	m := &model.Model{Format: 1, Operations: []model.Operation{{Method: "p.C#m()", Parameter: "n", Dependencies: []model.Dependency{dep}}}}
+	var out, notes bytes.Buffer
+	if err := WritePerformanceModel(&out, &notes, "yaml", m); err != nil {
+		t.Fatal(err)
+	}
+	if y := out.String(); !strings.HasPrefix(y, "perfls_model: 1\n") || !strings.Contains(y, "      - metric: wall\n") && !strings.Contains(y, "- metric: wall") {
+		t.Errorf("yaml:\n%s", y)
+	}
+	if !strings.Contains(notes.String(), "wall        ≈ 2·n ns, fitted on n in 10 … 1000") {
+		t.Errorf("summary:\n%s", notes.String())
+	}
+	p := &Predicted{Method: "p.C#m()", Parameter: "n", Predictions: []model.Prediction{dep.Predict(5000)}}
+	p.Predictions[0].CI95 = model.Interval{math.NaN(), math.NaN()}
+	out.Reset()
+	WritePredictions(&out, "text", p)
+	if s := out.String(); !strings.Contains(s, "wall        10.0 µs (n/a … n/a), n [extrapolated") {
+		t.Errorf("predictions:\n%s", s)
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/perfls/perfls/analysis/model"
+	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// The model part (issue #21): for example methods with a workload
+// parameter (not quickstart.Strings#joinWithPlus: its heap grows through
+// every warm-up, so its figures are not steady enough to fit; see
+// docs/models.md), extract a model from 6 parameter values (a geometric grid),
+// predict wall and thread CPU time per operation at values that were not
+// measured (three inside the fitted range, one at twice its top), measure
+// those, and print the table and the median relative error inside the
+// range; and the wall time of the first extraction (6 values, empty cache,
+// with the profiled forks for the callees, as perfls model does by default;
+// the validation leaves them out: they do not change the predictions).
+//
+//	go run ./bench model [-forks 3] [-samples 10]
+
+type modelCase struct {
+	project, method, workload string
+	lo, hi                    int64
+}
+
+var modelCases = []modelCase{
+	{"examples/quickstart", "quickstart.Search#linearSearch", "quickstart.Search#lookups", 1000, 32000},
+	{"examples/quickstart", "quickstart.Search#binarySearch", "quickstart.Search#lookups", 1000, 1000000},
+	{"examples/quickstart", "quickstart.Strings#joinWithBuilder", "quickstart.Strings#words", 50, 1600},
+	{"examples/profiling", "profiling.Duplicates#countRepeats", "profiling.Duplicates#values", 100, 3200},
+	{"examples/profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, 100000},
+}
+
+func modelBench(ctx context.Context, opt measure.Options) error {
+	tmp, err := os.MkdirTemp("", "perfls-bench-model-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	eng, err := engine.Open(ctx, engine.Config{CacheDir: tmp, Service: engine.InProcess})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
+	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others; load average %s",
+		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, loadAverage())
+	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "")
+	errs := map[model.Metric][]float64{}
+	for i, c := range modelCases {
+		start := time.Now()
+		m, err := extract(ctx, eng, c, opt, i > 0)
+		if i == 0 {
+			fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
+		}
+		if err == nil {
+			err = validateCase(ctx, eng, c, m, opt, errs)
+		}
+		if err != nil {
+			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
+		}
+	}
+	fmt.Printf("load average at the end: %s", loadAverage())
+	for _, metric := range []model.Metric{model.Wall, model.CPU} {
+		e := errs[metric]
+		sort.Float64s(e)
+		if len(e) > 0 {
+			fmt.Printf("median relative error of %s inside the fitted ranges: %.1f %% (%d predictions; max %.1f %%)\n",
+				metric, 100*e[len(e)/2], len(e), 100*e[len(e)-1])
+		}
+	}
+	return nil
+}
+
+func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options, noCallees bool) (*model.Model, error) {
+	w, err := engine.ParseWorkload(c.method, c.workload, "")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(c.project)
+	if err != nil {
+		return nil, err
+	}
+	return eng.ExtractModel(ctx, engine.ModelRequest{Dir: dir, Workload: w, Values: fmt.Sprintf("%d..%d", c.lo, c.hi), Points: 6, Options: opt, NoCallees: noCallees})
+}
+
+// validateCase measures the values between the grid's 1st and 2nd, 3rd and
+// 4th, 5th and 6th points (geometric midpoints) and twice the top, and
+// prints each prediction against the measurement.
+func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model.Model, opt measure.Options, errs map[model.Metric][]float64) error {
+	grid := model.GeometricGrid(c.lo, c.hi, 6)
+	var at []int64
+	for i := 0; i+1 < len(grid); i += 2 {
+		at = append(at, int64(math.Round(math.Sqrt(float64(grid[i]*grid[i+1])))))
+	}
+	at = append(at, 2*c.hi)
+	dir, err := filepath.Abs(c.project)
+	if err != nil {
+		return err
+	}
+	op := m.Operations[0]
+	deps := map[model.Metric]model.Dependency{}
+	for _, d := range op.Dependencies {
+		deps[d.Metric] = d
+	}
+	for _, n := range at {
+		w, err := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
+		if err != nil {
+			return err
+		}
+		got, err := eng.Measure(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull})
+		if err != nil {
+			fmt.Printf("%-36s %-4s %8d measuring failed: %v\n", shortMethod(op.Method), "", n, err)
+			continue
+		}
+		for _, metric := range []model.Metric{model.Wall, model.CPU} {
+			d, ok := deps[metric]
+			measured, okm := model.DemandOf(got.Result.Forks, metric)
+			if !ok || !okm {
+				continue
+			}
+			p := d.Predict(float64(n))
+			rel := math.Abs(p.Value-measured.Mean) / measured.Mean
+			flag := d.Best.Model
+			if p.Extrapolated {
+				flag += " (extrapolated)"
+			} else {
+				errs[metric] = append(errs[metric], rel)
+			}
+			fmt.Printf("%-36s %-4s %8d %12s [%10s, %10s] %12s %7.1f%% %s\n", shortMethod(op.Method), metric, n, fmtNs(p.Value),
+				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, flag)
+		}
+	}
+	return nil
+}
+
+// shortMethod drops the package and the parameter types.
+func shortMethod(m string) string {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i] == '(' {
+			m = m[:i]
+		}
+	}
+	for i := 0; i < len(m); i++ {
+		if m[i] == '.' {
+			return shortMethod(m[i+1:])
+		}
+	}
+	return m
+}
+
+// loadAverage is /proc/loadavg: other processes' load inflates wall times
+// (preemption) and, on shared cores, CPU times too.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown\n"
+	}
+	return string(b)
+}

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
+)
+
+// DefaultModelPoints is how many parameter values a model is extracted at
+// when the user gives a range.
+const DefaultModelPoints = 6
+
+// ModelMinSample is the sample length of a model's measurements unless the
+// options set one: long enough for the process CPU clock, which ticks in
+// 10 ms on Linux, to give a usable figure per fork (docs/models.md).
+const ModelMinSample = 20 * time.Millisecond
+
+// ModelRequest asks for the performance model of one method on one
+// workload over one parameter: the generator's first parameter.
+type ModelRequest struct {
+	Dir      string   // the project directory (absolute)
+	Workload Workload // Generator nil: the method's only @Workload; Args: the other generator arguments, if any
+	// Values are the parameter values as the user gave them: "10,100,1000",
+	// or "LO..HI" for a geometric grid of Points values ("LO..HI:K": K
+	// values); "": a grid over the generator's @Param(min, max).
+	Values  string
+	Points  int // the grid's size; 0: DefaultModelPoints
+	Options measure.Options
+	Fresh   bool
+	// NoCallees leaves out the profiled fork per value that apportions the
+	// cpu demand to the callees (docs/models.md).
+	NoCallees bool
+	Progress  func(service.Progress)
+}
+
+// ExtractModel measures the workload at each parameter value and builds
+// the model: demands per operation at each value, fitted dependencies, and
+// the environment (docs/models.md), with the measurements' warnings.
+func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Model, error) {
+	if err := ValidateOptions(req.Options, 1); err != nil {
+		return nil, err
+	}
+	w, param, values, err := modelPlan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	opt := req.Options
+	if opt.MinSampleTime == 0 {
+		opt.MinSampleTime = ModelMinSample
+	}
+	var ms []model.Measured
+	var notices []string
+	var env measure.Environment
+	var fixed []string
+	method, workload := w.Method.String(), w.generator()
+	for _, a := range w.Args {
+		fixed = append(fixed, measure.ArgsKey([]measure.Arg{a}))
+	}
+	for _, v := range values {
+		wv := w
+		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+		m, err := e.Measure(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: req.Progress})
+		if m != nil {
+			for _, n := range m.Notices {
+				notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s = %d: %w", param, v, err)
+		}
+		env = m.Result.Env
+		mv := model.Measured{N: float64(v), Forks: m.Result.Forks}
+		if !req.NoCallees {
+			// The profile's own defaults, but half the iterations (about 500
+			// samples) and warm-up no longer than the timing forks': its
+			// shares need samples, not a settled JIT.
+			popt := ProfileDefaults()
+			popt.SamplesPerFork /= 2
+			popt.Warmup, popt.MaxWarmup = min(popt.Warmup, opt.Defaults().Warmup), min(popt.MaxWarmup, opt.Defaults().MaxWarmup)
+			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Options: popt, Fresh: req.Fresh, Progress: req.Progress})
+			switch {
+			case err != nil:
+				notices = append(notices, fmt.Sprintf("%s = %d: no profile to apportion the callees: %v", param, v, err))
+			case p.Profile != nil:
+				total, byCallee := p.Profile.CalleeSamples()
+				mv.Profile = &model.CalleeSamples{Total: total, ByCallee: byCallee}
+			}
+		}
+		ms = append(ms, mv)
+		method, workload = m.Method, m.Workload
+	}
+	op := model.Extract(method, workload, param, fixed, ms)
+	cur, err := ModelEnvironment(opt)
+	if err != nil {
+		return nil, err
+	}
+	cur.JavaVersion, cur.JavaVendor, cur.VMName = env.JavaVersion, env.JavaVendor, env.VMName
+	cur.OS, cur.Arch, cur.CPUModel, cur.Cores = env.OS, env.Arch, env.CPUModel, env.Cores
+	cur.Harness = measure.HarnessSettings(opt)
+	return &model.Model{Format: model.FormatVersion, CreatedAt: time.Now().UTC(), Operations: []model.Operation{op}, Environment: cur, Notices: notices}, nil
+}
+
+// ModelEnvironment is the identity of this machine and of the JVM that
+// measurements with opt run on: what a model's environment must match for
+// its predictions to apply.
+func ModelEnvironment(opt measure.Options) (model.Environment, error) {
+	jvm, err := measure.JVMIdentity(opt)
+	if err != nil {
+		return model.Environment{}, err
+	}
+	return model.Environment{Machine: measure.MachineIdentity(), JVM: jvm, HeapMB: opt.HeapMB, JVMArgs: opt.JVMArgs}, nil
+}
+
+// Predict reads a model file and evaluates it at the parameter value that
+// assign gives ("n=5000", or just "5000"), for method ("" when the model
+// has one operation). It refuses a model extracted on another machine or
+// JVM.
+func Predict(path, method, assign string) (*report.Predicted, error) {
+	op, ps, err := predict(path, method, assign)
+	if err != nil {
+		return nil, err
+	}
+	return &report.Predicted{Method: op.Method, Workload: op.Workload, Parameter: op.Parameter, Predictions: ps}, nil
+}
+
+func predict(path, method, assign string) (*model.Operation, []model.Prediction, error) {
+	name, value, named := strings.Cut(assign, "=")
+	if !named {
+		value = name
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--param %q: want NAME=VALUE, e.g. n=5000", assign)
+	}
+	if path == "" {
+		return nil, nil, errors.New("predict needs --model FILE (written by perfls model)")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--model: %w", err)
+	}
+	m, err := model.Read(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cur, err := ModelEnvironment(measure.Options{HeapMB: m.Environment.HeapMB, JVMArgs: m.Environment.JVMArgs})
+	if err != nil {
+		return nil, nil, err
+	}
+	if diff := m.Environment.Mismatch(cur); diff != "" {
+		return nil, nil, fmt.Errorf("%s was extracted in another environment: %s differs; its demands do not apply here: extract the model here with perfls model", path, diff)
+	}
+	op, ps, err := m.Predict(method, n)
+	if err == nil && named && strings.TrimSpace(name) != op.Parameter {
+		return nil, nil, fmt.Errorf("--param %s: the model's parameter is %s", strings.TrimSpace(name), op.Parameter)
+	}
+	return op, ps, err
+}
+
+// modelPlan resolves the workload (its generator from the method's only
+// @Workload when none is named), the varied parameter's name and the
+// values to measure.
+func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64, error) {
+	w := req.Workload
+	var values []int64
+	var rng [2]int64
+	points := req.Points
+	if req.Values != "" {
+		spec, k, grid := strings.Cut(req.Values, ":")
+		var err error
+		if values, rng, err = ParseValues(spec); err == nil && grid {
+			points, err = strconv.Atoi(k)
+			if err != nil || points < 3 || values != nil {
+				err = fmt.Errorf("%q: want LO..HI:K with K ≥ 3", req.Values)
+			}
+		}
+		if err != nil {
+			return w, "", nil, fmt.Errorf("--values: %w", err)
+		}
+	}
+	src, err := readSources(ctx, req.Dir, nil)
+	if err != nil {
+		return w, "", nil, err
+	}
+	ix := workspace.NewIndex(src.files)
+	if w.Generator == nil {
+		g, err := onlyWorkload(ix, src.files, w.Method)
+		if err != nil {
+			return w, "", nil, err
+		}
+		w.Generator = &g
+	}
+	gen := findDecl(src.files, *w.Generator)
+	param, lo, hi := "n", rng[0], rng[1]
+	if gen != nil {
+		if len(gen.Params) == 0 || gen.Params[0].Erased != "int" && gen.Params[0].Erased != "long" {
+			return w, "", nil, fmt.Errorf("%s: a model varies the generator's first parameter, which must be an int", w.Generator)
+		}
+		param = gen.Params[0].Name
+		if gen.Generator != nil && len(gen.Generator.Params) > 0 && lo == 0 && hi == 0 {
+			if p := gen.Generator.Params[0]; p.Min != nil && p.Max != nil {
+				lo, hi = int64(*p.Min), int64(*p.Max)
+			}
+		}
+	}
+	if len(values) == 0 {
+		if lo <= 0 || hi <= lo {
+			return w, "", nil, fmt.Errorf("no parameter values for %s of %s: give --values 10,100,1000 or --values LO..HI, or document @Param(min = …, max = …)", param, w.Generator)
+		}
+		if points == 0 {
+			points = DefaultModelPoints
+		}
+		values = model.GeometricGrid(lo, hi, points)
+	}
+	if len(values) < 3 {
+		return w, "", nil, fmt.Errorf("a model needs at least 3 parameter values (got %d)", len(values))
+	}
+	return w, param, values, nil
+}
+
+// onlyWorkload is the generator of the method's only @Workload.
+func onlyWorkload(ix *workspace.Index, files []*javasrc.File, m measure.MethodSpec) (measure.MethodSpec, error) {
+	for _, f := range files {
+		for _, decl := range f.Methods {
+			if !declIs(decl, m) {
+				continue
+			}
+			if len(decl.Workloads) != 1 {
+				return measure.MethodSpec{}, fmt.Errorf("%s has %d @Workload annotations: name the generator with --workload", m, len(decl.Workloads))
+			}
+			var params []string
+			for _, p := range decl.Params {
+				params = append(params, p.Erased)
+			}
+			at := &workspace.Formula{Path: f.Path, File: f, Method: decl}
+			self := workspace.Target{Class: decl.Type.BinaryName, Method: decl.Name, Params: params, Decl: decl}
+			r, err := annotatedWorkload(ix, at, self, decl.Workloads[0].Text)
+			if err != nil {
+				return measure.MethodSpec{}, fmt.Errorf("@Workload of %s: %w", m, err)
+			}
+			return spec(r.Generator), nil
+		}
+	}
+	return measure.MethodSpec{}, fmt.Errorf("%s is not declared in the project: name the generator with --workload", m)
+}
+
+// findDecl is the workspace declaration of a method, nil when it is not in
+// the project.
+func findDecl(files []*javasrc.File, s measure.MethodSpec) *javasrc.Method {
+	for _, f := range files {
+		for _, m := range f.Methods {
+			if declIs(m, s) {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+func declIs(m *javasrc.Method, s measure.MethodSpec) bool {
+	if m == nil || m.Type == nil || m.Name != s.Name {
+		return false
+	}
+	class := strings.ReplaceAll(s.Class, "$", ".")
+	if m.Type.BinaryName != s.Class && strings.ReplaceAll(m.Type.BinaryName, "$", ".") != class {
+		return false
+	}
+	return s.Params == nil || len(s.Params) == len(m.Params)
+}
+
+// ParseValues reads "10,100,1000" or a range "10..10000" for perfls model.
+func ParseValues(s string) (values []int64, rng [2]int64, err error) {
+	if lo, hi, ok := strings.Cut(s, ".."); ok {
+		a, err1 := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+		b, err2 := strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+		if err1 != nil || err2 != nil || a < 1 || b <= a {
+			return nil, rng, fmt.Errorf("range %q: want LO..HI with 1 ≤ LO < HI", s)
+		}
+		return nil, [2]int64{a, b}, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || v < 1 {
+			return nil, rng, fmt.Errorf("value %q: want positive integers, comma-separated, or LO..HI", f)
+		}
+		values = append(values, v)
+	}
+	return values, rng, nil
+}
