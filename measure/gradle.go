@@ -69,7 +69,9 @@ func gradleArgs(offline bool, scratch string) ([]string, error) {
 	if err := os.WriteFile(script, []byte(gradleInitScript), 0o644); err != nil {
 		return nil, err
 	}
-	args := []string{"-q", "--console=plain", "--continue"}
+	// No daemon: a Gradle daemon left behind (1 GiB, for hours) would
+	// disturb the measurements that follow; the answer is cached anyway.
+	args := []string{"-q", "--console=plain", "--continue", "--no-daemon"}
 	if offline {
 		args = append(args, "--offline")
 	}

@@ -57,7 +57,7 @@ func TestGradleCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := filepath.Join(scratch, "perfls-init.gradle")
-	if want := []string{"-q", "--console=plain", "--continue", "--offline", "-I", script, "perflsClasspath"}; !reflect.DeepEqual(args, want) {
+	if want := []string{"-q", "--console=plain", "--continue", "--no-daemon", "--offline", "-I", script, "perflsClasspath"}; !reflect.DeepEqual(args, want) {
 		t.Errorf("args %q, want %q", args, want)
 	}
 	if b, err := os.ReadFile(script); err != nil || !strings.Contains(string(b), "perflsClasspath") || !strings.Contains(string(b), "testRuntimeClasspath") {
