@@ -37,38 +37,40 @@ func newProfileCommand(title string, args MethodArgs) *protocol.Command {
 	return &protocol.Command{Title: title, Command: CommandProfile, Arguments: []any{args}}
 }
 
-// profileStore holds the profiles the server knows, by method: a method
-// present with no profiles had none in the cache when it was read.
-type profileStore struct {
+// methodStore holds what the server knows per method (by profileKey),
+// safe for concurrent use: the profiles (a method present with none had
+// none in the cache when read) and the latest comparison with the base.
+type methodStore[T any] struct {
 	mu sync.Mutex
-	m  map[string][]*engine.Profiled
+	m  map[string]T
 }
 
 func profileKey(args MethodArgs) string {
 	return args.Class + "#" + args.Method + "(" + strings.Join(args.Params, ",") + ")"
 }
 
-func (ps *profileStore) get(key string) ([]*engine.Profiled, bool) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	p, ok := ps.m[key]
-	return p, ok
+func (ms *methodStore[T]) get(key string) (T, bool) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	v, ok := ms.m[key]
+	return v, ok
 }
 
-func (ps *profileStore) set(key string, p []*engine.Profiled) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.m == nil {
-		ps.m = map[string][]*engine.Profiled{}
+func (ms *methodStore[T]) set(key string, v T) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.m == nil {
+		ms.m = map[string]T{}
 	}
-	ps.m[key] = p
+	ms.m[key] = v
 }
 
-func (ps *profileStore) all() []*engine.Profiled {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
+// allProfiles are the profiles of every method known.
+func (s *server) allProfiles() []*engine.Profiled {
+	s.profiles.mu.Lock()
+	defer s.profiles.mu.Unlock()
 	var out []*engine.Profiled
-	for _, p := range ps.m {
+	for _, p := range s.profiles.m {
 		out = append(out, p...)
 	}
 	return out
@@ -224,7 +226,7 @@ func (s *server) profileHover(ctx context.Context, doc *document, m *javasrc.Met
 func (s *server) hotLineHover(ctx context.Context, doc *document, m *javasrc.Method, line int) string {
 	s.methodProfiles(ctx, doc, m)
 	var parts []string
-	for _, p := range s.profiles.all() {
+	for _, p := range s.allProfiles() {
 		for _, h := range p.Report.Hot {
 			if h.Line == line && sourcePath(p, h.File) == doc.path {
 				parts = append(parts, fmt.Sprintf("- %.1f %% of the samples (%.1f %% in this line itself), %s per operation: profile of `%s`, `%s`",
@@ -255,7 +257,7 @@ func (s *server) profileDiagnostics(doc *document) []protocol.Diagnostic {
 	}
 	related := s.relatedSupported()
 	var out []protocol.Diagnostic
-	for _, p := range s.profiles.all() {
+	for _, p := range s.allProfiles() {
 		for _, f := range p.Report.Findings {
 			rng, ok := lineRange(doc.java.Mapper, f.Line)
 			if !ok || sourcePath(p, f.File) != doc.path {

@@ -33,32 +33,11 @@ func newCompareBaseCommand(title string, args MethodArgs) *protocol.Command {
 	return &protocol.Command{Title: title, Command: CommandCompareBase, Arguments: []any{args}}
 }
 
-// diffStore holds the latest comparison with the base, by method.
-type diffStore struct {
-	mu sync.Mutex
-	m  map[string]*report.Diff
-}
-
-func (ds *diffStore) get(key string) *report.Diff {
-	ds.mu.Lock()
-	defer ds.mu.Unlock()
-	return ds.m[key]
-}
-
-func (ds *diffStore) set(key string, d *report.Diff) {
-	ds.mu.Lock()
-	defer ds.mu.Unlock()
-	if ds.m == nil {
-		ds.m = map[string]*report.Diff{}
-	}
-	ds.m[key] = d
-}
-
 // compareLens is the "Compare with base" lens; after a comparison its
 // title sums it up ("vs base · 1 slower ×1.8").
 func (s *server) compareLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
 	title := "⇄ Compare with base"
-	if d := s.diffs.get(profileKey(args)); d != nil {
+	if d, _ := s.diffs.get(profileKey(args)); d != nil {
 		title = "⇄ vs base · " + diffSummary(d)
 	}
 	return protocol.CodeLens{Range: at, Command: action(allowed, newCompareBaseCommand(title, args))}

@@ -20,8 +20,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/engine"
 )
 
 // Options configure a server.
@@ -92,9 +94,9 @@ type server struct {
 	running     int                               // measuring jobs holding slot
 	current     string                            // what the running job does, for perfls/status
 
-	profiles profileStore // the profiles known, by method (profile.go)
-	diffs    diffStore    // the latest comparisons with the base, by method (revisions.go)
-	heads    headState    // HEAD of the open documents' work trees (revisions.go)
+	profiles methodStore[[]*engine.Profiled] // the profiles known, by method (profile.go)
+	diffs    methodStore[*report.Diff]       // the latest comparisons with the base, by method (revisions.go)
+	heads    headState                       // HEAD of the open documents' work trees (revisions.go)
 
 	regressions regressionWatch // change points of hovered methods (regressions.go)
 

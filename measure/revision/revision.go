@@ -204,10 +204,7 @@ func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string
 	}
 	root := filepath.Join(cacheDir, Dir, commit)
 	project := filepath.Join(root, r.Rel)
-	marker := filepath.Join(root, Marker)
-	if _, err := os.Stat(marker); err == nil {
-		now := time.Now()
-		_ = os.Chtimes(marker, now, now) // cache gc keeps what is used
+	if reused(root) {
 		return project, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
@@ -221,16 +218,38 @@ func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string
 	if err := r.archive(ctx, commit, tmp); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(commit+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
-	}
-	if err := os.Rename(tmp, root); err != nil {
-		if _, serr := os.Stat(marker); serr == nil {
-			return project, nil // another process was quicker
-		}
+	if err := publish(tmp, root, commit); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
 	return project, nil
+}
+
+// reused reports whether the tree at root is complete, and marks it used
+// (cache gc keeps what is used).
+func reused(root string) bool {
+	marker := filepath.Join(root, Marker)
+	if _, err := os.Stat(marker); err != nil {
+		return false
+	}
+	now := time.Now()
+	_ = os.Chtimes(marker, now, now)
+	return true
+}
+
+// publish marks the tree built in tmp complete (its marker names id) and
+// moves it to root in one rename; another process publishing root first
+// is no error.
+func publish(tmp, root, id string) error {
+	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(id+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		if _, serr := os.Stat(filepath.Join(root, Marker)); serr == nil {
+			return nil // another process was quicker
+		}
+		return err
+	}
+	return nil
 }
 
 // MaterialiseWith is Materialise with files added: the commit's tree plus
@@ -263,10 +282,7 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 	id := commit + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 	root := filepath.Join(cacheDir, Dir, id)
 	project := filepath.Join(root, r.Rel)
-	marker := filepath.Join(root, Marker)
-	if _, err := os.Stat(marker); err == nil {
-		now := time.Now()
-		_ = os.Chtimes(marker, now, now)
+	if reused(root) {
 		return project, nil
 	}
 	tmp, err := os.MkdirTemp(filepath.Join(cacheDir, Dir), "tmp-"+commit[:12]+"-")
@@ -287,13 +303,7 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 			return "", fmt.Errorf("materialise %.12s with %s: %w", commit, name, err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(id+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
-	}
-	if err := os.Rename(tmp, root); err != nil {
-		if _, serr := os.Stat(marker); serr == nil {
-			return project, nil // another process was quicker
-		}
+	if err := publish(tmp, root, id); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
 	return project, nil
