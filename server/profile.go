@@ -95,17 +95,27 @@ func (s *server) executeProfile(ctx context.Context, p *protocol.ExecuteCommandP
 	if p.Command != CommandProfile {
 		return nil, false, nil
 	}
-	var args MethodArgs
-	if err := decodeMethodArg(p, &args); err != nil {
+	args, err := s.measuringMethodArgs(p)
+	if err != nil {
 		return nil, true, err
 	}
+	return started(s.startProfile(ctx, args)), true, nil
+}
+
+// measuringMethodArgs decodes the method argument of a command that runs
+// the workspace's code, and checks that measuring is allowed and possible.
+func (s *server) measuringMethodArgs(p *protocol.ExecuteCommandParams) (MethodArgs, error) {
+	var args MethodArgs
+	if err := decodeMethodArg(p, &args); err != nil {
+		return args, err
+	}
 	if !s.settings().AllowMeasuring {
-		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
+		return args, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
 	}
 	if s.opts.Actions == nil {
-		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
+		return args, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
 	}
-	return started(s.startProfile(ctx, args)), true, nil
+	return args, nil
 }
 
 // startProfile queues the profiling of one method as a measuring job: one

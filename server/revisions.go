@@ -77,15 +77,9 @@ func (s *server) executeCompareBase(ctx context.Context, p *protocol.ExecuteComm
 	if p.Command != CommandCompareBase {
 		return nil, false, nil
 	}
-	var args MethodArgs
-	if err := decodeMethodArg(p, &args); err != nil {
+	args, err := s.measuringMethodArgs(p)
+	if err != nil {
 		return nil, true, err
-	}
-	if !s.settings().AllowMeasuring {
-		return nil, true, fmt.Errorf("%s: %w", p.Command, errMeasuringDisabled)
-	}
-	if s.opts.Actions == nil {
-		return nil, true, fmt.Errorf("%s: measuring is not enabled in this server", p.Command)
 	}
 	key := profileKey(args)
 	req := s.request(args)
