@@ -87,7 +87,7 @@ func TestProtoWriter(t *testing.T) {
 	if st.version != 1 || st.pid != 4242 || st.tuples != 16 || st.warmupOps != 1000 || st.warmupNs != 300000000 || !st.ended {
 		t.Errorf("state %+v", st)
 	}
-	if len(st.samples) != 2 || st.samples[1] != (sample{ns: 3000, cpuNs: -1, ops: 100, alloc: 50, gcs: 1, gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1}) {
+	if len(st.samples) != 2 || st.samples[1] != (sample{ns: 3000, cpuNs: -1, ops: 100, alloc: 50, gcs: 1, gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1}) {
 		t.Errorf("samples %+v", st.samples)
 	}
 	if st.env["java.vm.name"] != "OpenJDK 64-Bit" || len(st.jvmArgs) != 1 || st.output != "hello world\n" || st.outputTotal != 12 {
