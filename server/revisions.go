@@ -113,31 +113,25 @@ func workloadName(w string) string {
 	return w
 }
 
-// inGitTree reports whether path lies in a git work tree (a ".git"
-// directory or file in it or above), remembered per directory.
-func (s *server) inGitTree(path string) bool {
+// gitDir is gitDirOf(path), remembered per directory: hovers, lenses and
+// the HEAD watch ask for the same few directories again and again.
+func (s *server) gitDir(path string) string {
 	dir := filepath.Dir(path)
 	s.gitDirsMu.Lock()
 	defer s.gitDirsMu.Unlock()
-	if v, ok := s.gitDirs[dir]; ok {
-		return v
+	if g, ok := s.gitDirs[dir]; ok {
+		return g
 	}
-	found := false
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			found = true
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
+	g := gitDirOf(path)
 	if s.gitDirs == nil {
-		s.gitDirs = map[string]bool{}
+		s.gitDirs = map[string]string{}
 	}
-	s.gitDirs[dir] = found
-	return found
+	s.gitDirs[dir] = g
+	return g
 }
+
+// inGitTree reports whether path lies in a git work tree.
+func (s *server) inGitTree(path string) bool { return s.gitDir(path) != "" }
 
 // revisionHover describes the commit a "@rev" of the hovered reference
 // names (its own or its alias's) and that side's figures in the formula's
@@ -299,7 +293,7 @@ func (s *server) watchHeads() bool {
 	moved := false
 	seen := map[string]bool{}
 	for _, d := range s.openDocs() {
-		g := gitDirOf(d.path)
+		g := s.gitDir(d.path)
 		if g == "" || seen[g] {
 			continue
 		}
@@ -325,7 +319,7 @@ func (s *server) watchHeads() bool {
 // headMovedSince reports when HEAD of path's work tree was last seen to
 // move, if after t.
 func (s *server) headMovedSince(path string, t time.Time) (time.Time, bool) {
-	g := gitDirOf(path)
+	g := s.gitDir(path)
 	s.heads.mu.Lock()
 	defer s.heads.mu.Unlock()
 	m, ok := s.heads.moved[g]

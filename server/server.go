@@ -101,7 +101,7 @@ type server struct {
 	regressions regressionWatch // change points of hovered methods (regressions.go)
 
 	gitDirsMu sync.Mutex
-	gitDirs   map[string]bool // directory → in a git work tree (revisions.go)
+	gitDirs   map[string]string // directory → its work tree's git directory, "" for none (revisions.go)
 
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}
