@@ -20,6 +20,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/benchtime"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
@@ -172,15 +173,19 @@ func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 // BenchmarkIncrementalEditToDiagnostics: as BenchmarkDidChangeToDiagnostics,
 // but each didChange carries only the edit (incremental sync).
 func BenchmarkIncrementalEditToDiagnostics(b *testing.B) {
-	benchEdits(b, func(u protocol.DocumentURI, src string, mid int, v uint32) any {
-		at := protocol.Position{Line: uint32(strings.Count(src[:mid], "\n")), Character: uint32(mid - strings.LastIndex(src[:mid], "\n") - 1)}
-		if v%2 == 0 {
-			return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: at}, Text: " "})
-		}
-		next := at
-		next.Character++
-		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: next}, Text: ""})
-	})
+	benchEdits(b, incrementalEdit)
+}
+
+// incrementalEdit gives the didChange of version v: an even version
+// inserts a space at src[mid:], an odd one removes it again.
+func incrementalEdit(u protocol.DocumentURI, src string, mid int, v uint32) any {
+	at := protocol.Position{Line: uint32(strings.Count(src[:mid], "\n")), Character: uint32(mid - strings.LastIndex(src[:mid], "\n") - 1)}
+	if v%2 == 0 {
+		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: at}, Text: " "})
+	}
+	next := at
+	next.Character++
+	return lsptest.ChangeParams(u, int32(v), lsptest.Change{Range: &protocol.Range{Start: at, End: next}, Text: ""})
 }
 
 // benchEdits opens the 5,000-line file, then alternately inserts a space
@@ -398,4 +403,23 @@ func BenchmarkWorkspaceMemory(b *testing.B) {
 		b.ReportMetric(float64(ready.Milliseconds()), "ms-to-index")
 		b.Logf("%d lines in 60 files: index ready in %v, Go heap %d MiB live (%d MiB before the session)", lines, ready, after.HeapAlloc>>20, before.HeapAlloc>>20)
 	}
+}
+
+// BenchmarkIncrementalEdit1200Formulas: issue 18's editing figure in
+// process: an incremental one-character edit of the middle formula of
+// fixture.LatencySource (5,000 lines, 1,200 formulas), didChange to
+// diagnostics. bench/limits -latency times the same out of process.
+func BenchmarkIncrementalEdit1200Formulas(b *testing.B) {
+	b.Setenv("XDG_CACHE_HOME", b.TempDir())
+	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
+	dir := b.TempDir()
+	path := filepath.Join(dir, "src", "p", "G.java")
+	src := fixture.LatencySource(1200)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	benchEditsIn(b, server.Options{}, dir, path, src, 0, incrementalEdit)
 }

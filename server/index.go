@@ -224,15 +224,75 @@ func (w *wsIndex) refresh(path string) {
 }
 
 // lintDiagnostics resolves the references of a document's formulas
-// against the workspace index overlaid with the open documents.
-func (s *server) lintDiagnostics(doc *document, open []*javasrc.File) []workspace.Diagnostic {
+// against the workspace index overlaid with the open documents, and
+// records in doc what the next version needs to check only what changed.
+// prev, when not nil, is the document's previous version: formulas it
+// checked against the same workspace, options and declarations are not
+// checked again (workspace.LintReusing).
+func (s *server) lintDiagnostics(doc, prev *document) []workspace.Diagnostic {
 	if len(doc.formulas) == 0 {
 		return nil
 	}
 	w := s.workspaceIndex()
 	base, complete := w.snapshot()
-	ix := base.With(open)
-	return ix.Lint(doc.formulas, workspace.LintOptions{External: w.externalFor(doc.path), Partial: !complete})
+	open := s.openJava(doc)
+	lc := lintContext{base: base, others: map[*javasrc.File]bool{}, ext: w.externalFor(doc.path), partial: !complete}
+	for _, f := range open {
+		if f != doc.java {
+			lc.others[f] = true
+		}
+	}
+	var memo *workspace.LintMemo
+	if prev != nil && prev.lintMemo != nil && prev.lintContext.same(lc) && workspace.SameDeclarations(prev.java, doc.java) {
+		memo = prev.lintMemo
+	}
+	diags, next := base.With(open).LintReusing(doc.formulas, workspace.LintOptions{External: lc.ext, Partial: lc.partial}, memo)
+	doc.lintContext, doc.lintMemo = lc, next
+	return diags
+}
+
+// lintContext is what a document's lint results depend on besides the
+// document: the workspace index, the other open documents' models, the
+// classes outside the workspace and whether the index is complete.
+type lintContext struct {
+	base    *workspace.Index
+	others  map[*javasrc.File]bool
+	ext     workspace.External
+	partial bool
+}
+
+func (a lintContext) same(b lintContext) bool {
+	if a.base != b.base || a.partial != b.partial || len(a.others) != len(b.others) || !sameExternal(a.ext, b.ext) {
+		return false
+	}
+	for f := range a.others {
+		if !b.others[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameExternal reports whether two lookups are the same objects (a
+// combined lookup is a new slice each time).
+func sameExternal(a, b workspace.External) bool {
+	xa, oka := a.(workspace.Externals)
+	xb, okb := b.(workspace.Externals)
+	if oka != okb {
+		return false
+	}
+	if !oka {
+		return a == b
+	}
+	if len(xa) != len(xb) {
+		return false
+	}
+	for i := range xa {
+		if xa[i] != xb[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // openJava returns the Java models of the open documents, with doc's
@@ -272,7 +332,7 @@ func (s *server) openDocs() []*document {
 func (s *server) recheckOpen(ctx context.Context) {
 	for _, d := range s.openDocs() {
 		nd := *d
-		nd.linted = s.lintDiagnostics(d, s.openJava(d))
+		nd.linted = s.lintDiagnostics(&nd, d)
 		nd.diagnostics = merge(d.syntax, nd.linted)
 		s.mu.Lock()
 		if s.docs[d.uri] != d { // edited meanwhile: its own update publishes

@@ -30,6 +30,10 @@ type document struct {
 	syntax      []workspace.Diagnostic // SPL syntax and semantic diagnostics of the text alone
 	linted      []workspace.Diagnostic // references resolved against the workspace
 	diagnostics []workspace.Diagnostic // syntax and checked, in document order
+	// lintMemo holds linted per formula, checked in lintContext, for the
+	// next version to reuse (lintDiagnostics).
+	lintMemo    *workspace.LintMemo
+	lintContext lintContext
 }
 
 func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
@@ -190,8 +194,9 @@ func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int32, text string) error {
 	s.mu.Lock()
 	var tree *javasrc.Doc
-	if old := s.docs[u]; old != nil {
-		tree = old.tree
+	prev := s.docs[u]
+	if prev != nil {
+		tree = prev.tree
 	}
 	s.mu.Unlock()
 	doc := analyze(u, version, text, tree)
@@ -201,7 +206,7 @@ func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int
 	w := s.workspaceIndex()
 	w.ensure(doc.path)
 	gen := w.generation()
-	doc.linted = s.lintDiagnostics(doc, s.openJava(doc))
+	doc.linted = s.lintDiagnostics(doc, prev)
 	doc.diagnostics = merge(doc.syntax, doc.linted)
 	s.mu.Lock()
 	if old := s.docs[u]; old != nil && old.version > version {

@@ -23,8 +23,9 @@ type Doc struct {
 
 	mu     sync.Mutex
 	parser *sitter.Parser
-	src    []byte       // the text tree was parsed from
-	tree   *sitter.Tree // nil before the first Update and after a failure
+	local  *sitter.Parser // parses one method alone (local.go)
+	src    []byte         // the text tree was parsed from
+	tree   *sitter.Tree   // nil before the first Update and after a failure
 	// pending, when set, delivers the tree of src (nil on failure): a
 	// large document's first version is modelled as Parse models it
 	// (split.go, lazy.go), and its whole tree, needed for the next edit,
@@ -35,6 +36,7 @@ type Doc struct {
 	state   *docState // what memberEdit needs about file
 	moved   int       // updates that moved the old model instead of extracting (for tests)
 	member  int       // updates that re-extracted one method (for tests)
+	locals  int       // updates that parsed one method alone (for tests)
 	closed  bool
 }
 
@@ -95,6 +97,13 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		edit = editBetween(d.src, src)
 		d.tree.Edit(edit)
 		old = d.tree
+	}
+	if old != nil {
+		if f, st, ok := d.updateLocally(src, text, base.Mapper, edit); ok {
+			d.locals++
+			d.src, d.file, d.state = src, f, st
+			return f, nil
+		}
 	}
 	prevSrc, prevFile, prevState := d.src, d.file, d.state
 	parse := func(s []byte, old *sitter.Tree) (*sitter.Tree, error) {
@@ -207,9 +216,11 @@ func (d *Doc) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.drop()
-	if d.parser != nil {
-		d.parser.Close()
-		d.parser = nil
+	for _, p := range []**sitter.Parser{&d.parser, &d.local} {
+		if *p != nil {
+			(*p).Close()
+			*p = nil
+		}
 	}
 	d.closed = true
 }

@@ -89,6 +89,9 @@ func checkDocEdits(t *testing.T, split bool) {
 	if d.moved < 100 {
 		t.Errorf("only %d of 220 edits moved the model: the fast path is not exercised", d.moved)
 	}
+	if d.locals < 100 {
+		t.Errorf("only %d of 220 edits parsed one method alone: the local parse is not exercised", d.locals)
+	}
 }
 
 func TestDocClosed(t *testing.T) {
@@ -270,8 +273,8 @@ func TestDocAnnotationEditsMatchFreshParse(t *testing.T) {
 			t.Fatalf("edit %d: incremental model differs from a fresh parse (problems %v vs %v)\n%s", i, got.Problems, want.Problems, text)
 		}
 	}
-	if d.member < 80 {
-		t.Errorf("only %d of 400 edits re-extracted one method: the fast path is not exercised", d.member)
+	if d.member < 80 || d.locals < 80 {
+		t.Errorf("of 400 edits, %d re-extracted one method, %d parsed it alone: the fast paths are not exercised", d.member, d.locals)
 	}
 	// A body edit moves the model, interpretation= included.
 	if _, err := d.Update([]byte(memberSrc)); err != nil {
@@ -337,4 +340,59 @@ func benchUpdates(b *testing.B, first []string, a, c string) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// Typing in methods of each kind of body parses the method alone where it
+// has a header of its own (class, interface, record, nested class) and
+// not where it has none (an anonymous class), and the model equals a
+// fresh parse either way.
+func TestDocLocalParseMatchesFreshParse(t *testing.T) {
+	src := `package p;
+
+import java.util.List;
+
+public class Outer {
+    @SPL("SELF[g](1) <= m[g](1)")
+    static int a(int x) { return x; }
+
+    static class Inner<T extends Comparable<T>> implements Runnable {
+        public void run() { int y = 1; }
+        @SPL("SELF[g](2) <= m[g](2)")
+        T pick(List<T> xs) { return xs.get(0); }
+    }
+
+    interface Shape { default double area() { return 0.0; } }
+
+    record Pair(int l, int r) { int sum() { return l + r; } }
+
+    Runnable r = new Runnable() { public void run() { int z = 2; } };
+}
+`
+	edits := []struct {
+		after string
+		local bool
+	}{
+		{"return x", true}, {"SELF[g](1", true}, {"int y = 1", true}, {"SELF[g](2", true}, {"xs.get(0", true},
+		{"return 0.0", true}, {"l + r", true}, {"int z = 2", false},
+	}
+	for _, e := range edits {
+		d := NewDoc("Outer.java")
+		if _, err := d.Update([]byte(src)); err != nil {
+			t.Fatal(err)
+		}
+		at := strings.Index(src, e.after) + len(e.after)
+		for i, text := range []string{src[:at] + "0" + src[at:], src[:at] + " " + src[at:], src} {
+			got, err := d.Update([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := parseWhole(t, text)
+			want.Path = got.Path
+			sameModel(t, e.after, got, want)
+			if i == 0 && (d.locals == 1) != e.local {
+				t.Errorf("edit after %q: parsed alone %v, want %v", e.after, d.locals == 1, e.local)
+			}
+		}
+		d.Close()
+	}
 }

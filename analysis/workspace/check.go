@@ -92,17 +92,7 @@ type LintOptions struct {
 // Diagnostics are sorted by position; ranges
 // cover the reference's text in the formula.
 func (ix *Index) Lint(formulas []*Formula, opt LintOptions) []Diagnostic {
-	var diags []Diagnostic
-	lookups := map[lookupKey]*lookupResult{} // the index does not change during Lint
-	for _, f := range formulas {
-		if f == nil || f.Broken || f.Parsed == nil || f.Parsed.Body == nil {
-			continue // its syntax errors come first; a partial AST would only add noise
-		}
-		c := &checker{ix: ix, opt: opt, f: f, lookups: lookups}
-		c.formula()
-		diags = append(diags, c.diags...)
-	}
-	sortDiagnostics(diags)
+	diags, _ := ix.LintReusing(formulas, opt, nil)
 	return diags
 }
 

@@ -7,39 +7,22 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
-// latencySource is a Java file of about 5,000 lines with formulas
-// @SPL-annotated methods (three lines each) and plain methods filling the
-// rest.
-func latencySource(formulas int) string {
-	var b strings.Builder
-	b.WriteString("package p;\n\nimport dev.perfls.SPL;\n\npublic class G {\n")
-	b.WriteString("    public static Iterable<Object[]> ints(int n) { return null; }\n    public static int base(int[] a) { return a.length; }\n\n")
-	lines := 8
-	for i := 0; i < formulas; i++ {
-		fmt.Fprintf(&b, "    @SPL(\"for n in {10, 100} SELF[ints](n) <= %d * p.G#base[ints](n)\")\n    public static int m%d(int[] a) { return a.length + %d; }\n\n", i%5+2, i, i)
-		lines += 3
-	}
-	for i := 0; lines < 4998; i++ {
-		fmt.Fprintf(&b, "    static int f%d(int x) { return x * %d; }\n", i, i)
-		lines++
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-// editLatency opens latencySource in `perfls serve` and times n one-character
+// editLatency opens fixture.LatencySource in `perfls serve` and times n one-character
 // edits inside the middle formula, from sending didChange to receiving that
 // version's diagnostics: first sending the whole text (full sync), then
-// only the edit (incremental sync), as editors do.
+// only the edit (incremental sync), as editors do; then incremental edits
+// in a method body ("body").
 func editLatency(bin, tmp string, n, formulas int) error {
 	s, stop, err := startServer(bin, tmp, 30*time.Minute)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	src := latencySource(formulas)
+	src := fixture.LatencySource(formulas)
 	path := filepath.Join(s.ws, "src", "p", "G.java")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -56,13 +39,18 @@ func editLatency(bin, tmp string, n, formulas int) error {
 	}
 	// The edit: a space inserted after "SELF[" of the middle formula, then removed.
 	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
-	line := strings.Count(src[:mid], "\n")
-	col := mid - strings.LastIndex(src[:mid], "\n") - 1
 	edited := src[:mid] + " " + src[mid:]
+	body := strings.Index(src[mid:], "return a.length") + len("return a.length") + mid
 	fmt.Printf("perfls serve: a %d-line Java file of %.0f KB with %d formulas; %d one-character edits each way (after 20 untimed)\n",
 		strings.Count(src, "\n"), float64(len(src))/1024, formulas, n)
 	version := 1
-	for _, mode := range []string{"full", "incremental"} {
+	for _, mode := range []string{"full", "incremental", "body"} {
+		at := mid
+		if mode == "body" { // typing in a method's code instead of its formula
+			at = body
+		}
+		line := strings.Count(src[:at], "\n")
+		col := at - strings.LastIndex(src[:at], "\n") - 1
 		change := func(odd bool) map[string]any {
 			if mode == "full" {
 				if odd {
@@ -70,11 +58,11 @@ func editLatency(bin, tmp string, n, formulas int) error {
 				}
 				return map[string]any{"text": src}
 			}
-			at := map[string]any{"line": line, "character": col}
+			pos := map[string]any{"line": line, "character": col}
 			if odd {
-				return map[string]any{"range": map[string]any{"start": at, "end": at}, "text": " "}
+				return map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": " "}
 			}
-			return map[string]any{"range": map[string]any{"start": at, "end": map[string]any{"line": line, "character": col + 1}}, "text": ""}
+			return map[string]any{"range": map[string]any{"start": pos, "end": map[string]any{"line": line, "character": col + 1}}, "text": ""}
 		}
 		var ds []time.Duration
 		for i := 0; i < n+20; i++ {
