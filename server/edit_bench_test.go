@@ -161,13 +161,17 @@ func benchWorkspace(b *testing.B, lines int) (dir, path, src string, store *cach
 // version arriving, over an in-process pipe, with recorded verdicts. Each
 // didChange carries the whole text (full sync).
 func BenchmarkDidChangeToDiagnostics(b *testing.B) {
-	benchEdits(b, func(u protocol.DocumentURI, src string, mid int, v uint32) any {
-		text := src
-		if v%2 == 0 {
-			text = src[:mid] + " " + src[mid:]
-		}
-		return lsptest.ChangeParams(u, int32(v), lsptest.Change{Text: text})
-	})
+	benchEdits(b, fullEdit)
+}
+
+// fullEdit gives the didChange of version v carrying the whole text: src
+// with a space inserted at mid for even versions, src for odd ones.
+func fullEdit(u protocol.DocumentURI, src string, mid int, v uint32) any {
+	text := src
+	if v%2 == 0 {
+		text = src[:mid] + " " + src[mid:]
+	}
+	return lsptest.ChangeParams(u, int32(v), lsptest.Change{Text: text})
 }
 
 // BenchmarkIncrementalEditToDiagnostics: as BenchmarkDidChangeToDiagnostics,
@@ -410,6 +414,16 @@ func BenchmarkWorkspaceMemory(b *testing.B) {
 // fixture.LatencySource (5,000 lines, 1,200 formulas), didChange to
 // diagnostics. bench/limits -latency times the same out of process.
 func BenchmarkIncrementalEdit1200Formulas(b *testing.B) {
+	benchEdits1200(b, incrementalEdit)
+}
+
+// BenchmarkFullEdit1200Formulas: as BenchmarkIncrementalEdit1200Formulas,
+// each didChange carrying the whole 222 KB text.
+func BenchmarkFullEdit1200Formulas(b *testing.B) {
+	benchEdits1200(b, fullEdit)
+}
+
+func benchEdits1200(b *testing.B, change func(u protocol.DocumentURI, src string, mid int, v uint32) any) {
 	b.Setenv("XDG_CACHE_HOME", b.TempDir())
 	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
 	dir := b.TempDir()
@@ -421,5 +435,5 @@ func BenchmarkIncrementalEdit1200Formulas(b *testing.B) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	benchEditsIn(b, server.Options{}, dir, path, src, 0, incrementalEdit)
+	benchEditsIn(b, server.Options{}, dir, path, src, 0, change)
 }
