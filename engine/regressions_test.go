@@ -162,6 +162,46 @@ func TestRegressionWatchAppends(t *testing.T) {
 	}
 }
 
+// A look reads HEAD from the git directory and only the results above the
+// highest ID placed: with git out of reach, new results of known commits
+// are still placed. A store emptied (IDs start again) rebuilds the series.
+func TestRegressionWatchReadsOnlyNew(t *testing.T) {
+	ctx := context.Background()
+	_, r, dir, hashes := regrSetup(t, 15)
+	here := measure.MachineIdentity()
+	for i, h := range hashes {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
+	}
+	w := NewRegressionWatch(r.store)
+	w.Every = 0
+	if c, err := w.SlowerSince(ctx, dir, "p.A#m(int)"); err != nil || c == nil || c.Commit != hashes[8] {
+		t.Fatalf("slower since: %+v, %v", c, err)
+	}
+	wm := w.methods[dir+"\x00p.A#m(int)"]
+	t.Setenv("PATH", t.TempDir()) // no git from here on
+	r.put(hashes[14], false, here, 118)
+	r.put(hashes[13], false, here, 118)
+	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || c == nil || c.Commit != hashes[8] || wm.set.results != 17 {
+		t.Errorf("without git: %+v, %v, %d results placed; want commit 8 and 17 results", c, err, wm.set.results)
+	}
+	entries, err := r.store.List(ctx)
+	if err != nil || wm.last != entries[0].ID || len(wm.seen) == 0 {
+		t.Errorf("last placed %d, store's newest %v (%v), %d remembered", wm.last, entries, err, len(wm.seen))
+	}
+
+	if err := r.store.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hashes[:5] {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 125}[i >= 2])
+	}
+	c, err = w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || wm.set.results != 5 {
+		t.Errorf("after the store was emptied: %+v, %v, %d results; want the 5 new ones", c, err, wm.set.results)
+	}
+}
+
 // perfls diff's one verdict: a slow-down against a base from another
 // machine of the class (a shared store's) is "environment differs"; the
 // same environment, a result without one, or another verdict stay.
