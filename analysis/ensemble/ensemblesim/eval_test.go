@@ -55,7 +55,7 @@ func TestStackingNotWorseThanBagging(t *testing.T) {
 }
 
 // BenchmarkDetectTenLabs is one detection against ten prior runs of 60
-// intervals and 13 counters (mining the ten rule sets and the pooled one).
+// intervals and 15 counters (mining the ten rule sets and the pooled one).
 func BenchmarkDetectTenLabs(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var history []ensemble.Run
