@@ -118,18 +118,26 @@ func TestRegressions(t *testing.T) {
 	}
 }
 
+// watchSetup stores 15 commits of p.A#m on this machine with a +18 %
+// step at commit 8 and returns a watch that looks again on every call.
+func watchSetup(t *testing.T) (r *regrStore, dir string, hashes []string, here string, w *RegressionWatch) {
+	t.Helper()
+	_, r, dir, hashes = regrSetup(t, 15)
+	here = measure.MachineIdentity()
+	for i, h := range hashes {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
+	}
+	w = NewRegressionWatch(r.store)
+	w.Every = 0
+	return r, dir, hashes, here, w
+}
+
 // The editor's watch: built on the first look, it names the step; results
 // of later commits (HEAD moved forward) are appended to the same detector,
 // and a recovery makes the latest change point a speed-up: no line.
 func TestRegressionWatchAppends(t *testing.T) {
 	ctx := context.Background()
-	_, r, dir, hashes := regrSetup(t, 15)
-	here := measure.MachineIdentity()
-	for i, h := range hashes {
-		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
-	}
-	w := NewRegressionWatch(r.store)
-	w.Every = 0
+	r, dir, hashes, here, w := watchSetup(t)
 	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
 	if err != nil || c == nil {
 		t.Fatalf("slower since: %+v, %v", c, err)
@@ -167,13 +175,7 @@ func TestRegressionWatchAppends(t *testing.T) {
 // are still placed. A store emptied (IDs start again) rebuilds the series.
 func TestRegressionWatchReadsOnlyNew(t *testing.T) {
 	ctx := context.Background()
-	_, r, dir, hashes := regrSetup(t, 15)
-	here := measure.MachineIdentity()
-	for i, h := range hashes {
-		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
-	}
-	w := NewRegressionWatch(r.store)
-	w.Every = 0
+	r, dir, hashes, here, w := watchSetup(t)
 	if c, err := w.SlowerSince(ctx, dir, "p.A#m(int)"); err != nil || c == nil || c.Commit != hashes[8] {
 		t.Fatalf("slower since: %+v, %v", c, err)
 	}
