@@ -164,6 +164,11 @@ func TestRegressionWatchAppends(t *testing.T) {
 	if s.cs != cs || s.cs.Len() != 25 || len(s.changes) != 2 || s.changes[1].Commit != more[0] {
 		t.Errorf("detector rebuilt or wrong: same %v, %d points, changes %+v", s.cs == cs, s.cs.Len(), s.changes)
 	}
+	// A repository without commits: nothing to order, no line, no error.
+	empty, _ := fixture.GitProject(t)
+	if c, err := w.SlowerSince(ctx, empty, "p.A#m(int)"); c != nil || err != nil {
+		t.Errorf("no commits: %+v, %v", c, err)
+	}
 	// The editor outside a repository: no line, no error.
 	if c, err := w.SlowerSince(ctx, t.TempDir(), "p.A#m(int)"); c != nil || err != nil {
 		t.Errorf("outside git: %+v, %v", c, err)

@@ -166,8 +166,12 @@ func (wm *watchedMethod) rebuild(l *commitLine) {
 }
 
 // latestSlowDown is the newest of the time series' latest change points
-// that are slow-downs, on this machine when it has a series.
+// that are slow-downs, on this machine when it has a series; nil before
+// any series (a repository without commits).
 func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionChange {
+	if wm.set == nil {
+		return nil
+	}
 	here := measure.MachineIdentity()
 	var mine, all []*series
 	for _, s := range wm.set.ordered() {
