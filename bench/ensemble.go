@@ -36,6 +36,7 @@ func ensembleBench(args []string) error {
 	seed := fl.Uint64("seed", 1, "random seed")
 	reps := fl.Int("reps", 10, "cases per scenario and fault")
 	csvDir := fl.String("csv", "", "write one generated case (history/ and new/) to this directory and stop")
+	sweep := fl.Bool("noise", true, "also print the average F under other simulated noise levels")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func ensembleBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("== ensemble: seed 001's evaluation in miniature (%d cases per scenario and fault, seed %d; support %.1f, confidence %.1f, Δ > %.1f)\n",
+	fmt.Printf("== ensemble: seed 001's evaluation in miniature (%d cases per scenario, seed %d; support %.1f, confidence %.1f, Δ > %.1f)\n",
 		*reps, *seed, cfg.MinSupport, cfg.MinConfidence, cfg.DeltaThreshold)
 	fmt.Println("(ten-lab rows: recall relative to the true regressions any approach found, as the seed's enterprise cases, L161–L163)")
 	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "scenario", "seed", "single P  R  F", "bagging P  R  F", "stacking P  R  F")
@@ -71,6 +72,9 @@ func ensembleBench(args []string) error {
 			return fmt.Sprintf("%4.1f %4.1f %4.1f %4.1f", float64(e.Correlated)/k, float64(e.Environment)/k, float64(e.SameLab)/k, float64(e.Missed)/k)
 		}
 		fmt.Printf("%-26s | %-23s | %-23s | %-23s\n", r.Scenario, er(r.Errors[0]), er(r.Errors[1]), er(r.Errors[2]))
+	}
+	if !*sweep {
+		return nil
 	}
 	fmt.Println("average F by simulated noise (per interval, per run):")
 	for _, n := range []ensemblesim.Noise{{Interval: 0.01, Run: 0}, {Interval: 0.005, Run: 0.005}, ensemblesim.DefaultNoise, {Interval: 0.02, Run: 0.01}, {Interval: 0.01, Run: 0.02}} {

@@ -650,9 +650,48 @@ func unints(b []byte) []int64 {
 // matches every overload.
 func (s *Store) MeasurementsOf(ctx context.Context, method string) (ms []*Measurement, err error) {
 	err = s.run(ctx, func(db *conn) error {
-		ms, err = load(ctx, db, "(method = ? OR substr(method, 1, ?) = ?) AND preliminary = 0 ORDER BY created_at, id",
-			method, len(method)+1, method+"(")
+		ms, err = load(ctx, db, ofMethod+" ORDER BY created_at, id", method, len(method)+1, method+"(")
 		return err
 	})
 	return ms, err
+}
+
+// ofMethod selects the complete measurements of a method named with or
+// without its parameters; its arguments are the name, its length + 1 and
+// the name with "(".
+const ofMethod = "(method = ? OR substr(method, 1, ?) = ?) AND preliminary = 0"
+
+// MeasurementsOfAfter returns the complete measurements of method (named
+// as for MeasurementsOf) whose ID is above after, in ID order, leaving out
+// those whose ID skip reports (nil skips none) without reading them, and
+// the highest ID of any measurement now stored: for a reader that polls
+// for new results, which reads only those. The highest ID falling below
+// what the reader saw says the store was emptied or replaced (IDs start
+// again). In SQLite IDs are committed in order; in PostgreSQL a result can
+// become visible after one with a higher ID (its transaction committed
+// later), so a poller asks again from somewhat below its last ID and skips
+// what it has.
+func (s *Store) MeasurementsOfAfter(ctx context.Context, method string, after int64, skip func(id int64) bool) (ms []*Measurement, last int64, err error) {
+	err = s.run(ctx, func(db *conn) error {
+		ms = nil
+		if err := db.QueryRowContext(ctx, "SELECT CAST(coalesce(max(id), 0) AS BIGINT) FROM measurements").Scan(&last); err != nil {
+			return fmt.Errorf("query cache: %w", err)
+		}
+		found, err := ids(ctx, db, ofMethod+" AND id > ? ORDER BY id", method, len(method)+1, method+"(", after)
+		if err != nil {
+			return err
+		}
+		for _, id := range found {
+			if skip != nil && skip(id) {
+				continue
+			}
+			m, err := get(ctx, db, id)
+			if err != nil {
+				return err
+			}
+			ms = append(ms, m)
+		}
+		return nil
+	})
+	return ms, last, err
 }

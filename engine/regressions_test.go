@@ -118,18 +118,26 @@ func TestRegressions(t *testing.T) {
 	}
 }
 
+// watchSetup stores 15 commits of p.A#m on this machine with a +18 %
+// step at commit 8 and returns a watch that looks again on every call.
+func watchSetup(t *testing.T) (r *regrStore, dir string, hashes []string, here string, w *RegressionWatch) {
+	t.Helper()
+	_, r, dir, hashes = regrSetup(t, 15)
+	here = measure.MachineIdentity()
+	for i, h := range hashes {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
+	}
+	w = NewRegressionWatch(r.store)
+	w.Every = 0
+	return r, dir, hashes, here, w
+}
+
 // The editor's watch: built on the first look, it names the step; results
 // of later commits (HEAD moved forward) are appended to the same detector,
 // and a recovery makes the latest change point a speed-up: no line.
 func TestRegressionWatchAppends(t *testing.T) {
 	ctx := context.Background()
-	_, r, dir, hashes := regrSetup(t, 15)
-	here := measure.MachineIdentity()
-	for i, h := range hashes {
-		r.put(h, false, here, map[bool]float64{false: 100, true: 118}[i >= 8])
-	}
-	w := NewRegressionWatch(r.store)
-	w.Every = 0
+	r, dir, hashes, here, w := watchSetup(t)
 	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
 	if err != nil || c == nil {
 		t.Fatalf("slower since: %+v, %v", c, err)
@@ -156,9 +164,48 @@ func TestRegressionWatchAppends(t *testing.T) {
 	if s.cs != cs || s.cs.Len() != 25 || len(s.changes) != 2 || s.changes[1].Commit != more[0] {
 		t.Errorf("detector rebuilt or wrong: same %v, %d points, changes %+v", s.cs == cs, s.cs.Len(), s.changes)
 	}
+	// A repository without commits: nothing to order, no line, no error.
+	empty, _ := fixture.GitProject(t)
+	if c, err := w.SlowerSince(ctx, empty, "p.A#m(int)"); c != nil || err != nil {
+		t.Errorf("no commits: %+v, %v", c, err)
+	}
 	// The editor outside a repository: no line, no error.
 	if c, err := w.SlowerSince(ctx, t.TempDir(), "p.A#m(int)"); c != nil || err != nil {
 		t.Errorf("outside git: %+v, %v", c, err)
+	}
+}
+
+// A look reads HEAD from the git directory and only the results above the
+// highest ID placed: with git out of reach, new results of known commits
+// are still placed. A store emptied (IDs start again) rebuilds the series.
+func TestRegressionWatchReadsOnlyNew(t *testing.T) {
+	ctx := context.Background()
+	r, dir, hashes, here, w := watchSetup(t)
+	if c, err := w.SlowerSince(ctx, dir, "p.A#m(int)"); err != nil || c == nil || c.Commit != hashes[8] {
+		t.Fatalf("slower since: %+v, %v", c, err)
+	}
+	wm := w.methods[dir+"\x00p.A#m(int)"]
+	t.Setenv("PATH", t.TempDir()) // no git from here on
+	r.put(hashes[14], false, here, 118)
+	r.put(hashes[13], false, here, 118)
+	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || c == nil || c.Commit != hashes[8] || wm.set.results != 17 {
+		t.Errorf("without git: %+v, %v, %d results placed; want commit 8 and 17 results", c, err, wm.set.results)
+	}
+	entries, err := r.store.List(ctx)
+	if err != nil || wm.last != entries[0].ID || len(wm.seen) == 0 {
+		t.Errorf("last placed %d, store's newest %v (%v), %d remembered", wm.last, entries, err, len(wm.seen))
+	}
+
+	if err := r.store.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hashes[:5] {
+		r.put(h, false, here, map[bool]float64{false: 100, true: 125}[i >= 2])
+	}
+	c, err = w.SlowerSince(ctx, dir, "p.A#m(int)")
+	if err != nil || wm.set.results != 5 {
+		t.Errorf("after the store was emptied: %+v, %v, %d results; want the 5 new ones", c, err, wm.set.results)
 	}
 }
 

@@ -4,10 +4,8 @@ package engine
 // methods' stored results, kept in memory and fed only new results.
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,7 +56,8 @@ type watchedMethod struct {
 	repo     *revision.Repo
 	head     string
 	set      *seriesSet
-	seen     map[int64]bool // the results placed (by ID): a shared store may commit them out of ID order
+	seen     map[int64]bool // the results placed with IDs in the reorder window below last
+	last     int64          // the highest ID placed
 	checked  time.Time
 	answer   *report.RegressionChange
 	subjects map[string]string
@@ -100,9 +99,18 @@ func (w *RegressionWatch) SlowerSince(ctx context.Context, dir, method string) (
 	return wm.answer, nil
 }
 
-// refresh follows HEAD and appends the results recorded since the last look.
+// reorderWindow is how far below the highest ID it placed a look asks the
+// store again on a shared store: PostgreSQL's IDs come from a sequence,
+// and a result whose transaction committed late becomes visible after
+// results with higher IDs. SQLite's writers take turns, so its IDs are
+// committed in order and a look asks from the highest ID placed.
+const reorderWindow = 256
+
+// refresh follows HEAD (read from the git directory, not by running git)
+// and appends the method's results recorded since the last look: the
+// store reads only those with IDs above what was placed.
 func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method string) error {
-	head, err := wm.repo.Resolve(ctx, "HEAD")
+	head, err := wm.repo.Head(ctx)
 	if err != nil {
 		return nil // a repository without commits: nothing to order
 	}
@@ -115,36 +123,33 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
 			old.extend(l)
 		} else {
-			wm.set, wm.seen = newSeriesSet(l), nil
-			wm.set.pending = map[string][]*cache.Measurement{}
+			wm.rebuild(l)
 		}
 		wm.head = head
 	}
-	var news []*cache.Measurement
-	if wm.seen == nil {
-		if news, err = w.store.MeasurementsOf(ctx, method); err != nil {
+	after := wm.last
+	if w.store.Shared() {
+		after = max(0, after-reorderWindow)
+	}
+	news, last, err := w.store.MeasurementsOfAfter(ctx, method, after, func(id int64) bool { return wm.seen[id] })
+	if err != nil {
+		return err
+	}
+	if last < wm.last { // the store was emptied or replaced: its IDs start again
+		wm.rebuild(wm.set.line)
+		if news, _, err = w.store.MeasurementsOfAfter(ctx, method, 0, nil); err != nil {
 			return err
 		}
-		wm.seen = map[int64]bool{}
-	} else {
-		entries, err := w.store.List(ctx)
-		if err != nil {
-			return err
-		}
-		for _, en := range entries {
-			if !wm.seen[en.ID] && !en.Preliminary && (en.Key.Method == method || strings.HasPrefix(en.Key.Method, method+"(")) {
-				m, err := w.store.Get(ctx, en.ID)
-				if err != nil {
-					return err
-				}
-				news = append(news, m)
-			}
-		}
-		slices.SortFunc(news, func(a, b *cache.Measurement) int { return cmp.Compare(a.ID, b.ID) })
 	}
 	for _, m := range news {
 		wm.seen[m.ID] = true
+		wm.last = max(wm.last, m.ID)
 		wm.set.add(m)
+	}
+	for id := range wm.seen { // only the reorder window needs remembering
+		if id <= wm.last-reorderWindow {
+			delete(wm.seen, id)
+		}
 	}
 	for _, s := range wm.set.series {
 		if err := s.detect(wm.set.line); err != nil {
@@ -154,9 +159,19 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 	return nil
 }
 
+// rebuild starts wm's series afresh on line l, with nothing placed.
+func (wm *watchedMethod) rebuild(l *commitLine) {
+	wm.set, wm.seen, wm.last = newSeriesSet(l), map[int64]bool{}, 0
+	wm.set.pending = map[string][]*cache.Measurement{}
+}
+
 // latestSlowDown is the newest of the time series' latest change points
-// that are slow-downs, on this machine when it has a series.
+// that are slow-downs, on this machine when it has a series; nil before
+// any series (a repository without commits).
 func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionChange {
+	if wm.set == nil {
+		return nil
+	}
 	here := measure.MachineIdentity()
 	var mine, all []*series
 	for _, s := range wm.set.ordered() {

@@ -8,7 +8,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure/revision"
 )
 
 // CommandCompareBase measures one method's workloads in the working tree
@@ -113,8 +113,9 @@ func workloadName(w string) string {
 	return w
 }
 
-// gitDir is gitDirOf(path), remembered per directory: hovers, lenses and
-// the HEAD watch ask for the same few directories again and again.
+// gitDir is the git directory of path's work tree (revision.GitDir),
+// remembered per directory: hovers, lenses and the HEAD watch ask for the
+// same few directories again and again.
 func (s *server) gitDir(path string) string {
 	dir := filepath.Dir(path)
 	s.gitDirsMu.Lock()
@@ -122,7 +123,7 @@ func (s *server) gitDir(path string) string {
 	if g, ok := s.gitDirs[dir]; ok {
 		return g
 	}
-	g := gitDirOf(path)
+	g := revision.GitDir(dir)
 	if s.gitDirs == nil {
 		s.gitDirs = map[string]string{}
 	}
@@ -227,66 +228,6 @@ type headState struct {
 	moved map[string]time.Time // git directory → when HEAD was seen to move
 }
 
-// gitDirOf is the git directory of the work tree holding path ("" when
-// none): .git, or the directory a .git file points to (worktrees).
-func gitDirOf(path string) string {
-	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
-		g := filepath.Join(d, ".git")
-		if info, err := os.Stat(g); err == nil {
-			if info.IsDir() {
-				return g
-			}
-			b, err := os.ReadFile(g)
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); err == nil && ok {
-				if !filepath.IsAbs(rest) {
-					rest = filepath.Join(d, rest)
-				}
-				return rest
-			}
-			return ""
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
-// headOf reads HEAD in gitDir without running git: a detached commit, or
-// the commit its branch names (loose ref, else packed-refs). A worktree's
-// branch refs live in the common directory.
-func headOf(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	head := strings.TrimSpace(string(b))
-	ref, ok := strings.CutPrefix(head, "ref: ")
-	if !ok {
-		return head
-	}
-	dirs := []string{gitDir}
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		dirs = append(dirs, common)
-	}
-	for _, dir := range dirs {
-		if c, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
-			return strings.TrimSpace(string(c))
-		}
-		if packed, err := os.ReadFile(filepath.Join(dir, "packed-refs")); err == nil {
-			for _, line := range strings.Split(string(packed), "\n") {
-				if hash, name, ok := strings.Cut(line, " "); ok && name == ref {
-					return hash
-				}
-			}
-		}
-	}
-	return head // an unborn branch: the ref line itself
-}
-
 // watchHeads looks at HEAD of every open document's work tree and reports
 // whether one moved since the last look (the first look only records).
 func (s *server) watchHeads() bool {
@@ -298,7 +239,7 @@ func (s *server) watchHeads() bool {
 			continue
 		}
 		seen[g] = true
-		h := headOf(g)
+		h := revision.ReadHead(g)
 		s.heads.mu.Lock()
 		if old, ok := s.heads.head[g]; ok && old != h {
 			if s.heads.moved == nil {
@@ -332,7 +273,7 @@ func (s *server) headMovedSince(path string, t time.Time) (time.Time, bool) {
 func relativeRevisions(f *workspace.Formula) []string {
 	var out []string
 	add := func(m *spl.MethodRef) {
-		if m == nil || m.Revision == "" || m.Revision == "HEAD" || isFullHash(m.Revision) || slices.Contains(out, "@"+m.Revision) {
+		if m == nil || m.Revision == "" || m.Revision == "HEAD" || revision.IsFullHash(m.Revision) || slices.Contains(out, "@"+m.Revision) {
 			return
 		}
 		out = append(out, "@"+m.Revision)
@@ -348,8 +289,4 @@ func relativeRevisions(f *workspace.Formula) []string {
 		add(a.Method)
 	}
 	return out
-}
-
-func isFullHash(s string) bool {
-	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -76,8 +76,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // Repo is the git work tree holding a project directory.
 type Repo struct {
-	Top string // the work tree's top directory
-	Rel string // the project directory relative to Top ("." for the top)
+	Top    string // the work tree's top directory
+	Rel    string // the project directory relative to Top ("." for the top)
+	gitDir string // its git directory, for reading HEAD without git ("" unknown)
 }
 
 // Open finds the git work tree holding dir.
@@ -103,7 +104,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("open repository %s: %s is outside its work tree %s", dir, abs, top)
 	}
-	return &Repo{Top: top, Rel: rel}, nil
+	return &Repo{Top: top, Rel: rel, gitDir: GitDir(abs)}, nil
 }
 
 // Resolve returns the full hash of the commit name names (anything `git
@@ -120,6 +121,15 @@ func (r *Repo) Resolve(ctx context.Context, name string) (string, error) {
 		return "", &UnknownError{Name: name, Msg: "no such commit, tag or branch in " + r.Top}
 	}
 	return h, nil
+}
+
+// Head is HEAD's commit, read from the git directory's files when they
+// name one (ReadHead), else from git: cheap enough to ask on every hover.
+func (r *Repo) Head(ctx context.Context) (string, error) {
+	if h := ReadHead(r.gitDir); h != "" {
+		return h, nil
+	}
+	return r.Resolve(ctx, "HEAD")
 }
 
 // Subject is the first line of a commit's message.

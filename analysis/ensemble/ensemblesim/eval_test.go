@@ -3,6 +3,7 @@ package ensemblesim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/ensemble"
@@ -54,14 +55,14 @@ func TestStackingNotWorseThanBagging(t *testing.T) {
 }
 
 // BenchmarkDetectTenLabs is one detection against ten prior runs of 60
-// intervals and 13 counters (mining the ten rule sets and the pooled one).
+// intervals and 15 counters (mining the ten rule sets and the pooled one).
 func BenchmarkDetectTenLabs(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var history []ensemble.Run
 	for i, l := range tenLabs(rng) {
-		history = append(history, generate(rng, fmt.Sprint("T", i), l, Fault{}, DefaultNoise))
+		history = append(history, generate(rng, fmt.Sprint("T", i), l, Fault{}, DefaultNoise, HourIntervals))
 	}
-	current := generate(rng, "new", base, Faults[0], DefaultNoise)
+	current := generate(rng, "new", base, Faults[0], DefaultNoise, HourIntervals)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := ensemble.Detect(history, current, ensemble.DefaultConfig()); err != nil {
@@ -82,10 +83,10 @@ func TestExplainCauses(t *testing.T) {
 	}
 	flags := []ensemble.Flag{
 		{Counter: "cpu_util"}, // expected
-		{Counter: "arrival_rate", Rules: []ensemble.Violation{v("same", "cpu_util"), v("other", "cpu_util", "threads")}},
-		{Counter: "gc_per_min", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("other", "cpu_util")}},
-		{Counter: "heap_used_mb", Rules: []ensemble.Violation{v("other", "arrival_rate"), v("same", "cpu_util")}},
-		{Counter: "disk_reads", Rules: []ensemble.Violation{v("same", "arrival_rate")}},
+		{Counter: "arrival_a", Rules: []ensemble.Violation{v("same", "cpu_util"), v("other", "cpu_util", "threads")}},
+		{Counter: "gc_per_min", Rules: []ensemble.Violation{v("other", "arrival_a"), v("other", "cpu_util")}},
+		{Counter: "heap_used_mb", Rules: []ensemble.Violation{v("other", "arrival_a"), v("same", "cpu_util")}},
+		{Counter: "disk_reads", Rules: []ensemble.Violation{v("same", "arrival_a")}},
 	}
 	got := explain(rep, flags, []string{"cpu_util", "response_ms"}, env)
 	if want := (Errors{Correlated: 1, Environment: 1, SameLab: 2, Missed: 1}); got != want {
@@ -141,5 +142,27 @@ func TestRelativeRecall(t *testing.T) {
 	// definition), and precision 1 when nothing is flagged.
 	if got := MeasureAll([3][]string{}, moved, true); got[0] != (Score{1, 1, 1}) {
 		t.Errorf("nothing found, relative: %+v, want P = R = F = 1", got[0])
+	}
+}
+
+// The expected counters of the seed's faults are the generated counters
+// the seed names for its cases (Tables V and VI, L201–L203, L226, and
+// E_1's and E_2's load counters, L262, L270–L272) that the fault moves by
+// more than 1 %; without a fault nothing is expected.
+func TestSeedFaultsExpected(t *testing.T) {
+	want := map[string][]string{
+		"D_4":    nil,
+		"D_5(1)": {"cpu_util", "response_ms", "db_queries", "disk_reads"},
+		"D_5(3)": {"cpu_util", "response_ms", "db_queries", "disk_reads"},
+		"J_3":    {"cpu_util", "response_ms", "heap_used_mb", "threads", "context_switches", "disk_reads"},
+		"E_1": {"arrival_a", "arrival_b", "throughput_a", "throughput_b", "cpu_util", "response_ms", "alloc_mb_s", "gc_per_min",
+			"context_switches", "db_queries", "disk_reads"},
+		"E_2": {"arrival_a", "throughput_a", "cpu_util", "response_ms", "alloc_mb_s", "gc_per_min", "context_switches", "db_queries", "disk_reads"},
+		"E_3": nil,
+	}
+	for _, sc := range Scenarios {
+		if got := sc.Fault.Expected(sc.New, sc.Intervals); !slices.Equal(got, want[sc.Seed]) {
+			t.Errorf("%s (%s): expected %v, want %v", sc.Seed, sc.Fault.Name, got, want[sc.Seed])
+		}
 	}
 }
