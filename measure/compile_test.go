@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,39 @@ func TestMissingJDK(t *testing.T) {
 	_, err := Compile(context.Background(), &Project{Dir: t.TempDir()}, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "JDK >= 11") || !strings.Contains(err.Error(), "JAVA_HOME") {
 		t.Fatalf("Compile without a JDK = %v", err)
+	}
+}
+
+// The version read from the JDK's release file is the one javac prints,
+// for every JDK on the machine; a javac outside a JDK has none.
+func TestReleaseVersionIsJavacs(t *testing.T) {
+	javacs, _ := filepath.Glob("/usr/lib/jvm/*/bin/javac")
+	if p, err := exec.LookPath("javac"); err == nil {
+		javacs = append(javacs, p)
+	}
+	if len(javacs) == 0 {
+		t.Skip("no javac")
+	}
+	for _, javac := range javacs {
+		out, err := exec.Command(javac, "-version").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s -version: %v", javac, err)
+		}
+		wantVersion, wantMajor := parseJavacVersion(string(out))
+		gotVersion, gotMajor := parseJavacVersion(releaseVersion(javac))
+		if gotVersion != wantVersion || gotMajor != wantMajor {
+			t.Errorf("%s: release file gives %q (%d), javac -version %q (%d)", javac, gotVersion, gotMajor, wantVersion, wantMajor)
+		}
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin", "javac")
+	os.MkdirAll(filepath.Dir(fake), 0o755)
+	os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755)
+	if v := releaseVersion(fake); v != "" {
+		t.Errorf("no release file: %q", v)
+	}
+	os.WriteFile(filepath.Join(dir, "release"), []byte("IMPLEMENTOR=\"X\"\nJAVA_VERSION=\"21.0.2\"\n"), 0o644)
+	if v, major := parseJavacVersion(releaseVersion(fake)); v != "21.0.2" || major != 21 {
+		t.Errorf("release file of a fake JDK: %q %d", v, major)
 	}
 }

@@ -150,8 +150,10 @@ type Local struct {
 	buildMu sync.Mutex
 	builds  map[string]*sync.Mutex // per project: one compile at a time
 
-	// resolved memoizes resolution by spec, JVM and the fingerprint of the
-	// spec's class, so a request the cache answers starts no JVM.
+	// resolved memoizes resolution by spec, JVM, the fingerprint of the
+	// spec's class and the dependencies' digest, so a request the cache
+	// answers starts no JVM; nil until first read from the cache
+	// directory (resolved.go).
 	resolvedMu sync.Mutex
 	resolved   map[string]measure.Resolved
 }
@@ -162,7 +164,7 @@ type Local struct {
 // closes it after the service.
 func NewLocal(ctx context.Context, cacheDir string, store *cache.Store, concurrency int) *Local {
 	l := &Local{cacheDir: cacheDir, store: store, sched: NewScheduler(concurrency), started: time.Now(), maxBytes: cacheLimit(),
-		builds: map[string]*sync.Mutex{}, resolved: map[string]measure.Resolved{},
+		builds: map[string]*sync.Mutex{},
 		// The worker outlives requests (that is what makes it quick) and
 		// stops with the service: Close stops it.
 		worker: measure.NewWorker(context.WithoutCancel(ctx))}
@@ -672,19 +674,32 @@ func dependencies(b *measure.Build) []string {
 }
 
 // resolve resolves specs, starting the resolver JVM only for those not
-// resolved before against the same class file and JVM.
+// resolved before against the same class file, dependencies and JVM, by
+// this process or, through the cache directory, another.
 func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []measure.MethodSpec, jvm string) ([]measure.Resolved, []error, error) {
 	out := make([]measure.Resolved, len(specs))
 	errs := make([]error, len(specs))
 	keys := make([]string, len(specs))
+	deps, err := measure.ClasspathDigest(dependencies(b))
+	if err != nil {
+		return nil, nil, err
+	}
 	var missing []measure.MethodSpec
 	var missingAt []int
+	l.resolvedMu.Lock()
+	if l.resolved == nil {
+		l.resolved = map[string]measure.Resolved{}
+		for k, e := range loadResolved(l.cacheDir) {
+			l.resolved[k] = e.Resolved
+		}
+	}
+	l.resolvedMu.Unlock()
 	for i, s := range specs {
 		fp, _, err := cache.Fingerprint(classDirs(b), []string{s.Class})
 		if err != nil {
 			return nil, nil, err
 		}
-		keys[i] = s.String() + "\x00" + fp + "\x00" + jvm
+		keys[i] = s.String() + "\x00" + fp + "\x00" + deps + "\x00" + jvm
 		l.resolvedMu.Lock()
 		r, ok := l.resolved[keys[i]]
 		l.resolvedMu.Unlock()
@@ -698,17 +713,21 @@ func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []measure.M
 	if len(missing) == 0 {
 		return out, errs, nil
 	}
+	resolverRuns.Add(1)
 	rs, rerrs := measure.Resolve(ctx, b, missing)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	found := map[string]measure.Resolved{}
 	l.resolvedMu.Lock()
-	defer l.resolvedMu.Unlock()
 	for j, i := range missingAt {
 		out[i], errs[i] = rs[j], rerrs[j]
 		if rerrs[j] == nil {
 			l.resolved[keys[i]] = rs[j]
+			found[keys[i]] = rs[j]
 		}
 	}
+	l.resolvedMu.Unlock()
+	saveResolved(l.cacheDir, found)
 	return out, errs, nil
 }

@@ -4,9 +4,13 @@ package service
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -136,4 +140,68 @@ func openStore(tb testing.TB, dir string) *cache.Store {
 	}
 	tb.Cleanup(func() { store.Close() })
 	return store
+}
+
+// A second service on the same cache directory (the next command run
+// without the daemon) takes the first one's resolutions from the cache
+// directory: answering from the cache starts no JVM at all.
+func TestResolutionsOutliveTheService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	p := Params{Project: project(t), Options: quick(), Priority: Batch, Items: []Item{{
+		Method: measure.MethodSpec{Class: "w.Work", Name: "spin"}, Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
+		Args: []measure.Arg{measure.IntArg(1000)}}}}
+	runs := resolverRuns.Load()
+	for i := range 2 {
+		local := NewLocal(ctx, dir, store, 1)
+		r, err := local.Measure(ctx, p, func(Progress) {})
+		local.Close()
+		if err != nil || r.Items[0].Error != "" {
+			t.Fatalf("service %d: %v %+v", i, err, r)
+		}
+		if got := resolverRuns.Load() - runs; got != 1 {
+			t.Errorf("after service %d: %d resolver runs, want 1", i, got)
+		}
+	}
+	// A corrupt file is an empty one: resolved again, and rewritten.
+	if err := os.WriteFile(filepath.Join(dir, resolvedFileName), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local := NewLocal(ctx, dir, store, 1)
+	defer local.Close()
+	if r, err := local.Measure(ctx, p, func(Progress) {}); err != nil || r.Items[0].Error != "" {
+		t.Fatalf("after a corrupt file: %v %+v", err, r)
+	}
+	if got := resolverRuns.Load() - runs; got != 2 {
+		t.Errorf("after a corrupt file: %d resolver runs, want 2", got)
+	}
+	if n := len(loadResolved(dir)); n != 2 {
+		t.Errorf("resolutions file holds %d entries, want the method and its generator", n)
+	}
+}
+
+func TestSaveResolvedKeepsTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	old := map[string]measure.Resolved{}
+	for i := range resolvedMax {
+		old["old"+strconv.Itoa(i)] = measure.Resolved{Class: "a.B", Name: "m"}
+	}
+	saveResolved(dir, old)
+	for i := range 10 {
+		time.Sleep(time.Millisecond) // a later write time than the old ones'
+		saveResolved(dir, map[string]measure.Resolved{"new" + strconv.Itoa(i): {Class: "a.B", Name: "n"}})
+	}
+	all := loadResolved(dir)
+	if len(all) != resolvedMax {
+		t.Errorf("kept %d entries, want %d", len(all), resolvedMax)
+	}
+	for i := range 10 {
+		if all["new"+strconv.Itoa(i)].Resolved.Name != "n" {
+			t.Errorf("entry new%d was dropped", i)
+		}
+	}
 }
