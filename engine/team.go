@@ -74,14 +74,27 @@ func (e *Engine) checkService(ctx context.Context, req CheckRequest) (service.Se
 	if !req.Remote {
 		return e.service(ctx), func() {}, nil
 	}
+	return e.queueService(ctx, req.Label)
+}
+
+// queueService measures through the shared store's job queue, on the
+// workers labelled label; the caller closes it with the function returned.
+func (e *Engine) queueService(ctx context.Context, label string) (service.Service, func(), error) {
 	if e.storeURL == "" {
 		return nil, nil, errNoQueue
 	}
-	svc, err := remote.NewService(ctx, e.storeURL, req.Label)
+	svc, err := remote.NewService(ctx, e.storeURL, label)
 	if err != nil {
 		return nil, nil, err
 	}
 	return svc, func() { svc.Close() }, nil
+}
+
+// ValidLabel says what is wrong with a worker label ("" is fine: the
+// unlabelled workers).
+func ValidLabel(label string) error {
+	_, err := remote.Queue(label)
+	return err
 }
 
 // RunWorker takes measurement jobs from the shared store's queue, one at a
