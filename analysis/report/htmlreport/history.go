@@ -151,9 +151,8 @@ func commitTicks(commits []report.HistoryCommit) []plot.Tick {
 	return ticks
 }
 
-var historyPage = template.Must(template.New("history").Funcs(template.FuncMap{
-	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"ns":   report.Duration,
+var historyPage = template.Must(template.New("history").Funcs(pageFuncs).Funcs(template.FuncMap{
+	"ns": report.Duration,
 	"short": func(c string, dirty bool) string {
 		if c == "" {
 			return "–"
@@ -170,13 +169,7 @@ var historyPage = template.Must(template.New("history").Funcs(template.FuncMap{
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>perfls history {{.Method}}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 75rem; padding: 1rem 1.5rem 3rem; color: #222; line-height: 1.4; }
-code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .92em; }
-table { border-collapse: collapse; margin: .4rem 0; }
-th, td { text-align: left; vertical-align: top; padding: .25rem .7rem .25rem 0; }
-table.grid th, table.grid td { border-bottom: 1px solid #e4e4e4; padding: .25rem .7rem; }
-svg { width: 100%; max-width: 70rem; height: auto; }
-.note { color: #555; }
+{{css}}
 </style>
 </head>
 <body>
