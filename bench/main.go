@@ -17,6 +17,7 @@
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
 //	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
 //	go run ./bench queue [-pairs N]   (not part of all: enqueue → start of N jobs on a local database, queue.go)
+//	go run ./bench throughput [-jobs N]   (not part of all: N independent jobs done by 1, then 2 perfls worker processes, throughput.go, ~5 min)
 //	go run ./bench model [-forks 3] [-samples 10]   (not part of all: model extraction and prediction error, model.go, ~5 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
@@ -71,6 +72,7 @@ func main() {
 	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
+	jobs := fl.Int("jobs", 12, "throughput: independent measurement jobs per configuration")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|model [flags]")
 		os.Exit(2)
@@ -101,9 +103,10 @@ func main() {
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
 			return profileBench(ctx, *profileRounds)
 		},
-		"team":  func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
-		"queue": func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
-		"model": func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
+		"team":       func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
+		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
+		"throughput": func(ctx context.Context, e *env, opt measure.Options) error { return throughput(ctx, *jobs) },
+		"model":      func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},

@@ -57,7 +57,7 @@ func queueOverhead(ctx context.Context, n int) error {
 	os.WriteFile(filepath.Join(proj, "A.java"), []byte("class A {}"), 0o644)
 	var waits []time.Duration
 	for i := 0; i < n+1; i++ {
-		job, err := svc.Enqueue(ctx, service.Params{Project: proj, Options: measure.Options{SamplesPerFork: i + 1}})
+		job, _, err := svc.Enqueue(ctx, service.Params{Project: proj, Options: measure.Options{SamplesPerFork: i + 1}})
 		if err != nil {
 			return err
 		}

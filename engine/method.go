@@ -46,6 +46,13 @@ type MethodRequest struct {
 	JavaHome string
 	// JVMArgs are extra flags of the forked JVMs.
 	JVMArgs []string
+	// Remote sends the measurements to the workers of the shared store's
+	// job queue instead of measuring here (CheckMethod, MeasureMethod),
+	// as perfls check --remote does; Label picks the workers labelled so
+	// ("" = unlabelled ones). JavaHome is then not used: a worker forks
+	// its own JDK.
+	Remote bool
+	Label  string
 	// Warn shows the user a problem that did not stop the action, such as
 	// a result the store could not save or a damaged store set aside; nil
 	// drops them.
@@ -88,7 +95,7 @@ func (r MethodRequest) keep(f *workspace.Formula) bool { return f.Path == r.File
 func (r MethodRequest) options(base measure.Options) (measure.Options, error) {
 	opt := base
 	opt.JVMArgs = append(slices.Clone(base.JVMArgs), r.JVMArgs...)
-	if r.JavaHome != "" {
+	if r.JavaHome != "" && !r.Remote {
 		java := filepath.Join(r.JavaHome, "bin", "java")
 		if info, err := os.Stat(java); err != nil || info.IsDir() {
 			return opt, fmt.Errorf("javaHome %s: no bin/java there", r.JavaHome)
@@ -121,6 +128,20 @@ func (b budgeted) Status(ctx context.Context) (*service.Status, error) {
 // Close does nothing: the engine owns the service.
 func (budgeted) Close() error { return nil }
 
+// methodService is what an editor action measures through: the workers'
+// queue when the request says Remote, else the engine's service; the
+// caller calls the function returned when done.
+func (e *Engine) methodService(ctx context.Context, req MethodRequest) (budgeted, func(), error) {
+	if !req.Remote {
+		return budgeted{e.service, req.Budget}, func() {}, nil
+	}
+	svc, closeSvc, err := e.queueService(ctx, req.Label)
+	if err != nil {
+		return budgeted{}, nil, fmt.Errorf("%w, or turn the editor's remote setting off", err)
+	}
+	return budgeted{func(context.Context) service.Service { return svc }, req.Budget}, closeSvc, nil
+}
+
 // CheckMethod measures and decides the formulas of one method, as an
 // explicit user action (the Check lens), ahead of batch and background work,
 // with the editor's settings, and records the verdicts.
@@ -129,7 +150,12 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.check(ctx, budgeted{e.service, req.Budget}, CheckRequest{
+	svc, closeSvc, err := e.methodService(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSvc()
+	out, err := e.check(ctx, svc, CheckRequest{
 		Dir: req.dir(), Keep: req.keep, Options: opts, Alpha: req.Alpha, Interpretation: req.Interpretation,
 		Priority: service.Interactive, Progress: messages(report),
 	})
@@ -163,7 +189,12 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 	for _, r := range w.reqs {
 		params.Items = append(params.Items, item(r))
 	}
-	resp, err := budgeted{e.service, req.Budget}.Measure(ctx, params, messages(report))
+	svc, closeSvc, err := e.methodService(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSvc()
+	resp, err := svc.Measure(ctx, params, messages(report))
 	if err != nil {
 		return nil, err
 	}

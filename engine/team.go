@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/remote"
+	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -58,6 +62,32 @@ func (e *Engine) MethodHistory(ctx context.Context, method string) ([]report.His
 	return rows, nil
 }
 
+// HistoryPage renders rows (MethodHistory's) as perfls history --html's
+// page: the results over the first-parent line of HEAD in the repository
+// holding dir, one series per machine class and JVM; outside a git work
+// tree the commits are in the order of their first result. args are the
+// command's arguments after "perfls", shown on the page.
+func (e *Engine) HistoryPage(ctx context.Context, dir, method string, rows []report.HistoryRow, args []string) ([]byte, error) {
+	var line []string
+	repo, err := revision.Open(ctx, dir)
+	if err == nil {
+		var head string
+		if head, err = repo.Resolve(ctx, "HEAD"); err == nil {
+			line, err = repo.Line(ctx, head)
+		}
+	}
+	if err != nil && !revision.IsNotRepo(err) && !revision.IsUnknown(err) { // outside git, or no commit yet
+		return nil, fmt.Errorf("the commits of %s: %w", dir, err)
+	}
+	p := report.PlaceHistory(method, rows, line)
+	for i, c := range p.Commits {
+		if repo != nil {
+			p.Commits[i].Subject = repo.Subject(ctx, c.Commit)
+		}
+	}
+	return htmlreport.RenderHistory(p, report.CommandLine(append([]string{"perfls"}, args...)), time.Now())
+}
+
 func short(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
@@ -74,14 +104,27 @@ func (e *Engine) checkService(ctx context.Context, req CheckRequest) (service.Se
 	if !req.Remote {
 		return e.service(ctx), func() {}, nil
 	}
+	return e.queueService(ctx, req.Label)
+}
+
+// queueService measures through the shared store's job queue, on the
+// workers labelled label; the caller closes it with the function returned.
+func (e *Engine) queueService(ctx context.Context, label string) (service.Service, func(), error) {
 	if e.storeURL == "" {
 		return nil, nil, errNoQueue
 	}
-	svc, err := remote.NewService(ctx, e.storeURL, req.Label)
+	svc, err := remote.NewService(ctx, e.storeURL, label)
 	if err != nil {
 		return nil, nil, err
 	}
 	return svc, func() { svc.Close() }, nil
+}
+
+// ValidLabel says what is wrong with a worker label ("" is fine: the
+// unlabelled workers).
+func ValidLabel(label string) error {
+	_, err := remote.Queue(label)
+	return err
 }
 
 // RunWorker takes measurement jobs from the shared store's queue, one at a

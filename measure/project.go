@@ -92,6 +92,10 @@ type projectConfig struct {
 	// Store names the measurement store the team shares (a postgres://
 	// URL without a password); read by StoreSetting, not by the build.
 	Store string `json:"store"`
+	// Repository is where workers fetch the project's commits from
+	// ("" = the origin remote's URL; "archive" = always send the sources);
+	// read by RepositorySetting.
+	Repository string `json:"repository"`
 }
 
 // buildOutputs are the build tools' class directories, relative to the root.

@@ -64,6 +64,14 @@ func (s *server) request(args MethodArgs) engine.MethodRequest {
 	}
 }
 
+// remoteRequest is request with the remote settings: the actions that can
+// measure on the shared store's workers (Check, Measure) use it.
+func (s *server) remoteRequest(args MethodArgs) engine.MethodRequest {
+	req, cfg := s.request(args), s.settings()
+	req.Remote, req.Label = cfg.Remote, cfg.RemoteLabel
+	return req
+}
+
 // startCheck queues a check of one method's formulas.
 func (s *server) startCheck(ctx context.Context, args MethodArgs) bool {
 	return s.startJob(ctx, jobCheck, args, s.opts.Actions.CheckMethod)
@@ -79,11 +87,15 @@ func (s *server) startMeasure(ctx context.Context, args MethodArgs) bool {
 func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, run func(context.Context, engine.MethodRequest, func(string)) ([]verdict.MethodResult, error)) bool {
 	label := args.Class + "#" + args.Method
 	key := string(kind) + " " + label + "(" + strings.Join(args.Params, ",") + ")"
-	req := s.request(args)
+	req := s.remoteRequest(args)
 	req.Warn = func(msg string) {
 		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
 	}
-	return s.runQueued(ctx, key, fmt.Sprintf("%s %s", kind, label), func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+	what := fmt.Sprintf("%s %s", kind, label)
+	if req.Remote {
+		what += " on the workers" + map[bool]string{true: " labelled " + req.Label}[req.Label != ""]
+	}
+	return s.runQueued(ctx, key, what, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
 		results, err := run(jobCtx, req, report)
 		if err != nil {
 			return "", nil, err

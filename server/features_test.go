@@ -105,7 +105,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	checker.result = violatedResult("", "")
 	ss := openSession(t, server.Options{Actions: checker}, map[string]any{
 		"alpha": 0.01, "interpretation": "rank", "budgetSeconds": 2.5, "javaHome": dir0, "jvmArgs": []string{"-Xint"},
-		"violationSeverity": "error",
+		"violationSeverity": "error", "remote": true, "remoteLabel": "quiet-x86",
 	}, lensSource)
 	checker.mu.Lock()
 	checker.result[0].File = ss.path
@@ -130,7 +130,8 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 		t.Errorf("related information %+v", d.RelatedInformation)
 	}
 	req := checker.checkRequests()[0]
-	if req.Alpha != 0.01 || req.Interpretation != "rank" || req.Budget != 2500*time.Millisecond || req.JavaHome != dir0 || len(req.JVMArgs) != 1 || req.JVMArgs[0] != "-Xint" {
+	if req.Alpha != 0.01 || req.Interpretation != "rank" || req.Budget != 2500*time.Millisecond || req.JavaHome != dir0 || len(req.JVMArgs) != 1 || req.JVMArgs[0] != "-Xint" ||
+		!req.Remote || req.Label != "quiet-x86" {
 		t.Errorf("settings not passed: %+v", req)
 	}
 	// perfls/status: queued, running, then idle.
@@ -158,11 +159,11 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	}
 	// A bad value is reported and keeps the others.
 	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
-		Settings: map[string]any{"alpha": 3, "interpretation": "quick"},
+		Settings: map[string]any{"alpha": 3, "interpretation": "quick", "remoteLabel": "Quiet x86"},
 	})
 	ss.Await(t, "a settings warning", func() bool {
 		for _, m := range messages(ss.Client) {
-			if strings.Contains(m, "alpha: 3 is not between 0 and 1") {
+			if strings.Contains(m, "alpha: 3 is not between 0 and 1") && strings.Contains(m, `remoteLabel: worker label "Quiet x86"`) {
 				return true
 			}
 		}
@@ -170,7 +171,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	})
 	ss.execute(t, server.CommandCheck, args)
 	ss.Await(t, "a second check", func() bool { return len(checker.checkRequests()) == 2 })
-	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" {
+	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" || req.Label != "quiet-x86" {
 		t.Errorf("after a bad alpha: %+v", req)
 	}
 }

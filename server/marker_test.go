@@ -21,6 +21,7 @@ import (
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
+	"github.com/perfls/perfls/internal/pgtest"
 	"github.com/perfls/perfls/server"
 )
 
@@ -30,7 +31,8 @@ func TestMain(m *testing.M) {
 	// Hovers show local dates: fix the zone so expectations are the same
 	// everywhere. Set before any session starts.
 	time.Local = time.UTC
-	os.Exit(m.Run())
+	pgtest.Main(m) // stops the PostgreSQL server the team tests start
+
 }
 
 // marker is written /*@name*/ in a source section, at the place it names;

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/perfls/perfls/engine"
 )
 
 // Settings are the editor settings of the shared contract
@@ -32,6 +34,12 @@ type Settings struct {
 	// AllowMeasuring is false in untrusted workspaces: every measuring
 	// command and measure-on-save is refused.
 	AllowMeasuring bool
+	// Remote sends the Check and Measure lenses' measurements (and those
+	// of measure-on-save) to the workers of the shared store's job queue,
+	// as perfls check --remote; RemoteLabel picks the workers started
+	// with that --label ("" = unlabelled ones).
+	Remote      bool
+	RemoteLabel string
 }
 
 // DefaultSettings are the settings before the client sends any.
@@ -48,6 +56,8 @@ type rawSettings struct {
 	JVMArgs           *[]string `json:"jvmArgs"`
 	ViolationSeverity *string   `json:"violationSeverity"`
 	AllowMeasuring    *bool     `json:"allowMeasuring"`
+	Remote            *bool     `json:"remote"`
+	RemoteLabel       *string   `json:"remoteLabel"`
 }
 
 // applySettings reads the settings object v (the flat object, or
@@ -149,6 +159,16 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	}
 	if raw.AllowMeasuring != nil {
 		s.AllowMeasuring = *raw.AllowMeasuring
+	}
+	if raw.Remote != nil {
+		s.Remote = *raw.Remote
+	}
+	if raw.RemoteLabel != nil {
+		if l := strings.TrimSpace(*raw.RemoteLabel); engine.ValidLabel(l) == nil {
+			s.RemoteLabel = l
+		} else {
+			*problems = append(*problems, fmt.Sprintf("remoteLabel: %v", engine.ValidLabel(l)))
+		}
 	}
 	return s
 }

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 )
@@ -49,4 +51,98 @@ func WriteHistory(w io.Writer, rows []HistoryRow) {
 			commit, r.Machine, r.JVM, r.Workload, r.Args, r.Forks, r.MeanNs, r.CILowNs, r.CIHighNs)
 	}
 	tw.Flush()
+}
+
+// HistoryPlot is perfls history --html's page: a method's results placed on
+// a line of commits, one panel per workload and arguments, one series per
+// machine class and JVM in each.
+type HistoryPlot struct {
+	Method  string
+	Order   string          // how the commits are ordered, for the reader
+	Commits []HistoryCommit // the commits holding a placed result, in line order
+	Panels  []HistoryPanel
+	Rows    []HistoryRow // every result, placed or not (the table)
+	// Left counts the results not placed: of no commit, of a tree with
+	// changes, or of a commit off the line.
+	Left int
+}
+
+// HistoryCommit is one commit of the plot's axis.
+type HistoryCommit struct {
+	Commit  string
+	Subject string
+}
+
+// HistoryPanel is one workload and arguments of the method.
+type HistoryPanel struct {
+	Workload, Args string
+	Series         []HistorySeries
+}
+
+// HistorySeries is one machine class and JVM's results, in commit order.
+type HistorySeries struct {
+	Machine, JVM string
+	Points       []HistoryPoint
+}
+
+// HistoryPoint is one result at place X of the plot's commits.
+type HistoryPoint struct {
+	X   int
+	Row HistoryRow
+}
+
+// PlaceHistory places rows on line, the first-parent commits oldest first.
+// A nil line orders the commits by their first result instead (a project
+// outside git, whose results came from elsewhere). Only the commits that
+// hold a result are kept on the axis.
+func PlaceHistory(method string, rows []HistoryRow, line []string) *HistoryPlot {
+	p := &HistoryPlot{Method: method, Rows: rows, Order: "first-parent line of HEAD, oldest first"}
+	pos := map[string]int{}
+	for i, c := range line {
+		pos[c] = i
+	}
+	if line == nil {
+		p.Order = "order of each commit's first result (not a git work tree here)"
+		byTime := slices.Clone(rows)
+		slices.SortStableFunc(byTime, func(a, b HistoryRow) int { return a.MeasuredAt.Compare(b.MeasuredAt) })
+		for _, r := range byTime {
+			if _, ok := pos[r.Commit]; !ok && r.Commit != "" && !r.Dirty {
+				pos[r.Commit] = len(pos)
+			}
+		}
+	}
+	var placed []HistoryRow
+	for _, r := range rows {
+		if _, ok := pos[r.Commit]; ok && r.Commit != "" && !r.Dirty {
+			placed = append(placed, r)
+		} else {
+			p.Left++
+		}
+	}
+	slices.SortStableFunc(placed, func(a, b HistoryRow) int { return cmp.Compare(pos[a.Commit], pos[b.Commit]) })
+	x := map[string]int{}
+	for _, r := range placed {
+		if _, ok := x[r.Commit]; !ok {
+			x[r.Commit] = len(p.Commits)
+			p.Commits = append(p.Commits, HistoryCommit{Commit: r.Commit})
+		}
+	}
+	panels := map[[2]string]int{}
+	for _, r := range placed {
+		k := [2]string{r.Workload, r.Args}
+		i, ok := panels[k]
+		if !ok {
+			i = len(p.Panels)
+			panels[k] = i
+			p.Panels = append(p.Panels, HistoryPanel{Workload: r.Workload, Args: r.Args})
+		}
+		pn := &p.Panels[i]
+		j := slices.IndexFunc(pn.Series, func(s HistorySeries) bool { return s.Machine == r.Machine && s.JVM == r.JVM })
+		if j < 0 {
+			j = len(pn.Series)
+			pn.Series = append(pn.Series, HistorySeries{Machine: r.Machine, JVM: r.JVM})
+		}
+		pn.Series[j].Points = append(pn.Series[j].Points, HistoryPoint{X: x[r.Commit], Row: r})
+	}
+	return p
 }

@@ -81,8 +81,8 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 // historyListCommand is perfls history: a method's stored results over
 // commits and machines (engine.MethodHistory).
 func (a *app) historyListCommand() *cobra.Command {
-	var method, format string
-	cmd := &cobra.Command{Use: "history --method pkg.Class#m [--format text|json]", Args: cli.NoArgs,
+	var method, format, html string
+	cmd := &cobra.Command{Use: "history --method pkg.Class#m [--format text|json] [--html DIR]", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			rows, err := eng.MethodHistory(cmd.Context(), method)
 			if errors.Is(err, engine.ErrMethodName) {
@@ -91,9 +91,11 @@ func (a *app) historyListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.output(format, rows, func() { report.WriteHistory(a.stdout, rows) })
+			page := func() ([]byte, error) { return eng.HistoryPage(cmd.Context(), ".", method, rows, a.args) }
+			return errors.Join(cli.WriteOutput("--html", html, "index.html", page), a.output(format, rows, func() { report.WriteHistory(a.stdout, rows) }))
 		})}
 	cmd.Flags().StringVar(&method, "method", "", "the method, pkg.Class#m or pkg.Class#m(types)")
+	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML page plotting the results over the commits to DIR/index.html")
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }

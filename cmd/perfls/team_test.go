@@ -2,10 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/measure"
 )
 
 // perfls history on an empty store: an empty JSON array, and a usage error
@@ -43,5 +50,51 @@ public class A {
 		if code != exitUsage || !strings.Contains(errs, "needs a shared store: set PERFLS_STORE") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// perfls history --html DIR: a page plotting the stored results over the
+// project's first-parent commits, one series per machine class, beside the
+// usual listing.
+func TestHistoryHTMLCommand(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
+	t.Setenv("PERFLS_STORE", "")
+	dir, commits := fixture.GitProject(t, map[string]string{"A.java": "class A {}"}, map[string]string{"A.java": "class A { }"})
+	ctx := context.Background()
+	store, _, err := cache.Open(ctx, "", cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range []struct {
+		commit, machine string
+		mean            float64
+	}{{commits[1], "cpu x, 2 cores", 20}, {commits[0], "cpu x, 2 cores", 10}, {commits[0], "cpu y, 8 cores", 7}} {
+		env, _ := json.Marshal(measure.Environment{Commit: r.commit, JavaVendor: "Debian", JavaVersion: "17"})
+		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: fmt.Sprint("c", i), Machine: r.machine},
+			Environment: env, CreatedAt: time.Unix(int64(100+i), 0), Forks: []cache.Fork{{NsPerOp: []float64{r.mean - 1, r.mean + 1}}, {NsPerOp: []float64{r.mean}}}}
+		if err := store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.Close()
+	t.Chdir(dir)
+	out := filepath.Join(t.TempDir(), "report")
+	code, stdout, errs := runCLI(t, "history", "--method", "p.A#m", "--html", out)
+	if code != 0 || !strings.Contains(stdout, "cpu y, 8 cores") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<svg", "2 commits plotted", "cpu x, 2 cores · Debian 17", "cpu y, 8 cores · Debian 17", "commit 1", commits[0][:7], "first-parent line"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(page, ">"+commits[0]+"<"), strings.Index(page, ">"+commits[1]+"<"); i < 0 || j < i {
+		t.Errorf("commits not in first-parent order (%d, %d)", i, j)
 	}
 }

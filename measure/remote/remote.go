@@ -1,12 +1,16 @@
 // Package remote measures on other machines through a job queue in the
 // team's PostgreSQL store: River (github.com/riverqueue/river), no
-// protocol of perfls's own. A client (Service) packs the project's sources
-// into a content-addressed archive (archive.go), stores it in the
-// database, enqueues one job per measurement request and waits for it; a
-// worker (RunWorker, perfls worker) takes jobs one at a time, checks the
-// archive against the job's fingerprint, unpacks it, measures with the
-// ordinary in-process service (results go to the shared store) and records
-// the response as the job's output.
+// protocol of perfls's own. A client (Service) sends the project's code as
+// its repository and commit when the work tree is clean and on its remote
+// (source.go), else packs the sources into a content-addressed archive
+// (archive.go) stored in the database; it enqueues one job per measurement
+// request and waits for it. A worker (RunWorker, perfls worker) takes jobs
+// one at a time, fetches the commit into its mirror of the repository or
+// unpacks the archive, checks the code against the job's fingerprint (the
+// commit's tree hash, the archive's SHA-256), measures with the ordinary
+// in-process service (results go to the shared store) and records the
+// response as the job's output. A commit the worker cannot fetch ends its
+// job, and the client sends the archive instead.
 //
 // River gives the rest: identical requests in flight merge (unique jobs by
 // args), a failed attempt is retried, a job whose worker was killed is
@@ -37,10 +41,12 @@ import (
 	"github.com/perfls/perfls/measure/service"
 )
 
-// MeasureArgs is a job: measure Params on the project in archive Archive.
+// MeasureArgs is a job: measure Params on the project in archive Archive,
+// or, when Git is set, at a commit of a repository.
 type MeasureArgs struct {
-	Archive string         `json:"archive"` // SHA-256 of the sources (perfls_archives)
-	Params  service.Params `json:"params"`  // Project is the worker's to fill
+	Archive string         `json:"archive"`       // SHA-256 of the sources (perfls_archives)
+	Git     *GitSource     `json:"git,omitempty"` // instead of Archive
+	Params  service.Params `json:"params"`        // Project is the worker's to fill
 }
 
 // Kind names the job kind in River's table.
@@ -142,9 +148,27 @@ func NewService(ctx context.Context, url, label string) (*Service, error) {
 	return &Service{pool: pool, client: client, queue: queue, poll: 100 * time.Millisecond}, nil
 }
 
-// Enqueue stores the project's sources and enqueues p; it returns the
-// job (an identical request in flight is that request's job).
-func (s *Service) Enqueue(ctx context.Context, p service.Params) (*rivertype.JobRow, error) {
+// Enqueue enqueues p with the project's code as a repository and commit
+// when it is a clean work tree on its remote (gitSource), else as an
+// archive of its sources in the store. It returns the job (an identical
+// request in flight is that request's job) and what its sources are, for
+// the user.
+func (s *Service) Enqueue(ctx context.Context, p service.Params) (*rivertype.JobRow, string, error) {
+	src, why := gitSource(ctx, p.Project)
+	if src == nil {
+		job, err := s.EnqueueArchive(ctx, p)
+		return job, "an archive of the sources (" + why + ")", err
+	}
+	p.Project = ""
+	res, err := s.client.Insert(ctx, MeasureArgs{Git: src, Params: p}, &river.InsertOpts{Queue: s.queue})
+	if err != nil {
+		return nil, "", fmt.Errorf("enqueue: %w", err)
+	}
+	return res.Job, fmt.Sprintf("commit %.12s of %s, which the workers fetch", src.Commit, cache.Redact(src.URL)), nil
+}
+
+// EnqueueArchive stores the project's sources and enqueues p with them.
+func (s *Service) EnqueueArchive(ctx context.Context, p service.Params) (*rivertype.JobRow, error) {
 	data, sum, err := Pack(p.Project)
 	if err != nil {
 		return nil, err
@@ -199,13 +223,28 @@ func (s *Service) Wait(ctx context.Context, id int64, progress func(service.Prog
 	}
 }
 
-// Measure enqueues p and waits for a worker's answer.
+// Measure enqueues p and waits for a worker's answer. A job whose commit
+// the worker could not fetch is sent again with the sources as an archive.
 func (s *Service) Measure(ctx context.Context, p service.Params, progress func(service.Progress)) (*service.Response, error) {
-	job, err := s.Enqueue(ctx, p)
+	say := func(msg string) {
+		if progress != nil {
+			progress(service.Progress{Message: msg})
+		}
+	}
+	job, sources, err := s.Enqueue(ctx, p)
 	if err != nil {
 		return nil, err
 	}
+	say(fmt.Sprintf("job %d: sources: %s", job.ID, sources))
 	resp, _, err := s.Wait(ctx, job.ID, progress)
+	if !isUnreachable(err) {
+		return resp, err
+	}
+	say(fmt.Sprintf("%v: sending the sources instead", err))
+	if job, err = s.EnqueueArchive(ctx, p); err != nil {
+		return nil, err
+	}
+	resp, _, err = s.Wait(ctx, job.ID, progress)
 	return resp, err
 }
 
@@ -223,31 +262,24 @@ func (s *Service) Close() error {
 // worker works measurement jobs with an in-process service.
 type worker struct {
 	river.WorkerDefaults[MeasureArgs]
-	pool    *pgxpool.Pool
-	local   *service.Local
-	workDir string // where archives are unpacked, one directory per archive
-	logf    func(string, ...any)
+	pool     *pgxpool.Pool
+	local    *service.Local
+	workDir  string // where archives are unpacked, one directory per archive
+	cacheDir string // repository mirrors and the commits materialised from them
+	logf     func(string, ...any)
 }
 
 // Work measures one job. A missing or damaged archive cancels the job
 // (another attempt cannot mend it); other errors are retried.
 func (w *worker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
 	a := job.Args
-	var data []byte
-	err := w.pool.QueryRow(ctx, "SELECT data FROM perfls_archives WHERE sha256 = $1", a.Archive).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return river.JobCancel(fmt.Errorf("the sources %.12s are not in the store", a.Archive))
-	}
+	dir, what, err := w.sources(ctx, a)
 	if err != nil {
 		return err
 	}
-	dir, err := w.unpack(data, a.Archive)
-	if err != nil {
-		return river.JobCancel(err)
-	}
 	p := a.Params
 	p.Project = dir
-	w.logf("job %d: measuring %d item(s) of %.12s", job.ID, len(p.Items), a.Archive)
+	w.logf("job %d: measuring %d item(s) of %s", job.ID, len(p.Items), what)
 	resp, err := w.local.Measure(ctx, p, nil)
 	if err != nil {
 		return err
@@ -256,4 +288,31 @@ func (w *worker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
 		w.logf("job %d: the sources do not compile: answered with the compiler's messages", job.ID)
 	}
 	return river.RecordOutput(ctx, resp)
+}
+
+// sources writes the job's code into a directory of its own and says
+// what it is. The job is cancelled (river.JobCancel) when its archive is
+// missing or damaged, its commit cannot be fetched (the client then sends
+// an archive) or the commit's tree is not the job's fingerprint: another
+// attempt mends none of them. Other errors are retried.
+func (w *worker) sources(ctx context.Context, a MeasureArgs) (dir, what string, err error) {
+	if a.Git != nil {
+		what = fmt.Sprintf("commit %.12s", a.Git.Commit)
+		if dir, err = w.checkout(ctx, a.Git); err != nil && ctx.Err() == nil {
+			err = river.JobCancel(err)
+		}
+		return dir, what, err
+	}
+	var data []byte
+	err = w.pool.QueryRow(ctx, "SELECT data FROM perfls_archives WHERE sha256 = $1", a.Archive).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", river.JobCancel(fmt.Errorf("the sources %.12s are not in the store", a.Archive))
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if dir, err = w.unpack(data, a.Archive); err != nil {
+		return "", "", river.JobCancel(err)
+	}
+	return dir, fmt.Sprintf("archive %.12s", a.Archive), nil
 }

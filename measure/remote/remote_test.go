@@ -109,16 +109,16 @@ func TestQueue(t *testing.T) {
 	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
 	item := service.Item{Method: measure.MethodSpec{Class: "p.A", Name: "m"}}
 	p := service.Params{Project: proj, Items: []service.Item{item}, Options: measure.Options{Forks: 1, SamplesPerFork: 2}}
-	j1, err := svc.Enqueue(ctx, p)
+	j1, err := svc.EnqueueArchive(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j2, err := svc.Enqueue(ctx, p)
+	j2, err := svc.EnqueueArchive(ctx, p)
 	if err != nil || j2.ID != j1.ID {
 		t.Errorf("the same request in flight: jobs %d and %v (%v)", j1.ID, j2, err)
 	}
 	// Its sources vanish from the store before a worker takes it.
-	missing, _ := svc.Enqueue(ctx, service.Params{Project: writeTree(t, map[string]string{"B.java": "class B {}"})})
+	missing, _ := svc.EnqueueArchive(ctx, service.Params{Project: writeTree(t, map[string]string{"B.java": "class B {}"})})
 	_, keep, _ := Pack(proj)
 	if _, err := svc.pool.Exec(ctx, "DELETE FROM perfls_archives WHERE sha256 <> $1", keep); err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestKilledWorkersJobIsRescued(t *testing.T) {
 	}
 	defer svc.Close()
 	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
-	job, err := svc.Enqueue(ctx, service.Params{Project: proj})
+	job, err := svc.EnqueueArchive(ctx, service.Params{Project: proj})
 	if err != nil {
 		t.Fatal(err)
 	}

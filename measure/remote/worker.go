@@ -47,7 +47,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	local := service.NewLocal(ctx, cfg.CacheDir, cfg.Store, 1)
 	defer local.Close()
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &worker{pool: pool, local: local, workDir: filepath.Join(cfg.CacheDir, "remote"), logf: cfg.Logf})
+	river.AddWorker(workers, &worker{pool: pool, local: local, workDir: filepath.Join(cfg.CacheDir, "remote"), cacheDir: cfg.CacheDir, logf: cfg.Logf})
 	rescue := cfg.rescueAfter
 	if rescue == 0 {
 		rescue = RescueAfter

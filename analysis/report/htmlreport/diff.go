@@ -172,8 +172,22 @@ func shortMethod(m string) string {
 	return m
 }
 
-var diffPage = template.Must(template.New("diff").Funcs(template.FuncMap{
+// pageCSS is the style the diff and history pages share.
+const pageCSS template.CSS = `body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 75rem; padding: 1rem 1.5rem 3rem; color: #222; line-height: 1.4; }
+code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .92em; }
+table { border-collapse: collapse; margin: .4rem 0; }
+th, td { text-align: left; vertical-align: top; padding: .25rem .7rem .25rem 0; }
+table.grid th, table.grid td { border-bottom: 1px solid #e4e4e4; padding: .25rem .7rem; }
+svg { width: 100%; max-width: 70rem; height: auto; }
+.note { color: #555; }`
+
+// pageFuncs are the template functions the diff and history pages share.
+var pageFuncs = template.FuncMap{
 	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"css":  func() template.CSS { return pageCSS },
+}
+
+var diffPage = template.Must(template.New("diff").Funcs(pageFuncs).Funcs(template.FuncMap{
 	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
 	"pct":  func(x float64) string { return fmt.Sprintf("%g", 100*x) },
 }).Parse(`<!DOCTYPE html>
@@ -183,15 +197,9 @@ var diffPage = template.Must(template.New("diff").Funcs(template.FuncMap{
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>perfls diff {{printf "%.12s" .Base}}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 75rem; padding: 1rem 1.5rem 3rem; color: #222; line-height: 1.4; }
-code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .92em; }
-table { border-collapse: collapse; margin: .4rem 0; }
-th, td { text-align: left; vertical-align: top; padding: .25rem .7rem .25rem 0; }
-table.grid th, table.grid td { border-bottom: 1px solid #e4e4e4; padding: .25rem .7rem; }
+{{css}}
 .badge { display: inline-block; border-radius: .3rem; padding: .05rem .5rem; font-weight: 600; color: #fff; margin-right: .4rem; }
 .slower, .failed { background: #c62828; } .faster { background: #2e7d32; } .same { background: #555; } .undecided { background: #8d6e00; }
-svg { width: 100%; max-width: 70rem; height: auto; }
-.note { color: #555; }
 </style>
 </head>
 <body>

@@ -26,7 +26,12 @@ export interface ServerOptions {
   jvmArgs?: string[];
   violationSeverity?: ViolationSeverity;
   allowMeasuring: boolean;
+  remote?: boolean;
+  remoteLabel?: string;
 }
+
+/** A worker label as perfls worker --label takes it. */
+const LABEL = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** Reads one setting below the `perfls` section (vscode's WorkspaceConfiguration fits). */
 export interface ConfigReader {
@@ -106,6 +111,24 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
       options.violationSeverity = sev as ViolationSeverity;
     } else {
       problems.push(`perfls.violationSeverity must be "warning" or "error", not ${show(sev)}: using "warning"`);
+    }
+  }
+
+  const remote = cfg.get<unknown>('remote');
+  if (remote !== undefined && remote !== null) {
+    if (typeof remote === 'boolean') {
+      options.remote = remote;
+    } else {
+      problems.push(`perfls.remote must be true or false, not ${show(remote)}: measuring here`);
+    }
+  }
+
+  const label = cfg.get<unknown>('remoteLabel');
+  if (label !== undefined && label !== null) {
+    if (typeof label === 'string' && (label.trim() === '' || LABEL.test(label.trim()))) {
+      options.remoteLabel = label.trim();
+    } else {
+      problems.push(`perfls.remoteLabel must be a worker label of lower-case letters, digits, - and _ (e.g. quiet-x86), not ${show(label)}: using the unlabelled workers`);
     }
   }
 

@@ -13,6 +13,8 @@ const defaults = {
   javaHome: '',
   jvmArgs: [],
   violationSeverity: 'warning',
+  remote: false,
+  remoteLabel: '',
   path: '',
 };
 
@@ -28,6 +30,8 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
     jvmArgs: [],
     violationSeverity: 'warning',
     allowMeasuring: true,
+    remote: false,
+    remoteLabel: '',
   });
   assert.ok(!('path' in options), 'perfls.path is the client\'s, not the server\'s');
 });
@@ -70,6 +74,17 @@ test('invalid values are left out (the server keeps its default) with one messag
   assert.match(problems[0], /perfls\.alpha must be a number between 0 and 1.*1\.5/);
   assert.match(problems[1], /perfls\.interpretation must be one of auto, quick, parametric, nonparametric, rank.*"bayesian"/);
   assert.match(problems.join('\n'), /perfls\.violationSeverity must be "warning" or "error", not "fatal"/);
+});
+
+test('remote measuring: the setting and a worker label pass; a bad label is left out with a message', () => {
+  const ok = serverOptions(reader({ ...defaults, remote: true, remoteLabel: ' quiet-x86 ' }), true, '/h');
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.options.remote, true);
+  assert.equal(ok.options.remoteLabel, 'quiet-x86');
+  const bad = serverOptions(reader({ remote: 'yes', remoteLabel: 'Quiet x86' }), true, '/h');
+  assert.ok(!('remote' in bad.options) && !('remoteLabel' in bad.options), JSON.stringify(bad.options));
+  assert.equal(bad.problems.length, 2, bad.problems.join('\n'));
+  assert.match(bad.problems[1], /perfls\.remoteLabel must be a worker label.*"Quiet x86"/);
 });
 
 test('alpha bounds are exclusive and NaN is rejected', () => {
