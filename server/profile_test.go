@@ -68,6 +68,16 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	}) {
 		t.Errorf("the progress does not count %d findings: %s", n, fc.Log())
 	}
+	// The quick profile from the warm worker JVM ran first and its finding
+	// was shown while the profiled fork ran.
+	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool { return strings.Contains(string(p), "quick profile of p.T#sum(int[])") }) {
+		t.Errorf("no quick profile in the progress: %s", fc.Log())
+	}
+	if !fc.Seen(protocol.MethodTextDocumentPublishDiagnostics, func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "(preliminary profile of p.T#sum(int[]), values(1000))")
+	}) {
+		t.Errorf("the quick profile's finding was not shown: %s", fc.Log())
+	}
 	line := uint32(strings.Count(boxingSource[:strings.Index(boxingSource, "total += v")], "\n"))
 	var boxing *protocol.Diagnostic
 	for i, d := range diags {

@@ -41,6 +41,33 @@ func (l *Local) profileFromCache(ctx context.Context, key cache.Key, out *ItemRe
 	return true
 }
 
+// profileQuick profiles req in the warm worker JVM (measure.Worker.Profile)
+// with p.QuickOptions (else opt) through the scheduler, as measureQuick
+// measures: it does not overlap a fork, and an interactive request gets the
+// next turn. The summary goes into out.PreliminaryProfile; it is never
+// cached.
+func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
+	if p.QuickOptions != nil {
+		opt = *p.QuickOptions
+	}
+	run := func(ctx context.Context, emit func(Progress)) (any, error) {
+		emit(Progress{Message: "quick profile of " + req.Key() + " in the warm worker JVM"})
+		return l.worker.Profile(ctx, build, req, opt, l.cacheDir)
+	}
+	v, err := l.sched.Do(ctx, key.Hash()+"/quick-profile", req.Key()+" (quick profile)", p.Priority, p.Budget, run, progress)
+	if err != nil {
+		out.Error = err.Error()
+		return
+	}
+	r := v.(measure.Result)
+	out.MeasuredAt = time.Now()
+	if r.Err != nil {
+		out.fail(r.Err)
+		return
+	}
+	out.PreliminaryProfile, out.Env = r.Forks[0].Profile, r.Env
+}
+
 // profileItem runs one profiled fork of req through the scheduler and
 // stores its summary.
 func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
