@@ -26,10 +26,17 @@ import (
 )
 
 // profileJVMFlags are the flags a profiled fork runs with before the
-// user's: the collector and a pre-touched fixed heap of the validation
-// (on a VM, first-touch page faults of a heap that grows showed as a false
-// ramp).
-var profileJVMFlags = []string{"-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"}
+// user's: the collector of the validation, in a fixed heap
+// (ProfileDefaults.HeapMB). The heap is not pre-touched
+// (-XX:+AlwaysPreTouch): on this project's VMs touching 512 MB at start
+// took 1 to 30 s, most of a forked profile's time, depending on the host's
+// load. What it guarded against — a false ramp from first-touch page
+// faults, seen with the validation's driver, which has no memory warm-up —
+// the harness's warm-up covers: code that allocates warms up until it has
+// allocated the committed heap (rule 5, docs/measurement.md), so eden is
+// touched before the recorded iterations, and the old generation is
+// touched by the collector, which the ramp's CPU-time series does not see.
+var profileJVMFlags = []string{"-XX:+UseSerialGC"}
 
 // ProfileDefaults are perfls's defaults for a profiled fork: 20 recorded
 // iterations of at least 50 ms after 500 ms to 2 s of warm-up, in a 512 MB

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
@@ -54,18 +53,9 @@ func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build
 		emit(Progress{Message: "quick profile of " + req.Key() + " in the warm worker JVM"})
 		return l.worker.Profile(ctx, build, req, opt, l.cacheDir)
 	}
-	v, err := l.sched.Do(ctx, key.Hash()+"/quick-profile", req.Key()+" (quick profile)", p.Priority, p.Budget, run, progress)
-	if err != nil {
-		out.Error = err.Error()
-		return
+	if r, ok := l.runResult(ctx, p, key.Hash()+"/quick-profile", req.Key()+" (quick profile)", run, progress, out); ok {
+		out.PreliminaryProfile, out.Env = r.Forks[0].Profile, r.Env
 	}
-	r := v.(measure.Result)
-	out.MeasuredAt = time.Now()
-	if r.Err != nil {
-		out.fail(r.Err)
-		return
-	}
-	out.PreliminaryProfile, out.Env = r.Forks[0].Profile, r.Env
 }
 
 // profileItem runs one profiled fork of req through the scheduler and
@@ -94,15 +84,8 @@ func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build,
 		}
 		return results[0], nil
 	}
-	v, err := l.sched.Do(ctx, key.Hash()+"/profile", req.Key()+" (profile)", p.Priority, p.Budget, run, progress)
-	if err != nil {
-		out.Error = err.Error()
-		return
-	}
-	r := v.(measure.Result)
-	out.MeasuredAt = time.Now()
-	if r.Err != nil {
-		out.fail(r.Err)
+	r, ok := l.runResult(ctx, p, key.Hash()+"/profile", req.Key()+" (profile)", run, progress, out)
+	if !ok {
 		return
 	}
 	if len(r.Forks) != 1 || r.Forks[0].Profile == nil {

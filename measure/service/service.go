@@ -605,19 +605,29 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 		}
 		return r, nil
 	}
-	v, err := l.sched.Do(ctx, key.Hash()+"/quick", req.Key()+" (quick)", p.Priority, p.Budget, run, progress)
+	r, ok := l.runResult(ctx, p, key.Hash()+"/quick", req.Key()+" (quick)", run, progress, out)
+	if ok {
+		out.Preliminary = &Preliminary{r.Forks[0], r.Env}
+	}
+	return ok
+}
+
+// runResult runs a job that returns a measure.Result (one run in the worker
+// or one fork) through the scheduler and records in out when it ended and
+// how it failed; ok is false when it failed.
+func (l *Local) runResult(ctx context.Context, p Params, id, label string, run JobFunc, progress func(Progress), out *ItemResult) (measure.Result, bool) {
+	v, err := l.sched.Do(ctx, id, label, p.Priority, p.Budget, run, progress)
 	if err != nil {
 		out.Error = err.Error()
-		return false
+		return measure.Result{}, false
 	}
 	r := v.(measure.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
 		out.fail(r.Err)
-		return false
+		return r, false
 	}
-	out.Preliminary = &Preliminary{r.Forks[0], r.Env}
-	return true
+	return r, true
 }
 
 // historyLimit bounds how many earlier measurements feed one history.
