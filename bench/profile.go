@@ -26,7 +26,8 @@ import (
 // and the time to a profile of a method of about 1 ms.
 //
 //	go run ./bench profile [-profile-rounds 3]
-//	go run ./bench profile-time    (the time to a profile only)
+//	go run ./bench profile-time         (the time to a profile only)
+//	go run ./bench profile-validation   (the validation only)
 
 // profileFinding is what the validation reads of perfls profile's JSON.
 type profileFinding struct {
@@ -34,20 +35,31 @@ type profileFinding struct {
 	Line       int
 }
 
-func profileBench(ctx context.Context, rounds int, timeOnly bool) error {
+// profileBench runs the parts named: "time", "validation", "overhead"
+// (all three when none is named).
+func profileBench(ctx context.Context, rounds int, only string) error {
 	tmp, bin, err := tempPerfls(ctx, "perfls-bench-profile-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	cacheDir := filepath.Join(tmp, "cache")
-	if err := timeToProfile(ctx, bin, cacheDir); err != nil || timeOnly {
-		return err
+	for _, part := range []struct {
+		name string
+		run  func() error
+	}{
+		{"time", func() error { return timeToProfile(ctx, bin, cacheDir) }},
+		{"validation", func() error { return profileValidation(ctx, bin, cacheDir, rounds) }},
+		{"overhead", func() error { return profileOverhead(ctx, cacheDir) }},
+	} {
+		if only != "" && only != part.name {
+			continue
+		}
+		if err := part.run(); err != nil {
+			return err
+		}
 	}
-	if err := profileValidation(ctx, bin, cacheDir, rounds); err != nil {
-		return err
-	}
-	return profileOverhead(ctx, cacheDir)
+	return nil
 }
 
 // perflsProfile runs perfls profile --format json on c and returns its

@@ -119,6 +119,16 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 		p.QuickOptions = &quick
 	}
 	out := &Profiled{Dir: req.Dir, Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
+	// The project's declarations are read while the JVM runs (overlap: a
+	// second core is idle while a single-threaded workload is profiled).
+	var decls []profile.Declaration
+	var declErr error
+	parsed := make(chan struct{})
+	go func() { // owned by profileOnce, which waits for it before returning
+		defer close(parsed)
+		decls, declErr = projectDeclarations(ctx, req.Dir)
+	}()
+	defer func() { <-parsed }()
 	resp, it, err := measureOne(ctx, e.service(ctx), p, req.Progress)
 	if resp != nil {
 		out.Notices = resp.Notices
@@ -134,7 +144,10 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 		return out, fmt.Errorf("profile %s: the measurement service returned no profile (a daemon of an older perfls? perfls daemon stop)", req.Workload)
 	}
 	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
-	if err := out.attribute(ctx, summary, req.Thresholds); err != nil {
+	if <-parsed; declErr != nil {
+		return out, declErr
+	}
+	if err := out.attributeTo(decls, summary, req.Thresholds); err != nil {
 		return out, err
 	}
 	if out.Preliminary {
@@ -176,6 +189,11 @@ func (p *Profiled) attribute(ctx context.Context, s *profile.Summary, th profile
 	if err != nil {
 		return err
 	}
+	return p.attributeTo(decls, s, th)
+}
+
+// attributeTo attributes a summary to decls and computes the report.
+func (p *Profiled) attributeTo(decls []profile.Declaration, s *profile.Summary, th profile.Thresholds) error {
 	spec, err := measure.ParseMethodSpec(p.Method)
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
