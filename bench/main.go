@@ -14,6 +14,8 @@
 //	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
+//	go run ./bench profile-time   (not part of all: the time to a first profile, quick and forked, out of process, ~2 min)
+//	go run ./bench profile-validation [-profile-rounds N]   (not part of all: profile's validation only)
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
 //	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
 //	go run ./bench queue [-pairs N]   (not part of all: enqueue → start of N jobs on a local database, queue.go)
@@ -74,7 +76,7 @@ func main() {
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	jobs := fl.Int("jobs", 12, "throughput: independent measurement jobs per configuration")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|model [flags]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
@@ -101,7 +103,13 @@ func main() {
 			return jmhCompare(ctx, *jmhSrc, *jmhJars, *jmhArgs)
 		},
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
-			return profileBench(ctx, *profileRounds)
+			return profileBench(ctx, *profileRounds, "")
+		},
+		"profile-time": func(ctx context.Context, e *env, opt measure.Options) error {
+			return profileBench(ctx, 0, "time")
+		},
+		"profile-validation": func(ctx context.Context, e *env, opt measure.Options) error {
+			return profileBench(ctx, *profileRounds, "validation")
 		},
 		"team":       func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },

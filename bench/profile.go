@@ -26,6 +26,8 @@ import (
 // and the time to a profile of a method of about 1 ms.
 //
 //	go run ./bench profile [-profile-rounds 3]
+//	go run ./bench profile-time         (the time to a profile only)
+//	go run ./bench profile-validation   (the validation only)
 
 // profileFinding is what the validation reads of perfls profile's JSON.
 type profileFinding struct {
@@ -33,20 +35,31 @@ type profileFinding struct {
 	Line       int
 }
 
-func profileBench(ctx context.Context, rounds int) error {
+// profileBench runs the parts named: "time", "validation", "overhead"
+// (all three when none is named).
+func profileBench(ctx context.Context, rounds int, only string) error {
 	tmp, bin, err := tempPerfls(ctx, "perfls-bench-profile-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	cacheDir := filepath.Join(tmp, "cache")
-	if err := timeToProfile(ctx, bin, cacheDir); err != nil {
-		return err
+	for _, part := range []struct {
+		name string
+		run  func() error
+	}{
+		{"time", func() error { return timeToProfile(ctx, bin, cacheDir) }},
+		{"validation", func() error { return profileValidation(ctx, bin, cacheDir, rounds) }},
+		{"overhead", func() error { return profileOverhead(ctx, cacheDir) }},
+	} {
+		if only != "" && only != part.name {
+			continue
+		}
+		if err := part.run(); err != nil {
+			return err
+		}
 	}
-	if err := profileValidation(ctx, bin, cacheDir, rounds); err != nil {
-		return err
-	}
-	return profileOverhead(ctx, cacheDir)
+	return nil
 }
 
 // perflsProfile runs perfls profile --format json on c and returns its
@@ -133,34 +146,37 @@ func profileValidation(ctx context.Context, bin, cacheDir string, rounds int) er
 }
 
 // timeToProfile times perfls profile on a method of about 1 ms
-// (Duplicates#countRepeats on 3,600 values): the first run in an empty
+// (Duplicates#countRepeats on 3,600 values), out of process, each figure
+// with the load averages before and after: the first run in an empty
 // cache (perfls's library and the project compiled), then --fresh runs
-// in-process and through a running daemon.
+// in-process, and through a running daemon: the first quick profile
+// (--phase quick: the daemon starts its worker JVM), quick profiles in the
+// warm worker, and profiled forks.
 func timeToProfile(ctx context.Context, bin, cacheDir string) error {
 	c := profilecases.OneMs
 	fmt.Printf("== time to a profile of %s(%d) (about 1 ms per call)\n", c.Method, c.Arg)
+	load := loadAverages()
 	_, first, err := perflsProfile(ctx, bin, cacheDir, c)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("first profile, empty cache (compiles perfls's library and the project): %.2f s\n", first.Seconds())
-	median := func() (float64, error) {
+	fmt.Printf("first profile, empty cache (compiles perfls's library and the project): %.2f s (load %s → %s)\n", first.Seconds(), load, loadAverages())
+	median := func(what string, n int, extra ...string) error {
 		var ts []float64
-		for i := 0; i < 3; i++ {
-			_, t, err := perflsProfile(ctx, bin, cacheDir, c, "--fresh")
+		load := loadAverages()
+		for i := 0; i < n; i++ {
+			_, t, err := perflsProfile(ctx, bin, cacheDir, c, append([]string{"--fresh"}, extra...)...)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			ts = append(ts, t.Seconds())
 		}
-		sort.Float64s(ts)
-		return ts[1], nil
+		fmt.Printf("%s: %s (load %s → %s)\n", what, fmtRuns(ts), load, loadAverages())
+		return nil
 	}
-	inProc, err := median()
-	if err != nil {
+	if err := median("forks, --fresh, no daemon", 3); err != nil {
 		return err
 	}
-	fmt.Printf("compiled, --fresh, no daemon (median of 3): %.2f s\n", inProc)
 	daemon := func(verb string) error {
 		cmd := exec.CommandContext(ctx, bin, "daemon", verb)
 		cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+cacheDir)
@@ -172,21 +188,46 @@ func timeToProfile(ctx context.Context, bin, cacheDir string) error {
 	if err := daemon("start"); err != nil {
 		return err
 	}
-	warm, err := median()
+	err = median("--phase quick through a new daemon (its worker JVM starts)", 1, "--phase", "quick")
+	if err == nil {
+		err = median("--phase quick in the daemon's warm worker", 3, "--phase", "quick")
+	}
+	if err == nil {
+		err = median("forks, --fresh, through the daemon", 3)
+	}
 	if serr := daemon("stop"); err == nil {
 		err = serr
 	}
-	if err != nil {
-		return err
+	return err
+}
+
+// fmtRuns formats run times: the median of three or more, and each run.
+func fmtRuns(ts []float64) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = fmt.Sprintf("%.2f", t)
 	}
-	fmt.Printf("compiled, --fresh, through a running daemon (median of 3): %.2f s\n", warm)
-	return nil
+	if len(ts) < 3 {
+		return strings.Join(s, ", ") + " s"
+	}
+	sorted := append([]float64(nil), ts...)
+	sort.Float64s(sorted)
+	return fmt.Sprintf("median %.2f s of %d (%s)", sorted[len(sorted)/2], len(ts), strings.Join(s, ", "))
+}
+
+// loadAverages are the machine's 1- and 5-minute load averages, "?" when
+// unknown (no /proc).
+func loadAverages() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 2 {
+		return f[0] + "/" + f[1]
+	}
+	return "?"
 }
 
 // profileOverhead measures each overhead case in forks that alternate
 // between a timing fork and a profiled fork with the same options (perfls
-// profile's: 20 samples of ≥ 50 ms, serial collector, pre-touched 512 MB
-// heap), and prints the median over forks of the fork mean time per
+// profile's: 20 samples of ≥ 50 ms, serial collector, fixed 512 MB heap), and prints the median over forks of the fork mean time per
 // operation both ways.
 func profileOverhead(ctx context.Context, cacheDir string) error {
 	const forks = 5

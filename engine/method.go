@@ -57,6 +57,10 @@ type MethodRequest struct {
 	// a result the store could not save or a damaged store set aside; nil
 	// drops them.
 	Warn func(message string)
+	// Preliminary, when set, asks ProfileMethod for a quick profile of each
+	// workload in the warm worker JVM before its profiled fork
+	// (service.PhaseBoth) and receives each as it arrives.
+	Preliminary func(*Profiled)
 }
 
 func (r MethodRequest) warn(notices []string) {

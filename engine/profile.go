@@ -26,10 +26,17 @@ import (
 )
 
 // profileJVMFlags are the flags a profiled fork runs with before the
-// user's: the collector and a pre-touched fixed heap of the validation
-// (on a VM, first-touch page faults of a heap that grows showed as a false
-// ramp).
-var profileJVMFlags = []string{"-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"}
+// user's: the collector of the validation, in a fixed heap
+// (ProfileDefaults.HeapMB). The heap is not pre-touched
+// (-XX:+AlwaysPreTouch): on this project's VMs touching 512 MB at start
+// took 1 to 30 s, most of a forked profile's time, depending on the host's
+// load. What it guarded against — a false ramp from first-touch page
+// faults, seen with the validation's driver, which has no memory warm-up —
+// the harness's warm-up covers: code that allocates warms up until it has
+// allocated the committed heap (rule 5, docs/measurement.md), so eden is
+// touched before the recorded iterations, and the old generation is
+// touched by the collector, which the ramp's CPU-time series does not see.
+var profileJVMFlags = []string{"-XX:+UseSerialGC"}
 
 // ProfileDefaults are perfls's defaults for a profiled fork: 20 recorded
 // iterations of at least 50 ms after 500 ms to 2 s of warm-up, in a 512 MB
@@ -53,6 +60,13 @@ type ProfileRequest struct {
 	Budget     time.Duration
 	Thresholds profile.Thresholds // zero: the documented defaults
 	Progress   func(service.Progress)
+	// Phase: PhaseFull (the default) profiles in a fork; PhaseQuick in the
+	// service's warm worker JVM (a preliminary profile, never cached);
+	// PhaseBoth first in the worker (given to Preliminary), then in a fork.
+	Phase service.Phase
+	// Preliminary receives the quick profile of PhaseBoth as it arrives,
+	// before the fork; nil: it is not wanted.
+	Preliminary func(*Profiled)
 }
 
 // Profiled is the profile of one workload.
@@ -63,8 +77,11 @@ type Profiled struct {
 	Report           *profile.Report
 	Profile          *profile.Profile // the attributed profile (pprof, call trees)
 	Cached           bool             // answered from the cache
-	MeasuredAt       time.Time
-	Notices          []string
+	// Preliminary marks a quick profile from the warm worker JVM
+	// (Report.Preliminary too).
+	Preliminary bool
+	MeasuredAt  time.Time
+	Notices     []string
 }
 
 // Profile runs one profiled fork of a workload through the measurement
@@ -72,11 +89,46 @@ type Profiled struct {
 // unchanged) and attributes it to the project's declarations. A failed
 // fork is the error (*measure.WorkloadError when the workload failed,
 // *CompileError when the project does not compile).
+//
+// With PhaseQuick or PhaseBoth the workload is profiled first in the
+// service's warm worker JVM (unless the cache has a forked profile of this
+// code and Fresh is false: that is the answer then), with the request's
+// options but not the profiled fork's own JVM flags, so that the worker
+// JVM is the one quick measurements use.
 func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, error) {
-	opt := ProfileOptions(req.Options)
-	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: opt, Priority: req.Priority,
-		Fresh: req.Fresh, Budget: req.Budget, Profile: true}
+	if req.Phase == service.PhaseQuick || req.Phase == service.PhaseBoth {
+		q, err := e.profileOnce(ctx, req, service.PhaseQuick)
+		if err != nil || req.Phase == service.PhaseQuick || !q.Preliminary {
+			return q, err
+		}
+		if req.Preliminary != nil {
+			req.Preliminary(q)
+		}
+	}
+	return e.profileOnce(ctx, req, service.PhaseFull)
+}
+
+// profileOnce asks the service for one profile: a profiled fork (PhaseFull)
+// or a quick profile (PhaseQuick), which the cache may answer with a
+// forked one.
+func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase service.Phase) (*Profiled, error) {
+	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: ProfileOptions(req.Options),
+		Priority: req.Priority, Fresh: req.Fresh, Budget: req.Budget, Profile: true, Phase: phase}
+	if phase == service.PhaseQuick {
+		quick := req.Options // the worker's own flags, not a profiled fork's
+		p.QuickOptions = &quick
+	}
 	out := &Profiled{Dir: req.Dir, Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
+	// The project's declarations are read while the JVM runs (overlap: a
+	// second core is idle while a single-threaded workload is profiled).
+	var decls []profile.Declaration
+	var declErr error
+	parsed := make(chan struct{})
+	go func() { // owned by profileOnce, which waits for it before returning
+		defer close(parsed)
+		decls, declErr = projectDeclarations(ctx, req.Dir)
+	}()
+	defer func() { <-parsed }()
 	resp, it, err := measureOne(ctx, e.service(ctx), p, req.Progress)
 	if resp != nil {
 		out.Notices = resp.Notices
@@ -84,12 +136,22 @@ func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, er
 	if err != nil {
 		return out, err
 	}
-	if it.Profile == nil {
+	summary := it.Profile
+	if phase == service.PhaseQuick && !it.Cached {
+		summary, out.Preliminary = it.PreliminaryProfile, true
+	}
+	if summary == nil {
 		return out, fmt.Errorf("profile %s: the measurement service returned no profile (a daemon of an older perfls? perfls daemon stop)", req.Workload)
 	}
 	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
-	if err := out.attribute(ctx, it.Profile, req.Thresholds); err != nil {
+	if <-parsed; declErr != nil {
+		return out, declErr
+	}
+	if err := out.attributeTo(decls, summary, req.Thresholds); err != nil {
 		return out, err
+	}
+	if out.Preliminary {
+		out.Report.MarkPreliminary()
 	}
 	return out, nil
 }
@@ -127,6 +189,11 @@ func (p *Profiled) attribute(ctx context.Context, s *profile.Summary, th profile
 	if err != nil {
 		return err
 	}
+	return p.attributeTo(decls, s, th)
+}
+
+// attributeTo attributes a summary to decls and computes the report.
+func (p *Profiled) attributeTo(decls []profile.Declaration, s *profile.Summary, th profile.Thresholds) error {
 	spec, err := measure.ParseMethodSpec(p.Method)
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
@@ -162,8 +229,9 @@ func projectDeclarations(ctx context.Context, dir string) ([]profile.Declaration
 
 // ProfileMethod profiles one method on its own workloads (those
 // MeasureMethod measures), with the editor's settings: the "profile this
-// method" lens. A workload that cannot be profiled is reported; it fails
-// when none could be.
+// method" lens; with req.Preliminary, each first in the warm worker JVM. A
+// workload that cannot be profiled is reported; it fails when none could
+// be.
 func (e *Engine) ProfileMethod(ctx context.Context, req MethodRequest, report func(string)) ([]*Profiled, error) {
 	opt, err := req.options(e.editorBase(ProfileDefaults()))
 	if err != nil {
@@ -182,8 +250,12 @@ func (e *Engine) ProfileMethod(ctx context.Context, req MethodRequest, report fu
 			wl.Generator = &it.Generator
 		}
 		progress := messages(func(m string) { report(fmt.Sprintf("%d/%d %s", i+1, len(w.reqs), m)) })
-		p, err := e.Profile(ctx, ProfileRequest{Dir: req.dir(), Workload: wl, Options: opt, Priority: service.Interactive,
-			Budget: req.Budget, Progress: progress})
+		pr := ProfileRequest{Dir: req.dir(), Workload: wl, Options: opt, Priority: service.Interactive,
+			Budget: req.Budget, Progress: progress, Preliminary: req.Preliminary}
+		if req.Preliminary != nil {
+			pr.Phase = service.PhaseBoth
+		}
+		p, err := e.Profile(ctx, pr)
 		if p != nil {
 			req.warn(p.Notices)
 		}

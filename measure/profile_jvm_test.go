@@ -401,3 +401,69 @@ func TestProfiledForkInHarness(t *testing.T) {
 		t.Fatalf("unprofiled: %v %v %v", err, res[0].Err, res[0].Forks[0].Profile != nil)
 	}
 }
+
+// TestQuickProfileInWarmWorker: a quick profile runs in the warm worker
+// JVM that a quick measurement started (the same process, before and
+// after), twice in a row, and its hot frames are attributed to the
+// method's own lines: Duplicates#countRepeats spends its time in the
+// linear search of firstIndexOf, called from the line marked as the cause.
+func TestQuickProfileInWarmWorker(t *testing.T) {
+	requireJDK(t)
+	c := profCases[0] // Duplicates#countRepeats: a search per element
+	pp := profilingProject(t, c.Project)
+	req := Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []Arg{IntArg(int64(c.Arg))}}
+	w := NewWorker(context.Background())
+	defer w.Close()
+	ctx := context.Background()
+	if res, err := w.Measure(ctx, pp.build, req, Options{}); err != nil || res.Err != nil {
+		t.Fatalf("quick measurement: %v %v", err, res.Err)
+	}
+	pid := w.PID()
+	file, line := causeLine(t, c)
+	search := lineOf(t, filepath.Join(pp.dir, file), "values[j] == v")
+	for i := 1; i <= 2; i++ {
+		res, err := w.Profile(ctx, pp.build, req, Options{}, t.TempDir())
+		if err != nil || res.Err != nil {
+			t.Fatalf("quick profile %d: %v %v", i, err, res.Err)
+		}
+		if w.PID() != pid || !res.Preliminary || len(res.Forks) != 1 || res.Forks[0].PID != pid {
+			t.Fatalf("quick profile %d: worker pid %d (was %d), fork pid %d, preliminary %v: want the warm worker's", i, w.PID(), pid, res.Forks[0].PID, res.Preliminary)
+		}
+		s := res.Forks[0].Profile
+		if s == nil || len(s.Iterations) != QuickProfileOptions(Options{}).SamplesPerFork {
+			t.Fatalf("quick profile %d: summary %v", i, s != nil)
+		}
+		p, err := profile.New(s, pp.decls, pp.target(t, c.Method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := p.Report(profile.Thresholds{})
+		r.MarkPreliminary()
+		// The search's lines hold most samples; the call at the cause's
+		// line leads to them.
+		var searchShare float64
+		for _, h := range r.Hot {
+			if h.File == file && (h.Line == search || h.Line == search-1) {
+				searchShare += h.Share
+				if h.Method != "profiling.Duplicates#firstIndexOf(int[],int)" {
+					t.Errorf("line %d attributed to %s", h.Line, h.Method)
+				}
+			}
+		}
+		if len(r.Hot) == 0 || searchShare < 0.5 || !r.Preliminary {
+			t.Errorf("quick profile %d: the search's lines hold %.0f %% of the samples\n%s", i, 100*searchShare, r.Text(5))
+		}
+		for _, f := range r.Findings {
+			if f.Kind == profile.FindingRamp {
+				t.Errorf("a preliminary profile with a ramp: %+v", f)
+			}
+		}
+		if i == 1 {
+			t.Logf("%s(cause at line %d)", r.Text(3), line)
+		}
+	}
+	// A quick measurement after the profiles still runs in the same JVM.
+	if res, err := w.Measure(ctx, pp.build, req, Options{}); err != nil || res.Err != nil || w.PID() != pid {
+		t.Fatalf("quick measurement after: %v %v, pid %d (was %d)", err, res.Err, w.PID(), pid)
+	}
+}

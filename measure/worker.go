@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,14 +141,71 @@ func QuickOptions(opt Options) Options {
 // workload is in Result.Err; the error return is for failures of perfls
 // itself and for ctx ending.
 func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options) (Result, error) {
+	return w.run(ctx, b, req, QuickOptions(opt), "")
+}
+
+// QuickProfileOptions returns the options of a quick profile derived from
+// opt: QuickOptions with 10 recorded iterations of at least 50 ms (about
+// 500 execution samples of a thread that computes) after 300 ms to 1 s of
+// warm-up.
+func QuickProfileOptions(opt Options) Options {
 	opt = QuickOptions(opt)
+	opt.SamplesPerFork = 10
+	opt.MinSampleTime = 50 * time.Millisecond
+	opt.Warmup = 300 * time.Millisecond
+	opt.MaxWarmup = time.Second
+	opt.WarmupQuiet = 100 * time.Millisecond
+	opt.Profile = true
+	return opt
+}
+
+// Profile profiles req in the worker JVM with QuickProfileOptions(opt): the
+// worker starts a flight recording with perfls's settings (written into
+// dir, as ProfileJVMArgs does) before the harness runs, the harness marks
+// its iterations and reduces the recording in the JVM, and the Result's one
+// Fork carries the summary (Fork.Profile). The Result is marked
+// Preliminary: the JVM has run other requests, the warm-up is short, and
+// the figures never feed a verdict. Errors as with Measure.
+func (w *Worker) Profile(ctx context.Context, b *Build, req Request, opt Options, dir string) (Result, error) {
+	opt = QuickProfileOptions(opt)
+	java := opt.Java
+	if java == "" {
+		j, err := findJDK(ctx)
+		if err != nil {
+			return Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
+		}
+		java = j.java
+	}
+	settings, err := WriteProfileSettings(dir, javaFeature(java))
+	if err != nil {
+		return Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
+	}
+	return w.run(ctx, b, req, opt, settings)
+}
+
+// run runs req once in the worker with opt; with a settings file (a quick
+// profile) under a flight recording with those settings.
+func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, settings string) (Result, error) {
+	what := "measure"
+	if settings != "" {
+		what = "profile"
+	}
 	res := Result{Request: req, Preliminary: true}
+	fail := func(err error) (Result, error) {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if errors.Is(err, errClosed) {
+			return res, err
+		}
+		return res, fmt.Errorf("%s (quick): %w", what, err)
+	}
 	if b == nil {
-		return res, errors.New("measure (quick): no build")
+		return res, fmt.Errorf("%s (quick): no build", what)
 	}
 	j, err := findJDK(ctx)
 	if err != nil {
-		return res, fmt.Errorf("measure (quick): %w", err)
+		return fail(err)
 	}
 	java := opt.Java
 	if java == "" {
@@ -155,17 +213,11 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 	}
 	classpath, err := runtimeClasspath(ctx, j, b)
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		return res, fmt.Errorf("measure (quick): %w", err)
+		return fail(err)
 	}
 	hs, err := prepareHarnesses(ctx, j, j.releaseFor(java), b, classpath, []Request{req})
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		return res, fmt.Errorf("measure (quick): %w", err)
+		return fail(err)
 	}
 	defer hs.cleanup()
 	if hs.errs[0] != nil {
@@ -180,16 +232,14 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 	key := java + "\x00" + strings.Join(args, "\x00")
 	p, err := w.process(ctx, java, args, key)
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		if errors.Is(err, errClosed) {
-			return res, err
-		}
-		return res, fmt.Errorf("measure (quick): %w", err)
+		return fail(err)
+	}
+	if settings != "" && p.protocol() < 2 {
+		w.retire(p)
+		return fail(fmt.Errorf("the worker JVM speaks worker protocol %d, a quick profile needs 2 (perfls's Java library is older than this perfls)", p.protocol()))
 	}
 	w.nextID++
-	run, clean, err := p.request(ctx, w.nextID, hs.mains[0], cp, append(harnessOptions(opt), hs.args[0]...), opt)
+	run, clean, err := p.request(ctx, w.nextID, settings, hs.mains[0], cp, append(harnessOptions(opt), hs.args[0]...), opt)
 	if err != nil || !clean || run.exitCode != 0 || run.timedOut || !run.proto.ended {
 		w.retire(p) // a new JVM on next use
 	}
@@ -207,8 +257,13 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 		ferr = &WorkloadError{Kind: KindProtocol, PID: run.pid,
 			Message: fmt.Sprintf("the worker reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
 	}
+	if ferr == nil && settings != "" {
+		if fork.Profile, ferr = run.proto.profile.Summary(); ferr != nil {
+			ferr = fmt.Errorf("quick profile in the worker (pid %d): %w", run.pid, ferr)
+		}
+	}
 	if ferr != nil {
-		res.Err = fmt.Errorf("measure %s (quick phase): %w", req.Key(), ferr)
+		res.Err = fmt.Errorf("%s %s (quick phase): %w", what, req.Key(), ferr)
 		return res, nil
 	}
 	res.Forks = []Fork{fork}
@@ -216,9 +271,21 @@ func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options
 	return res, nil
 }
 
+// workerProfileFlags are the JVM flags a quick profile needs that can only
+// be given at start (ProfileJVMArgs gives them to a profiled fork): the
+// recording's stack depth, and debug information at non-safepoints so that
+// samples of JIT-compiled code land on the right line. The worker always
+// runs with them, so that quick measurements and quick profiles share one
+// warm JVM; neither costs time while nothing records.
+var workerProfileFlags = []string{"-XX:FlightRecorderOptions=stackdepth=" + strconv.Itoa(ProfileStackDepth),
+	"-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"}
+
 // workerJVMArgs is a fork's command line without the harness options, which
-// the worker takes per request.
+// the worker takes per request, with workerProfileFlags before the
+// options' own flags. Profile does not change it.
 func workerJVMArgs(opt Options, lib, crashDir string) []string {
+	opt.Profile = false
+	opt.JVMArgs = append(slices.Clone(workerProfileFlags), opt.JVMArgs...)
 	args := jvmArgs(opt, lib, "dev.perfls.internal.Worker", crashDir)
 	return args[:len(args)-len(harnessOptions(opt))]
 }
@@ -292,16 +359,28 @@ func (p *workerProc) kill() {
 	})
 }
 
+// protocol is the worker protocol the JVM announced: 1 for a worker that
+// names none (no quick profiles), 2 with "prof" requests.
+func (p *workerProc) protocol() int {
+	p.router.mu.Lock()
+	defer p.router.mu.Unlock()
+	return p.router.protocol
+}
+
 // request runs one measurement of the harness class main with the harness
 // program arguments hargs (options and the request's arguments; none holds a
 // space or a control character) and returns its raw outcome in the shape of
-// a fork's, and whether the worker is still clean. The error is ctx's or a
-// failure to talk to the worker.
-func (p *workerProc) request(ctx context.Context, id int, main, cp string, hargs []string, opt Options) (*forkRun, bool, error) {
+// a fork's, and whether the worker is still clean; with a settings file
+// ("" for none) under a flight recording (a "prof" request). The error is
+// ctx's or a failure to talk to the worker.
+func (p *workerProc) request(ctx context.Context, id int, settings, main, cp string, hargs []string, opt Options) (*forkRun, bool, error) {
 	pw := newProtoWriter(opt.SamplesPerFork)
 	p.router.setTarget(pw)
 	defer p.router.setTarget(nil)
 	line := fmt.Sprintf("run %d %s %s %s\n", id, escapeField(main), escapeField(cp), strings.Join(hargs, " "))
+	if settings != "" {
+		line = fmt.Sprintf("prof %d %s %s %s %s\n", id, escapeField(settings), escapeField(main), escapeField(cp), strings.Join(hargs, " "))
+	}
 	start := time.Now()
 	run := &forkRun{pid: p.pid}
 	if _, err := io.WriteString(p.stdin, line); err != nil {
@@ -398,6 +477,7 @@ type lineRouter struct {
 	lines     lineSplitter
 	ready     chan struct{}
 	readySeen bool
+	protocol  int             // the worker protocol of the ready line
 	done      chan workerDone // buffered: one request at a time
 }
 
@@ -419,6 +499,13 @@ func (r *lineRouter) line(l string, truncated bool) {
 	switch {
 	case strings.HasPrefix(s, "perfls-ready "):
 		if !r.readySeen {
+			// perfls-ready <pid> [<worker protocol>]; none is protocol 1.
+			r.protocol = 1
+			if f := strings.Fields(s); len(f) > 2 {
+				if v, err := strconv.Atoi(f[2]); err == nil {
+					r.protocol = v
+				}
+			}
 			r.readySeen = true
 			close(r.ready)
 		}

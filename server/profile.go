@@ -1,7 +1,8 @@
 package server
 
 // Profiles in the editor (docs/profiling.md): a "Profile" lens on every
-// method with workloads runs one profiled fork per workload through the
+// method with workloads runs, per workload, a quick profile in the warm
+// worker JVM (shown as it arrives) and then one profiled fork, through the
 // engine (Actions.ProfileMethod) as a measuring job, under the same
 // consent as measuring; the findings become diagnostics (severity
 // Information, code = the finding's kind, related information at the hot
@@ -14,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,11 +83,14 @@ func (s *server) allProfiles() []*engine.Profiled {
 func (s *server) profileLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
 	title := "▶ Profile"
 	if ps, _ := s.profiles.get(profileKey(args)); len(ps) > 0 {
-		n := 0
+		n, prelim := 0, ""
 		for _, p := range ps {
 			n += len(p.Report.Findings)
+			if p.Preliminary {
+				prelim = " (preliminary)"
+			}
 		}
-		title += fmt.Sprintf(" · %d %s", n, plural(n, "finding", "findings"))
+		title += fmt.Sprintf(" · %d %s%s", n, plural(n, "finding", "findings"), prelim)
 	}
 	return protocol.CodeLens{Range: at, Command: action(allowed, newProfileCommand(title, args))}
 }
@@ -128,6 +133,17 @@ func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
 		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
 	}
 	return s.runQueued(ctx, "profiling "+key, "profiling "+args.Class+"#"+args.Method, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+		// Each workload's quick profile from the warm worker JVM shows
+		// (lens, diagnostics, hover) while its profiled fork runs; the
+		// forked profiles replace them at the end.
+		var quick []*engine.Profiled
+		req.Preliminary = func(p *engine.Profiled) {
+			quick = append(quick, p)
+			s.profiles.set(key, slices.Clone(quick))
+			bg := context.WithoutCancel(jobCtx)
+			s.republishOpen(bg)
+			s.refreshCodeLenses(bg)
+		}
 		ps, err := s.opts.Actions.ProfileMethod(jobCtx, req, report)
 		if err != nil {
 			return "", nil, err
@@ -273,8 +289,12 @@ func (s *server) profileDiagnostics(doc *document) []protocol.Diagnostic {
 			if !ok || sourcePath(p, f.File) != doc.path {
 				continue
 			}
+			of := "profile of"
+			if p.Preliminary {
+				of = "preliminary profile of"
+			}
 			d := protocol.Diagnostic{Range: rng, Severity: protocol.DiagnosticSeverityInformation, Code: f.Kind, Source: "perfls",
-				Message: fmt.Sprintf("%s (profile of %s, %s)", f.Message, p.Method, workloadLabel(p))}
+				Message: fmt.Sprintf("%s (%s %s, %s)", f.Message, of, p.Method, workloadLabel(p))}
 			if related {
 				d.RelatedInformation = relatedLines(p, f)
 			}

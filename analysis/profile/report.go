@@ -12,6 +12,9 @@ const ReportVersion = 1
 // what looks wrong. It is what `perfls profile --format json` prints.
 type Report struct {
 	Version int `json:"version"`
+	// Preliminary marks a quick profile from the warm worker JVM (see
+	// MarkPreliminary): a first look, never evidence.
+	Preliminary bool `json:"preliminary,omitempty"`
 	// Method is the measured method; "" when the profile is of the whole
 	// region.
 	Method string `json:"method,omitempty"`
@@ -193,6 +196,23 @@ func (p *Profile) Report(th Thresholds) *Report {
 	r.Findings = append(r.Findings, p.findTreasureHunt(th)...)
 	r.Findings = append(r.Findings, p.findSemiTrucks(th)...)
 	return r
+}
+
+// MarkPreliminary marks r as a quick profile from the warm worker JVM: a
+// JVM that has run other requests, with a short warm-up and few
+// iterations. Its ramp findings are left out (a time series of 10 short
+// iterations after a short warm-up in a shared JVM says little about a
+// fork's; the forked profile looks for it) and a note says so.
+func (r *Report) MarkPreliminary() {
+	r.Preliminary = true
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		if f.Kind != FindingRamp {
+			kept = append(kept, f)
+		}
+	}
+	r.Findings = kept
+	r.Notes = append(r.Notes, "preliminary: a quick profile in the warm worker JVM (short warm-up, 10 iterations, a JVM shared with other requests); ramps are not looked for here — the forked profile is the one to trust")
 }
 
 func (p *Profile) hot(r *Report) {

@@ -53,6 +53,9 @@ func (r *Report) Text(top int) string {
 		top = 10
 	}
 	var b strings.Builder
+	if r.Preliminary {
+		b.WriteString("preliminary profile (warm worker JVM):\n")
+	}
 	if r.Method != "" {
 		fmt.Fprintf(&b, "%s\n", r.Method)
 	}
@@ -130,6 +133,9 @@ func (r *Report) Markdown(top int) string {
 		top = 5
 	}
 	var b strings.Builder
+	if r.Preliminary {
+		b.WriteString("_Preliminary: a quick profile in the warm worker JVM; the forked profile follows._\n\n")
+	}
 	fmt.Fprintf(&b, "**Where the time goes** (%s per operation, %d samples)\n\n", fmtNs(r.NsPerOp), r.Samples)
 	if len(r.Hot) > 0 {
 		b.WriteString("| share | line | method |\n|---:|---|---|\n")

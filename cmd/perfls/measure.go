@@ -20,7 +20,7 @@ func (a *app) measureCommand() *cobra.Command {
 	var f struct {
 		sel     selector
 		measure measureFlags
-		phase   string
+		phase   service.Phase
 		budget  time.Duration
 		fresh   bool
 	}
@@ -28,7 +28,7 @@ func (a *app) measureCommand() *cobra.Command {
 		Use:  "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			phase := map[string]service.Phase{"full": service.PhaseFull, "quick": service.PhaseQuick, "both": service.PhaseBoth}[f.phase]
+			phase := f.phase
 			if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
@@ -64,17 +64,14 @@ func (a *app) measureCommand() *cobra.Command {
 	}
 	f.sel.bind(cmd)
 	f.measure.bind(cmd.Flags(), engine.MeasureDefaults())
-	cli.Enum(cmd, &f.phase, "phase", "full", "quick (warm worker JVM, preliminary), full (forked JVMs) or both", "quick", "full", "both")
+	cli.Phase(cmd, &f.phase, "quick (warm worker JVM, preliminary), full (forked JVMs) or both")
 	cmd.Flags().DurationVar(&f.budget, "budget", 0, "wall-time budget of the forked phase; when it runs out, the forks done so far are reported (0: none)")
 	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has a fresh result")
 	return cmd
 }
 
 func (a *app) profileCommand() *cobra.Command {
-	var sel selector
-	var mf measureFlags
-	var pprof string
-	var fresh bool
+	sel, mf, req, pprof := selector{}, measureFlags{}, engine.ProfileRequest{Priority: service.Interactive}, ""
 	cmd := &cobra.Command{
 		Use:  "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags]",
 		Args: cli.NoArgs,
@@ -83,9 +80,12 @@ func (a *app) profileCommand() *cobra.Command {
 				return cli.UsageError{Msg: err.Error()}
 			}
 			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+				emit := func(p *engine.Profiled) error {
+					return a.output(sel.format, p.Report, func() { fmt.Fprint(a.stdout, p.Report.Text(10)) })
+				}
 				progress, done := a.progress(mf.verbose)
-				p, err := eng.Profile(cmd.Context(), engine.ProfileRequest{Dir: dir, Workload: w, Options: mf.opts,
-					Fresh: fresh, Priority: service.Interactive, Progress: progress})
+				req.Dir, req.Workload, req.Options, req.Progress, req.Preliminary = dir, w, mf.opts, progress, func(p *engine.Profiled) { emit(p) } // its error recurs below
+				p, err := eng.Profile(cmd.Context(), req)
 				if done(); p != nil {
 					a.notices(p.Notices)
 				}
@@ -98,14 +98,15 @@ func (a *app) profileCommand() *cobra.Command {
 				if err := p.WritePprof(pprof); err != nil {
 					return err
 				}
-				return a.output(sel.format, p.Report, func() { fmt.Fprint(a.stdout, p.Report.Text(10)) })
+				return emit(p)
 			})
 		},
 	}
 	sel.bind(cmd)
 	mf.bind(cmd.Flags(), engine.ProfileDefaults())
 	cmd.Flags().StringVar(&pprof, "pprof", "", "also write the profile in pprof format to `FILE` (go tool pprof)")
-	cmd.Flags().BoolVar(&fresh, "fresh", false, "profile again even when the cache has a profile of this code")
+	cmd.Flags().BoolVar(&req.Fresh, "fresh", false, "profile again even when the cache has a profile of this code")
+	cli.Phase(cmd, &req.Phase, "quick (warm worker JVM, preliminary), full (a profiled fork) or both (quick first)")
 	return cmd
 }
 

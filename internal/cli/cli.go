@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/internal/atomicfile"
+	"github.com/perfls/perfls/measure/service"
 )
 
 // Exit statuses.
@@ -158,6 +159,38 @@ func Enum(cmd *cobra.Command, p *string, name, value, usage string, allowed ...s
 	*p = value
 	cmd.Flags().Var(&enum{p, allowed}, name, usage)
 	cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// Phase defines the --phase flag of a command that can answer from the
+// measurement service's warm worker JVM first: "quick" (the worker only, a
+// preliminary answer), "full" (forked JVMs; the default) or "both".
+func Phase(cmd *cobra.Command, p *service.Phase, usage string) {
+	*p = service.PhaseFull
+	cmd.Flags().Var(phaseFlag{p}, "phase", usage)
+	cmd.RegisterFlagCompletionFunc("phase", cobra.FixedCompletions(phases, cobra.ShellCompDirectiveNoFileComp))
+}
+
+var phases = []string{"quick", "full", "both"}
+
+type phaseFlag struct{ p *service.Phase }
+
+func (f phaseFlag) Type() string { return "string" }
+func (f phaseFlag) String() string {
+	if f.p == nil || *f.p == service.PhaseFull {
+		return "full"
+	}
+	return string(*f.p)
+}
+func (f phaseFlag) Set(v string) error {
+	switch v {
+	case "quick", "both":
+		*f.p = service.Phase(v)
+	case "full":
+		*f.p = service.PhaseFull
+	default:
+		return fmt.Errorf("want %s", orList(phases))
+	}
+	return nil
 }
 
 type enum struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
@@ -41,6 +40,24 @@ func (l *Local) profileFromCache(ctx context.Context, key cache.Key, out *ItemRe
 	return true
 }
 
+// profileQuick profiles req in the warm worker JVM (measure.Worker.Profile)
+// with p.QuickOptions (else opt) through the scheduler, as measureQuick
+// measures: it does not overlap a fork, and an interactive request gets the
+// next turn. The summary goes into out.PreliminaryProfile; it is never
+// cached.
+func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
+	if p.QuickOptions != nil {
+		opt = *p.QuickOptions
+	}
+	run := func(ctx context.Context, emit func(Progress)) (any, error) {
+		emit(Progress{Message: "quick profile of " + req.Key() + " in the warm worker JVM"})
+		return l.worker.Profile(ctx, build, req, opt, l.cacheDir)
+	}
+	if r, ok := l.runResult(ctx, p, key.Hash()+"/quick-profile", req.Key()+" (quick profile)", run, progress, out); ok {
+		out.PreliminaryProfile, out.Env = r.Forks[0].Profile, r.Env
+	}
+}
+
 // profileItem runs one profiled fork of req through the scheduler and
 // stores its summary.
 func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
@@ -67,15 +84,8 @@ func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build,
 		}
 		return results[0], nil
 	}
-	v, err := l.sched.Do(ctx, key.Hash()+"/profile", req.Key()+" (profile)", p.Priority, p.Budget, run, progress)
-	if err != nil {
-		out.Error = err.Error()
-		return
-	}
-	r := v.(measure.Result)
-	out.MeasuredAt = time.Now()
-	if r.Err != nil {
-		out.fail(r.Err)
+	r, ok := l.runResult(ctx, p, key.Hash()+"/profile", req.Key()+" (profile)", run, progress, out)
+	if !ok {
 		return
 	}
 	if len(r.Forks) != 1 || r.Forks[0].Profile == nil {

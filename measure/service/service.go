@@ -43,8 +43,13 @@ type Params struct {
 	Phase    Phase           `json:"phase,omitempty"`
 	// Profile asks for one profiled fork per item instead of timing forks
 	// (profile.go): ItemResult.Profile, cached as a profile, never as a
-	// measurement. Phase is ignored.
-	Profile bool `json:"profile,omitempty"`
+	// measurement. With PhaseQuick it asks instead for a quick profile in
+	// the warm worker JVM (ItemResult.PreliminaryProfile, never cached;
+	// without Fresh a cached profiled fork with Options answers instead),
+	// run with QuickOptions when given; PhaseBoth is PhaseFull for
+	// profiles (the engine asks for the quick profile first).
+	Profile      bool             `json:"profile,omitempty"`
+	QuickOptions *measure.Options `json:"quick_options,omitempty"`
 	// Besides, with Fresh, lets a stored measurement of the same key with
 	// the forks asked for answer when it is none of these (by ID): forks
 	// another run measured are as new to the caller as forks measured now
@@ -89,6 +94,10 @@ type ItemResult struct {
 	Preliminary *Preliminary `json:"preliminary,omitempty"`
 	// Profile is the profiled fork's summary (Params.Profile).
 	Profile *profile.Summary `json:"profile,omitempty"`
+	// PreliminaryProfile is the summary of a quick profile in the warm
+	// worker JVM (Params.Profile with PhaseQuick): never cached, never
+	// feeds a verdict.
+	PreliminaryProfile *profile.Summary `json:"preliminary_profile,omitempty"`
 }
 
 // fail records that the measurement failed with err, and where and how
@@ -244,6 +253,11 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	// perfls.json's JVM flags come first: the request's (the command line,
 	// the editor's settings) can override them.
 	p.Options.JVMArgs = append(slices.Clone(proj.JVMArgs), p.Options.JVMArgs...)
+	if q := p.QuickOptions; q != nil {
+		qo := *q
+		qo.JVMArgs = append(slices.Clone(proj.JVMArgs), qo.JVMArgs...)
+		p.QuickOptions = &qo
+	}
 	// A JVM older than the compiling JDK (an editor's javaHome) needs
 	// classes compiled for its release.
 	if proj.Release, err = measure.ForkRelease(ctx, p.Options); err != nil {
@@ -332,6 +346,17 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		first[key.Hash()] = i
+		if p.Profile && p.Phase == PhaseQuick {
+			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
+				continue // a forked profile of this code: better than a quick one
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.profileQuick(ctx, p, build, req, key, opt, out, progress)
+			}()
+			continue
+		}
 		if p.Profile {
 			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
 				continue
@@ -582,19 +607,29 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 		}
 		return r, nil
 	}
-	v, err := l.sched.Do(ctx, key.Hash()+"/quick", req.Key()+" (quick)", p.Priority, p.Budget, run, progress)
+	r, ok := l.runResult(ctx, p, key.Hash()+"/quick", req.Key()+" (quick)", run, progress, out)
+	if ok {
+		out.Preliminary = &Preliminary{r.Forks[0], r.Env}
+	}
+	return ok
+}
+
+// runResult runs a job that returns a measure.Result (one run in the worker
+// or one fork) through the scheduler and records in out when it ended and
+// how it failed; ok is false when it failed.
+func (l *Local) runResult(ctx context.Context, p Params, id, label string, run JobFunc, progress func(Progress), out *ItemResult) (measure.Result, bool) {
+	v, err := l.sched.Do(ctx, id, label, p.Priority, p.Budget, run, progress)
 	if err != nil {
 		out.Error = err.Error()
-		return false
+		return measure.Result{}, false
 	}
 	r := v.(measure.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
 		out.fail(r.Err)
-		return false
+		return r, false
 	}
-	out.Preliminary = &Preliminary{r.Forks[0], r.Env}
-	return true
+	return r, true
 }
 
 // historyLimit bounds how many earlier measurements feed one history.

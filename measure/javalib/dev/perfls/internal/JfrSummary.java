@@ -510,10 +510,13 @@ public final class JfrSummary {
         return d == null ? 0 : d.toNanos();
     }
 
-    /** The JVM's own threads: reference handling, finalizer, signal dispatch, cleaners, JFR. */
+    /**
+     * The JVM's own threads (reference handling, finalizer, signal dispatch, cleaners, JFR) and
+     * perfls's (named perfls-…: the parent watch of a fork or of the warm worker, which sleeps).
+     */
     private static boolean isJvmThread(RecordedThread th) {
         String name = th.getJavaName();
-        if (name != null && name.startsWith("JFR ")) {
+        if (name != null && (name.startsWith("JFR ") || name.startsWith("perfls-"))) {
             return true;
         }
         if (th.getThreadGroup() == null) {

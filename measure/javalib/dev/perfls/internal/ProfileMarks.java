@@ -80,9 +80,19 @@ public final class ProfileMarks {
         try {
             chosen.dump(tmp);
             chosen.stop();
+            chosen.close(); // a JVM that lives on (the warm worker) keeps no stopped recordings
             JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, out);
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Closes every recording named "perfls" still open in this JVM (a request that failed). */
+    public static void closeRecordings() {
+        for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+            if ("perfls".equals(r.getName())) {
+                r.close();
+            }
         }
     }
 }

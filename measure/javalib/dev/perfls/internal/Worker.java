@@ -24,6 +24,7 @@ import java.util.List;
  *
  * <pre>
  *   run &lt;id&gt; &lt;escaped harness class&gt; &lt;escaped class path&gt; &lt;key=value&gt;...
+ *   prof &lt;id&gt; &lt;escaped settings file&gt; &lt;escaped harness class&gt; &lt;escaped class path&gt; &lt;key=value&gt;...
  *   quit
  * </pre>
  *
@@ -31,8 +32,18 @@ import java.util.List;
  * "error") followed by {@code perfls-done <id> <clean>}, where clean is 0 when the request left
  * threads running (the parent then restarts the worker). The worker exits when its standard
  * input ends or its parent process goes away.
+ *
+ * <p>A {@code prof} request (worker protocol 2) is a quick profile: the worker starts a flight
+ * recording with the settings file (perfls's .jfc) before the harness runs, and the harness,
+ * given {@code profile=1}, marks its samples and reduces the recording to its summary
+ * (perfls-prof-* lines) as in a profiled fork. A recording the harness did not finish is closed
+ * before {@code perfls-done}. The first line, {@code perfls-ready <pid> <worker protocol>},
+ * says which requests the worker understands.
  */
 public final class Worker {
+    /** The worker's request protocol: 2 adds {@code prof}. */
+    static final int PROTOCOL = 2;
+
     private static volatile TailSink current;
 
     public static void main(String[] args) throws Exception {
@@ -48,7 +59,7 @@ public final class Worker {
             }
         }, "perfls-exit-hook"));
         watchParent();
-        out.line("ready", Long.toString(ProcessHandle.current().pid()));
+        out.line("ready", Long.toString(ProcessHandle.current().pid()), Integer.toString(PROTOCOL));
         ClassLoader own = Worker.class.getClassLoader();
         String line;
         while ((line = in.readLine()) != null) {
@@ -56,16 +67,45 @@ public final class Worker {
             if (f[0].equals("quit")) {
                 break;
             }
-            if (!f[0].equals("run") || f.length < 4) {
+            boolean prof = f[0].equals("prof");
+            int at = prof ? 3 : 2; // the harness class's field
+            if (!(prof || f[0].equals("run")) || f.length < at + 2) {
                 out.line("error", "harness", Protocol.escape("bad worker request " + line));
                 continue;
             }
             String id = f[1];
-            boolean clean = request(out, unescape(f[2]), unescape(f[3]), Arrays.copyOfRange(f, 4, f.length));
+            boolean clean;
+            if (prof) {
+                clean = profile(out, unescape(f[2]), unescape(f[at]), unescape(f[at + 1]),
+                        Arrays.copyOfRange(f, at + 2, f.length));
+            } else {
+                clean = request(out, unescape(f[at]), unescape(f[at + 1]), Arrays.copyOfRange(f, at + 2, f.length));
+            }
             Thread.currentThread().setContextClassLoader(own);
             out.line("done", id, clean ? "1" : "0");
         }
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * Runs one request with a flight recording: started here, before the request's class loader
+     * exists (so that the recorder's threads, started with the first recording, belong to the
+     * worker and not to the request), reduced by the harness, closed here when the harness did
+     * not get that far. A recording that cannot start is the request's error.
+     */
+    private static boolean profile(Protocol out, String settings, String main, String classpath, String[] opts) {
+        try {
+            ProfileMarks.startRecording(settings);
+        } catch (Throwable t) {
+            out.line("hello", Integer.toString(Protocol.VERSION), Long.toString(ProcessHandle.current().pid()));
+            out.line("error", "harness", Protocol.escape("start the flight recording: " + t));
+            return true;
+        }
+        try {
+            return request(out, main, classpath, opts);
+        } finally {
+            ProfileMarks.closeRecordings();
+        }
     }
 
     /** Runs one request; false when it left threads of its class loader running. */
