@@ -137,6 +137,11 @@ type Options struct {
 	// recording, retakes none, and reduces the recording after the last
 	// one (Fork.Profile). Its figures never feed a verdict.
 	Profile bool `json:",omitempty"`
+	// Count makes every fork a counting fork: the classes are an
+	// instrumented copy (CountCalls), the harness reads the invocation
+	// counters around each sample and retakes none. Its timings are never
+	// used.
+	Count bool `json:",omitempty"`
 }
 
 // Defaults returns o with zero fields set to their defaults.
@@ -216,6 +221,8 @@ type Fork struct {
 	// Profile is the reduced recording of a profiled fork (Options.Profile);
 	// nil otherwise.
 	Profile *profile.Summary `json:",omitempty"`
+	// counts are a counting fork's counters (Options.Count, CountCalls).
+	counts *forkCounts
 }
 
 // Result is the outcome of one request. Err is set when the request could not
@@ -393,6 +400,9 @@ func harnessOptions(opt Options) []string {
 	if opt.Profile {
 		args = append(args, "profile=1")
 	}
+	if opt.Count {
+		args = append(args, "count=1")
+	}
 	return args
 }
 
@@ -408,6 +418,11 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 	if len(fork.NsPerOp) != opt.SamplesPerFork {
 		return Fork{}, Environment{}, &WorkloadError{Kind: KindProtocol, PID: run.pid, Stderr: run.stderr,
 			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
+	}
+	if opt.Count {
+		if fork.counts = run.proto.counts; fork.counts == nil {
+			return Fork{}, Environment{}, fmt.Errorf("counting fork (pid %d): no counts in its output", run.pid)
+		}
 	}
 	if opt.Profile {
 		if fork.Profile, err = run.proto.profile.Summary(); err != nil {
