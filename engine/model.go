@@ -39,7 +39,8 @@ type ModelRequest struct {
 	Options measure.Options
 	Fresh   bool
 	// NoCallees leaves out the profiled fork per value that apportions the
-	// cpu demand to the callees (docs/models.md).
+	// cpu demand to the callees and the counting fork per value that
+	// counts their invocations (docs/models.md).
 	NoCallees bool
 	Progress  func(service.Progress)
 }
@@ -95,6 +96,15 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 			case p.Profile != nil:
 				total, byCallee := p.Profile.CalleeSamples()
 				mv.Profile = &model.CalleeSamples{Total: total, ByCallee: byCallee}
+			}
+			// The counting fork: counts only, in an instrumented copy, with
+			// the user's JVM settings and the counting defaults.
+			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true,
+				Options: measure.Options{HeapMB: opt.HeapMB, JVMArgs: opt.JVMArgs, Java: opt.Java}}
+			if _, it, err := measureOne(ctx, e.service(ctx), cp, req.Progress); err != nil {
+				notices = append(notices, fmt.Sprintf("%s = %d: no invocation counts: %v", param, v, err))
+			} else if it.Counts != nil {
+				mv.Counts = it.Counts
 			}
 		}
 		ms = append(ms, mv)

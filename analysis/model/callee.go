@@ -33,6 +33,9 @@ type Callee struct {
 	// standard error from both factors' errors.
 	CPU   float64 `json:"cpu_ns_per_op"`
 	CPUSE float64 `json:"cpu_se"`
+	// Calls is how often it ran per operation, from the counting fork at
+	// the same value; 0 when none ran.
+	Calls float64 `json:"calls_per_op,omitempty"`
 	// Unreliable says why the share is below the floor, "" when it is not.
 	Unreliable string `json:"unreliable,omitempty"`
 }

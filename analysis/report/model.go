@@ -114,6 +114,9 @@ func WritePerformanceSummary(w io.Writer, m *model.Model) {
 		for _, d := range op.CalleeDependencies {
 			fmt.Fprintf(w, "  callee %s: cpu %s\n", d.Callee, d.Text)
 		}
+		for _, d := range op.CallDependencies {
+			fmt.Fprintf(w, "  calls of %s %s\n", d.Callee, d.Text)
+		}
 		if n := len(op.Points); n > 0 && len(op.Points[n-1].Callees) > 0 {
 			last := op.Points[n-1]
 			fmt.Fprintf(w, "  callees at %s = %g (share of cpu ± standard error):\n", op.Parameter, last.N)
@@ -121,6 +124,9 @@ func WritePerformanceSummary(w io.Writer, m *model.Model) {
 				flag := ""
 				if c.Unreliable != "" {
 					flag = " [unreliable: " + c.Unreliable + "]"
+				}
+				if c.Calls > 0 {
+					flag = fmt.Sprintf(", %s calls%s", sig3(c.Calls), flag)
 				}
 				fmt.Fprintf(w, "    %-40s %5.1f %% ± %.1f  %s ± %s%s\n", c.Method, 100*c.Share, 100*c.ShareSE, Figure(c.CPU, "ns"), Figure(c.CPUSE, "ns"), flag)
 			}

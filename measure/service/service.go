@@ -45,6 +45,10 @@ type Params struct {
 	// (profile.go): ItemResult.Profile, cached as a profile, never as a
 	// measurement. Phase is ignored.
 	Profile bool `json:"profile,omitempty"`
+	// Count asks for one counting fork per item instead of timing forks
+	// (count.go): ItemResult.Counts, invocations per operation of the
+	// project's methods. Phase and Profile are ignored.
+	Count bool `json:"count,omitempty"`
 	// Besides, with Fresh, lets a stored measurement of the same key with
 	// the forks asked for answer when it is none of these (by ID): forks
 	// another run measured are as new to the caller as forks measured now
@@ -89,6 +93,8 @@ type ItemResult struct {
 	Preliminary *Preliminary `json:"preliminary,omitempty"`
 	// Profile is the profiled fork's summary (Params.Profile).
 	Profile *profile.Summary `json:"profile,omitempty"`
+	// Counts are the counting fork's invocation counts (Params.Count).
+	Counts *measure.CallCounts `json:"counts,omitempty"`
 }
 
 // fail records that the measurement failed with err, and where and how
@@ -330,6 +336,18 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		first[key.Hash()] = i
+		if p.Count {
+			if !p.Fresh && l.countFromCache(ctx, key, out) {
+				continue
+			}
+			planned++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.countItem(ctx, p, proj, build, req, key, p.Options, out, progress, warn)
+			}()
+			continue
+		}
 		if p.Profile {
 			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
 				continue
