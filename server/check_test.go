@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
@@ -78,6 +79,10 @@ func (f *fakeActions) ProfileMethod(context.Context, engine.MethodRequest, func(
 }
 
 func (f *fakeActions) StoredProfiles(context.Context, engine.MethodRequest) ([]*engine.Profiled, error) {
+	return nil, nil
+}
+
+func (f *fakeActions) StoredModels(context.Context, engine.MethodRequest) ([]*model.Model, error) {
 	return nil, nil
 }
 

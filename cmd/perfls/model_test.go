@@ -102,7 +102,7 @@ func TestModelAndPredict(t *testing.T) {
 	for _, p := range op.Points {
 		unreliable = unreliable || len(p.Callees) == 0 || p.Callees[0].Unreliable != ""
 	}
-	if deps := op.CalleeDependencies; !unreliable && (len(deps) != 1 || !strings.Contains(deps[0].Text, "% of the operation at n = 800")) {
+	if deps := op.CalleeDependencies; !unreliable && (len(deps) != 1 || !strings.Contains(deps[0].Text, "% of compute() at n = 800")) {
 		t.Errorf("callee dependencies %+v\n%s", deps, errs)
 	}
 	// The counting forks: pairs runs once per operation, xor n·(n−1)/2
