@@ -100,9 +100,12 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 				mv.Profile = &model.CalleeSamples{Total: total, ByCallee: byCallee}
 			}
 			// The counting fork: counts only, in an instrumented copy, with
-			// the user's JVM settings and the counting defaults.
-			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true,
-				Options: measure.Options{HeapMB: opt.HeapMB, JVMArgs: opt.JVMArgs, Java: opt.Java}}
+			// the user's JVM settings, the counting defaults and warm-up no
+			// longer than the timing forks'.
+			copt := measure.CountDefaults()
+			copt.HeapMB, copt.JVMArgs, copt.Java = opt.HeapMB, opt.JVMArgs, opt.Java
+			copt.Warmup, copt.MaxWarmup = min(copt.Warmup, opt.Defaults().Warmup), min(copt.MaxWarmup, opt.Defaults().MaxWarmup)
+			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt}
 			if _, it, err := measureOne(ctx, e.service(ctx), cp, req.Progress); err != nil {
 				notices = append(notices, fmt.Sprintf("%s = %d: no invocation counts: %v", param, v, err))
 			} else if it.Counts != nil {

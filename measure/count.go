@@ -78,7 +78,7 @@ type countedMethod struct {
 // method that ran in the measured samples, most frequent first. opt's
 // zero fields take CountDefaults' values; Forks is 1.
 func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Options) (*CallCounts, error) {
-	ib, methods, err := instrumentedBuild(ctx, p, b)
+	classes, methods, err := instrumentedClasses(ctx, p, b)
 	if err != nil {
 		return nil, fmt.Errorf("counting fork of %s: %w", req.Key(), err)
 	}
@@ -100,7 +100,11 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 		opt.ForkTimeout = def.ForkTimeout
 	}
 	opt.JVMArgs = append([]string{"-Dperfls.count.size=" + strconv.Itoa(len(methods))}, opt.JVMArgs...)
-	res, err := Measure(ctx, ib, []Request{req}, opt, nil)
+	// The harness is compiled against the project's own classes, as for
+	// timing forks (the same cached class), and runs with the copy first.
+	rb := *b
+	rb.runFirst = []string{classes}
+	res, err := Measure(ctx, &rb, []Request{req}, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -177,56 +181,53 @@ func instrumentSource(ctx context.Context, path string, src []byte, first int) (
 	return append(out, src[last:]...), ms, nil
 }
 
-// instrumentedBuild compiles the instrumented copy of p's sources (once
+// instrumentedClasses compiles the instrumented copy of p's sources (once
 // per state of the sources, classpath and JDK, like Compile) and returns
-// a build whose classes are the copy's, with b's class directories behind
-// them (resources, classes not compiled from the sources), and the counted
-// methods by ID.
-func instrumentedBuild(ctx context.Context, p *Project, b *Build) (*Build, []countedMethod, error) {
+// its class directory, which runs before b's classpath (b's class
+// directories then supply resources and classes not compiled from the
+// sources), and the counted methods by ID.
+func instrumentedClasses(ctx context.Context, p *Project, b *Build) (string, []countedMethod, error) {
 	if p == nil || b == nil {
-		return nil, nil, errors.New("no project")
+		return "", nil, errors.New("no project")
 	}
 	j, err := findJDK(ctx)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	root, err := cacheRoot(b)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	lib, err := compileLibrary(ctx, j, root)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	orig := append([]string{b.ClassesDir}, b.ClassDirs...)
 	depCP := append(append([]string{lib}, orig...), p.Classpath...)
 	sum := sha256.Sum256([]byte(p.Dir))
 	dir := filepath.Join(root, "count", hex.EncodeToString(sum[:])[:16])
 	classes, namesFile, stampFile := filepath.Join(dir, "classes"), filepath.Join(dir, "methods.json"), filepath.Join(dir, "stamp")
-	ib := *b
-	ib.ClassesDir, ib.ClassDirs, ib.Prebuilt = classes, orig, false
-	ib.Classpath = append([]string{classes}, b.Classpath...)
 
 	defer dirLocks.lock(dir)()
 	stamp, err := buildStamp(j, p.Release, p.Dir, depCP, p.Sources)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	stamp = "perfls-count-v1\n" + stamp
 	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
 		var ms []countedMethod
 		if data, err := os.ReadFile(namesFile); err == nil && json.Unmarshal(data, &ms) == nil {
 			touch(stampFile)
-			return &ib, ms, nil
+			return classes, ms, nil
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	_ = os.Remove(stampFile)
 	tmp, err := os.MkdirTemp(dir, "tmp-")
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
 	var ms []countedMethod
@@ -237,53 +238,53 @@ func instrumentedBuild(ctx context.Context, p *Project, b *Build) (*Build, []cou
 		}
 		data, err := os.ReadFile(s)
 		if err != nil {
-			return nil, nil, err
+			return "", nil, err
 		}
 		text, fms, err := instrumentSource(ctx, s, data, len(ms))
 		if err != nil {
-			return nil, nil, err
+			return "", nil, err
 		}
 		ms = append(ms, fms...)
 		// One directory per file: javac needs the file's own name, and
 		// two packages may have files of the same name.
 		out := filepath.Join(tmp, "src", strconv.Itoa(i), filepath.Base(s))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return nil, nil, err
+			return "", nil, err
 		}
 		if err := os.WriteFile(out, text, 0o644); err != nil {
-			return nil, nil, err
+			return "", nil, err
 		}
 		srcs = append(srcs, out)
 	}
 	if len(srcs) == 0 {
-		return nil, nil, errors.New("the project has no sources to instrument")
+		return "", nil, errors.New("the project has no sources to instrument")
 	}
 	built := filepath.Join(tmp, "classes")
 	if err := javac(ctx, j, built, depCP, srcs, p.Release); err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
-			return nil, nil, fmt.Errorf("the instrumented copy does not compile (a field or variable named dev hides the package dev?): %w", err)
+			return "", nil, fmt.Errorf("the instrumented copy does not compile (a field or variable named dev hides the package dev?): %w", err)
 		}
-		return nil, nil, err
+		return "", nil, err
 	}
 	nameCounted(built, ms)
 	names, err := json.Marshal(ms)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	if err := os.RemoveAll(classes); err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	if err := os.Rename(built, classes); err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	if err := writeFileAtomic(namesFile, names); err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	if err := writeFileAtomic(stampFile, []byte(stamp)); err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	return &ib, ms, nil
+	return classes, ms, nil
 }
 
 // nameCounted names every counted method as profiles do, from its class

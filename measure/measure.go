@@ -323,7 +323,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 				return assemble(), ctx.Err()
 			}
 			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
-			cp := strings.Join(append([]string{hs.classes[i]}, classpath...), string(os.PathListSeparator))
+			cp := strings.Join(append(append([]string{hs.classes[i]}, b.runFirst...), classpath...), string(os.PathListSeparator))
 			args := append(jvmArgs(opt, cp, hs.mains[i], hs.crashDir), hs.args[i]...)
 			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots)
 			if ctx.Err() != nil {
