@@ -33,11 +33,12 @@ import (
 // (docs/models.md).
 
 // CountDefaults are the options of a counting fork unless told otherwise:
-// 5 samples of at least 10 ms after 200 ms to 2 s of warm-up (enough for
-// lazily initialised state to settle; counts need no settled JIT).
+// 5 samples of at least 10 ms after 200 to 500 ms of warm-up (enough for
+// lazily initialised state to settle; counts need no settled JIT, so the
+// warm-up is not held open for it).
 func CountDefaults() Options {
 	return Options{Forks: 1, SamplesPerFork: 5, MinSampleTime: 10 * time.Millisecond, Warmup: 200 * time.Millisecond,
-		MaxWarmup: 2 * time.Second, ForkTimeout: 2 * time.Minute}
+		MaxWarmup: 500 * time.Millisecond, ForkTimeout: 2 * time.Minute}
 }
 
 // CallCount is how often one project method ran per operation.
