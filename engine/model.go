@@ -108,7 +108,9 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt}
 			if _, it, err := measureOne(ctx, e.service(ctx), cp, req.Progress); err != nil {
 				notices = append(notices, fmt.Sprintf("%s = %d: no invocation counts: %v", param, v, err))
-			} else if it.Counts != nil {
+			} else if it.Counts == nil {
+				notices = append(notices, fmt.Sprintf("%s = %d: the measurement service returned no invocation counts (a daemon of an older perfls? perfls daemon stop)", param, v))
+			} else {
 				mv.Counts = it.Counts
 			}
 		}
