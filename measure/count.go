@@ -83,23 +83,8 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 	if err != nil {
 		return nil, fmt.Errorf("counting fork of %s: %w", req.Key(), err)
 	}
-	def := CountDefaults()
+	opt = opt.Fill(CountDefaults())
 	opt.Forks, opt.Count, opt.Profile = 1, true, false
-	if opt.SamplesPerFork <= 0 {
-		opt.SamplesPerFork = def.SamplesPerFork
-	}
-	if opt.MinSampleTime <= 0 {
-		opt.MinSampleTime = def.MinSampleTime
-	}
-	if opt.Warmup <= 0 {
-		opt.Warmup = def.Warmup
-	}
-	if opt.MaxWarmup <= 0 {
-		opt.MaxWarmup = max(def.MaxWarmup, opt.Warmup)
-	}
-	if opt.ForkTimeout <= 0 {
-		opt.ForkTimeout = def.ForkTimeout
-	}
 	opt.JVMArgs = append([]string{"-Dperfls.count.size=" + strconv.Itoa(len(methods))}, opt.JVMArgs...)
 	// The harness is compiled against the project's own classes, as for
 	// timing forks (the same cached class), and runs with the copy first.

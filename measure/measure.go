@@ -144,6 +144,29 @@ type Options struct {
 	Count bool `json:",omitempty"`
 }
 
+// Fill returns o with its zero SamplesPerFork, MinSampleTime, Warmup,
+// MaxWarmup (no shorter than Warmup) and ForkTimeout taken from def: the
+// defaults of a special fork (profiled, counting) rather than a timing
+// fork's.
+func (o Options) Fill(def Options) Options {
+	if o.SamplesPerFork <= 0 {
+		o.SamplesPerFork = def.SamplesPerFork
+	}
+	if o.MinSampleTime <= 0 {
+		o.MinSampleTime = def.MinSampleTime
+	}
+	if o.Warmup <= 0 {
+		o.Warmup = def.Warmup
+	}
+	if o.MaxWarmup <= 0 {
+		o.MaxWarmup = max(def.MaxWarmup, o.Warmup)
+	}
+	if o.ForkTimeout <= 0 {
+		o.ForkTimeout = def.ForkTimeout
+	}
+	return o
+}
+
 // Defaults returns o with zero fields set to their defaults.
 func (o Options) Defaults() Options {
 	if o.Forks <= 0 {
