@@ -55,7 +55,7 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
 	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others; load average %s",
 		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, loadAverage())
-	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "")
+	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %8s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "noise", "median", "")
 	errs := map[model.Metric][]float64{}
 	for i, c := range modelCases {
 		start := time.Now()
@@ -72,11 +72,16 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 	}
 	fmt.Printf("load average at the end: %s", loadAverage())
 	for _, metric := range []model.Metric{model.Wall, model.CPU} {
-		e := errs[metric]
-		sort.Float64s(e)
-		if len(e) > 0 {
-			fmt.Printf("median relative error of %s inside the fitted ranges: %.1f %% (%d predictions; max %.1f %%)\n",
-				metric, 100*e[len(e)/2], len(e), 100*e[len(e)-1])
+		for _, v := range []struct {
+			key  model.Metric
+			what string
+		}{{metric, "error"}, {metric + "/noise", "measurement noise (95 % CI half-width of the check)"}, {metric + "/median", "error of fits to per-value medians of fork means"}} {
+			e := errs[v.key]
+			sort.Float64s(e)
+			if len(e) > 0 {
+				fmt.Printf("median %s of %s inside the fitted ranges: %.1f %% (%d predictions; max %.1f %%)\n",
+					v.what, metric, 100*median(e), len(e), 100*e[len(e)-1])
+			}
 		}
 	}
 	return nil
@@ -113,6 +118,22 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 	for _, d := range op.Dependencies {
 		deps[d.Metric] = d
 	}
+	// The alternative: one point per value, the median of its fork means
+	// (robust to one fork in another JIT state or a burst of load).
+	medDeps := map[model.Metric]model.Dependency{}
+	for _, metric := range []model.Metric{model.Wall, model.CPU} {
+		var pts []model.Point
+		for _, p := range op.Points {
+			for _, d := range p.Demands {
+				if d.Metric == metric {
+					pts = append(pts, model.Point{N: p.N, Figures: []float64{median(d.ForkMeans)}})
+				}
+			}
+		}
+		if d, err := model.FitDependency(metric, pts); err == nil {
+			medDeps[metric] = d
+		}
+	}
 	for _, n := range at {
 		w, err := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
 		if err != nil {
@@ -131,14 +152,23 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 			}
 			p := d.Predict(float64(n))
 			rel := math.Abs(p.Value-measured.Mean) / measured.Mean
+			noise := (measured.CI95[1] - measured.CI95[0]) / 2 / measured.Mean
+			medRel := math.NaN()
+			if md, ok := medDeps[metric]; ok {
+				medRel = math.Abs(md.Predict(float64(n)).Value-measured.Mean) / measured.Mean
+			}
 			flag := d.Best.Model
 			if p.Extrapolated {
 				flag += " (extrapolated)"
 			} else {
 				errs[metric] = append(errs[metric], rel)
+				errs[metric+"/noise"] = append(errs[metric+"/noise"], noise)
+				if !math.IsNaN(medRel) {
+					errs[metric+"/median"] = append(errs[metric+"/median"], medRel)
+				}
 			}
-			fmt.Printf("%-36s %-4s %8d %12s [%10s, %10s] %12s %7.1f%% %s\n", shortMethod(op.Method), metric, n, fmtNs(p.Value),
-				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, flag)
+			fmt.Printf("%-36s %-4s %8d %12s [%10s, %10s] %12s %7.1f%% %7.1f%% %7.1f%% %s\n", shortMethod(op.Method), metric, n, fmtNs(p.Value),
+				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, 100*noise, 100*medRel, flag)
 		}
 	}
 	return nil
@@ -167,4 +197,17 @@ func loadAverage() string {
 		return "unknown\n"
 	}
 	return string(b)
+}
+
+// median of xs (sorted or not); NaN for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -78,6 +78,7 @@ type CheckResult struct {
 	index   *workspace.Index // the working tree's declarations
 	trees   map[string]*tree // the revisions the formulas name
 	used    []int64          // stored measurements the looks have used
+	models  []*model.Model   // stored models (perfls model), for the callees in the report
 }
 
 // Check parses the project, plans the measurements of the formulas the
@@ -132,6 +133,8 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if out.Oracle, err = e.judgeCalibrated(ctx, items, req.Options); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("bounds oracle: %v", err))
 	}
+	// The stored models of the methods measured, for the report's callees.
+	out.models, _ = e.storedModels(ctx, func(string) bool { return true })
 	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -39,7 +41,8 @@ type ModelRequest struct {
 	Options measure.Options
 	Fresh   bool
 	// NoCallees leaves out the profiled fork per value that apportions the
-	// cpu demand to the callees (docs/models.md).
+	// cpu demand to the callees and the counting fork per value that
+	// counts their invocations (docs/models.md).
 	NoCallees bool
 	Progress  func(service.Progress)
 }
@@ -96,6 +99,20 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 				total, byCallee := p.Profile.CalleeSamples()
 				mv.Profile = &model.CalleeSamples{Total: total, ByCallee: byCallee}
 			}
+			// The counting fork: counts only, in an instrumented copy, with
+			// the user's JVM settings, the counting defaults and warm-up no
+			// longer than the timing forks'.
+			copt := measure.CountDefaults()
+			copt.HeapMB, copt.JVMArgs, copt.Java = opt.HeapMB, opt.JVMArgs, opt.Java
+			copt.Warmup, copt.MaxWarmup = min(copt.Warmup, opt.Defaults().Warmup), min(copt.MaxWarmup, opt.Defaults().MaxWarmup)
+			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt}
+			if _, it, err := measureOne(ctx, e.service(ctx), cp, req.Progress); err != nil {
+				notices = append(notices, fmt.Sprintf("%s = %d: no invocation counts: %v", param, v, err))
+			} else if it.Counts == nil {
+				notices = append(notices, fmt.Sprintf("%s = %d: the measurement service returned no invocation counts (a daemon of an older perfls? perfls daemon stop)", param, v))
+			} else {
+				mv.Counts = it.Counts
+			}
 		}
 		ms = append(ms, mv)
 		method, workload = m.Method, m.Workload
@@ -108,7 +125,62 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 	cur.JavaVersion, cur.JavaVendor, cur.VMName = env.JavaVersion, env.JavaVendor, env.VMName
 	cur.OS, cur.Arch, cur.CPUModel, cur.Cores = env.OS, env.Arch, env.CPUModel, env.Cores
 	cur.Harness = measure.HarnessSettings(opt)
-	return &model.Model{Format: model.FormatVersion, CreatedAt: time.Now().UTC(), Operations: []model.Operation{op}, Environment: cur, Notices: notices}, nil
+	m := &model.Model{Format: model.FormatVersion, CreatedAt: time.Now().UTC(), Operations: []model.Operation{op}, Environment: cur, Notices: notices}
+	if err := e.storeModel(ctx, m); err != nil {
+		m.Notices = append(m.Notices, fmt.Sprintf("the model is not kept for the hover: %v", err))
+	}
+	return m, nil
+}
+
+// KindModel is the kind under which the store keeps the newest model of
+// each operation (workload, fixed arguments, machine and JVM), for the
+// hover and the HTML report.
+const KindModel = "model"
+
+func (e *Engine) storeModel(ctx context.Context, m *model.Model) error {
+	store, err := e.Store()
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	op := m.Operations[0]
+	key := cache.Key{Method: op.Method, Workload: op.Workload, Args: strings.Join(op.Fixed, ","),
+		JVM: m.Environment.JVM, Harness: m.Environment.Harness, Machine: m.Environment.Machine}
+	return store.PutProfile(ctx, &cache.Profile{Kind: KindModel, Key: key, Summary: data, CreatedAt: m.CreatedAt})
+}
+
+// StoredModels are the stored models of one method (any workload, newest
+// first) extracted on this machine; it measures nothing.
+func (e *Engine) StoredModels(ctx context.Context, req MethodRequest) ([]*model.Model, error) {
+	spec := measure.MethodSpec{Class: req.Class, Name: req.Method, Params: req.Params}
+	if spec.Params == nil {
+		spec.Params = []string{}
+	}
+	return e.storedModels(ctx, spec.Matches)
+}
+
+func (e *Engine) storedModels(ctx context.Context, match func(string) bool) ([]*model.Model, error) {
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	stored, err := store.ProfilesOf(ctx, KindModel, match)
+	if err != nil {
+		return nil, err
+	}
+	machine := measure.MachineIdentity()
+	var out []*model.Model
+	for _, p := range stored {
+		m, err := model.Read(p.Summary)
+		if err != nil || m.Environment.Machine != machine {
+			continue // an older format, or another machine's (a shared store)
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // ModelEnvironment is the identity of this machine and of the JVM that

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -56,5 +58,36 @@ func TestSideOfAMetric(t *testing.T) {
 	}
 	if p := side(workspace.Operand{Request: req, Metric: "process_cpu"}, results); p.Err == nil {
 		t.Error("process CPU side without process CPU times")
+	}
+}
+
+// TestStoredModels: a model kept by ExtractModel (storeModel) is read back
+// for its method, newest first, and only for its method; a model of
+// another machine in a shared store is not shown.
+func TestStoredModels(t *testing.T) {
+	e := openEngine(t, measure.Options{})
+	ctx := context.Background()
+	mk := func(n float64, machine string) *model.Model {
+		return &model.Model{Format: model.FormatVersion, CreatedAt: time.Unix(int64(n), 0),
+			Environment: model.Environment{Machine: machine, JVM: "j"},
+			Operations:  []model.Operation{{Method: "p.C#compute(int[])", Workload: "p.C#gen(int)", Parameter: "n", Points: []model.PointFigs{{N: n}}}}}
+	}
+	for _, m := range []*model.Model{mk(100, measure.MachineIdentity()), mk(200, measure.MachineIdentity())} {
+		if err := e.storeModel(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.StoredModels(ctx, MethodRequest{Class: "p.C", Method: "compute", Params: []string{"int[]"}})
+	if err != nil || len(got) != 1 || got[0].Operations[0].Points[0].N != 200 {
+		t.Fatalf("stored models %+v, %v: want the newest of the series only", got, err)
+	}
+	if got, _ := e.StoredModels(ctx, MethodRequest{Class: "p.C", Method: "other"}); len(got) != 0 {
+		t.Errorf("another method's: %+v", got)
+	}
+	if err := e.storeModel(ctx, mk(300, "another machine")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.StoredModels(ctx, MethodRequest{Class: "p.C", Method: "compute", Params: []string{"int[]"}}); len(got) != 1 || got[0].Operations[0].Points[0].N != 200 {
+		t.Errorf("with another machine's model stored: %+v", got)
 	}
 }

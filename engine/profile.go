@@ -161,23 +161,8 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 // flags before the user's. The service adds the recording's own
 // (measure.ProfileJVMArgs) and Options.Profile.
 func ProfileOptions(o measure.Options) measure.Options {
-	def := ProfileDefaults()
+	o = o.Fill(ProfileDefaults())
 	o.Forks = 1
-	if o.SamplesPerFork <= 0 {
-		o.SamplesPerFork = def.SamplesPerFork
-	}
-	if o.MinSampleTime <= 0 {
-		o.MinSampleTime = def.MinSampleTime
-	}
-	if o.Warmup <= 0 {
-		o.Warmup = def.Warmup
-	}
-	if o.MaxWarmup <= 0 {
-		o.MaxWarmup = max(def.MaxWarmup, o.Warmup)
-	}
-	if o.ForkTimeout <= 0 {
-		o.ForkTimeout = def.ForkTimeout
-	}
 	o.JVMArgs = append(slices.Clone(profileJVMFlags), o.JVMArgs...)
 	return o
 }

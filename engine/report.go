@@ -98,6 +98,7 @@ func (r *CheckResult) costs() []report.Cost {
 	var curves []report.Cost
 	measured := map[int][]model.Measured{}
 	index := map[string]int{}
+	var subjects []workspace.Request
 	for _, q := range r.plan.Requests {
 		if len(q.Args) != 1 || q.Args[0].Kind != spl.Int {
 			continue
@@ -112,6 +113,7 @@ func (r *CheckResult) costs() []report.Cost {
 			i = len(curves)
 			index[subject] = i
 			curves = append(curves, report.Cost{Subject: subject})
+			subjects = append(subjects, q)
 		}
 		pt := report.CostPoint{N: float64(q.Args[0].Int)}
 		for _, f := range res.Forks {
@@ -123,6 +125,7 @@ func (r *CheckResult) costs() []report.Cost {
 		measured[i] = append(measured[i], model.Measured{N: pt.N, Forks: res.Forks})
 	}
 	for i := range curves {
+		curves[i].Callees = r.calleesOf(subjects[i])
 		curves[i].Fit = fitCost(curves[i].Points)
 		if len(measured[i]) >= 3 {
 			for _, d := range model.Extract("", "", "n", nil, measured[i]).Dependencies {
@@ -133,6 +136,21 @@ func (r *CheckResult) costs() []report.Cost {
 		}
 	}
 	return curves
+}
+
+// calleesOf are the callee lines (report.CalleeLines) of the newest stored
+// model of q's method on q's generator; nil when there is none.
+func (r *CheckResult) calleesOf(q workspace.Request) []string {
+	spec := measure.MethodSpec{Class: q.Method.Class, Name: q.Method.Method, Params: q.Method.Params}
+	gen := measure.MethodSpec{Class: q.Generator.Class, Name: q.Generator.Method, Params: q.Generator.Params}
+	for _, m := range r.models {
+		for _, op := range m.Operations {
+			if spec.Matches(op.Method) && (q.Generator.Method == "" || gen.Matches(op.Workload)) {
+				return report.CalleeLines(op)
+			}
+		}
+	}
+	return nil
 }
 
 // fitCost fits the cost models to the fork means of two or more argument

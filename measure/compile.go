@@ -38,6 +38,9 @@ type Build struct {
 	// Notices are what the user should hear about how the project's
 	// dependencies were found (Project.ClasspathNotices).
 	Notices []string
+	// runFirst are class directories forks run with before the classpath,
+	// never compiled against: a counting fork's instrumented copy.
+	runFirst []string
 }
 
 // CompilerMessage is one diagnostic of javac.

@@ -124,6 +124,8 @@ type protoState struct {
 	bad             []string // malformed protocol lines (first few)
 	// profile assembles the perfls-prof-* lines of a profiled fork.
 	profile *SummaryReader
+	// counts are a counting fork's perfls-count lines (count.go).
+	counts *forkCounts
 }
 
 // protoWriter receives a fork's standard output, parsing protocol lines as
@@ -311,6 +313,18 @@ func (w *protoWriter) line(l string, truncated bool) {
 		st.exited = true
 		if len(f) > 0 {
 			st.exitStack = unescape(f[0])
+		}
+	case "perfls-count-ops":
+		if v, ok := ints(2); ok {
+			st.counts = &forkCounts{opsPerSample: v[0], samples: v[1], byID: map[int][3]int64{}}
+		} else {
+			bad()
+		}
+	case "perfls-count":
+		if v, ok := ints(4); ok && st.counts != nil && v[0] >= 0 {
+			st.counts.byID[int(v[0])] = [3]int64{v[1], v[2], v[3]}
+		} else {
+			bad()
 		}
 	case "perfls-end":
 		st.ended = true

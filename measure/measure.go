@@ -137,6 +137,34 @@ type Options struct {
 	// recording, retakes none, and reduces the recording after the last
 	// one (Fork.Profile). Its figures never feed a verdict.
 	Profile bool `json:",omitempty"`
+	// Count makes every fork a counting fork: the classes are an
+	// instrumented copy (CountCalls), the harness reads the invocation
+	// counters around each sample and retakes none. Its timings are never
+	// used.
+	Count bool `json:",omitempty"`
+}
+
+// Fill returns o with its zero SamplesPerFork, MinSampleTime, Warmup,
+// MaxWarmup (no shorter than Warmup) and ForkTimeout taken from def: the
+// defaults of a special fork (profiled, counting) rather than a timing
+// fork's.
+func (o Options) Fill(def Options) Options {
+	if o.SamplesPerFork <= 0 {
+		o.SamplesPerFork = def.SamplesPerFork
+	}
+	if o.MinSampleTime <= 0 {
+		o.MinSampleTime = def.MinSampleTime
+	}
+	if o.Warmup <= 0 {
+		o.Warmup = def.Warmup
+	}
+	if o.MaxWarmup <= 0 {
+		o.MaxWarmup = max(def.MaxWarmup, o.Warmup)
+	}
+	if o.ForkTimeout <= 0 {
+		o.ForkTimeout = def.ForkTimeout
+	}
+	return o
 }
 
 // Defaults returns o with zero fields set to their defaults.
@@ -216,6 +244,8 @@ type Fork struct {
 	// Profile is the reduced recording of a profiled fork (Options.Profile);
 	// nil otherwise.
 	Profile *profile.Summary `json:",omitempty"`
+	// counts are a counting fork's counters (Options.Count, CountCalls).
+	counts *forkCounts
 }
 
 // Result is the outcome of one request. Err is set when the request could not
@@ -316,7 +346,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 				return assemble(), ctx.Err()
 			}
 			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
-			cp := strings.Join(append([]string{hs.classes[i]}, classpath...), string(os.PathListSeparator))
+			cp := strings.Join(append(append([]string{hs.classes[i]}, b.runFirst...), classpath...), string(os.PathListSeparator))
 			args := append(jvmArgs(opt, cp, hs.mains[i], hs.crashDir), hs.args[i]...)
 			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots)
 			if ctx.Err() != nil {
@@ -393,6 +423,9 @@ func harnessOptions(opt Options) []string {
 	if opt.Profile {
 		args = append(args, "profile=1")
 	}
+	if opt.Count {
+		args = append(args, "count=1")
+	}
 	return args
 }
 
@@ -408,6 +441,11 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 	if len(fork.NsPerOp) != opt.SamplesPerFork {
 		return Fork{}, Environment{}, &WorkloadError{Kind: KindProtocol, PID: run.pid, Stderr: run.stderr,
 			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
+	}
+	if opt.Count {
+		if fork.counts = run.proto.counts; fork.counts == nil {
+			return Fork{}, Environment{}, fmt.Errorf("counting fork (pid %d): no counts in its output", run.pid)
+		}
 	}
 	if opt.Profile {
 		if fork.Profile, err = run.proto.profile.Summary(); err != nil {

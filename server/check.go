@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
@@ -31,6 +32,9 @@ type Actions interface {
 	// nothing.
 	ProfileMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]*engine.Profiled, error)
 	StoredProfiles(ctx context.Context, req engine.MethodRequest) ([]*engine.Profiled, error)
+	// StoredModels reads the stored performance models of a method
+	// (perfls model), measuring nothing: the hover shows their callees.
+	StoredModels(ctx context.Context, req engine.MethodRequest) ([]*model.Model, error)
 	// DiffMethod compares the method's workloads with the base commit
 	// (the Compare with base lens); Revision describes the commit a
 	// revision name names (hover on "@rev"). revisions.go.

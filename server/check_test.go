@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
@@ -31,8 +32,9 @@ type fakeActions struct {
 	result   []verdict.MethodResult
 	measured []verdict.MethodResult
 	err      error
-	release  chan struct{} // when set, Check waits for it (or cancellation)
-	stopped  chan struct{} // when set, receives one value per cancelled Check
+	release  chan struct{}  // when set, Check waits for it (or cancellation)
+	stopped  chan struct{}  // when set, receives one value per cancelled Check
+	models   []*model.Model // what StoredModels returns
 }
 
 func (f *fakeActions) CheckMethod(ctx context.Context, req engine.MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
@@ -79,6 +81,16 @@ func (f *fakeActions) ProfileMethod(context.Context, engine.MethodRequest, func(
 
 func (f *fakeActions) StoredProfiles(context.Context, engine.MethodRequest) ([]*engine.Profiled, error) {
 	return nil, nil
+}
+
+func (f *fakeActions) StoredModels(_ context.Context, req engine.MethodRequest) ([]*model.Model, error) {
+	var out []*model.Model
+	for _, m := range f.models {
+		if strings.Contains(m.Operations[0].Method, "#"+req.Method+"(") {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // DiffMethod and Revision are refused: revisions_test.go drives the real

@@ -59,7 +59,7 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		// A method calibrated or profiled from the command line, or
 		// measured for another's formula: its oracle, its profile and
 		// its regressions alone.
-		o := strings.TrimSpace(s.oracleHover(ctx, m) + "\n\n" + s.profileHover(ctx, doc, m) + "\n\n" + s.regressionHover(ctx, doc, m))
+		o := strings.TrimSpace(s.oracleHover(ctx, m) + "\n\n" + s.profileHover(ctx, doc, m) + "\n\n" + s.modelHover(ctx, doc, m) + "\n\n" + s.regressionHover(ctx, doc, m))
 		if o == "" {
 			return nil, nil
 		}
@@ -76,6 +76,9 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		md = strings.TrimRight(md, "\n") + "\n\n" + o
 	}
 	if p := s.profileHover(ctx, doc, m); p != "" {
+		md = strings.TrimRight(md, "\n") + "\n\n" + p
+	}
+	if p := s.modelHover(ctx, doc, m); p != "" {
 		md = strings.TrimRight(md, "\n") + "\n\n" + p
 	}
 	if r := s.regressionHover(ctx, doc, m); r != "" {

@@ -362,3 +362,26 @@ func lineRange(m *textpos.Mapper, line int) (protocol.Range, bool) {
 	last := start + len(strings.TrimRight(text[start:end], " \t\r"))
 	return toProtocolRange(m.Range(textpos.Span{Start: first, End: max(first, last)})), true
 }
+
+// modelHover renders the stored performance models of m (perfls model):
+// the fitted demands, the callees' demands and invocation counts, and the
+// figures at ten times the fitted range, flagged as extrapolated; "" when
+// none is stored.
+func (s *server) modelHover(ctx context.Context, doc *document, m *javasrc.Method) string {
+	if m == nil || m.Type == nil || s.opts.Actions == nil {
+		return ""
+	}
+	args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+	models, err := s.opts.Actions.StoredModels(ctx, s.request(args))
+	if err != nil {
+		s.logf("stored models of %s#%s: %v", args.Class, args.Method, err)
+		return ""
+	}
+	var parts []string
+	for _, md := range models {
+		for _, op := range md.Operations {
+			parts = append(parts, report.ModelMarkdown(op, md.CreatedAt))
+		}
+	}
+	return strings.Join(parts, "\n")
+}

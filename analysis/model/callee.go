@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // The apportioning floor. Seed 002's lesson: splitting a demand by sample
@@ -33,6 +34,9 @@ type Callee struct {
 	// standard error from both factors' errors.
 	CPU   float64 `json:"cpu_ns_per_op"`
 	CPUSE float64 `json:"cpu_se"`
+	// Calls is how often it ran per operation, from the counting fork at
+	// the same value; 0 when none ran.
+	Calls float64 `json:"calls_per_op,omitempty"`
 	// Unreliable says why the share is below the floor, "" when it is not.
 	Unreliable string `json:"unreliable,omitempty"`
 }
@@ -106,9 +110,19 @@ func fitCallees(op *Operation) {
 		last := op.Points[len(op.Points)-1]
 		for _, c := range last.Callees {
 			if c.Method == m {
-				d.Text += fmt.Sprintf(", %.0f %% of the operation at %s = %g", 100*c.Share, op.Parameter, last.N)
+				d.Text += fmt.Sprintf(", %.0f %% of %s at %s = %g", 100*c.Share, ShortName(op.Method), op.Parameter, last.N)
 			}
 		}
 		op.CalleeDependencies = append(op.CalleeDependencies, d)
 	}
+}
+
+// ShortName is a method's simple name with empty parentheses, as people
+// write it in prose: "p.C#pairs(int[])" gives "pairs()".
+func ShortName(method string) string {
+	name, _, _ := strings.Cut(method, "(")
+	if i := strings.LastIndexAny(name, "#."); i >= 0 {
+		name = name[i+1:]
+	}
+	return name + "()"
 }

@@ -49,7 +49,7 @@ func (m Metric) Unit() string {
 	switch m {
 	case Alloc:
 		return "B"
-	case GCCount, CPUShare:
+	case GCCount, CPUShare, Calls:
 		return "1"
 	}
 	return "ns"

@@ -13,10 +13,13 @@ import (
 // the covariance of its coefficients (stats.CostFit.Cov) so that a model
 // file alone can give a prediction's interval.
 type Fit struct {
-	Model string        `json:"model"` // "1", "log n", "n", "n log n", "n^2", "n^k"
-	A     float64       `json:"a"`
-	B     float64       `json:"b"`
-	K     int           `json:"k"`
+	Model string  `json:"model"` // "1", "log n", "n", "n log n", "n^2", "n^k"
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	K     int     `json:"k"`
+	// Poly are the coefficients of an exact polynomial (Model "exact",
+	// invocation counts), constant term first.
+	Poly  []float64     `json:"poly,omitempty"`
 	Cov   [2][2]float64 `json:"cov"`
 	DF    int           `json:"df"`
 	AICc  float64       `json:"aicc"`
@@ -124,6 +127,8 @@ func Formula(f Fit, unit string) string {
 		return num(f.A) + u
 	case "n^k":
 		return num(f.A) + "·n^" + strconv.FormatFloat(f.B, 'f', 2, 64) + u
+	case ExactModel:
+		return polyText(f.Poly) + u
 	}
 	term := num(f.B) + "·" + strings.NewReplacer("n^2", "n²").Replace(f.Model)
 	switch {
@@ -173,6 +178,11 @@ func (d Dependency) Predict(n float64) Prediction {
 	p := Prediction{Metric: d.Metric, Unit: d.Unit, N: n, Model: d.Best.Model,
 		Value: d.Best.cost().Predict(n), CI95: Interval{math.NaN(), math.NaN()},
 		Extrapolated: n < d.Range[0] || n > d.Range[1]}
+	if d.Best.Model == ExactModel {
+		p.Value = polyAt(d.Best.Poly, n)
+		p.CI95 = Interval{p.Value, p.Value}
+		return p
+	}
 	if d.Best.Model == "1" && d.Best.A == 0 {
 		p.CI95 = Interval{0, 0}
 		return p

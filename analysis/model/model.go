@@ -41,6 +41,9 @@ type Operation struct {
 	// CalleeDependencies are the cpu demands of the callees above the
 	// apportioning floor at every profiled value, fitted like Dependencies.
 	CalleeDependencies []Dependency `json:"callee_dependencies,omitempty"`
+	// CallDependencies are the invocation counts per operation of the
+	// project methods the counting forks counted (FitCounts).
+	CallDependencies []Dependency `json:"call_dependencies,omitempty"`
 	// Problems are the metrics that could not be fitted, and why.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -52,6 +55,9 @@ type PointFigs struct {
 	// Callees apportion the cpu demand to the project methods called, from
 	// a profiled fork at this value; nil when none was profiled.
 	Callees []Callee `json:"callees,omitempty"`
+	// Calls are the project methods' invocations per operation, from a
+	// counting fork at this value; nil when none ran.
+	Calls []measure.CallCount `json:"calls,omitempty"`
 }
 
 // Environment is where the model's measurements ran. Predictions are only
@@ -78,6 +84,8 @@ type Measured struct {
 	// Profile, when set, are a profiled fork's execution samples of the
 	// operation (Total) and per project callee (profile.CalleeSamples).
 	Profile *CalleeSamples
+	// Counts, when set, are a counting fork's invocation counts.
+	Counts *measure.CallCounts
 }
 
 // CalleeSamples are the samples Apportion splits a demand by.
@@ -99,6 +107,13 @@ func Extract(method, workload, parameter string, fixed []string, ms []Measured) 
 			if pf.Callees == nil {
 				pf.Callees = []Callee{}
 			}
+		}
+		if m.Counts != nil {
+			pf.Calls = m.Counts.Calls
+			if pf.Calls == nil {
+				pf.Calls = []measure.CallCount{}
+			}
+			joinCalls(pf.Callees, pf.Calls)
 		}
 		op.Points = append(op.Points, pf)
 	}
@@ -126,6 +141,7 @@ func Extract(method, workload, parameter string, fixed []string, ms []Measured) 
 		op.Dependencies = append(op.Dependencies, dep)
 	}
 	fitCallees(&op)
+	fitCalls(&op)
 	return op
 }
 

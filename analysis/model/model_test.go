@@ -230,7 +230,7 @@ func TestApportionAndFitCallees(t *testing.T) {
 	}
 	op := Extract("p.A#compute()", "p.A#gen(int)", "n", nil, ms)
 	if len(op.CalleeDependencies) != 1 || op.CalleeDependencies[0].Callee != "p.A#pairs()" ||
-		!strings.Contains(op.CalleeDependencies[0].Text, "94 % of the operation at n = 1600") {
+		!strings.Contains(op.CalleeDependencies[0].Text, "94 % of compute() at n = 1600") {
 		t.Fatalf("callee dependencies %+v, problems %v", op.CalleeDependencies, op.Problems)
 	}
 	if m := op.CalleeDependencies[0].Best.Model; m != "n^2" && m != "n^k" {

@@ -121,6 +121,11 @@ func attribute(s *Summary, decls []Declaration) *attribution {
 	return a
 }
 
+// ParamsMatch is paramsMatch for other packages: whether parameter types
+// as declared in the source name a class file's (counting forks match
+// their counters to methods with it, as profiles match frames).
+func ParamsMatch(declared, actual []string) bool { return paramsMatch(declared, actual) }
+
 // paramsMatch reports whether the declared (erased, as written) parameter
 // types name the descriptor's types: same count, same array dimensions,
 // primitives equal, and a reference type written either fully qualified or

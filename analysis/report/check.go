@@ -73,6 +73,9 @@ type Cost struct {
 	// Demands are the other demands' fitted dependencies on the argument
 	// (docs/models.md), for 3 or more values.
 	Demands []model.Dependency
+	// Callees are the callee lines of the newest stored model of the
+	// method on the workload (CalleeLines), when perfls model extracted one.
+	Callees []string
 }
 
 // CostPoint is the measurement at one value of the workload argument.

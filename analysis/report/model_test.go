@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/measure"
@@ -64,5 +65,31 @@ func TestModelOutputs(t *testing.T) {
 	WritePredictions(&out, "text", p)
 	if s := out.String(); !strings.Contains(s, "wall        10.0 µs (n/a … n/a), n [extrapolated") {
 		t.Errorf("predictions:\n%s", s)
+	}
+}
+
+// TestCalleeLinesAndModelMarkdown: the callees read "pairs(): cpu ≈ …, N %
+// of compute() at n = …; calls = … per op, exact …"; the hover's model
+// names the range and flags the figures at ten times its top as
+// extrapolated.
+func TestCalleeLinesAndModelMarkdown(t *testing.T) {
+	var ms []model.Measured
+	for _, n := range []float64{10, 20, 40, 80} {
+		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
+		ms = append(ms, model.Measured{N: n, Forks: []measure.Fork{f, f},
+			Profile: &model.CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs(int,int)": 900}},
+			Counts:  &measure.CallCounts{Ops: 100, Calls: []measure.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}}}})
+	}
+	op := model.Extract("p.A#compute(int[])", "p.A#gen(int)", "n", nil, ms)
+	lines := CalleeLines(op)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "pairs(): cpu ≈ ") ||
+		!strings.HasSuffix(lines[0], ", 90 % of compute() at n = 80; calls = 0.5·n² − 0.5·n per op, exact at all 4 values") {
+		t.Fatalf("callee lines %q", lines)
+	}
+	md := ModelMarkdown(op, time.Now())
+	for _, want := range []string{"fitted on n in 10 … 80", "- " + lines[0], "At n = 800 (**extrapolated**", "pairs() cpu ≈ "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("hover lacks %q:\n%s", want, md)
+		}
 	}
 }

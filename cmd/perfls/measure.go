@@ -128,7 +128,7 @@ func (a *app) modelCommand() *cobra.Command {
 	cli.Enum(cmd, &sel.format, "format", "json", "model format: json or yaml", "json", "yaml")
 	mf.bind(cmd.Flags(), engine.MeasureDefaults())
 	cmd.Flags().StringVar(&req.Values, "values", "", "parameter values, comma-separated, or LO..HI[:K] for a geometric grid of K (6) values")
-	cmd.Flags().BoolVar(&req.NoCallees, "no-callees", false, "leave out the profiled fork per value that apportions the CPU time to the callees")
+	cmd.Flags().BoolVar(&req.NoCallees, "no-callees", false, "leave out the profiled and the counting fork per value (the callees' CPU time and invocation counts)")
 	return cmd
 }
 

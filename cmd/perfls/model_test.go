@@ -26,11 +26,15 @@ public class C {
     static long pairs(int[] a) {
         long s = 0;
         for (int i = 0; i < a.length; i++) {
-            for (int j = 0; j < a.length; j++) {
-                s += a[i] ^ a[j];
+            for (int j = i + 1; j < a.length; j++) {
+                s += xor(a[i], a[j]);
             }
         }
         return s;
+    }
+
+    static long xor(int x, int y) {
+        return x ^ y;
     }
 
     public static Iterable<Object[]> arrays(int n, int reps) {
@@ -70,10 +74,12 @@ func TestModelAndPredict(t *testing.T) {
 					Method     string
 					Share      float64
 					Unreliable string
+					Calls      float64 `json:"calls_per_op"`
 				}
 			}
 			Dependencies       []struct{ Metric, Text string }
 			CalleeDependencies []struct{ Callee, Text string } `json:"callee_dependencies"`
+			CallDependencies   []struct{ Callee, Text string } `json:"call_dependencies"`
 		}
 		Environment map[string]any
 	}
@@ -96,8 +102,18 @@ func TestModelAndPredict(t *testing.T) {
 	for _, p := range op.Points {
 		unreliable = unreliable || len(p.Callees) == 0 || p.Callees[0].Unreliable != ""
 	}
-	if deps := op.CalleeDependencies; !unreliable && (len(deps) != 1 || !strings.Contains(deps[0].Text, "% of the operation at n = 800")) {
+	if deps := op.CalleeDependencies; !unreliable && (len(deps) != 1 || !strings.Contains(deps[0].Text, "% of compute() at n = 800")) {
 		t.Errorf("callee dependencies %+v\n%s", deps, errs)
+	}
+	// The counting forks: pairs runs once per operation, xor n·(n−1)/2
+	// times, which the exact polynomial reproduces.
+	if cs := op.Points[3].Callees; len(cs) == 0 || cs[0].Calls != 1 {
+		t.Errorf("calls of the callees at n = 800: %+v", cs)
+	}
+	want := "= 0.5·n² − 0.5·n calls per op, exact at all 4 values"
+	if deps := op.CallDependencies; len(deps) != 2 || deps[1].Callee != "c.C#xor(int,int)" || deps[1].Text != want ||
+		!strings.Contains(errs, "calls of c.C#xor(int,int) "+want) {
+		t.Errorf("call dependencies %+v, want xor's %s\n%s", deps, want, errs)
 	}
 	if doc.Environment["machine"] == "" || doc.Environment["jvm"] == "" || !strings.Contains(errs, "wall ") {
 		t.Errorf("environment %v; stderr %s", doc.Environment, errs)

@@ -50,6 +50,10 @@ type Params struct {
 	// profiles (the engine asks for the quick profile first).
 	Profile      bool             `json:"profile,omitempty"`
 	QuickOptions *measure.Options `json:"quick_options,omitempty"`
+	// Count asks for one counting fork per item instead of timing forks
+	// (count.go): ItemResult.Counts, invocations per operation of the
+	// project's methods. Phase and Profile are ignored.
+	Count bool `json:"count,omitempty"`
 	// Besides, with Fresh, lets a stored measurement of the same key with
 	// the forks asked for answer when it is none of these (by ID): forks
 	// another run measured are as new to the caller as forks measured now
@@ -98,6 +102,8 @@ type ItemResult struct {
 	// worker JVM (Params.Profile with PhaseQuick): never cached, never
 	// feeds a verdict.
 	PreliminaryProfile *profile.Summary `json:"preliminary_profile,omitempty"`
+	// Counts are the counting fork's invocation counts (Params.Count).
+	Counts *measure.CallCounts `json:"counts,omitempty"`
 }
 
 // fail records that the measurement failed with err, and where and how
@@ -346,6 +352,18 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		first[key.Hash()] = i
+		if p.Count {
+			if !p.Fresh && l.countFromCache(ctx, key, out) {
+				continue
+			}
+			planned++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.countItem(ctx, p, proj, build, req, key, p.Options, out, progress, warn)
+			}()
+			continue
+		}
 		if p.Profile && p.Phase == PhaseQuick {
 			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
 				continue // a forked profile of this code: better than a quick one

@@ -442,6 +442,10 @@ svg { width: 100%; max-width: 60rem; height: auto; }
 {{- if .Demands}}
 <p>Demands per operation{{range .Demands}}; {{.Metric}} {{.Text}}{{end}} (docs/models.md).</p>
 {{- end}}
+{{- if .Callees}}
+<p>Callees, from the stored model (perfls model; docs/models.md):</p>
+<ul>{{range .Callees}}<li>{{.}}</li>{{end}}</ul>
+{{- end}}
 </section>
 {{- end}}
 {{- end}}

@@ -73,7 +73,7 @@ func sample() *Report {
 			},
 		}},
 		Costs: []Cost{
-			{Subject: "p.A#m[w]", Fit: &fit, Demands: []model.Dependency{{Metric: model.CPU, Text: "≈ 0.1·n ns"}}, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
+			{Subject: "p.A#m[w]", Fit: &fit, Demands: []model.Dependency{{Metric: model.CPU, Text: "≈ 0.1·n ns"}}, Callees: []string{"pairs(): cpu ≈ 0.9·n² ns, 94 % of m() at n = 10000"}, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
 			{Subject: "p.A#one<point>[w]", Points: []CostPoint{{N: 5, ForkMeans: []float64{42}}}},
 		},
 	}
@@ -92,6 +92,9 @@ func TestRenderEscapesUserText(t *testing.T) {
 	}
 	if !strings.Contains(s, "Demands per operation; cpu ≈ 0.1·n ns") {
 		t.Error("page lacks the demands' dependencies")
+	}
+	if !strings.Contains(s, "<li>pairs(): cpu ≈ 0.9·n² ns, 94 % of m() at n = 10000</li>") {
+		t.Error("page lacks the callees of the stored model")
 	}
 	for _, escaped := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;b&gt;bold&lt;/b&gt;", "cache &amp; co &lt;notice&gt;", "&lt;Boom&gt; &amp; &#34;quoted&#34;", "one&lt;point&gt;"} {
 		if !strings.Contains(s, escaped) {

@@ -337,7 +337,7 @@ public abstract class Bench {
         // In a profiled fork every sample is an iteration of the recording and none is retaken:
         // the profile's figures never feed a verdict, and a retaken sample would leave a gap.
         int retakes = 0;
-        int maxRetakes = opt.profile ? 0 : 2 * opt.samples;
+        int maxRetakes = opt.profile || opt.count ? 0 : 2 * opt.samples;
         for (int s = 0; s < opt.samples; ) {
             Object mark = opt.profile ? ProfileMarks.begin() : null;
             long gcMs0 = m.gcMillis();
@@ -345,9 +345,16 @@ public abstract class Bench {
             long p0 = m.processCpu();
             long a0 = m.allocated();
             long c0 = m.cpu();
+            if (opt.count) {
+                Counts.begin();
+            }
             long t0 = System.nanoTime();
             b.run(batch, bh);
             long t1 = System.nanoTime();
+            if (opt.count) {
+                Counts.end();
+                Counts.sample();
+            }
             long c1 = m.cpu();
             long a1 = m.allocated();
             long p1 = m.processCpu();
@@ -374,6 +381,9 @@ public abstract class Bench {
         }
         if (opt.profile) {
             finishProfile(out);
+        }
+        if (opt.count) {
+            Counts.report(out, ops);
         }
     }
 

@@ -28,6 +28,11 @@ final class Options {
      * after the last one (see ProfileMarks).
      */
     boolean profile;
+    /**
+     * A counting fork (the project's classes call {@link Counts#hit}): the counters are read
+     * around every measured span, no sample is retaken, and the counts are reported after the last.
+     */
+    boolean count;
     /** The request's arguments in order: a Long or a String each. */
     Object[] args = new Object[0];
 
@@ -73,6 +78,9 @@ final class Options {
                     break;
                 case "profile":
                     o.profile = v != 0;
+                    break;
+                case "count":
+                    o.count = v != 0;
                     break;
                 case "deadline":
                     o.deadlineNs = Math.max(0, v);

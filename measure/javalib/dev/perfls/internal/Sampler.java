@@ -72,6 +72,9 @@ public final class Sampler {
         if (state == DONE) {
             return false;
         }
+        if (opt.count && state == MEASURE) {
+            Counts.begin();
+        }
         iterProc = meters.processCpu();
         iterAlloc = meters.allocated();
         iterCpu = meters.cpu();
@@ -88,6 +91,9 @@ public final class Sampler {
         }
         open = true;
         explicit = true;
+        if (opt.count && state == MEASURE) {
+            Counts.begin();
+        }
         spanProc = meters.processCpu();
         spanAlloc = meters.allocated();
         spanCpu = meters.cpu();
@@ -115,6 +121,9 @@ public final class Sampler {
             throw new IllegalStateException("the workload returned after " + emitted + " of "
                     + opt.samples + " samples; loop with while (spl.needsMore()) { ... } until it returns false");
         }
+        if (opt.count) {
+            Counts.report(out, batch);
+        }
     }
 
     private void begin(long now) {
@@ -124,6 +133,9 @@ public final class Sampler {
     }
 
     private void record(long ns, long cpu, long alloc, long proc) {
+        if (opt.count) {
+            Counts.end(); // nothing during warm-up: no span was begun
+        }
         if (state == WARMUP) {
             recentSpans[(int) (warmSpans % recentSpans.length)] = ns;
             warmSpans++;
@@ -154,6 +166,9 @@ public final class Sampler {
             out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), Long.toString(accAlloc),
                     Long.toString(gc - gc0), st[0], st[1], st[2], st[3], Long.toString(accProc));
             emitted++;
+            if (opt.count) {
+                Counts.sample();
+            }
             if (emitted >= opt.samples) {
                 state = DONE;
             } else {

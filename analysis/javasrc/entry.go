@@ -1,0 +1,69 @@
+package javasrc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// EntryPoint is where a statement inserted into a method's or
+// constructor's body runs first on every call: just after the body's '{',
+// or, in a constructor that begins with an explicit this(…) or super(…)
+// call, just after that call (nothing may precede it).
+type EntryPoint struct {
+	// Decl is the start of the declaration, as Method.Span.Start gives it
+	// (annotations and modifiers included).
+	Decl int
+	// Offset is the byte offset to insert at.
+	Offset int
+}
+
+// EntryPoints parses src whole (no method body left out, unlike Parse) and
+// returns the entry point of every method, constructor and compact
+// constructor that has a body, in source order, local and anonymous
+// classes' included; lambdas are not methods here. A file with syntax
+// errors gives an error: its bodies cannot be trusted.
+func EntryPoints(ctx context.Context, src []byte) ([]EntryPoint, error) {
+	p := newParser()
+	defer p.Close()
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err == nil && tree == nil {
+		err = errors.New("tree-sitter returned no tree")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("javasrc: %w", err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		return nil, errors.New("javasrc: the file has syntax errors")
+	}
+	var out []EntryPoint
+	walkTree(root, func(n *sitter.Node) bool {
+		switch n.Type() {
+		case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
+		default:
+			return true
+		}
+		body := n.ChildByFieldName("body")
+		if body == nil || body.ChildCount() == 0 || body.Child(0).Type() != "{" {
+			return true // abstract or native
+		}
+		at := int(body.Child(0).EndByte())
+		for i := 1; i < int(body.ChildCount()); i++ {
+			c := body.Child(i)
+			if c.Type() == "line_comment" || c.Type() == "block_comment" {
+				continue
+			}
+			if c.Type() == "explicit_constructor_invocation" {
+				at = int(c.EndByte())
+			}
+			break
+		}
+		out = append(out, EntryPoint{Decl: int(n.StartByte()), Offset: at})
+		return true
+	})
+	return out, nil
+}

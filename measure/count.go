@@ -1,0 +1,310 @@
+package measure
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfls/perfls/analysis/classfile"
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/profile"
+)
+
+// Counting forks: how often each project method runs per operation. perfls
+// compiles a copy of the project's sources in which every method and
+// constructor body starts with a call to dev.perfls.internal.Counts.hit(ID)
+// (after an explicit this()/super() call; javasrc.EntryPoints), inserted on
+// the line of the body's '{' so that line numbers stay those of the sources.
+// A fork of that copy (Options.Count) runs the workload like a timing fork,
+// with a short warm-up, and reads the atomic counters around every measured
+// sample: the generator's calls and the warm-up's never count. Counts per
+// operation are the sampled totals divided by the sampled operations. The
+// counters slow the code down, so a counting fork's timings are never used;
+// it is a fork of its own, apart from the timing and profiled forks
+// (docs/models.md).
+
+// CountDefaults are the options of a counting fork unless told otherwise:
+// 5 samples of at least 10 ms after 200 to 500 ms of warm-up (enough for
+// lazily initialised state to settle; counts need no settled JIT, so the
+// warm-up is not held open for it).
+func CountDefaults() Options {
+	return Options{Forks: 1, SamplesPerFork: 5, MinSampleTime: 10 * time.Millisecond, Warmup: 200 * time.Millisecond,
+		MaxWarmup: 500 * time.Millisecond, ForkTimeout: 2 * time.Minute}
+}
+
+// CallCount is how often one project method ran per operation.
+type CallCount struct {
+	// Method is named as profiles name their callees, from the class file:
+	// "p.C#pairs(int[],java.lang.String)", "p.C#<init>()".
+	Method string  `json:"method"`
+	PerOp  float64 `json:"per_op"`
+	// Varies is set when samples of the same number of operations counted
+	// differently: the calls depend on more than the arguments (random
+	// numbers, caches, state carried between calls).
+	Varies bool `json:"varies,omitempty"`
+}
+
+// CallCounts are a counting fork's counts.
+type CallCounts struct {
+	Ops   int64       `json:"ops"` // operations counted over
+	Calls []CallCount `json:"calls"`
+}
+
+// forkCounts are a counting fork's perfls-count lines.
+type forkCounts struct {
+	opsPerSample, samples int64
+	byID                  map[int][3]int64 // total, smallest and largest per sample
+}
+
+// countedMethod is one counter of an instrumented copy.
+type countedMethod struct {
+	Class  string   `json:"class"`
+	Name   string   `json:"name"`
+	Params []string `json:"params"` // erased, as declared
+	Method string   `json:"method"` // the name CallCount reports
+}
+
+// CountCalls runs one counting fork of req on an instrumented copy of the
+// project p built as b (compiled once per state of the sources, under
+// b.CacheDir/count) and returns the calls per operation of every project
+// method that ran in the measured samples, most frequent first. opt's
+// zero fields take CountDefaults' values; Forks is 1.
+func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Options) (*CallCounts, error) {
+	classes, methods, err := instrumentedClasses(ctx, p, b)
+	if err != nil {
+		return nil, fmt.Errorf("counting fork of %s: %w", req.Key(), err)
+	}
+	opt = opt.Fill(CountDefaults())
+	opt.Forks, opt.Count, opt.Profile = 1, true, false
+	opt.JVMArgs = append([]string{"-Dperfls.count.size=" + strconv.Itoa(len(methods))}, opt.JVMArgs...)
+	// The harness is compiled against the project's own classes, as for
+	// timing forks (the same cached class), and runs with the copy first.
+	rb := *b
+	rb.runFirst = []string{classes}
+	res, err := Measure(ctx, &rb, []Request{req}, opt, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := res[0]
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	if len(r.Forks) != 1 || r.Forks[0].counts == nil {
+		return nil, fmt.Errorf("counting fork of %s: the fork reported no counts", req.Key())
+	}
+	return callCounts(r.Forks[0].counts, methods)
+}
+
+// callCounts turns a fork's counters into counts per operation.
+func callCounts(fc *forkCounts, methods []countedMethod) (*CallCounts, error) {
+	ops := fc.opsPerSample * fc.samples
+	if ops <= 0 {
+		return nil, errors.New("counting fork: no operations were counted")
+	}
+	out := &CallCounts{Ops: ops}
+	for id, c := range fc.byID {
+		if id >= len(methods) {
+			return nil, fmt.Errorf("counting fork: counter %d of %d", id, len(methods))
+		}
+		out.Calls = append(out.Calls, CallCount{Method: methods[id].Method, PerOp: float64(c[0]) / float64(ops), Varies: c[1] != c[2]})
+	}
+	sort.Slice(out.Calls, func(i, j int) bool {
+		a, b := out.Calls[i], out.Calls[j]
+		if a.PerOp != b.PerOp {
+			return a.PerOp > b.PerOp
+		}
+		return a.Method < b.Method
+	})
+	return out, nil
+}
+
+// countHit is the statement inserted at a body's entry.
+func countHit(id int) string { return "dev.perfls.internal.Counts.hit(" + strconv.Itoa(id) + ");" }
+
+// instrumentSource inserts a counter at the entry of every method and
+// constructor body of one file, numbering from first, and returns the new
+// text and the counted methods in ID order.
+func instrumentSource(ctx context.Context, path string, src []byte, first int) ([]byte, []countedMethod, error) {
+	f, err := javasrc.ParseContext(ctx, path, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	eps, err := javasrc.EntryPoints(ctx, src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	byStart := map[int]*javasrc.Method{}
+	for _, m := range f.Methods {
+		if m.Type != nil && m.Type.BinaryName != "" {
+			byStart[m.Span.Start] = m
+		}
+	}
+	var out []byte
+	var ms []countedMethod
+	last := 0
+	for _, e := range eps {
+		m := byStart[e.Decl]
+		if m == nil {
+			continue // not in the model (a method outside every type)
+		}
+		params := make([]string, len(m.Params))
+		for i, p := range m.Params {
+			params[i] = p.Erased
+		}
+		ms = append(ms, countedMethod{Class: m.Type.BinaryName, Name: m.Name, Params: params})
+		out = append(append(out, src[last:e.Offset]...), countHit(first+len(ms)-1)...)
+		last = e.Offset
+	}
+	return append(out, src[last:]...), ms, nil
+}
+
+// instrumentedClasses compiles the instrumented copy of p's sources (once
+// per state of the sources, classpath and JDK, like Compile) and returns
+// its class directory, which runs before b's classpath (b's class
+// directories then supply resources and classes not compiled from the
+// sources), and the counted methods by ID.
+func instrumentedClasses(ctx context.Context, p *Project, b *Build) (string, []countedMethod, error) {
+	if p == nil || b == nil {
+		return "", nil, errors.New("no project")
+	}
+	j, err := findJDK(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err := cacheRoot(b)
+	if err != nil {
+		return "", nil, err
+	}
+	lib, err := compileLibrary(ctx, j, root)
+	if err != nil {
+		return "", nil, err
+	}
+	orig := append([]string{b.ClassesDir}, b.ClassDirs...)
+	depCP := append(append([]string{lib}, orig...), p.Classpath...)
+	sum := sha256.Sum256([]byte(p.Dir))
+	dir := filepath.Join(root, "count", hex.EncodeToString(sum[:])[:16])
+	classes, namesFile, stampFile := filepath.Join(dir, "classes"), filepath.Join(dir, "methods.json"), filepath.Join(dir, "stamp")
+
+	defer dirLocks.lock(dir)()
+	stamp, err := buildStamp(j, p.Release, p.Dir, depCP, p.Sources)
+	if err != nil {
+		return "", nil, err
+	}
+	stamp = "perfls-count-v1\n" + stamp
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
+		var ms []countedMethod
+		if data, err := os.ReadFile(namesFile); err == nil && json.Unmarshal(data, &ms) == nil {
+			touch(stampFile)
+			return classes, ms, nil
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	_ = os.Remove(stampFile)
+	tmp, err := os.MkdirTemp(dir, "tmp-")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var ms []countedMethod
+	var srcs []string
+	for i, s := range p.Sources {
+		if filepath.Base(s) == "module-info.java" {
+			continue
+		}
+		data, err := os.ReadFile(s)
+		if err != nil {
+			return "", nil, err
+		}
+		text, fms, err := instrumentSource(ctx, s, data, len(ms))
+		if err != nil {
+			return "", nil, err
+		}
+		ms = append(ms, fms...)
+		// One directory per file: javac needs the file's own name, and
+		// two packages may have files of the same name.
+		out := filepath.Join(tmp, "src", strconv.Itoa(i), filepath.Base(s))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return "", nil, err
+		}
+		if err := os.WriteFile(out, text, 0o644); err != nil {
+			return "", nil, err
+		}
+		srcs = append(srcs, out)
+	}
+	if len(srcs) == 0 {
+		return "", nil, errors.New("the project has no sources to instrument")
+	}
+	built := filepath.Join(tmp, "classes")
+	if err := javac(ctx, j, built, depCP, srcs, p.Release); err != nil {
+		var ce *CompileError
+		if errors.As(err, &ce) {
+			return "", nil, fmt.Errorf("the instrumented copy does not compile (a field or variable named dev hides the package dev?): %w", err)
+		}
+		return "", nil, err
+	}
+	nameCounted(built, ms)
+	names, err := json.Marshal(ms)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := os.RemoveAll(classes); err != nil {
+		return "", nil, err
+	}
+	if err := os.Rename(built, classes); err != nil {
+		return "", nil, err
+	}
+	if err := writeFileAtomic(namesFile, names); err != nil {
+		return "", nil, err
+	}
+	if err := writeFileAtomic(stampFile, []byte(stamp)); err != nil {
+		return "", nil, err
+	}
+	return classes, ms, nil
+}
+
+// nameCounted names every counted method as profiles do, from its class
+// file in classes: the method of that name whose parameter types the
+// declared ones name (profile.ParamsMatch), else the only one of that name
+// and arity; failing both (an inner class's constructor, whose descriptor
+// has the outer instance first) it keeps the types as declared.
+func nameCounted(classes string, ms []countedMethod) {
+	parsed := map[string]*classfile.Class{}
+	for i := range ms {
+		m := &ms[i]
+		m.Method = m.Class + "#" + m.Name + "(" + strings.Join(m.Params, ",") + ")"
+		c, ok := parsed[m.Class]
+		if !ok {
+			data, err := os.ReadFile(filepath.Join(classes, filepath.FromSlash(strings.ReplaceAll(m.Class, ".", "/"))+".class"))
+			if err == nil {
+				c, _ = classfile.Parse(data)
+			}
+			parsed[m.Class] = c
+		}
+		if c == nil {
+			continue
+		}
+		var same []classfile.Method
+		for _, cm := range c.Methods {
+			if cm.Name == m.Name {
+				same = append(same, cm)
+			}
+		}
+		for _, cm := range same {
+			if profile.ParamsMatch(m.Params, cm.Params) || len(same) == 1 && len(cm.Params) == len(m.Params) {
+				m.Method = m.Class + "#" + m.Name + "(" + strings.Join(cm.Params, ",") + ")"
+				break
+			}
+		}
+	}
+}
