@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/textpos"
@@ -23,8 +22,8 @@ import (
 // LintMemo is one document's diagnostics per formula, from LintReusing.
 // It is immutable.
 type LintMemo struct {
-	byKey   map[string][]Diagnostic // by lintMemoKey; spans relative to the annotation
-	checked int                     // formulas checked anew (for tests)
+	byKey   map[lintKey][]Diagnostic // spans relative to the annotation
+	checked int                      // formulas checked anew (for tests)
 }
 
 // LintReusing is Lint, taking the diagnostics of formulas unchanged since
@@ -34,7 +33,7 @@ type LintMemo struct {
 // models; nil checks every formula. It returns the memo for the next
 // version.
 func (ix *Index) LintReusing(formulas []*Formula, opt LintOptions, prev *LintMemo) ([]Diagnostic, *LintMemo) {
-	next := &LintMemo{byKey: make(map[string][]Diagnostic, len(formulas))}
+	next := &LintMemo{byKey: make(map[lintKey][]Diagnostic, len(formulas))}
 	var diags []Diagnostic
 	lookups := map[lookupKey]*lookupResult{}
 	methodIndex := map[*javasrc.Method]int{}
@@ -71,17 +70,23 @@ func (ix *Index) LintReusing(formulas []*Formula, opt LintOptions, prev *LintMem
 	return diags, next
 }
 
-// lintMemoKey names a Java formula by what its diagnostics depend on
-// within its document: its method (by position among the file's methods,
-// which SameDeclarations keeps), its annotation's position among the
-// method's, the raw text of its annotation (formula,
-// aliases, interpretation and escapes alike) and where in it the formula
-// starts. at is the annotation's offset in the document. ok is false for
-// formulas outside an @SPL annotation (.spl files), which are always
-// checked.
-func lintMemoKey(f *Formula, methodIndex map[*javasrc.Method]int) (key string, at int, ok bool) {
+// lintKey names a Java formula by what its diagnostics depend on within
+// its document: its method (by position among the file's methods, which
+// SameDeclarations keeps), its annotation's position among the method's,
+// the raw text of the annotation (formula, aliases, interpretation and
+// escapes alike; a substring of the document, not a copy) and where in it
+// the formula starts.
+type lintKey struct {
+	method, annotation, offset int
+	text                       string
+}
+
+// lintMemoKey returns f's key and its annotation's offset in the document.
+// ok is false for formulas outside an @SPL annotation (.spl files), which
+// are always checked.
+func lintMemoKey(f *Formula, methodIndex map[*javasrc.Method]int) (key lintKey, at int, ok bool) {
 	if f.File == nil || f.Method == nil || f.Value == nil {
-		return "", 0, false
+		return lintKey{}, 0, false
 	}
 	if len(methodIndex) == 0 {
 		for i, m := range f.File.Methods {
@@ -90,14 +95,14 @@ func lintMemoKey(f *Formula, methodIndex map[*javasrc.Method]int) (key string, a
 	}
 	i, found := methodIndex[f.Method]
 	if !found {
-		return "", 0, false
+		return lintKey{}, 0, false
 	}
 	for k, a := range f.Method.SPL {
 		if a.Span.Start <= f.Value.Span.Start && f.Value.Span.End <= a.Span.End && a.Span.End <= len(f.File.Src) {
-			return strconv.Itoa(i) + ":" + strconv.Itoa(k) + ":" + strconv.Itoa(f.Value.Span.Start-a.Span.Start) + ":" + f.File.Src[a.Span.Start:a.Span.End], a.Span.Start, true
+			return lintKey{method: i, annotation: k, offset: f.Value.Span.Start - a.Span.Start, text: f.File.Src[a.Span.Start:a.Span.End]}, a.Span.Start, true
 		}
 	}
-	return "", 0, false
+	return lintKey{}, 0, false
 }
 
 // SameDeclarations reports whether two models of a file declare the same

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
@@ -25,11 +26,19 @@ type Index struct {
 	hidden map[string]bool
 
 	// byName indexes methods (constructors excluded) by type and name,
-	// built on first use: formulas look methods up by name, and a type may
-	// have hundreds.
+	// built once lookups passed byNameAfter: formulas look methods up by
+	// name, and a type may have thousands. The first few look through the
+	// type's methods instead: an editor's overlay index, new at each
+	// keystroke, is asked a few times when one formula is checked again,
+	// and indexing 4,000 methods cost more than the check.
+	lookups    atomic.Int32
 	byNameOnce sync.Once
 	byName     map[typeMember][]*javasrc.Method
 }
+
+// byNameAfter is the number of Methods lookups an Index answers by
+// scanning a type's methods before it indexes them all by name.
+const byNameAfter = 8
 
 type typeMember struct {
 	t    *javasrc.Type
@@ -110,6 +119,15 @@ func (ix *Index) Type(name string) *javasrc.Type {
 func (ix *Index) Methods(t *javasrc.Type, name string) []*javasrc.Method {
 	if _, own := ix.files[t]; !own && ix.base != nil {
 		return ix.base.Methods(t, name)
+	}
+	if ix.lookups.Add(1) <= byNameAfter {
+		var out []*javasrc.Method
+		for _, m := range ix.methods[t] {
+			if !m.IsConstructor && m.Name == name {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
 	ix.byNameOnce.Do(func() {
 		ix.byName = map[typeMember][]*javasrc.Method{}
