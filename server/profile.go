@@ -138,6 +138,8 @@ func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
 		// forked profiles replace them at the end.
 		var quick []*engine.Profiled
 		req.Preliminary = func(p *engine.Profiled) {
+			n := len(p.Report.Findings)
+			report(fmt.Sprintf("preliminary profile of %s: %d %s", workloadLabel(p), n, plural(n, "finding", "findings")))
 			quick = append(quick, p)
 			s.profiles.set(key, slices.Clone(quick))
 			bg := context.WithoutCancel(jobCtx)

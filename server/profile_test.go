@@ -75,7 +75,12 @@ func TestProfileLensEndToEnd(t *testing.T) {
 	if !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool { return strings.Contains(string(p), "quick profile of p.T#sum(int[])") }) {
 		t.Errorf("no quick profile in the progress: %s", fc.Log())
 	}
-	if !fc.Seen(protocol.MethodTextDocumentPublishDiagnostics, func(p json.RawMessage) bool {
+	// Its findings were shown, when it had any: under load the quick
+	// profile's capped warm-up may leave the code in an early tier.
+	quickFound := !fc.Seen(protocol.MethodProgress, func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"message":"preliminary profile of values(1000): 0 findings`)
+	})
+	if quickFound && !fc.Seen(protocol.MethodTextDocumentPublishDiagnostics, func(p json.RawMessage) bool {
 		return strings.Contains(string(p), "(preliminary profile of p.T#sum(int[]), values(1000))")
 	}) {
 		t.Errorf("the quick profile's finding was not shown: %s", fc.Log())
