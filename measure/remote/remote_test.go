@@ -124,22 +124,7 @@ func TestQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	store, _, err := cache.Open(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- RunWorker(wctx, WorkerConfig{URL: url, Label: "t1", CacheDir: t.TempDir(), Store: store, Logf: t.Logf})
-	}()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	startWorker(ctx, t, url, WorkerConfig{Label: "t1"})
 	resp, job, err := svc.Wait(ctx, j1.ID, func(p service.Progress) { t.Log(p.Message) })
 	if err != nil {
 		t.Fatal(err)
@@ -174,22 +159,7 @@ func TestKilledWorkersJobIsRescued(t *testing.T) {
 		attempted_by = '{killed-worker}' WHERE id = $1`, job.ID); err != nil {
 		t.Fatal(err)
 	}
-	store, _, err := cache.Open(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- RunWorker(wctx, WorkerConfig{URL: url, CacheDir: t.TempDir(), Store: store, Logf: t.Logf, rescueAfter: 10 * time.Minute})
-	}()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	startWorker(ctx, t, url, WorkerConfig{rescueAfter: 10 * time.Minute})
 	resp, row, err := svc.Wait(ctx, job.ID, func(p service.Progress) { t.Log(p.Message) })
 	if err != nil {
 		t.Fatal(err)
@@ -197,4 +167,29 @@ func TestKilledWorkersJobIsRescued(t *testing.T) {
 	if len(resp.CompileErrors) == 0 || row.Attempt != 2 || row.AttemptedBy[len(row.AttemptedBy)-1] == "killed-worker" {
 		t.Errorf("attempt %d by %v, response %+v", row.Attempt, row.AttemptedBy, resp)
 	}
+}
+
+// startWorker runs a worker on the database at url, with a store of its
+// own and cfg's other settings (a cache directory of the test's when
+// none), until the test ends; an error it returns fails the test.
+func startWorker(ctx context.Context, t *testing.T, url string, cfg WorkerConfig) {
+	t.Helper()
+	store, _, err := cache.Open(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.URL, cfg.Store, cfg.Logf = url, store, t.Logf
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = t.TempDir()
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- RunWorker(wctx, cfg) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		store.Close()
+	})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/pgtest"
 	"github.com/perfls/perfls/measure"
@@ -57,23 +56,8 @@ func TestJobsFromARepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	store, _, err := cache.Open(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
 	workerCache := t.TempDir()
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- RunWorker(wctx, WorkerConfig{URL: url, Label: "git", CacheDir: workerCache, Store: store, Logf: t.Logf})
-	}()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	startWorker(ctx, t, url, WorkerConfig{Label: "git", CacheDir: workerCache})
 	archives := func() (n int) {
 		svc.pool.QueryRow(ctx, "SELECT count(*) FROM perfls_archives").Scan(&n)
 		return n
