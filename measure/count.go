@@ -21,9 +21,13 @@ import (
 
 // Counting forks: how often each project method runs per operation. perfls
 // compiles a copy of the project's sources in which every method and
-// constructor body starts with a call to dev.perfls.internal.Counts.hit(ID)
-// (after an explicit this()/super() call; javasrc.EntryPoints), inserted on
-// the line of the body's '{' so that line numbers stay those of the sources.
+// constructor body starts with a call $perflsHit(ID) of
+// dev.perfls.internal.Counts (after an explicit this()/super() call;
+// javasrc.EntryPoints), inserted on the line of the body's '{' so that line
+// numbers stay those of the sources. The method comes in by a static import
+// on the package declaration's line: a qualified call would not compile
+// where a field or variable named dev hides the package, and a name with a
+// '$' is one that the project's own methods do not shadow.
 // A fork of that copy (Options.Count) runs the workload like a timing fork,
 // with a short warm-up, and reads the atomic counters around every measured
 // sample: the generator's calls and the warm-up's never count. Counts per
@@ -127,8 +131,11 @@ func callCounts(fc *forkCounts, methods []countedMethod) (*CallCounts, error) {
 	return out, nil
 }
 
-// countHit is the statement inserted at a body's entry.
-func countHit(id int) string { return "dev.perfls.internal.Counts.hit(" + strconv.Itoa(id) + ");" }
+// countHit is the statement inserted at a body's entry, countImport the
+// import it needs.
+func countHit(id int) string { return "$perflsHit(" + strconv.Itoa(id) + ");" }
+
+const countImport = " import static dev.perfls.internal.Counts.$perflsHit; "
 
 // instrumentSource inserts a counter at the entry of every method and
 // constructor body of one file, numbering from first, and returns the new
@@ -138,7 +145,7 @@ func instrumentSource(ctx context.Context, path string, src []byte, first int) (
 	if err != nil {
 		return nil, nil, err
 	}
-	eps, err := javasrc.EntryPoints(ctx, src)
+	eps, importAt, err := javasrc.EntryPoints(ctx, src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -148,9 +155,9 @@ func instrumentSource(ctx context.Context, path string, src []byte, first int) (
 			byStart[m.Span.Start] = m
 		}
 	}
-	var out []byte
+	out := append(append([]byte(nil), src[:importAt]...), countImport...)
 	var ms []countedMethod
-	last := 0
+	last := importAt
 	for _, e := range eps {
 		m := byStart[e.Decl]
 		if m == nil {
@@ -249,7 +256,7 @@ func instrumentedClasses(ctx context.Context, p *Project, b *Build) (string, []c
 	if err := javac(ctx, j, built, depCP, srcs, p.Release); err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
-			return "", nil, fmt.Errorf("the instrumented copy does not compile (a field or variable named dev hides the package dev?): %w", err)
+			return "", nil, fmt.Errorf("the instrumented copy does not compile: %w", err)
 		}
 		return "", nil, err
 	}

@@ -15,6 +15,7 @@ import java.util.Collections;
 
 public class Pairs {
     private final int base;
+    private static final int dev = 0; // hides the package dev in qualified names
 
     public Pairs() { this(3); }
 
@@ -24,7 +25,7 @@ public class Pairs {
     }
 
     public long compute(int[] a) {
-        long s = label("x");
+        long s = label("x") + dev;
         for (int i = 0; i < a.length; i++) {
             for (int j = i + 1; j < a.length; j++) {
                 s += pairs(a[i], a[j]);

@@ -23,9 +23,11 @@ type EntryPoint struct {
 // EntryPoints parses src whole (no method body left out, unlike Parse) and
 // returns the entry point of every method, constructor and compact
 // constructor that has a body, in source order, local and anonymous
-// classes' included; lambdas are not methods here. A file with syntax
-// errors gives an error: its bodies cannot be trusted.
-func EntryPoints(ctx context.Context, src []byte) ([]EntryPoint, error) {
+// classes' included; lambdas are not methods here. importAt is where an
+// import declaration may be inserted without moving a line: just after the
+// package declaration, or at the start of a file without one. A file with
+// syntax errors gives an error: its bodies cannot be trusted.
+func EntryPoints(ctx context.Context, src []byte) (eps []EntryPoint, importAt int, err error) {
 	p := newParser()
 	defer p.Close()
 	tree, err := p.ParseCtx(ctx, nil, src)
@@ -33,14 +35,18 @@ func EntryPoints(ctx context.Context, src []byte) ([]EntryPoint, error) {
 		err = errors.New("tree-sitter returned no tree")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("javasrc: %w", err)
+		return nil, 0, fmt.Errorf("javasrc: %w", err)
 	}
 	defer tree.Close()
 	root := tree.RootNode()
 	if root.HasError() {
-		return nil, errors.New("javasrc: the file has syntax errors")
+		return nil, 0, errors.New("javasrc: the file has syntax errors")
 	}
-	var out []EntryPoint
+	for i := 0; i < int(root.ChildCount()); i++ {
+		if c := root.Child(i); c.Type() == "package_declaration" {
+			importAt = int(c.EndByte())
+		}
+	}
 	walkTree(root, func(n *sitter.Node) bool {
 		switch n.Type() {
 		case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
@@ -62,8 +68,8 @@ func EntryPoints(ctx context.Context, src []byte) ([]EntryPoint, error) {
 			}
 			break
 		}
-		out = append(out, EntryPoint{Decl: int(n.StartByte()), Offset: at})
+		eps = append(eps, EntryPoint{Decl: int(n.StartByte()), Offset: at})
 		return true
 	})
-	return out, nil
+	return eps, importAt, nil
 }

@@ -23,9 +23,15 @@ abstract class A {
     record R(int a) { R { /*6*/ } }
 }
 `
-	eps, err := EntryPoints(context.Background(), []byte(src))
+	eps, importAt, err := EntryPoints(context.Background(), []byte(src))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if src[:importAt] != "package p;" {
+		t.Errorf("import at %d, after %q", importAt, src[:importAt])
+	}
+	if _, at, err := EntryPoints(context.Background(), []byte("/* x */ class B { }")); err != nil || at != 0 {
+		t.Errorf("without a package: import at %d, %v", at, err)
 	}
 	var got []string
 	for _, e := range eps {
@@ -51,7 +57,7 @@ abstract class A {
 	if strings.Join(names, "|") != wantNames {
 		t.Fatalf("declarations %q, want %s", names, wantNames)
 	}
-	if _, err := EntryPoints(context.Background(), []byte("class B { void f( { }")); err == nil {
+	if _, _, err := EntryPoints(context.Background(), []byte("class B { void f( { }")); err == nil {
 		t.Fatal("a file with syntax errors gave entry points")
 	}
 }

