@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +100,9 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 	if req.Remote {
 		what += " on the workers" + map[bool]string{true: " labelled " + req.Label}[req.Label != ""]
 	}
-	return s.runQueued(ctx, key, what, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+	// A job for the workers measures nothing here: it does not wait for,
+	// or hold, the local measuring slot.
+	return s.runJob(ctx, key, what, !req.Remote, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
 		results, err := run(jobCtx, req, report)
 		if err != nil {
 			return "", nil, err
@@ -130,6 +133,13 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 // shown to the user. It reports false when a job with the same key is
 // already queued or running.
 func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx context.Context, report func(string)) (string, func(context.Context), error)) bool {
+	return s.runJob(ctx, key, what, true, work)
+}
+
+// runJob is runQueued; a job that does not measure locally (local false:
+// its forks run on the shared store's workers) runs at once, beside the
+// local one, and still shows in the status and can be cancelled.
+func (s *server) runJob(ctx context.Context, key, what string, local bool, work func(ctx context.Context, report func(string)) (string, func(context.Context), error)) bool {
 	s.mu.Lock()
 	if s.pending[key] {
 		s.mu.Unlock()
@@ -162,29 +172,33 @@ func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx 
 			delete(s.pending, key)
 			if running {
 				s.running--
-				s.current = ""
+				if i := slices.Index(s.current, what); i >= 0 {
+					s.current = slices.Delete(s.current, i, i+1)
+				}
 			} else {
 				s.queued--
 			}
 			s.mu.Unlock()
 		}()
-		select {
-		case s.slot <- struct{}{}:
-		default:
-			wd.report(jobCtx, "waiting for other measurements to finish")
+		if local {
 			select {
 			case s.slot <- struct{}{}:
-			case <-jobCtx.Done():
-				wd.end(jobCtx, "cancelled")
-				return
+			default:
+				wd.report(jobCtx, "waiting for other measurements to finish")
+				select {
+				case s.slot <- struct{}{}:
+				case <-jobCtx.Done():
+					wd.end(jobCtx, "cancelled")
+					return
+				}
 			}
+			defer func() { <-s.slot }()
 		}
-		defer func() { <-s.slot }()
 		s.mu.Lock()
 		s.queued--
 		s.running++
 		running = true
-		s.current = what
+		s.current = append(s.current, what)
 		s.mu.Unlock()
 		s.sendStatus(bg)
 
@@ -214,9 +228,9 @@ func (s *server) sendStatus(ctx context.Context) {
 	st := StatusParams{Running: s.running, Queued: s.queued, Message: "idle"}
 	switch {
 	case s.running > 0 && s.queued > 0:
-		st.Message = fmt.Sprintf("%s (%d queued)", s.current, s.queued)
+		st.Message = fmt.Sprintf("%s (%d queued)", strings.Join(s.current, "; "), s.queued)
 	case s.running > 0:
-		st.Message = s.current
+		st.Message = strings.Join(s.current, "; ")
 	case s.queued > 0:
 		st.Message = fmt.Sprintf("%d queued", s.queued)
 	}

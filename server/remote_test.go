@@ -49,24 +49,14 @@ func TestRemoteSettingMeasuresOnAWorker(t *testing.T) {
 		t.Cleanup(func() { e.Close() })
 		return e
 	}
-	worker := open(url)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- worker.RunWorker(wctx, "editor-t") }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-
 	dir := fixture.Project(t, map[string]string{"p/A.java": remoteSource})
 	p := &engineProject{eng: open(url), dir: dir, src: filepath.Join(dir, "p", "A.java"), text: remoteSource}
 	fc, u := p.session(t)
-	fc.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
-		Settings: map[string]any{"perfls": map[string]any{"remote": true, "remoteLabel": "editor-t"}}})
-
-	run := func(prefix, title string) []string {
+	setRemote := func(on bool) {
+		fc.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
+			Settings: map[string]any{"perfls": map[string]any{"remote": on, "remoteLabel": "editor-t"}}})
+	}
+	start := func(prefix string) {
 		t.Helper()
 		lens := lensTitled(t, fc, u, prefix)
 		if lens == nil {
@@ -77,10 +67,46 @@ func TestRemoteSettingMeasuresOnAWorker(t *testing.T) {
 		if reply != "started" {
 			t.Fatalf("%s: %v", prefix, reply)
 		}
+	}
+	await := func(title string) []string {
+		t.Helper()
 		fc.AwaitFor(t, 2*time.Minute, title+" to end", func() bool { return progressEnded(fc, title) })
 		return progressKinds(fc, title)
 	}
-	check := run("▶ Check 1 formula", "checking p.A#fast on the workers labelled editor-t")
+	run := func(prefix, title string) []string {
+		t.Helper()
+		start(prefix)
+		return await(title)
+	}
+
+	// A check sent to the workers while none runs waits on the queue, and
+	// does not hold the local measuring slot: a local measurement started
+	// meanwhile runs at once and ends first.
+	setRemote(true)
+	start("▶ Check 1 formula")
+	setRemote(false)
+	local := run("▶ Measure", "measuring p.A#fast")
+	for _, k := range local {
+		if strings.Contains(k, "waiting for other measurements") {
+			t.Errorf("the local measurement waited for the remote check: %q", local)
+		}
+	}
+	if progressEnded(fc, "checking p.A#fast on the workers labelled editor-t") {
+		t.Fatalf("the remote check ended without a worker")
+	}
+
+	worker := open(url)
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.RunWorker(wctx, "editor-t") }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	check := await("checking p.A#fast on the workers labelled editor-t")
+	setRemote(true)
 	saidOnWorker := func(kinds []string) bool {
 		for _, k := range kinds {
 			if strings.Contains(k, "on queue perfls_editor-t: running on worker") {

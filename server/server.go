@@ -91,8 +91,8 @@ type server struct {
 	warnedSave  bool                              // measure-on-save was refused once (allowMeasuring false)
 	pending     map[string]bool                   // measuring jobs queued or running, by kind and method
 	queued      int                               // measuring jobs waiting for slot
-	running     int                               // measuring jobs holding slot
-	current     string                            // what the running job does, for perfls/status
+	running     int                               // measuring jobs running (local ones hold slot)
+	current     []string                          // what the running jobs do, for perfls/status
 
 	profiles methodStore[[]*engine.Profiled] // the profiles known, by method (profile.go)
 	diffs    methodStore[*report.Diff]       // the latest comparisons with the base, by method (revisions.go)
