@@ -64,7 +64,7 @@ func ensembleBench(args []string) error {
 	t := ensemblesim.SeedTable
 	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "", "Avg.", pr(t[0]), pr(t[1]), pr(t[2]))
 	fmt.Println("errors per case: false flags that follow a moved counter (corr), come only from other labs' models (env)")
-	fmt.Println("or from a same-lab/pooled model (lab: run-to-run noise), and missed expected counters (miss):")
+	fmt.Println("or from a same-lab/pooled model (lab: run-to-run noise; in E_3 also its harmless faster generator), and missed expected counters (miss):")
 	fmt.Printf("%-26s | %-23s | %-23s | %-23s\n", "scenario", "single corr env lab miss", "bagging corr env lab miss", "stacking corr env lab miss")
 	for _, r := range ensemblesim.Table(cases) {
 		er := func(e ensemblesim.Errors) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/ensemble"
@@ -164,5 +165,63 @@ func TestSeedFaultsExpected(t *testing.T) {
 		if got := sc.Fault.Expected(sc.New, sc.Intervals); !slices.Equal(got, want[sc.Seed]) {
 			t.Errorf("%s (%s): expected %v, want %v", sc.Seed, sc.Fault.Name, got, want[sc.Seed])
 		}
+	}
+}
+
+// The enterprise history varies in load from run to run, both generators
+// together, within ±11 % (EnterpriseLoadSpread: seed L262, L278–L282);
+// DS2's and JPetStore's runs replay the same workload (L186, L232). The
+// level of a run is its mean arrival rate over the standard's (130 per
+// generator), so the per-interval noise averages out.
+func TestEnterpriseHistoryLoadVaries(t *testing.T) {
+	level := func(r ensemble.Run, c int) float64 {
+		var s float64
+		for _, row := range r.Intervals {
+			s += row[c]
+		}
+		return s / float64(len(r.Intervals)) / 65
+	}
+	for si, sc := range Scenarios {
+		rng := rand.New(rand.NewPCG(7, uint64(si)))
+		lo, hi := 2.0, 0.0
+		for range 5 {
+			for _, r := range sc.history(rng, DefaultNoise) {
+				a, b := level(r, 0), level(r, 1)
+				if d := a/b - 1; d > 0.01 || d < -0.01 {
+					t.Errorf("%s, run %s: generators at %.3f and %.3f of the standard, not together", sc.Seed, r.Name, a, b)
+				}
+				lo, hi = min(lo, a), max(hi, a)
+			}
+		}
+		enterprise := strings.HasPrefix(sc.Seed, "E_")
+		switch {
+		case !enterprise && (lo < 0.99 || hi > 1.01):
+			t.Errorf("%s: load from %.3f to %.3f of the standard, want the same workload every run", sc.Seed, lo, hi)
+		case enterprise && (lo < 0.885 || hi > 1.115 || hi-lo < 0.15):
+			t.Errorf("%s: load from %.3f to %.3f of the standard, want spread over ±11 %%", sc.Seed, lo, hi)
+		}
+	}
+}
+
+// E_3's deviation is injected — one generator 11 % faster, about 5 % more
+// database queries — but expected to flag nothing (seed L276–L282).
+func TestFasterGeneratorHarmless(t *testing.T) {
+	rng := rand.New(rand.NewPCG(0, 0))
+	clean := generate(rng, "", base, Fault{}, Noise{}, HourIntervals)
+	faster := generate(rng, "", base, FasterGenerator, Noise{}, HourIntervals)
+	ratio := func(c int) float64 {
+		var x, y float64
+		for t := range clean.Intervals {
+			x += clean.Intervals[t][c]
+			y += faster.Intervals[t][c]
+		}
+		return y / x
+	}
+	idx := func(name string) int { return slices.Index(Counters, name) }
+	if a, b, q := ratio(idx("arrival_a")), ratio(idx("arrival_b")), ratio(idx("db_queries")); a < 1.10 || a > 1.12 || b != 1 || q < 1.05 || q > 1.06 {
+		t.Errorf("faster generator: arrival a ×%.3f, b ×%.3f, queries ×%.3f; want ×1.11, ×1, ×1.055", a, b, q)
+	}
+	if got := FasterGenerator.Expected(base, EightHours); got != nil {
+		t.Errorf("expected %v, want nothing (the seed counts its flags as false)", got)
 	}
 }
