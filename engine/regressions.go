@@ -201,12 +201,21 @@ func (set *seriesSet) add(m *cache.Measurement) {
 // binary's size and date), so that two classes of one JDK tell apart.
 func jvmLabel(env measure.Environment, identity string) string {
 	label := strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion)
-	if i := strings.LastIndex(identity, ") "); i >= 0 {
-		if flags := strings.TrimSpace(strings.TrimPrefix(identity[i+2:], "default heap")); flags != "" {
-			label += " " + flags
-		}
+	if flags := jvmSettings(identity); flags != "" {
+		label += " " + flags
 	}
 	return label
+}
+
+// jvmSettings is the end of a JVM identity (measure.JVMIdentity: "java
+// (size, date) heap flags…"): the heap perfls gave it (-Xmx…, nothing for
+// the default) and the extra flags.
+func jvmSettings(identity string) string {
+	i := strings.LastIndex(identity, ") ")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(identity[i+2:], "default heap"))
 }
 
 // extend moves the set to a longer line that begins with the old one (HEAD

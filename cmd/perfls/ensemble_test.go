@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/cache"
 )
 
 func TestEnsembleCommand(t *testing.T) {
@@ -52,6 +54,43 @@ func TestEnsembleCommandErrors(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), c.args, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// The store form with one stored result of the method: exit 2, how many
+// results are needed and the perfls measure command that makes them.
+func TestEnsembleStoreTooFew(t *testing.T) {
+	cacheDir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", cacheDir)
+	t.Setenv("PERFLS_STORE", "")
+	store, _, err := cache.OpenStore(context.Background(), cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: "c", JVM: "j", Harness: "h", Machine: "m"},
+		Forks: []cache.Fork{{NsPerOp: []float64{100, 101}, AllocBytesPerOp: []float64{24, 24}}}}
+	if err := store.Put(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ensemble", "--method", "p.A#m", "--project", t.TempDir()},
+			[]string{"needs at least 2 stored results of p.A#m", "1 stored", "perfls measure --method p.A#m --fresh"}},
+		{[]string{"ensemble", "--method", "p.A#m", "--args", "20", "--project", t.TempDir()},
+			[]string{"needs at least 2 stored results", "0 stored", "perfls measure --method p.A#m --args 20"}},
+		{[]string{"ensemble", "--method", "p.A#m", "--history", "h"}, []string{"give one form"}},
+		{[]string{"ensemble", "--method", "p.A#m", "--vote", "all"}, []string{"--vote"}},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, nil, &out, &errb)
+		for _, w := range c.want {
+			if code != 2 || !strings.Contains(errb.String(), w) {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), w)
+			}
 		}
 	}
 }

@@ -5,8 +5,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/perfls/perfls/analysis/ensemble"
-	"github.com/perfls/perfls/analysis/ensemble/csvrun"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
@@ -29,26 +27,18 @@ func (a *app) regressionsCommand() *cobra.Command {
 	return cmd
 }
 
-// ensembleCommand is perfls ensemble: seed 001's detector over CSV runs (docs/regressions.md).
+// ensembleCommand is perfls ensemble: seed 001's detector over CSV runs or a method's stored results (engine/ensemble.go).
 func (a *app) ensembleCommand() *cobra.Command {
-	var hist, cur, format, method string
-	var p1 ensemble.Phase1
-	cfg := ensemble.DefaultConfig()
-	cmd := &cobra.Command{Use: "ensemble --history DIR --new DIR [flags]", Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg.Method = ensemble.Method(method)
-			rep, err := csvrun.Detect(hist, cur, p1, cfg)
-			if err != nil {
-				return err
-			}
-			return a.result(format, rep)
-		}}
-	cmd.Flags().StringVar(&hist, "history", "", "directory of the prior passed runs (required)")
-	cmd.Flags().StringVar(&cur, "new", "", "directory holding the new run (required)")
-	cmd.Flags().Float64Var(&p1.Interval, "interval", 0, "group rows into intervals of this many time units (0: a row is one)")
-	cmd.Flags().Float64Var(&p1.Duration, "duration", 0, "keep only rows within this many time units of the first (the test's expected duration; 0: all)")
-	cmd.Flags().Float64Var(&cfg.DeltaThreshold, "delta", cfg.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
-	cli.Enum(cmd, &method, "method", "stacking", "stacking, bagging or single", "stacking", "bagging", "single")
+	var format string
+	cmd := &cobra.Command{Use: "ensemble (--history DIR --new DIR | --method pkg.Class#m [--workload pkg.Class#gen] [--args A]) [flags]", Args: cli.NoArgs}
+	req := engine.EnsembleFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		rep, err := engine.Ensemble(cmd.Context(), *req, engine.Config{Logf: a.note})
+		if err != nil {
+			return err
+		}
+		return a.result(format, rep)
+	}
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }

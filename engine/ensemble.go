@@ -1,0 +1,361 @@
+package engine
+
+// perfls ensemble: seed 001's detector (analysis/ensemble) over CSV runs
+// (analysis/ensemble/csvrun) or over a method's stored results, each result
+// one run: its forks' per-sample series are the counters, its environment
+// the similarity's components (docs/regressions.md, "The store form").
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/analysis/ensemble/csvrun"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+)
+
+// EnsembleRequest is perfls ensemble's: the CSV form when History or New is
+// set, else the store form on Method's stored results.
+type EnsembleRequest struct {
+	// The CSV form: directories of NAME.csv with NAME.env beside each.
+	History, New string
+	Phase1       ensemble.Phase1
+	// The store form: the results of Method (pkg.C#m, every overload, or
+	// pkg.C#m(int[])), of Workload and Args when set ("" = any, but they
+	// must then name one (method, workload, args)). ID picks the new run
+	// (0 = the newest); the results stored before it are the history.
+	Method, Workload, Args string
+	ID                     int64
+	// Project is where perfls.json's "store" is looked for ("" = the
+	// working directory), as every command does.
+	Project string
+	// Config is the detector's; its Method is the reported vote.
+	Config ensemble.Config
+}
+
+// MinEnsembleResults is how many stored results the store form needs: the
+// new one and at least one earlier (one model; the seed's ensemble wants
+// several, ideally from several environments).
+const MinEnsembleResults = 2
+
+// EnsembleFlags defines perfls ensemble's flags on fs (the command's
+// wiring stays in cmd/perfls) and returns the request they fill.
+func EnsembleFlags(fs *pflag.FlagSet) *EnsembleRequest {
+	r := &EnsembleRequest{Config: ensemble.DefaultConfig()}
+	fs.StringVar(&r.History, "history", "", "CSV form: directory of the prior passed runs")
+	fs.StringVar(&r.New, "new", "", "CSV form: directory holding the new run")
+	fs.Float64Var(&r.Phase1.Interval, "interval", 0, "CSV form: group rows into intervals of this many time units (0: a row is one)")
+	fs.Float64Var(&r.Phase1.Duration, "duration", 0, "CSV form: keep only rows within this many time units of the first (the test's expected duration; 0: all)")
+	fs.StringVar(&r.Method, "method", "", "store form: the method whose stored results to check, pkg.Class#m; CSV form: the vote, stacking, bagging or single (as --vote)")
+	fs.StringVar(&r.Workload, "workload", "", "store form: only results of this workload generator, pkg.Class#gen")
+	fs.StringVar(&r.Args, "args", "", "store form: only results with these arguments, as perfls history shows them")
+	fs.Int64Var(&r.ID, "id", 0, "store form: check this result (perfls history --format json lists IDs) against those stored before it (default: the newest)")
+	fs.StringVar(&r.Project, "project", "", "store form: the project whose perfls.json names the store (default: the working directory)")
+	fs.Float64Var(&r.Config.DeltaThreshold, "delta", r.Config.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
+	fs.Var(voteFlag{&r.Config.Method}, "vote", "the verdict reported: stacking, bagging or single")
+	return r
+}
+
+// voteFlag is --vote: one of the seed's three approaches.
+type voteFlag struct{ m *ensemble.Method }
+
+func (v voteFlag) String() string {
+	if v.m == nil {
+		return ""
+	}
+	return string(*v.m)
+}
+func (v voteFlag) Type() string { return "string" }
+func (v voteFlag) Set(s string) error {
+	if !isVote(s) {
+		return fmt.Errorf("%q: want stacking, bagging or single", s)
+	}
+	*v.m = ensemble.Method(s)
+	return nil
+}
+
+func isVote(s string) bool {
+	return s == string(ensemble.Stacking) || s == string(ensemble.Bagging) || s == string(ensemble.Single)
+}
+
+// Ensemble runs perfls ensemble. The store form opens the store as every
+// command does (Config.CacheDir, else the user's cache directory;
+// PERFLS_STORE or the project's perfls.json "store" first); logf hears what
+// opening it noticed.
+func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.Report, error) {
+	csv := req.History != "" || req.New != ""
+	if req.Method != "" && !strings.Contains(req.Method, "#") {
+		if !isVote(req.Method) {
+			return nil, fmt.Errorf("--method %q: the store form wants pkg.Class#m, the CSV form stacking, bagging or single", req.Method)
+		}
+		req.Config.Method, req.Method = ensemble.Method(req.Method), "" // the CSV form's --method stacking
+	}
+	switch {
+	case csv && (req.Method != "" || req.Workload != "" || req.Args != "" || req.ID != 0):
+		return nil, errors.New("--history/--new read CSV runs, --method pkg.Class#m (with --workload, --args, --id) the stored results: give one form")
+	case !csv && req.Method == "":
+		return nil, errors.New("want a history directory and a new run's directory (--history DIR --new DIR), or a method whose stored results to check (--method pkg.Class#m)")
+	case csv:
+		return csvrun.Detect(req.History, req.New, req.Phase1, req.Config)
+	case req.Phase1 != (ensemble.Phase1{}):
+		return nil, errors.New("--interval and --duration group CSV rows; a stored result's interval is one sample")
+	}
+	if cfg.CacheDir == "" {
+		dir, err := cache.Dir()
+		if err != nil {
+			return nil, err
+		}
+		cfg.CacheDir = dir
+	}
+	cfg.ProjectDir, cfg.Service = req.Project, InProcess
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	if e.Notice() != "" && cfg.Logf != nil {
+		cfg.Logf("%s", e.Notice())
+	}
+	return e.StoredEnsemble(ctx, req)
+}
+
+// StoredEnsemble checks a stored result of req.Method against the results
+// stored before it (the store form of perfls ensemble).
+//
+// History: every earlier complete result of the same (method, workload,
+// args), in any environment — environments are what stacking's weights are
+// for. perfls keeps no per-result record of a review or a passed check
+// (check's verdicts are the latest per formula), and screening the earlier
+// results with the detector itself would reject the first result of every
+// new environment, which no same-environment model can vouch for. To keep a
+// known regression out, check an earlier result with ID, or remove it
+// (perfls cache).
+func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ensemble.Report, error) {
+	if !strings.Contains(req.Method, "#") || strings.HasPrefix(req.Method, "#") {
+		return nil, ErrMethodName
+	}
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	all, err := store.MeasurementsOf(ctx, req.Method)
+	if err != nil {
+		return nil, err
+	}
+	var ms []*cache.Measurement
+	keys := map[string]bool{}
+	for _, m := range all {
+		if (req.Workload == "" || sameMethod(m.Key.Workload, req.Workload)) && (req.Args == "" || m.Key.Args == req.Args) {
+			ms = append(ms, m)
+			keys[resultLabel(m.Key)] = true
+		}
+	}
+	if len(keys) > 1 {
+		return nil, fmt.Errorf("the store holds results of %d workloads or arguments of %s: choose one with --workload and --args (%s)",
+			len(keys), req.Method, strings.Join(slices.Sorted(maps.Keys(keys)), "; "))
+	}
+	cur := len(ms) - 1
+	if req.ID != 0 {
+		cur = slices.IndexFunc(ms, func(m *cache.Measurement) bool { return m.ID == req.ID })
+		if cur < 0 {
+			return nil, fmt.Errorf("--id %d: no complete stored result of %s with that ID (perfls history --method %s --format json lists them)", req.ID, req.Method, req.Method)
+		}
+	}
+	if cur+1 < MinEnsembleResults {
+		return nil, tooFew(req, cur+1)
+	}
+	hist := make([]ensemble.Run, 0, cur)
+	for _, m := range ms[:cur] {
+		r, err := StoredRun(m)
+		if err != nil {
+			return nil, err
+		}
+		hist = append(hist, r)
+	}
+	run, err := StoredRun(ms[cur])
+	if err != nil {
+		return nil, err
+	}
+	rep, err := ensemble.Detect(hist, run, req.Config)
+	if err != nil {
+		return nil, fmt.Errorf("ensemble over the stored results of %s: %w", req.Method, err)
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: the %d results stored before it", run.Name, resultLabel(ms[cur].Key), cur))
+	return rep, nil
+}
+
+// tooFew says how many results the store form needs and how to make them.
+func tooFew(req EnsembleRequest, have int) error {
+	sel := "--method " + req.Method
+	if req.Workload != "" {
+		sel += " --workload " + req.Workload
+	}
+	if req.Args != "" {
+		sel += " --args " + req.Args
+	}
+	at := "stored"
+	if req.ID != 0 {
+		at = fmt.Sprintf("stored up to result %d", req.ID)
+	}
+	return fmt.Errorf("the ensemble needs at least %d stored results of %s (the new one and an earlier one; more, from several environments, give stacking its weights); %d %s: measure it with perfls measure %s --fresh (another JVM, --heap or --jvm-arg makes another environment)",
+		MinEnsembleResults, req.Method, have, at, sel)
+}
+
+// sameMethod: a workload named with or without its parameters.
+func sameMethod(stored, asked string) bool {
+	return stored == asked || strings.HasPrefix(stored, asked+"(")
+}
+
+// resultLabel names what a result measured: method [workload] args.
+func resultLabel(k cache.Key) string {
+	s := k.Method
+	if k.Workload != "" {
+		s += " [" + k.Workload + "]"
+	}
+	if k.Args != "" {
+		s += " " + k.Args
+	}
+	return s
+}
+
+// storedCounter is a per-sample series of a fork that becomes a counter.
+type storedCounter struct {
+	name string
+	of   func(cache.Fork) []float64
+}
+
+// storedCounters are the per-sample series the store has: per-op wall and
+// thread CPU time, process CPU time, allocated bytes, the GC count and GC
+// time during the sample, the heap used, the JIT time so far and the loaded
+// classes at the sample's end. Operations per second would be 1e9/wall: the
+// same counter.
+var storedCounters = []storedCounter{
+	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }},
+	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }},
+	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }},
+	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }},
+	{"gc_count", func(f cache.Fork) []float64 {
+		xs := make([]float64, len(f.GCs))
+		for i, n := range f.GCs {
+			xs[i] = float64(n)
+		}
+		return xs
+	}},
+	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }},
+	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }},
+	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }},
+	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }},
+}
+
+// significantDigits is the resolution of a stored counter in the
+// ensemble: 3 significant digits (0.1–1 %). perfls's counters are ratios
+// of large counts (bytes allocated over operations, ns over operations):
+// an allocation of exactly 1,040 bytes a call shows as 1040.0…1040.3 from
+// the harness's own share, with as many unique values as samples, so the
+// seed's equal-width bins (k from the unique values) are narrower than that
+// jitter and no rule concludes on the counter — a tripled allocation went
+// unflagged (TestStoredEnsemble). The seed's counters (performance monitor
+// readings) have a resolution of their own.
+const significantDigits = 3
+
+func roundSig(x float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', significantDigits, 64), 64)
+	if err != nil {
+		return x
+	}
+	return r
+}
+
+// StoredRun turns a stored result into a run: one interval per sample, the
+// forks' samples concatenated in fork order, each value rounded to
+// significantDigits; a counter is one of
+// storedCounters that every fork recorded for every sample (older results
+// lack the JVM state and process CPU: those counters are left out of the
+// run, and the detector out of the check). The environment is
+// StoredEnvironment's.
+func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
+	r := ensemble.Run{Name: fmt.Sprintf("result-%d", m.ID), Env: StoredEnvironment(m)}
+	var forks []cache.Fork
+	for _, f := range m.Forks {
+		if len(f.NsPerOp) > 0 {
+			forks = append(forks, f)
+		}
+	}
+	var cols [][]float64
+	for _, c := range storedCounters {
+		var col []float64
+		for _, f := range forks {
+			xs := c.of(f)
+			if len(xs) != len(f.NsPerOp) {
+				col = nil
+				break
+			}
+			for _, x := range xs {
+				col = append(col, roundSig(x))
+			}
+		}
+		if col != nil {
+			r.Counters, cols = append(r.Counters, c.name), append(cols, col)
+		}
+	}
+	if len(cols) == 0 {
+		return r, fmt.Errorf("stored result %d of %s has no samples", m.ID, m.Key.Method)
+	}
+	r.Intervals = make([][]float64, len(cols[0]))
+	for t := range r.Intervals {
+		r.Intervals[t] = make([]float64, len(cols))
+		for c, col := range cols {
+			r.Intervals[t][c] = col[t]
+		}
+	}
+	return r, nil
+}
+
+// StoredEnvironment is a result's environment as the seed's similarity
+// components: the machine (cpu, cores, memory, os), the JVM (vendor and
+// version), its collector, its heap limit and the flags perfls gave it
+// (--jvm-arg, perfls.json's jvmArgs: the cache key's JVM identity after the
+// heap). A component the result does not know (an older result has no
+// environment) is left out, so it matches nothing.
+func StoredEnvironment(m *cache.Measurement) ensemble.Environment {
+	var v measure.Environment
+	json.Unmarshal(m.Environment, &v) // an older result's may be empty
+	env := ensemble.Environment{}
+	set := func(k, val string) {
+		if strings.TrimSpace(val) != "" && val != "0" {
+			env[k] = val
+		}
+	}
+	set("cpu", v.CPUModel)
+	set("cores", fmt.Sprint(v.Cores))
+	set("memory_mb", fmt.Sprint(v.MemoryMB))
+	if v.OS != "" {
+		set("os", v.OS+"/"+v.Arch)
+	}
+	set("jvm", strings.TrimSpace(v.JavaVendor+" "+v.VMVersion))
+	set("gc", v.GC)
+	set("max_heap_mb", fmt.Sprint(v.MaxHeapMB))
+	if v.JavaVersion != "" { // the flags are known once the environment is
+		env["flags"] = jvmFlags(m.Key.JVM)
+	}
+	return env
+}
+
+// jvmFlags is the end of a JVM identity (measure.JVMIdentity: "java (size,
+// date) heap flags…") without the heap: the extra flags, "" for none.
+func jvmFlags(identity string) string {
+	rest := jvmSettings(identity)
+	if strings.HasPrefix(rest, "-Xmx") {
+		rest, _ = strings.CutPrefix(rest, strings.Fields(rest)[0])
+	}
+	return strings.TrimSpace(rest)
+}

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/measure"
+)
+
+// ensEnv is one environment of the synthetic results: what a JDK 17 run
+// with G1 and the default heap, or with the parallel collector and 256 MB,
+// records for a method of about 10 µs that allocates 1 KB a call.
+type ensEnv struct {
+	env              measure.Environment
+	jvm              string // the cache key's JVM identity
+	wallNs, jitMs    float64
+	classes, gcEvery float64
+}
+
+var (
+	ensG1 = ensEnv{env: measure.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
+		CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 8192, GC: "G1 Young Generation, G1 Old Generation", MaxHeapMB: 2048},
+		jvm: "/usr/bin/java (100 bytes, 2026-01-01T00:00:00Z) default heap", wallNs: 10400, jitMs: 150, classes: 1500, gcEvery: 20}
+	ensParallel = ensEnv{env: measure.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
+		CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 8192, GC: "PS Scavenge, PS MarkSweep", MaxHeapMB: 256},
+		jvm: "/usr/bin/java (100 bytes, 2026-01-01T00:00:00Z) -Xmx256m -XX:+UseParallelGC", wallNs: 11100, jitMs: 170, classes: 1480, gcEvery: 8}
+)
+
+// ensResult is a stored result of 3 forks × 10 samples in env: wall time
+// with 2 % noise, thread CPU just below it, process CPU above, 1,040
+// allocated bytes a call, a young collection every gcEvery samples or so,
+// the heap filling up between them, JIT time growing, classes constant.
+func ensResult(rng *rand.Rand, e ensEnv, args string, at int) *cache.Measurement {
+	env, _ := json.Marshal(e.env)
+	m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: args, Code: "c1", JVM: e.jvm, Harness: "h1",
+		Machine: "AMD EPYC, 2 cores, linux/amd64"}, Environment: env, CreatedAt: time.Unix(int64(at), 0)}
+	for range 3 {
+		var f cache.Fork
+		heap, jit := 4e6+rng.Float64()*4e6, e.jitMs*(0.95+0.1*rng.Float64())
+		for range 10 {
+			w := e.wallNs * (1 + 0.02*rng.NormFloat64())
+			f.NsPerOp = append(f.NsPerOp, w)
+			f.CPUNsPerOp = append(f.CPUNsPerOp, w*(0.995+0.002*rng.NormFloat64()))
+			f.ProcCPUNsPerOp = append(f.ProcCPUNsPerOp, w*(1.02+0.005*rng.NormFloat64()))
+			f.AllocBytesPerOp = append(f.AllocBytesPerOp, 1040+0.3*rng.Float64())
+			var gcs int64
+			gcMs := 0.0
+			heap += 1e5 * 1040 / 1024
+			if rng.Float64() < 1/e.gcEvery {
+				gcs, gcMs, heap = 1, 1.2+0.4*rng.Float64(), 3e6+rng.Float64()*1e6
+			}
+			f.GCs, f.GCMs, f.HeapUsed = append(f.GCs, gcs), append(f.GCMs, gcMs), append(f.HeapUsed, heap)
+			jit += 0.5 * rng.Float64()
+			f.JITMs, f.Classes = append(f.JITMs, jit), append(f.Classes, e.classes)
+		}
+		f.OpsPerSample = 100
+		m.Forks = append(m.Forks, f)
+	}
+	return m
+}
+
+// clone copies a stored result for storing again.
+func clone(m *cache.Measurement, at int) *cache.Measurement {
+	c := *m
+	c.ID, c.CreatedAt, c.Forks = 0, time.Unix(int64(at), 0), nil
+	for _, f := range m.Forks {
+		g := f
+		g.NsPerOp, g.CPUNsPerOp, g.ProcCPUNsPerOp = append([]float64(nil), f.NsPerOp...), append([]float64(nil), f.CPUNsPerOp...), append([]float64(nil), f.ProcCPUNsPerOp...)
+		g.AllocBytesPerOp = append([]float64(nil), f.AllocBytesPerOp...)
+		c.Forks = append(c.Forks, g)
+	}
+	return &c
+}
+
+func flagged(rep *ensemble.Report, m ensemble.Method) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range rep.FlaggedBy(m) {
+		out[f.Counter] = true
+	}
+	return out
+}
+
+// History in two environments (three results with G1 and the default
+// heap, two with the parallel collector and 256 MB) and a copy of a G1
+// result with its allocation tripled: stacking flags the allocated bytes
+// and not the wall time, which is the copy's. The identical copy checked
+// with ID (against the results before it) flags nothing. Results of other
+// arguments are another series: without --args the request is ambiguous.
+func TestStoredEnsemble(t *testing.T) {
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(3))
+	put := func(m *cache.Measurement) *cache.Measurement {
+		t.Helper()
+		if err := store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var g1 []*cache.Measurement
+	at := 0
+	for i, env := range []ensEnv{ensG1, ensParallel, ensG1, ensParallel, ensG1} {
+		at = i + 1
+		m := put(ensResult(rng, env, "10", at))
+		if env.jvm == ensG1.jvm {
+			g1 = append(g1, m)
+		}
+	}
+	put(ensResult(rng, ensG1, "1000", 6)) // another series of the method
+	same := put(clone(g1[1], 7))
+	tripled := clone(g1[1], 8)
+	for i := range tripled.Forks {
+		for j := range tripled.Forks[i].AllocBytesPerOp {
+			tripled.Forks[i].AllocBytesPerOp[j] *= 3
+		}
+	}
+	put(tripled)
+
+	req := EnsembleRequest{Method: "p.A#m", Args: "10", Config: ensemble.DefaultConfig()}
+	rep, err := e.StoredEnsemble(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 6 || rep.Run != "result-8" || rep.Intervals != 30 || len(rep.Counters) != 9 {
+		t.Fatalf("run %s, %d models, %d intervals, counters %v: want result-8 against the 6 earlier results of args 10, 30 intervals, 9 counters",
+			rep.Run, len(rep.Models), rep.Intervals, rep.Counters)
+	}
+	got := flagged(rep, ensemble.Stacking)
+	if !got["alloc_bytes_per_op"] || got["wall_ns_per_op"] {
+		t.Errorf("stacking flags %v: want alloc_bytes_per_op (tripled) and not wall_ns_per_op (the copy's)", got)
+	}
+	if m := rep.Models[0]; len(m.Matching) != 8 && len(m.Matching) != 5 {
+		t.Errorf("model %s shares %v with the new run: want 8 components (G1) or 5 (parallel: collector, heap, flags differ)", m.Run, m.Matching)
+	}
+
+	req.ID = same.ID
+	if rep, err = e.StoredEnsemble(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 5 || len(rep.Flagged) != 0 {
+		t.Errorf("identical copy: %d models, flags %v; want 5 models and nothing flagged", len(rep.Models), flagged(rep, ensemble.Stacking))
+	}
+
+	req.ID, req.Args = 0, ""
+	if _, err := e.StoredEnsemble(ctx, req); err == nil || !strings.Contains(err.Error(), "--args") || !strings.Contains(err.Error(), "1000") {
+		t.Errorf("without --args: %v, want the two series named and --args asked for", err)
+	}
+	req.Args, req.Workload = "10", "p.A#other"
+	if _, err := e.StoredEnsemble(ctx, req); err == nil || !strings.Contains(err.Error(), "at least 2 stored results") || !strings.Contains(err.Error(), "perfls measure --method p.A#m --workload p.A#other --args 10") {
+		t.Errorf("no result of the workload: %v, want how many are needed and the measure command", err)
+	}
+}
+
+// A result's environment components and the flags taken from its JVM
+// identity, the heap left out (it is its own component).
+func TestStoredEnvironment(t *testing.T) {
+	m := ensResult(rand.New(rand.NewSource(1)), ensParallel, "10", 1)
+	env := StoredEnvironment(m)
+	want := ensemble.Environment{"cpu": "AMD EPYC", "cores": "2", "memory_mb": "8192", "os": "Linux/amd64", "jvm": "Eclipse Adoptium 17.0.12+7",
+		"gc": "PS Scavenge, PS MarkSweep", "max_heap_mb": "256", "flags": "-XX:+UseParallelGC"}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+	if len(env) != len(want) {
+		t.Errorf("components %v, want %v", env, want)
+	}
+	m.Environment = json.RawMessage("{}") // an older result
+	if env := StoredEnvironment(m); len(env) != 0 {
+		t.Errorf("no environment: components %v, want none", env)
+	}
+	r, err := StoredRun(m)
+	if err != nil || len(r.Intervals) != 30 || r.Intervals[10][0] != roundSig(m.Forks[1].NsPerOp[0]) || r.Intervals[29][3] != roundSig(m.Forks[2].AllocBytesPerOp[9]) {
+		t.Errorf("run: %v, %d intervals; want 30, fork 1's first sample at interval 10", err, len(r.Intervals))
+	}
+}
