@@ -231,29 +231,35 @@ func resultLabel(k cache.Key) string {
 type storedCounter struct {
 	name string
 	of   func(cache.Fork) []float64
+	// delta: the series is a running total (at the sample's end); the
+	// counter is its increase during the sample.
+	delta bool
 }
 
 // storedCounters are the per-sample series the store has: per-op wall and
 // thread CPU time, process CPU time, allocated bytes, the GC count and GC
-// time during the sample, the heap used, the JIT time so far and the loaded
-// classes at the sample's end. Operations per second would be 1e9/wall: the
-// same counter.
+// time during the sample, the heap used at its end, and the JIT time and
+// classes loaded during the sample. The store keeps the last two as totals
+// at the sample's end, which carry how long the fork warmed up: as totals
+// they differed from fork to fork and run to run (JIT 44–342 ms in one run)
+// and were flagged on replicas (docs/regressions.md, the real-data
+// evaluation). Operations per second would be 1e9/wall: the same counter.
 var storedCounters = []storedCounter{
-	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }},
-	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }},
-	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }},
-	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }},
+	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }, false},
+	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }, false},
+	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }, false},
+	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }, false},
 	{"gc_count", func(f cache.Fork) []float64 {
 		xs := make([]float64, len(f.GCs))
 		for i, n := range f.GCs {
 			xs[i] = float64(n)
 		}
 		return xs
-	}},
-	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }},
-	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }},
-	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }},
-	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }},
+	}, false},
+	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }, false},
+	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }, false},
+	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }, true},
+	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }, true},
 }
 
 // significantDigits is the resolution of a stored counter in the
@@ -275,8 +281,9 @@ func roundSig(x float64) float64 {
 	return r
 }
 
-// StoredRun turns a stored result into a run: one interval per sample, the
-// forks' samples concatenated in fork order, each value rounded to
+// StoredRun turns a stored result into a run: one interval per sample but
+// each fork's first (the base of the JIT and class increases), the forks'
+// samples concatenated in fork order, each value rounded to
 // significantDigits; a counter is one of
 // storedCounters that every fork recorded for every sample (older results
 // lack the JVM state and process CPU: those counters are left out of the
@@ -299,7 +306,11 @@ func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
 				col = nil
 				break
 			}
-			for _, x := range xs {
+			for i := 1; i < len(xs); i++ {
+				x := xs[i]
+				if c.delta {
+					x -= xs[i-1]
+				}
 				col = append(col, roundSig(x))
 			}
 		}
@@ -307,8 +318,8 @@ func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
 			r.Counters, cols = append(r.Counters, c.name), append(cols, col)
 		}
 	}
-	if len(cols) == 0 {
-		return r, fmt.Errorf("stored result %d of %s has no samples", m.ID, m.Key.Method)
+	if len(cols) == 0 || len(cols[0]) == 0 {
+		return r, fmt.Errorf("stored result %d of %s has no fork of two samples or more", m.ID, m.Key.Method)
 	}
 	r.Intervals = make([][]float64, len(cols[0]))
 	for t := range r.Intervals {

@@ -131,8 +131,8 @@ func TestStoredEnsemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Models) != 6 || rep.Run != "result-8" || rep.Intervals != 30 || len(rep.Counters) != 9 {
-		t.Fatalf("run %s, %d models, %d intervals, counters %v: want result-8 against the 6 earlier results of args 10, 30 intervals, 9 counters",
+	if len(rep.Models) != 6 || rep.Run != "result-8" || rep.Intervals != 27 || len(rep.Counters) != 9 {
+		t.Fatalf("run %s, %d models, %d intervals, counters %v: want result-8 against the 6 earlier results of args 10, 27 intervals (each fork's first sample is the base), 9 counters",
 			rep.Run, len(rep.Models), rep.Intervals, rep.Counters)
 	}
 	got := flagged(rep, ensemble.Stacking)
@@ -162,7 +162,9 @@ func TestStoredEnsemble(t *testing.T) {
 }
 
 // A result's environment components and the flags taken from its JVM
-// identity, the heap left out (it is its own component).
+// identity, the heap left out (it is its own component); its run: the
+// forks' samples after the first, in order, JIT time and classes as the
+// increase during the sample.
 func TestStoredEnvironment(t *testing.T) {
 	m := ensResult(rand.New(rand.NewSource(1)), ensParallel, "10", 1)
 	env := StoredEnvironment(m)
@@ -181,7 +183,10 @@ func TestStoredEnvironment(t *testing.T) {
 		t.Errorf("no environment: components %v, want none", env)
 	}
 	r, err := StoredRun(m)
-	if err != nil || len(r.Intervals) != 30 || r.Intervals[10][0] != roundSig(m.Forks[1].NsPerOp[0]) || r.Intervals[29][3] != roundSig(m.Forks[2].AllocBytesPerOp[9]) {
-		t.Errorf("run: %v, %d intervals; want 30, fork 1's first sample at interval 10", err, len(r.Intervals))
+	f1, f2 := m.Forks[1], m.Forks[2]
+	if err != nil || len(r.Intervals) != 27 || r.Intervals[9][0] != roundSig(f1.NsPerOp[1]) || r.Intervals[26][3] != roundSig(f2.AllocBytesPerOp[9]) ||
+		r.Intervals[9][7] != roundSig(f1.JITMs[1]-f1.JITMs[0]) || r.Intervals[9][8] != 0 {
+		t.Errorf("run: %v, %d intervals, interval 9 %v; want 27, fork 1's second sample at 9 (JIT time and classes as increases), fork 2's last at 26",
+			err, len(r.Intervals), r.Intervals[9])
 	}
 }
