@@ -11,7 +11,7 @@
 // compares against.
 //
 // It is pure computation over Go values: runs come from CSV files
-// (package csvrun) or, later, from perfls's own store.
+// (package csvrun) or from perfls's own stored results (engine.StoredRun).
 package ensemble
 
 import (
