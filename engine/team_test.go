@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -74,15 +75,7 @@ func TestRemoteCheckThroughAWorker(t *testing.T) {
 		return e
 	}
 	worker, client := open(), open()
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- worker.RunWorker(wctx, "t") }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	fixture.Background(t, ctx, func(ctx context.Context) error { return worker.RunWorker(ctx, "t") })
 	dir, _ := writeProject(t, "p/A.java", classA("return n;"))
 	var said []string
 	res, err := client.Check(ctx, CheckRequest{Dir: dir, Options: small, MaxForks: 2, Remote: true, Label: "t",

@@ -79,7 +79,14 @@ func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []s
 				why += fmt.Sprintf("; %s in %d", openConditions[c], open[c])
 			}
 		}
-		out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap%s): figures may be high; raise --max-warmup", what, capped, len(forks), maxWarmup, why))
+		remedy := "raise --max-warmup"
+		if open["heap"] > 0 {
+			// G1 grows a default heap for seconds under heavy allocation,
+			// and every growth brings untouched pages; a fixed heap
+			// cannot grow (docs/measurement.md, rule 5).
+			remedy += ", or fix the heap's size (--heap MB, or -Xms equal to -Xmx in jvmArgs)"
+		}
+		out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap%s): figures may be high; %s", what, capped, len(forks), maxWarmup, why, remedy))
 	}
 	for i, f := range forks {
 		if ratio, drifted := f.Drift(); drifted {

@@ -55,7 +55,7 @@ func TestSteadyStateWarnings(t *testing.T) {
 		{NsPerOp: append(noisy(rng, 15, 100), noisy(rng, 15, 250)...), WarmupSettled: 1},
 	}
 	ws := SteadyStateWarnings("p.A#m", forks, 5*time.Second)
-	if len(ws) != 2 || !strings.Contains(ws[0], "1 of 3 forks did not reach a steady state within 5s (the warm-up cap; time per call still falling in 1; the heap still growing in 1)") || !strings.Contains(ws[1], "fork 3 drifted") {
+	if len(ws) != 2 || !strings.Contains(ws[0], "1 of 3 forks did not reach a steady state within 5s (the warm-up cap; time per call still falling in 1; the heap still growing in 1)") || !strings.Contains(ws[0], "raise --max-warmup, or fix the heap's size (--heap MB") || !strings.Contains(ws[1], "fork 3 drifted") {
 		t.Errorf("warnings %q", ws)
 	}
 	if ws := SteadyStateWarnings("p.A#m", forks[:1], time.Second); len(ws) != 0 {

@@ -96,15 +96,7 @@ func TestRemoteSettingMeasuresOnAWorker(t *testing.T) {
 	}
 
 	worker := open(url)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- worker.RunWorker(wctx, "editor-t") }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	fixture.Background(t, ctx, func(ctx context.Context) error { return worker.RunWorker(ctx, "editor-t") })
 	check := await("checking p.A#fast on the workers labelled editor-t")
 	setRemote(true)
 	saidOnWorker := func(kinds []string) bool {
