@@ -75,6 +75,8 @@ func main() {
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	jobs := fl.Int("jobs", 12, "throughput: independent measurement jobs per configuration")
+	modelCase := fl.String("case", "", "model: only the cases whose method contains this text")
+	modelData := fl.String("model-data", "", "model: write every case's fitted points, model and check fork means to this JSON file")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
 		os.Exit(2)
@@ -114,7 +116,9 @@ func main() {
 		"team":       func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
 		"throughput": func(ctx context.Context, e *env, opt measure.Options) error { return throughput(ctx, *jobs) },
-		"model":      func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
+		"model": func(ctx context.Context, e *env, opt measure.Options) error {
+			return modelBench(ctx, opt, *modelCase, *modelData)
+		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},
