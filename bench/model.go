@@ -23,7 +23,7 @@ import (
 // docs/models.md), extract a model from 6 parameter values (a geometric grid),
 // predict wall and thread CPU time per operation at values that were not
 // measured (three inside the fitted range, one at twice its top), measure
-// those, and print the table and the median relative error inside the
+// those as the model's values are (engine.MeasurePrecise), and print the table and the median relative error inside the
 // range; and the wall time of the first extraction (6 values, empty cache,
 // with the profiled forks for the callees, as perfls model does by default;
 // the validation leaves them out: they do not change the predictions).
@@ -66,8 +66,8 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string)
 	}
 	defer eng.Close()
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
-	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others; load average %s",
-		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, loadAverage())
+	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value, more forks up to %d until the wall and cpu figures are within ±%.0f %% (95 %% CI), fit and checks alike; fit on 6 values, predict 4 others; load average %s",
+		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, 3*opt.Forks, 100*engine.ModelPrecision, loadAverage())
 	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %8s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "noise", "median", "")
 	errs := map[model.Metric][]float64{}
 	data := map[string]caseData{}
@@ -170,7 +170,7 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 		if err != nil {
 			return nil, err
 		}
-		got, err := eng.Measure(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull})
+		got, err := eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
 		if err != nil {
 			fmt.Printf("%-36s %-4s %8d measuring failed: %v\n", shortMethod(op.Method), "", n, err)
 			continue
