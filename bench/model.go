@@ -207,9 +207,10 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 }
 
 // printDiagnosis prints, for wall and cpu, the fitted model and, per value
-// (fitted and checked, in order of n), the fork means relative to the
-// curve: whether the curve passes through the fit points within their own
-// spread, and whether the checks' forks scatter like the fit points' do.
+// (fitted and checked, in order of n), the mean with its 95 % interval and
+// the fork means relative to the curve: whether the curve passes through
+// the fit points within their own noise, and whether the checks' forks
+// scatter like the fit points' do.
 func printDiagnosis(op model.Operation, checks map[int64][]model.Demand) {
 	for _, d := range op.Dependencies {
 		if d.Metric != model.Wall && d.Metric != model.CPU {
@@ -221,33 +222,40 @@ func printDiagnosis(op model.Operation, checks map[int64][]model.Demand) {
 		}
 		fmt.Println()
 		type row struct {
-			n     float64
-			what  string
-			forks []float64
+			n    float64
+			what string
+			dm   model.Demand
 		}
 		var rows []row
 		for _, p := range op.Points {
 			for _, dm := range p.Demands {
 				if dm.Metric == d.Metric {
-					rows = append(rows, row{p.N, "fit", dm.ForkMeans})
+					rows = append(rows, row{p.N, "fit", dm})
 				}
 			}
 		}
 		for n, ds := range checks {
 			for _, dm := range ds {
 				if dm.Metric == d.Metric {
-					rows = append(rows, row{float64(n), "check", dm.ForkMeans})
+					rows = append(rows, row{float64(n), "check", dm})
 				}
 			}
 		}
 		sort.Slice(rows, func(i, j int) bool { return rows[i].n < rows[j].n })
 		for _, r := range rows {
 			curve := d.Predict(r.n).Value
-			fmt.Printf("    %-5s %8.0f curve %10s  forks/curve", r.what, r.n, fmtNs(curve))
-			for _, y := range r.forks {
+			// The mean and its 95 % interval relative to the curve; "×":
+			// the curve is outside the interval.
+			outside := " "
+			if curve < r.dm.CI95[0] || curve > r.dm.CI95[1] {
+				outside = "×"
+			}
+			fmt.Printf("    %-5s %8.0f curve %10s  mean/curve %6.3f [%6.3f, %6.3f] %s %d forks/curve", r.what, r.n, fmtNs(curve),
+				r.dm.Mean/curve, r.dm.CI95[0]/curve, r.dm.CI95[1]/curve, outside, len(r.dm.ForkMeans))
+			for _, y := range r.dm.ForkMeans {
 				fmt.Printf(" %6.3f", y/curve)
 			}
-			fmt.Printf("   forks %s\n", fmtList(r.forks))
+			fmt.Printf("   forks %s\n", fmtList(r.dm.ForkMeans))
 		}
 	}
 }
