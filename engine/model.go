@@ -32,9 +32,10 @@ const ModelMinSample = 20 * time.Millisecond
 
 // ModelPrecision is the relative half-width of the 95 % interval of a
 // value's wall and cpu figures (the mean of its fork means, Student-t over
-// the forks) that a model's measurements aim at: the figures of JVMs whose
-// JIT compiled differently scatter by 10–50 % at some values, so more
-// forks are measured there (MeasurePrecise).
+// the forks) that a model's measurements aim at: JVMs running the same
+// code land in modes ×1.6–2 apart (docs/models.md, run F), so that the
+// mean of three forks can be off by a third; more forks are measured
+// where the figures differ (MeasurePrecise).
 const ModelPrecision = 0.10
 
 // MeasurePrecise measures like Measure and then adds forks,
