@@ -76,6 +76,9 @@ func main() {
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
 	jobs := fl.Int("jobs", 12, "throughput: independent measurement jobs per configuration")
+	modelCase := fl.String("case", "", "model: only the cases whose method contains this text")
+	modelData := fl.String("model-data", "", "model: write every case's fitted points, model and check fork means to this JSON file")
+	jvmArgs := fl.String("jvm-args", "", "model: extra JVM flags of every fork, space-separated (e.g. -XX:OptoLoopAlignment=64)")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
 		os.Exit(2)
@@ -92,7 +95,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples}
+	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples, JVMArgs: strings.Fields(*jvmArgs)}
 	parts := map[string]func(context.Context, *env, measure.Options) error{
 		"floor":    floor,
 		"accuracy": accuracy,
@@ -115,7 +118,9 @@ func main() {
 		"team":       func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
 		"throughput": func(ctx context.Context, e *env, opt measure.Options) error { return throughput(ctx, *jobs) },
-		"model":      func(ctx context.Context, e *env, opt measure.Options) error { return modelBench(ctx, opt) },
+		"model": func(ctx context.Context, e *env, opt measure.Options) error {
+			return modelBench(ctx, opt, *modelCase, *modelData)
+		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
 		},

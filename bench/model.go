@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/model"
@@ -21,12 +23,16 @@ import (
 // docs/models.md), extract a model from 6 parameter values (a geometric grid),
 // predict wall and thread CPU time per operation at values that were not
 // measured (three inside the fitted range, one at twice its top), measure
-// those, and print the table and the median relative error inside the
+// those as the model's values are (engine.MeasurePrecise), and print the table and the median relative error inside the
 // range; and the wall time of the first extraction (6 values, empty cache,
 // with the profiled forks for the callees, as perfls model does by default;
 // the validation leaves them out: they do not change the predictions).
 //
-//	go run ./bench model [-forks 3] [-samples 10]
+//	go run ./bench model [-forks 3] [-samples 10] [-case linearSearch] [-model-data FILE]
+//
+// Under each case it prints the diagnosis of the errors: per value the fork
+// means that were fitted and the fitted curve there, and the check
+// measurements' fork means; -model-data writes the same as JSON.
 
 type modelCase struct {
 	project, method, workload string
@@ -41,7 +47,14 @@ var modelCases = []modelCase{
 	{"examples/profiling", "profiling.Totals#sum", "profiling.Totals#values", 1000, 100000},
 }
 
-func modelBench(ctx context.Context, opt measure.Options) error {
+// caseData is what -model-data writes of one case: the model (its points
+// carry the fork means that were fitted) and the checks' demands.
+type caseData struct {
+	Model  *model.Model
+	Checks map[int64][]model.Demand
+}
+
+func modelBench(ctx context.Context, opt measure.Options, only, dataFile string) error {
 	tmp, err := os.MkdirTemp("", "perfls-bench-model-")
 	if err != nil {
 		return err
@@ -53,21 +66,38 @@ func modelBench(ctx context.Context, opt measure.Options) error {
 	}
 	defer eng.Close()
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
-	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value; fit on 6 values, predict 4 others; load average %s",
-		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, loadAverage())
+	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value, more forks up to %d until the wall and cpu figures are within ±%.0f %% (95 %% CI), fit and checks alike; fit on 6 values, predict 4 others; load average %s",
+		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, 3*opt.Forks, 100*engine.ModelPrecision, loadAverage())
 	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %8s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "noise", "median", "")
 	errs := map[model.Metric][]float64{}
+	data := map[string]caseData{}
 	for i, c := range modelCases {
+		if !strings.Contains(c.method, only) {
+			continue
+		}
 		start := time.Now()
-		m, err := extract(ctx, eng, c, opt, i > 0)
-		if i == 0 {
+		m, err := extract(ctx, eng, c, opt, i > 0 || only != "")
+		if i == 0 && only == "" {
 			fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
 		}
+		var checks map[int64][]model.Demand
 		if err == nil {
-			err = validateCase(ctx, eng, c, m, opt, errs)
+			checks, err = validateCase(ctx, eng, c, m, opt, errs)
 		}
 		if err != nil {
 			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
+			continue
+		}
+		printDiagnosis(m.Operations[0], checks)
+		data[c.method] = caseData{m, checks}
+	}
+	if dataFile != "" {
+		b, err := json.MarshalIndent(data, "", " ")
+		if err == nil {
+			err = os.WriteFile(dataFile, b, 0o644)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	fmt.Printf("load average at the end: %s", loadAverage())
@@ -102,7 +132,7 @@ func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.O
 // validateCase measures the values between the grid's 1st and 2nd, 3rd and
 // 4th, 5th and 6th points (geometric midpoints) and twice the top, and
 // prints each prediction against the measurement.
-func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model.Model, opt measure.Options, errs map[model.Metric][]float64) error {
+func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model.Model, opt measure.Options, errs map[model.Metric][]float64) (map[int64][]model.Demand, error) {
 	grid := model.GeometricGrid(c.lo, c.hi, 6)
 	var at []int64
 	for i := 0; i+1 < len(grid); i += 2 {
@@ -111,8 +141,9 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 	at = append(at, 2*c.hi)
 	dir, err := filepath.Abs(c.project)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	checks := map[int64][]model.Demand{}
 	op := m.Operations[0]
 	deps := map[model.Metric]model.Dependency{}
 	for _, d := range op.Dependencies {
@@ -137,13 +168,14 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 	for _, n := range at {
 		w, err := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		got, err := eng.Measure(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull})
+		got, err := eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
 		if err != nil {
 			fmt.Printf("%-36s %-4s %8d measuring failed: %v\n", shortMethod(op.Method), "", n, err)
 			continue
 		}
+		checks[n] = model.Demands(got.Result.Forks)
 		for _, metric := range []model.Metric{model.Wall, model.CPU} {
 			d, ok := deps[metric]
 			measured, okm := model.DemandOf(got.Result.Forks, metric)
@@ -171,7 +203,69 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, 100*noise, 100*medRel, flag)
 		}
 	}
-	return nil
+	return checks, nil
+}
+
+// printDiagnosis prints, for wall and cpu, the fitted model and, per value
+// (fitted and checked, in order of n), the mean with its 95 % interval and
+// the fork means relative to the curve: whether the curve passes through
+// the fit points within their own noise, and whether the checks' forks
+// scatter like the fit points' do.
+func printDiagnosis(op model.Operation, checks map[int64][]model.Demand) {
+	for _, d := range op.Dependencies {
+		if d.Metric != model.Wall && d.Metric != model.CPU {
+			continue
+		}
+		fmt.Printf("  %s %s: %s (a = %.4g, b = %.4g, df %d)", shortMethod(op.Method), d.Metric, d.Text, d.Best.A, d.Best.B, d.Best.DF)
+		for _, f := range d.Indistinct {
+			fmt.Printf("; indistinct %s", model.Formula(f, d.Unit))
+		}
+		fmt.Println()
+		type row struct {
+			n    float64
+			what string
+			dm   model.Demand
+		}
+		var rows []row
+		for _, p := range op.Points {
+			for _, dm := range p.Demands {
+				if dm.Metric == d.Metric {
+					rows = append(rows, row{p.N, "fit", dm})
+				}
+			}
+		}
+		for n, ds := range checks {
+			for _, dm := range ds {
+				if dm.Metric == d.Metric {
+					rows = append(rows, row{float64(n), "check", dm})
+				}
+			}
+		}
+		sort.Slice(rows, func(i, j int) bool { return rows[i].n < rows[j].n })
+		for _, r := range rows {
+			curve := d.Predict(r.n).Value
+			// The mean and its 95 % interval relative to the curve; "×":
+			// the curve is outside the interval.
+			outside := " "
+			if curve < r.dm.CI95[0] || curve > r.dm.CI95[1] {
+				outside = "×"
+			}
+			fmt.Printf("    %-5s %8.0f curve %10s  mean/curve %6.3f [%6.3f, %6.3f] %s %d forks/curve", r.what, r.n, fmtNs(curve),
+				r.dm.Mean/curve, r.dm.CI95[0]/curve, r.dm.CI95[1]/curve, outside, len(r.dm.ForkMeans))
+			for _, y := range r.dm.ForkMeans {
+				fmt.Printf(" %6.3f", y/curve)
+			}
+			fmt.Printf("   forks %s\n", fmtList(r.dm.ForkMeans))
+		}
+	}
+}
+
+func fmtList(xs []float64) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, fmtNs(x))
+	}
+	return strings.Join(s, " ")
 }
 
 // shortMethod drops the package and the parameter types.

@@ -37,6 +37,9 @@ type MeasureRequest struct {
 	Phase    service.Phase
 	Fresh    bool          // measure even when the cache has a fresh result
 	Budget   time.Duration // of the forked phase: the forks done when it runs out are reported; 0 = none
+	// Besides, with Fresh, lets a stored measurement that is none of these
+	// (cache IDs) answer: forks this caller has not used yet.
+	Besides  []int64
 	Progress func(service.Progress)
 	// Preliminary receives the quick phase's figure as it arrives
 	// (PhaseBoth), before the forks; nil: it is not wanted.
@@ -51,6 +54,7 @@ type Measured struct {
 	Cached           bool // answered from the cache
 	MeasuredAt       time.Time
 	Notices          []string
+	CacheID          int64 // the stored measurement's ID; 0 when none is stored
 }
 
 // Measure measures one workload through the measurement service: from the
@@ -61,7 +65,7 @@ type Measured struct {
 // workload failed, *CompileError when the project does not compile).
 func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, error) {
 	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: req.Options,
-		Priority: service.Interactive, Fresh: req.Fresh, Budget: req.Budget, Phase: req.Phase}
+		Priority: service.Interactive, Fresh: req.Fresh, Budget: req.Budget, Phase: req.Phase, Besides: req.Besides}
 	out := &Measured{Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
 	progress := req.Progress
 	if req.Preliminary != nil {
@@ -82,7 +86,7 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 	if it == nil {
 		return out, err
 	}
-	out.Method, out.Workload, out.Cached, out.MeasuredAt = it.Method, it.Workload, it.Cached, it.MeasuredAt
+	out.Method, out.Workload, out.Cached, out.MeasuredAt, out.CacheID = it.Method, it.Workload, it.Cached, it.MeasuredAt, it.CacheID
 	out.Result = measure.Result{Forks: it.Forks, Env: it.Env, Err: err}
 	out.Notices = append(out.Notices, measure.SteadyStateWarnings(out.Method, it.Forks, req.Options.Defaults().MaxWarmup)...)
 	if forks := req.Options.Defaults().Forks; err == nil && req.Phase != service.PhaseQuick && req.Budget > 0 && !it.Cached && len(it.Forks) < forks {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +30,70 @@ const DefaultModelPoints = 6
 // 10 ms on Linux, to give a usable figure per fork (docs/models.md).
 const ModelMinSample = 20 * time.Millisecond
 
+// ModelPrecision is the relative half-width of the 95 % interval of a
+// value's wall and cpu figures (the mean of its fork means, Student-t over
+// the forks) that a model's measurements aim at: JVMs running the same
+// code land in modes ×1.6–2 apart (docs/models.md, run F), so that the
+// mean of three forks can be off by a third; more forks are measured
+// where the figures differ (MeasurePrecise).
+const ModelPrecision = 0.10
+
+// MeasurePrecise measures like Measure and then adds forks,
+// req.Options.Forks at a time, while the wall or the cpu figure's 95 %
+// interval is wider than ±ModelPrecision of its mean (or rests on one
+// fork), up to maxForks (0: 3 × the forks). Added forks are fresh, or
+// stored ones this call has not used: measuring the same again reads the
+// stored forks back (newest first, by the same rule) instead of measuring.
+// It is how perfls model measures each value and how bench model measures
+// its checks.
+func (e *Engine) MeasurePrecise(ctx context.Context, req MeasureRequest, maxForks int) (*Measured, error) {
+	m, err := e.Measure(ctx, req)
+	forks := req.Options.Defaults().Forks
+	if maxForks == 0 {
+		maxForks = 3 * forks
+	}
+	used := []int64{m.CacheID}
+	for err == nil && len(m.Result.Forks) < maxForks {
+		if _, w := Widest(m.Result.Forks); w <= ModelPrecision {
+			break
+		}
+		more := req
+		more.Fresh, more.Options.Forks, more.Preliminary = true, min(forks, maxForks-len(m.Result.Forks)), nil
+		if !req.Fresh && used[0] != 0 {
+			more.Besides = slices.Clone(used)
+		}
+		var add *Measured
+		add, err = e.Measure(ctx, more)
+		if add != nil {
+			m.Result.Forks = append(m.Result.Forks, add.Result.Forks...)
+			m.Notices = append(m.Notices, add.Notices...)
+			m.Cached = m.Cached && add.Cached
+			m.Result.Err = add.Result.Err
+			used = append(used, add.CacheID)
+		}
+	}
+	return m, err
+}
+
+// Widest is the demand, wall or cpu, whose 95 % interval over the fork
+// figures is the widest relative to its mean, and that relative
+// half-width; +Inf with fewer than two forks.
+func Widest(forks []measure.Fork) (model.Metric, float64) {
+	metric, widest := model.Wall, math.Inf(1)
+	if len(forks) < 2 {
+		return metric, widest
+	}
+	widest = 0
+	for _, mt := range []model.Metric{model.Wall, model.CPU} {
+		if d, ok := model.DemandOf(forks, mt); ok && d.CIOver == "forks" {
+			if w := (d.CI95[1] - d.CI95[0]) / 2 / d.Mean; !(w <= widest) {
+				metric, widest = mt, w
+			}
+		}
+	}
+	return metric, widest
+}
+
 // ModelRequest asks for the performance model of one method on one
 // workload over one parameter: the generator's first parameter.
 type ModelRequest struct {
@@ -44,7 +110,10 @@ type ModelRequest struct {
 	// cpu demand to the callees and the counting fork per value that
 	// counts their invocations (docs/models.md).
 	NoCallees bool
-	Progress  func(service.Progress)
+	// MaxForks bounds the forks per value that MeasurePrecise adds to
+	// reach ModelPrecision; 0: 3 × Options.Forks.
+	MaxForks int
+	Progress func(service.Progress)
 }
 
 // ExtractModel measures the workload at each parameter value and builds
@@ -73,7 +142,7 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 	for _, v := range values {
 		wv := w
 		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
-		m, err := e.Measure(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: req.Progress})
+		m, err := e.MeasurePrecise(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: req.Progress}, req.MaxForks)
 		if m != nil {
 			for _, n := range m.Notices {
 				notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
@@ -81,6 +150,9 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s = %d: %w", param, v, err)
+		}
+		if metric, w := Widest(m.Result.Forks); w > ModelPrecision && len(m.Result.Forks) > 1 {
+			notices = append(notices, fmt.Sprintf("%s = %d: %s ±%.0f %% after %d forks (aim ±%.0f %%): the JVMs' figures differ", param, v, metric, 100*w, len(m.Result.Forks), 100*ModelPrecision))
 		}
 		env = m.Result.Env
 		mv := model.Measured{N: float64(v), Forks: m.Result.Forks}

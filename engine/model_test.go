@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,70 @@ func TestStoredModels(t *testing.T) {
 	}
 	if got, _ := e.StoredModels(ctx, MethodRequest{Class: "p.C", Method: "compute", Params: []string{"int[]"}}); len(got) != 1 || got[0].Operations[0].Points[0].N != 200 {
 		t.Errorf("with another machine's model stored: %+v", got)
+	}
+}
+
+// Widest: the wall or cpu figure whose 95 % interval over the forks is the
+// widest relative to its mean; one fork has no such interval.
+func TestWidest(t *testing.T) {
+	one := []measure.Fork{{NsPerOp: []float64{10, 10}, CPUNsPerOp: []float64{10, 10}}}
+	if _, w := Widest(one); !math.IsInf(w, 1) {
+		t.Errorf("one fork: %g", w)
+	}
+	// wall fork means 10 and 12: mean 11, half-width t(1)·1 = 12.706;
+	// cpu 10 and 10.5.
+	two := append(one, measure.Fork{NsPerOp: []float64{12, 12}, CPUNsPerOp: []float64{10.5, 10.5}})
+	if m, w := Widest(two); m != model.Wall || math.Abs(w-12.7062/11) > 1e-3 {
+		t.Errorf("two forks: %s %g", m, w)
+	}
+}
+
+// MeasurePrecise adds forks while a figure is wider than ModelPrecision,
+// up to the maximum, and stops as soon as it is not; measuring again reads
+// stored forks back from the cache (newest first, by the same rule)
+// instead of measuring.
+func TestMeasurePrecise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	e := openEngine(t, measure.Options{})
+	dir, _ := writeProject(t, "p/A.java", classA("long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s;"))
+	w, err := ParseWorkload("p.A#fast", "p.A#gen", "1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := MeasureRequest{Dir: dir, Workload: w, Phase: service.PhaseFull,
+		Options: measure.Options{Forks: 1, SamplesPerFork: 3, Warmup: 20 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}}
+	ctx := context.Background()
+	m, err := e.MeasurePrecise(ctx, req, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := func(forks []measure.Fork) {
+		t.Helper()
+		_, w2 := Widest(forks[:min(2, len(forks))])
+		if len(forks) < 2 || len(forks) > 3 || len(forks) == 2 && w2 > ModelPrecision || len(forks) == 3 && w2 <= ModelPrecision {
+			t.Fatalf("%d forks (±%.1f %% after two): one fork is never precise; a third only while two are wider than ±%.0f %%", len(forks), 100*w2, 100*ModelPrecision)
+		}
+	}
+	forks := m.Result.Forks
+	rule(forks)
+	again, err := e.MeasurePrecise(ctx, req, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Cached {
+		t.Fatalf("measured again instead of reading the %d stored forks", len(forks))
+	}
+	rule(again.Result.Forks)
+	seen := map[float64]bool{}
+	for _, f := range forks {
+		seen[f.NsPerOp[0]] = true
+	}
+	for _, f := range again.Result.Forks {
+		if !seen[f.NsPerOp[0]] {
+			t.Errorf("a fork that was not stored: %v", f.NsPerOp)
+		}
+		delete(seen, f.NsPerOp[0])
 	}
 }

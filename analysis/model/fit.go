@@ -55,7 +55,7 @@ type Point struct {
 }
 
 // FitDependency selects and fits a model of y(n) over the points
-// (stats.FitCostModels: weighted least squares with weights 1/y², AICc on
+// (stats.FitCostModels: weighted least squares with weights 1/ŷ², AICc on
 // the log scale). Every figure must be positive, except that all-zero
 // figures give the constant 0 (a method that never collects garbage).
 func FitDependency(m Metric, pts []Point) (Dependency, error) {

@@ -129,6 +129,7 @@ func (a *app) modelCommand() *cobra.Command {
 	mf.bind(cmd.Flags(), engine.MeasureDefaults())
 	cmd.Flags().StringVar(&req.Values, "values", "", "parameter values, comma-separated, or LO..HI[:K] for a geometric grid of K (6) values")
 	cmd.Flags().BoolVar(&req.NoCallees, "no-callees", false, "leave out the profiled and the counting fork per value (the callees' CPU time and invocation counts)")
+	cmd.Flags().IntVar(&req.MaxForks, "max-forks", 0, "forks per value up to which more are measured while its wall or cpu figure's 95% CI is wider than ±10% (default 3 × --forks)")
 	return cmd
 }
 

@@ -59,7 +59,7 @@ func TestModelAndPredict(t *testing.T) {
 	fixture.Isolate(t)
 	dir := fixture.Project(t, map[string]string{"src/c/C.java": modelProjectSrc})
 	code, out, errs := runCLI(t, "model", "--project", dir, "--method", "c.C#compute", "--workload", "c.C#arrays", "--args", "1",
-		"--values", "100,200,400,800", "--forks", "1", "--samples", "3", "--warmup", "20ms", "--max-warmup", "1s")
+		"--values", "100,200,400,800", "--forks", "1", "--max-forks", "1", "--samples", "3", "--warmup", "20ms", "--max-warmup", "1s")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
