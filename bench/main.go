@@ -79,6 +79,7 @@ func main() {
 	modelCase := fl.String("case", "", "model: only the cases whose method contains this text")
 	modelData := fl.String("model-data", "", "model: write every case's fitted points, model and check fork means to this JSON file")
 	jvmArgs := fl.String("jvm-args", "", "model: extra JVM flags of every fork, space-separated (e.g. -XX:OptoLoopAlignment=64)")
+	cpus := fl.String("cpus", "", "model: pin every fork's measuring thread to these processors (perfls --cpus)")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
 		os.Exit(2)
@@ -95,7 +96,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples, JVMArgs: strings.Fields(*jvmArgs)}
+	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples, JVMArgs: strings.Fields(*jvmArgs), CPUs: *cpus}
 	parts := map[string]func(context.Context, *env, measure.Options) error{
 		"floor":    floor,
 		"accuracy": accuracy,

@@ -181,6 +181,7 @@ func TestMigratesSchema3(t *testing.T) {
 	nm.Forks[0].HeapUsed = []float64{1e6, 2e6, 3e6}
 	nm.Forks[0].Classes = []float64{900, 900, 901}
 	nm.Forks[0].ProcCPUNsPerOp = []float64{120, 0, 130}
+	nm.Forks[0].Processors = []int64{1, -2, 0}
 	if err := s.Put(ctx, nm); err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +192,11 @@ func TestMigratesSchema3(t *testing.T) {
 	if p := got.Forks[0].ProcCPUNsPerOp; len(p) != 3 || p[0] != 120 || p[1] != 0 || p[2] != 130 {
 		t.Errorf("process CPU round trip: %v", p)
 	}
-	if m.Forks[0].ProcCPUNsPerOp != nil {
-		t.Errorf("a fork stored before schema 6 has process CPU %v", m.Forks[0].ProcCPUNsPerOp)
+	if p := got.Forks[0].Processors; fmt.Sprint(p) != "[1 -2 0]" {
+		t.Errorf("processors round trip: %v", p)
+	}
+	if m.Forks[0].ProcCPUNsPerOp != nil || m.Forks[0].Processors != nil {
+		t.Errorf("a fork stored before schema 6 has process CPU %v, processors %v", m.Forks[0].ProcCPUNsPerOp, m.Forks[0].Processors)
 	}
 }
 

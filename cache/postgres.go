@@ -115,6 +115,8 @@ var pgMigrations = []string{
 	CREATE INDEX profiles_series ON profiles(kind, series_hash, created_at);`,
 	// 6: process CPU time per sample (harness protocol 3), as SQLite's 6.
 	`ALTER TABLE forks ADD COLUMN proc_cpu_ns_per_op BYTEA NOT NULL DEFAULT ''::bytea;`,
+	// 7: the processor of each sample (harness protocol 4), as SQLite's 7.
+	`ALTER TABLE forks ADD COLUMN processors BYTEA NOT NULL DEFAULT ''::bytea;`,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so

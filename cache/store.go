@@ -130,6 +130,9 @@ var migrations = []string{
 	// 6: process CPU time per operation per sample (protocol 3; empty for
 	// older forks).
 	`ALTER TABLE forks ADD COLUMN proc_cpu_ns_per_op BLOB NOT NULL DEFAULT x'';`,
+	// 7: the processor each sample ran on (protocol 4; empty for older
+	// forks and where the JVM cannot tell).
+	`ALTER TABLE forks ADD COLUMN processors BLOB NOT NULL DEFAULT x'';`,
 }
 
 // dbName is the store's file in the cache directory.
@@ -286,6 +289,9 @@ type Fork struct {
 	// ProcCPUNsPerOp is the process's CPU time per operation per sample
 	// (schema 6; empty for older forks).
 	ProcCPUNsPerOp []float64
+	// Processors is the processor each sample ran on, -2 when the thread
+	// moved during it (schema 7; nil for older forks and when unknown).
+	Processors []int64
 }
 
 // Measurement is one stored measurement.
@@ -309,10 +315,10 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 		env = json.RawMessage("{}")
 	}
 	var size int
-	blobs := make([][9][]byte, len(m.Forks))
+	blobs := make([][10][]byte, len(m.Forks))
 	for i, f := range m.Forks {
-		blobs[i] = [9][]byte{floats(f.NsPerOp), floats(f.CPUNsPerOp), floats(f.AllocBytesPerOp), ints(f.GCs),
-			floats(f.GCMs), floats(f.HeapUsed), floats(f.JITMs), floats(f.Classes), floats(f.ProcCPUNsPerOp)}
+		blobs[i] = [10][]byte{floats(f.NsPerOp), floats(f.CPUNsPerOp), floats(f.AllocBytesPerOp), ints(f.GCs),
+			floats(f.GCMs), floats(f.HeapUsed), floats(f.JITMs), floats(f.Classes), floats(f.ProcCPUNsPerOp), ints(f.Processors)}
 		for _, b := range blobs[i] {
 			size += len(b)
 		}
@@ -335,9 +341,9 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 		for i, f := range m.Forks {
 			b := blobs[i]
 			if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
-				gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
-				b[4], b[5], b[6], b[7], b[8]); err != nil {
+				gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op, processors)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
+				b[4], b[5], b[6], b[7], b[8], b[9]); err != nil {
 				return fmt.Errorf("store fork %d: %w", i, err)
 			}
 		}
@@ -472,21 +478,24 @@ func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	m.Environment = json.RawMessage(env)
 	m.CreatedAt = time.Unix(0, created)
 	rows, err := db.QueryContext(ctx, `SELECT ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
-		gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op
+		gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op, processors
 		FROM forks WHERE measurement_id = ? ORDER BY fork`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read forks of %d: %w", id, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var ns, cpu, alloc, gcs, gcMs, heap, jit, classes, proc []byte
+		var ns, cpu, alloc, gcs, gcMs, heap, jit, classes, proc, processors []byte
 		var f Fork
-		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample, &gcMs, &heap, &jit, &classes, &proc); err != nil {
+		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample, &gcMs, &heap, &jit, &classes, &proc, &processors); err != nil {
 			return nil, fmt.Errorf("read forks of %d: %w", id, err)
 		}
 		f.NsPerOp, f.CPUNsPerOp, f.AllocBytesPerOp, f.GCs = unfloats(ns), unfloats(cpu), unfloats(alloc), unints(gcs)
 		f.GCMs, f.HeapUsed, f.JITMs, f.Classes = unfloatsOrNil(gcMs), unfloatsOrNil(heap), unfloatsOrNil(jit), unfloatsOrNil(classes)
 		f.ProcCPUNsPerOp = unfloatsOrNil(proc)
+		if len(processors) > 0 {
+			f.Processors = unints(processors)
+		}
 		m.Forks = append(m.Forks, f)
 	}
 	if err := rows.Err(); err != nil {

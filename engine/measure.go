@@ -26,6 +26,11 @@ func ValidateOptions(o measure.Options, minForks int) error {
 	if o.HeapMB < 0 {
 		return fmt.Errorf("heap must be ≥ 0 MB (got %d)", o.HeapMB)
 	}
+	if o.CPUs != "" {
+		if _, err := measure.CheckCPUs(o.CPUs); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -46,6 +46,9 @@ type MethodRequest struct {
 	JavaHome string
 	// JVMArgs are extra flags of the forked JVMs.
 	JVMArgs []string
+	// CPUs pins the forks' measuring threads (measure.Options.CPUs); ""
+	// keeps base's.
+	CPUs string
 	// Remote sends the measurements to the workers of the shared store's
 	// job queue instead of measuring here (CheckMethod, MeasureMethod),
 	// as perfls check --remote does; Label picks the workers labelled so
@@ -99,6 +102,9 @@ func (r MethodRequest) keep(f *workspace.Formula) bool { return f.Path == r.File
 func (r MethodRequest) options(base measure.Options) (measure.Options, error) {
 	opt := base
 	opt.JVMArgs = append(slices.Clone(base.JVMArgs), r.JVMArgs...)
+	if r.CPUs != "" {
+		opt.CPUs = r.CPUs
+	}
 	if r.JavaHome != "" && !r.Remote {
 		java := filepath.Join(r.JavaHome, "bin", "java")
 		if info, err := os.Stat(java); err != nil || info.IsDir() {

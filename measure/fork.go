@@ -14,13 +14,15 @@ import (
 	"time"
 )
 
-// The line protocol, version 3. A fork writes these lines to its original
+// The line protocol, version 4. A fork writes these lines to its original
 // standard output; fields are separated by one space and free text is escaped
 // (\\ \s \n \r \t \xHH; \e is the empty string):
 //
 //	perfls-hello <version> <pid>
 //	perfls-env <key> <escaped value>        java.version, java.vendor, java.vm.name, java.vm.version,
 //	                                        os.name, os.arch, cores, jvm.arg (repeated)
+//	perfls-thread <tid>                     the measuring thread's operating-system id (Linux;
+//	                                        version 4), which perfls pins when asked (Options.CPUs)
 //	perfls-tuples <k>                       calls per pass (generator harnesses)
 //	perfls-warmup <ops> <ns> <settled> <compilems> [<open>]
 //	                                        operations and wall time spent warming up; settled is
@@ -28,14 +30,16 @@ import (
 //	                                        JIT compilation ms during warm-up or -1; open lists the
 //	                                        conditions that held warm-up open at the cap
 //	                                        (calls,jit,trend,heap), "-" for none
-//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes> [<proccpuns>]]
+//	perfls-sample <ns> <cpuns> <ops> <allocbytes> <gcs> [<gcms> <heapused> <jitms> <classes> [<proccpuns> [<cpu>]]]
 //	                                        one sample; cpuns/allocbytes are -1 when unavailable.
 //	                                        Version 2 adds, read at the end of the sample: GC time
 //	                                        during it (ms), heap used (bytes), total JIT compilation
 //	                                        time (ms) and loaded classes, each -1 when unavailable;
 //	                                        a line without them (version 1) is still read.
 //	                                        Version 3 adds the process's CPU time during the
-//	                                        sample (all threads: JIT, GC), ns, or -1
+//	                                        sample (all threads: JIT, GC), ns, or -1.
+//	                                        Version 4 adds the processor the thread ran on, -2 when
+//	                                        it moved during the sample, -1 when unknown
 //	perfls-output <total bytes> <escaped tail>
 //	                                        what user code printed (System.out/err), if anything
 //	perfls-error <phase> <escaped stack trace>
@@ -45,7 +49,7 @@ import (
 // Lines not starting with "perfls-" (a thread dump, stray native output) are
 // kept apart, bounded. Unknown perfls- lines are ignored.
 
-const protocolVersion = 3
+const protocolVersion = 4
 
 // unescape reverses the protocol's field escaping.
 func unescape(s string) string {
@@ -96,12 +100,17 @@ type sample struct {
 	gcMs, heapUsed, jitMs, classes int64
 	// Version 3: process CPU time during the sample, -1 when absent.
 	procCPUNs int64
+	// Version 4: the processor the thread ran on, -2 moved, -1 unknown.
+	processor int
 }
 
 // protoState is what a fork reported.
 type protoState struct {
 	version   int
 	pid       int
+	thread    int   // the measuring thread's id (perfls-thread), 0 when not reported
+	pinned    bool  // the thread was pinned to the requested processors
+	pinErr    error // pinning it failed
 	env       map[string]string
 	jvmArgs   []string
 	tuples    int64
@@ -134,6 +143,7 @@ type protoWriter struct {
 	mu         sync.Mutex
 	st         protoState
 	maxSamples int
+	pin        []int // processors to pin the measuring thread to; nil: none
 	lines      lineSplitter
 	other      *tailBuffer
 	dumpSeen   chan struct{} // closed when a thread dump has been printed
@@ -239,6 +249,20 @@ func (w *protoWriter) line(l string, truncated bool) {
 		} else {
 			bad()
 		}
+	case "perfls-thread":
+		v, ok := ints(1)
+		if !ok || v[0] <= 0 {
+			bad()
+			return
+		}
+		st.thread = int(v[0])
+		// Pinned as soon as it is known: the thread reports itself before
+		// its warm-up, so every sample runs where it was pinned.
+		if w.pin != nil && !st.pinned && st.pinErr == nil {
+			if st.pinErr = pinThread(st.thread, w.pin); st.pinErr == nil {
+				st.pinned = true
+			}
+		}
 	case "perfls-env":
 		if len(f) != 2 {
 			bad()
@@ -274,7 +298,7 @@ func (w *protoWriter) line(l string, truncated bool) {
 			bad()
 			return
 		}
-		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1}
+		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1, processor: -1}
 		if len(f) >= 9 {
 			x, ok := ints(9)
 			if !ok {
@@ -290,6 +314,14 @@ func (w *protoWriter) line(l string, truncated bool) {
 				return
 			}
 			s.procCPUNs = x[9]
+		}
+		if len(f) >= 11 {
+			x, ok := ints(11)
+			if !ok || x[10] < -2 || x[10] >= 1<<20 {
+				bad()
+				return
+			}
+			s.processor = int(x[10])
 		}
 		if len(st.samples) < w.maxSamples {
 			st.samples = append(st.samples, s)
@@ -384,7 +416,7 @@ func dumpAndKill(ctx context.Context, pid int, pw *protoWriter, done <-chan erro
 // cancellation and, to remove strays, after the JVM exits. The child is always
 // reaped before runJVM returns. On timeout the JVM is first asked for a thread
 // dump (SIGQUIT), for up to two seconds, to show where it was stuck.
-func runJVM(ctx context.Context, java string, args []string, timeout time.Duration, maxSamples int) (*forkRun, error) {
+func runJVM(ctx context.Context, java string, args []string, timeout time.Duration, maxSamples int, pin []int) (*forkRun, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -400,6 +432,7 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 	args = append(args[:len(args):len(args)], "parentpipe=1", "deadline="+strconv.FormatInt(int64(timeout+10*time.Second), 10))
 	cmd := exec.Command(java, args...)
 	pw := newProtoWriter(maxSamples)
+	pw.pin = pin
 	stderr := &tailBuffer{max: 64 << 10}
 	cmd.Stdin = watchR
 	cmd.Stdout = pw
@@ -542,12 +575,13 @@ func buildFork(run *forkRun) Fork {
 	if st.pid != 0 {
 		f.PID = st.pid
 	}
-	hasCPU, hasAlloc, hasProc := true, true, true
+	hasCPU, hasAlloc, hasProc, hasProcessor := true, true, true, true
 	hasGCMs, hasHeap, hasJIT, hasClasses := true, true, true, true
 	for _, s := range st.samples {
 		hasCPU = hasCPU && s.cpuNs >= 0
 		hasAlloc = hasAlloc && s.alloc >= 0
 		hasProc = hasProc && s.procCPUNs >= 0
+		hasProcessor = hasProcessor && s.processor != -1
 		hasGCMs = hasGCMs && s.gcMs >= 0
 		hasHeap = hasHeap && s.heapUsed >= 0
 		hasJIT = hasJIT && s.jitMs >= 0
@@ -565,6 +599,9 @@ func buildFork(run *forkRun) Fork {
 		}
 		if hasProc {
 			f.ProcCPUNsPerOp = append(f.ProcCPUNsPerOp, float64(s.procCPUNs)/ops)
+		}
+		if hasProcessor {
+			f.Processors = append(f.Processors, int64(s.processor))
 		}
 		f.GCs = append(f.GCs, s.gcs)
 		if hasGCMs {

@@ -87,7 +87,7 @@ func TestProtoWriter(t *testing.T) {
 	if st.version != 1 || st.pid != 4242 || st.tuples != 16 || st.warmupOps != 1000 || st.warmupNs != 300000000 || !st.ended {
 		t.Errorf("state %+v", st)
 	}
-	if len(st.samples) != 2 || st.samples[1] != (sample{ns: 3000, cpuNs: -1, ops: 100, alloc: 50, gcs: 1, gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1}) {
+	if len(st.samples) != 2 || st.samples[1] != (sample{ns: 3000, cpuNs: -1, ops: 100, alloc: 50, gcs: 1, gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1, processor: -1}) {
 		t.Errorf("samples %+v", st.samples)
 	}
 	if st.env["java.vm.name"] != "OpenJDK 64-Bit" || len(st.jvmArgs) != 1 || st.output != "hello world\n" || st.outputTotal != 12 {
@@ -107,8 +107,22 @@ func TestProtoWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.NsPerOp) != 2 || f.NsPerOp[0] != 20 || f.CPUNsPerOp != nil || f.AllocBytesPerOp != nil || f.Ops != 100 || f.PID != 4242 || f.Retaken != 1 {
+	if len(f.NsPerOp) != 2 || f.NsPerOp[0] != 20 || f.CPUNsPerOp != nil || f.AllocBytesPerOp != nil || f.Ops != 100 || f.PID != 4242 || f.Retaken != 1 || f.Processors != nil {
 		t.Errorf("fork %+v", f)
+	}
+
+	// Protocol 4: the measuring thread's id, and per sample its processor
+	// (-2: it moved during the sample). A malformed processor is a bad line.
+	w = newProtoWriter(5)
+	w.Write([]byte("perfls-hello 4 7\nperfls-thread 7\n" +
+		"perfls-sample 10 10 1 0 0 0 0 0 0 0 3\nperfls-sample 10 10 1 0 0 0 0 0 0 0 -2\nperfls-sample 10 10 1 0 0 0 0 0 0 0 x\n" +
+		"perfls-thread abc\nperfls-end\n"))
+	st = w.state()
+	if st.thread != 7 || st.pinned || st.pinErr != nil || len(st.samples) != 2 || len(st.bad) != 2 {
+		t.Errorf("protocol 4: thread %d pinned %v (%v), samples %+v, bad %q", st.thread, st.pinned, st.pinErr, st.samples, st.bad)
+	}
+	if f, err := interpret(&forkRun{proto: st, pid: 7}, Options{}.Defaults(), nil); err != nil || fmt.Sprint(f.Processors) != "[3 -2]" {
+		t.Errorf("processors %v (%v), want [3 -2]", f.Processors, err)
 	}
 }
 

@@ -66,6 +66,14 @@ func JVMIdentity(opt Options) (string, error) {
 	if opt.HeapMB > 0 {
 		heap = fmt.Sprintf("-Xmx%dm", opt.HeapMB)
 	}
+	if opt.CPUs != "" {
+		// Processors differ in speed (pin.go): a pinned run is its own JVM.
+		cpus, err := ParseCPUs(opt.CPUs)
+		if err != nil {
+			return "", err
+		}
+		heap += " cpus=" + FormatCPUs(cpus)
+	}
 	return strings.TrimSpace(fmt.Sprintf("%s (%d bytes, %s) %s %s", java, st.Size(), st.ModTime().UTC().Format("2006-01-02T15:04:05Z"),
 		heap, strings.Join(opt.JVMArgs, " "))), nil
 }

@@ -132,6 +132,11 @@ type Options struct {
 	HeapMB  int
 	JVMArgs []string // extra JVM options, after perfls's own (a collector chosen here replaces the JVM's default)
 	Java    string   // java executable; "" = the JDK that compiles
+	// CPUs pins each fork's measuring thread to these processors (a list
+	// as ParseCPUs reads it, e.g. "0" or "2-3"; Linux only); "" leaves it
+	// to the scheduler. Processors can differ in speed (pin.go), so it is
+	// part of the JVM's identity: a pinned result answers only pinned runs.
+	CPUs string `json:",omitempty"`
 	// Profile makes every fork a profiled fork: JVMArgs must hold
 	// ProfileJVMArgs; the harness marks each sample as an iteration of the
 	// recording, retakes none, and reduces the recording after the last
@@ -205,6 +210,10 @@ type Fork struct {
 	CPUNsPerOp      []float64 // per sample: thread CPU time / operations; nil when unavailable
 	AllocBytesPerOp []float64 // per sample: bytes allocated by the thread / operations; nil when unavailable
 	GCs             []int64   // per sample: garbage collections during it
+	// Processors is per sample the processor the measuring thread ran on,
+	// -2 when it moved during the sample; nil when unknown (not Linux, an
+	// older harness).
+	Processors []int64
 	// ProcCPUNsPerOp is per sample the CPU time of the whole process (the
 	// measuring thread, JIT compiler and GC threads) / operations (protocol
 	// 3); nil when unavailable. In clock ticks on Linux (10 ms): one
@@ -430,9 +439,23 @@ func harnessOptions(opt Options) []string {
 }
 
 func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string) (Fork, Environment, error) {
-	run, err := runJVM(ctx, java, args, opt.ForkTimeout, opt.SamplesPerFork)
+	var pin []int
+	var err error
+	if opt.CPUs != "" {
+		if pin, err = CheckCPUs(opt.CPUs); err != nil {
+			return Fork{}, Environment{}, err
+		}
+	}
+	run, err := runJVM(ctx, java, args, opt.ForkTimeout, opt.SamplesPerFork, pin)
 	if err != nil {
 		return Fork{}, Environment{}, err
+	}
+	if pin != nil && !run.proto.pinned {
+		why := run.proto.pinErr
+		if why == nil {
+			why = fmt.Errorf("the fork (pid %d) did not name its measuring thread (it needs /proc/thread-self, Linux 3.17 or later)", run.pid)
+		}
+		return Fork{}, Environment{}, fmt.Errorf("processors %s: %w", FormatCPUs(pin), why)
 	}
 	fork, err := interpret(run, opt, roots)
 	if err != nil {

@@ -58,7 +58,8 @@ var openConditions = map[string]string{
 
 // SteadyStateWarnings says what makes a result's figures less trustworthy:
 // forks whose warm-up hit its cap before a steady state (figures may be
-// high), and forks that drifted while measured. what names the measurement
+// high), forks that drifted while measured, and samples on processors of
+// unequal speed (UnequalProcessorWarning). what names the measurement
 // for the user; maxWarmup is the cap the forks ran with.
 func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []string {
 	var out []string
@@ -92,6 +93,9 @@ func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []s
 		if ratio, drifted := f.Drift(); drifted {
 			out = append(out, fmt.Sprintf("%s: fork %d drifted while measured: its second half of samples took %.2f× the time of its first (a GC that moved data, a deoptimisation or a late compilation); the verdicts use fork means, so this fork's mean sits between its two levels", what, i+1, ratio))
 		}
+	}
+	if w := UnequalProcessorWarning(what, forks); w != "" {
+		out = append(out, w)
 	}
 	return out
 }

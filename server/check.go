@@ -65,7 +65,7 @@ func (s *server) request(args MethodArgs) engine.MethodRequest {
 		Class: args.Class, Method: args.Method, Params: args.Params,
 		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation,
 		Budget:   time.Duration(cfg.BudgetSeconds * float64(time.Second)),
-		JavaHome: cfg.JavaHome, JVMArgs: append([]string(nil), cfg.JVMArgs...),
+		JavaHome: cfg.JavaHome, JVMArgs: append([]string(nil), cfg.JVMArgs...), CPUs: cfg.CPUs,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/measure"
 )
 
 // Settings are the editor settings of the shared contract
@@ -29,6 +30,9 @@ type Settings struct {
 	JavaHome string
 	// JVMArgs are extra flags of the forked JVMs.
 	JVMArgs []string
+	// CPUs pins the forks' measuring threads to these processors ("" =
+	// the scheduler's choice; measure.Options.CPUs).
+	CPUs string
 	// ViolationError shows violated formulas as errors instead of warnings.
 	ViolationError bool
 	// AllowMeasuring is false in untrusted workspaces: every measuring
@@ -54,6 +58,7 @@ type rawSettings struct {
 	MeasureOnSave     *bool     `json:"measureOnSave"`
 	JavaHome          *string   `json:"javaHome"`
 	JVMArgs           *[]string `json:"jvmArgs"`
+	CPUs              *string   `json:"cpus"`
 	ViolationSeverity *string   `json:"violationSeverity"`
 	AllowMeasuring    *bool     `json:"allowMeasuring"`
 	Remote            *bool     `json:"remote"`
@@ -146,6 +151,15 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	}
 	if raw.JVMArgs != nil {
 		s.JVMArgs = append([]string(nil), (*raw.JVMArgs)...)
+	}
+	if raw.CPUs != nil {
+		if c := strings.TrimSpace(*raw.CPUs); c == "" {
+			s.CPUs = ""
+		} else if _, err := measure.ParseCPUs(c); err != nil {
+			*problems = append(*problems, "cpus: "+err.Error())
+		} else {
+			s.CPUs = c
+		}
 	}
 	if raw.ViolationSeverity != nil {
 		switch strings.ToLower(*raw.ViolationSeverity) {

@@ -75,6 +75,7 @@ type Environment struct {
 	Cores       int      `json:"cores"`
 	HeapMB      int      `json:"heap_mb"`
 	JVMArgs     []string `json:"jvm_args"`
+	CPUs        string   `json:"cpus,omitempty"` // the processors the measuring threads were pinned to
 }
 
 // Measured is what Extract needs of one parameter value.

@@ -53,9 +53,12 @@ type MeasureFork struct {
 	ProcCPUNsPerOp  []float64 `json:"proc_cpu_ns_per_op"`
 	GCs             []int64   `json:"gcs"`
 	GCMs            []float64 `json:"gc_ms"`
-	WarmupNs        int64     `json:"warmup_ns"`
-	WarmupSettled   int       `json:"warmup_settled"`
-	OpsPerSample    int64     `json:"ops_per_sample"`
+	// Processors is the processor each sample ran on (-2: it moved during
+	// the sample); empty when unknown (docs/measurement.md).
+	Processors    []int64 `json:"processors"`
+	WarmupNs      int64   `json:"warmup_ns"`
+	WarmupSettled int     `json:"warmup_settled"`
+	OpsPerSample  int64   `json:"ops_per_sample"`
 	// RetakenSamples counts samples taken again because the thread was
 	// preempted during them (not known for results read from the cache).
 	RetakenSamples int `json:"retaken_samples"`
@@ -119,7 +122,7 @@ func NewMeasurement(method, workload string, args []measure.Arg, r measure.Resul
 	}
 	for _, f := range r.Forks {
 		m.Forks = append(m.Forks, MeasureFork{NsPerOp: f.NsPerOp, CPUNsPerOp: orEmpty(f.CPUNsPerOp), AllocBytesPerOp: orEmpty(f.AllocBytesPerOp),
-			ProcCPUNsPerOp: orEmpty(f.ProcCPUNsPerOp), GCs: orEmpty(f.GCs), GCMs: orEmpty(f.GCMs), WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops, RetakenSamples: f.Retaken})
+			ProcCPUNsPerOp: orEmpty(f.ProcCPUNsPerOp), GCs: orEmpty(f.GCs), GCMs: orEmpty(f.GCMs), Processors: orEmpty(f.Processors), WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops, RetakenSamples: f.Retaken})
 	}
 	e := r.Env
 	m.Environment = MeasureEnv{JavaVersion: e.JavaVersion, JavaVendor: e.JavaVendor, VMName: e.VMName,

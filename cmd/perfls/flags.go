@@ -28,6 +28,7 @@ func (m *measureFlags) bind(fs *pflag.FlagSet, def measure.Options) {
 	fs.DurationVar(&m.opts.MaxWarmup, "max-warmup", def.MaxWarmup, "warm-up cap per fork")
 	fs.DurationVar(&m.opts.ForkTimeout, "fork-timeout", def.ForkTimeout, "time limit of one fork")
 	fs.IntVar(&m.opts.HeapMB, "heap", def.HeapMB, "heap of each forked JVM in MB (0: the default)")
+	fs.StringVar(&m.opts.CPUs, "cpus", "", "pin each fork's measuring thread to these processors, e.g. 0 or 2-3 (Linux; processors can differ in speed: docs/measurement.md)")
 	fs.StringArrayVar(&m.opts.JVMArgs, "jvm-arg", nil, "an extra flag of the forked JVMs, e.g. --jvm-arg=-XX:+UseSerialGC (repeatable)")
 	fs.BoolVarP(&m.verbose, "verbose", "v", false, "report each fork on stderr")
 }

@@ -504,6 +504,7 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
 			Warmup: time.Duration(f.WarmupNs), WarmupSettled: f.WarmupSettled, Ops: f.OpsPerSample,
 			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
+			Processors: f.Processors,
 		})
 	}
 }
@@ -689,6 +690,7 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
 			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops,
 			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
+			Processors: f.Processors,
 		})
 	}
 	return m

@@ -24,6 +24,7 @@ export interface ServerOptions {
   measureOnSave: boolean;
   javaHome?: string;
   jvmArgs?: string[];
+  cpus?: string;
   violationSeverity?: ViolationSeverity;
   allowMeasuring: boolean;
   remote?: boolean;
@@ -102,6 +103,16 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
       options.jvmArgs = (jvmArgs as string[]).filter((a) => a.trim() !== '');
     } else {
       problems.push(`perfls.jvmArgs must be a list of strings such as ["-Xmx2g"], not ${show(jvmArgs)}: using none`);
+    }
+  }
+
+  const cpus = cfg.get<unknown>('cpus');
+  if (cpus !== undefined && cpus !== null) {
+    // Sent even when empty, so that clearing the setting unpins.
+    if (typeof cpus === 'string' && /^\s*(\d+(-\d+)?(\s*,\s*\d+(-\d+)?)*)?\s*$/.test(cpus)) {
+      options.cpus = cpus.trim();
+    } else {
+      problems.push(`perfls.cpus must be a processor list such as "0" or "2-3", not ${show(cpus)}: not pinning`);
     }
   }
 

@@ -10,7 +10,7 @@ local defaults = {
   root_markers = { 'perfls.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', '.git' },
   codelens = true, -- show and refresh the "Measure" / "Check N formulas" lenses
   -- settings of the editor contract (alpha, interpretation, budgetSeconds,
-  -- measureOnSave, javaHome, jvmArgs, violationSeverity, allowMeasuring,
+  -- measureOnSave, javaHome, jvmArgs, cpus, violationSeverity, allowMeasuring,
   -- remote, remoteLabel),
   -- sent as initializationOptions and with workspace/didChangeConfiguration.
   settings = {},

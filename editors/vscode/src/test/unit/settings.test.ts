@@ -12,6 +12,7 @@ const defaults = {
   measureOnSave: false,
   javaHome: '',
   jvmArgs: [],
+  cpus: '',
   violationSeverity: 'warning',
   remote: false,
   remoteLabel: '',
@@ -28,6 +29,7 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
     measureOnSave: false,
     javaHome: '',
     jvmArgs: [],
+    cpus: '',
     violationSeverity: 'warning',
     allowMeasuring: true,
     remote: false,
@@ -50,6 +52,15 @@ test('set values pass through; ~ in javaHome expands; blank JVM flags are droppe
   assert.equal(options.javaHome, '/home/u/jdk-17');
   assert.deepEqual(options.jvmArgs, ['-Xmx2g', '-XX:+UseG1GC']);
   assert.equal(options.violationSeverity, 'error');
+});
+
+test('a processor list passes trimmed; anything else is a problem and pins nothing', () => {
+  assert.equal(serverOptions(reader({ ...defaults, cpus: ' 0-1,3 ' }), true).options.cpus, '0-1,3');
+  for (const bad of ['a', '1-', 7]) {
+    const { options, problems } = serverOptions(reader({ ...defaults, cpus: bad }), true);
+    assert.ok(!('cpus' in options), `cpus ${bad} sent`);
+    assert.match(problems.join('\n'), /perfls.cpus must be a processor list/);
+  }
 });
 
 test('an untrusted workspace never measures, whatever the settings say', () => {

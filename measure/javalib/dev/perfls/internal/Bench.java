@@ -155,6 +155,7 @@ public abstract class Bench {
         Bench bench = holder[0];
         holder[0] = null;
         String phase = "harness";
+        Meters meters = null;
         try {
             Options opt = Options.parse(args);
             if (opt.parentPipe) {
@@ -162,7 +163,11 @@ public abstract class Bench {
             }
             bench.requestArgs = opt.args;
             environment(out);
-            Meters meters = new Meters();
+            meters = new Meters();
+            long tid = meters.bindThread();
+            if (tid >= 0) {
+                out.line("thread", Long.toString(tid));
+            }
             if (bench.workloadLoop()) {
                 phase = "workload";
                 Sampler s = new Sampler(out, meters, opt);
@@ -194,6 +199,10 @@ public abstract class Bench {
             }
             reportOutput(out, sink);
             out.line("error", phase, Protocol.escape(trace));
+        } finally {
+            if (meters != null) {
+                meters.close(); // a worker JVM runs many requests: no descriptor may leak
+            }
         }
     }
 
@@ -340,6 +349,7 @@ public abstract class Bench {
         int maxRetakes = opt.profile || opt.count ? 0 : 2 * opt.samples;
         for (int s = 0; s < opt.samples; ) {
             Object mark = opt.profile ? ProfileMarks.begin() : null;
+            int cpu0 = m.processor();
             long gcMs0 = m.gcMillis();
             long gc0 = m.gcCount();
             long p0 = m.processCpu();
@@ -376,7 +386,7 @@ public abstract class Bench {
             String[] st = m.state(gcMs0);
             out.line("sample", Long.toString(wall), Long.toString(c0 < 0 ? -1 : cpu), Long.toString(ops),
                     Long.toString(a0 < 0 ? -1 : a1 - a0), Long.toString(gc1 - gc0), st[0], st[1], st[2], st[3],
-                    Long.toString(p0 < 0 || p1 < 0 ? -1 : p1 - p0));
+                    Long.toString(p0 < 0 || p1 < 0 ? -1 : p1 - p0), Integer.toString(sameProcessor(cpu0, m.processor())));
             s++;
         }
         if (opt.profile) {
@@ -385,6 +395,17 @@ public abstract class Bench {
         if (opt.count) {
             Counts.report(out, ops);
         }
+    }
+
+    /**
+     * The processor field of a sample line: the processor the thread ran on at the sample's start
+     * and end, -2 when those differ (it moved during the sample), -1 when unknown.
+     */
+    static int sameProcessor(int start, int end) {
+        if (start < 0 || end < 0) {
+            return -1;
+        }
+        return start == end ? start : -2;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.perfls.internal;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
@@ -24,6 +26,10 @@ final class Meters {
     private final CompilationMXBean compiler;
     private final ClassLoadingMXBean classes;
     private final ProcessCpuMeter process;
+    // The measuring thread's own /proc stat file (Linux), opened by that thread: its id and the
+    // processor it last ran on. Read into one buffer, so that a reading allocates nothing.
+    private RandomAccessFile threadStat;
+    private final byte[] statBuf = new byte[1024];
 
     Meters() {
         threads = ManagementFactory.getThreadMXBean();
@@ -121,6 +127,90 @@ final class Meters {
         long gcMs = gcMillis();
         return new String[] {Long.toString(gcMs < 0 || gcMs0 < 0 ? -1 : gcMs - gcMs0), Long.toString(heapUsed()),
             Long.toString(compileMillis()), Long.toString(loadedClasses())};
+    }
+
+    /**
+     * Binds the processor meter to the calling thread, the one that measures, and returns its
+     * operating-system thread id, or -1 where there is no /proc/thread-self (not Linux): perfls
+     * pins that thread to the processors the user chose (measure/pin_linux.go).
+     */
+    long bindThread() {
+        try {
+            threadStat = new RandomAccessFile("/proc/thread-self/stat", "r");
+        } catch (IOException | SecurityException e) {
+            threadStat = null;
+            return -1;
+        }
+        long tid = statField(1);
+        if (tid < 0 || processor() < 0) {
+            close();
+            return -1;
+        }
+        return tid;
+    }
+
+    /** Closes the thread's stat file; the processor meter then answers -1. */
+    void close() {
+        RandomAccessFile f = threadStat;
+        threadStat = null;
+        if (f != null) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                // closing a /proc file does not fail in practice; nothing to do if it does
+            }
+        }
+    }
+
+    /**
+     * The processor the measuring thread last ran on (field 39 of its /proc stat), or -1. Processors
+     * of one machine can differ in speed (hybrid cores, SMT siblings, a virtual machine's vCPUs on a
+     * busy host), and a thread tends to stay on one for a fork's life: the samples say which.
+     */
+    int processor() {
+        return (int) statField(39);
+    }
+
+    /** One numeric field of the thread's stat (1-based, as in proc(5)), or -1. */
+    private long statField(int field) {
+        RandomAccessFile f = threadStat;
+        if (f == null) {
+            return -1;
+        }
+        try {
+            f.seek(0);
+            int n = 0;
+            for (int r; n < statBuf.length && (r = f.read(statBuf, n, statBuf.length - n)) > 0; ) {
+                n += r;
+            }
+            int i = 0;
+            if (field > 2) {
+                // Field 2 is the command in parentheses, which may hold spaces and ')'.
+                int close = n - 1;
+                while (close >= 0 && statBuf[close] != ')') {
+                    close--;
+                }
+                if (close < 0) {
+                    return -1;
+                }
+                i = close + 2;
+                for (int k = 3; k < field; k++) {
+                    while (i < n && statBuf[i] != ' ') {
+                        i++;
+                    }
+                    i++;
+                }
+            }
+            long v = 0;
+            int start = i;
+            while (i < n && statBuf[i] >= '0' && statBuf[i] <= '9') {
+                v = v * 10 + (statBuf[i] - '0');
+                i++;
+            }
+            return i > start ? v : -1;
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** Current thread CPU time in ns, or -1. */

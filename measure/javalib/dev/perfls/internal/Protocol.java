@@ -7,13 +7,13 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes the perfls line protocol (version 3: sample lines carry GC time, heap used, JIT time, loaded classes and
- * process CPU time) to the process's original standard output. Every
+ * Writes the perfls line protocol (version 4: sample lines carry GC time, heap used, JIT time, loaded classes,
+ * process CPU time and the processor; a thread line names the measuring thread) to the process's original standard output. Every
  * line is {@code perfls-<kind> <fields>}; free text fields are escaped with {@link #escape}.
  * User code never writes here: the harness redirects System.out and System.err elsewhere.
  */
 public final class Protocol {
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     private final OutputStream out;
     private boolean broken;

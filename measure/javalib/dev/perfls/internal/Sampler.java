@@ -29,6 +29,8 @@ public final class Sampler {
     private long accCpu;
     private long accAlloc;
     private long accProc;
+    // The processor the thread was on when the current sample began (Bench.sameProcessor).
+    private int sampleProcessor = -1;
     private long accOps;
     private long gc0;
     private long gcMs0;
@@ -152,6 +154,7 @@ public final class Sampler {
                         Long.toString(jit.compileMs()), jit.open());
                 state = MEASURE;
                 resetSample();
+                sampleProcessor = meters.processor();
             }
             return;
         }
@@ -163,8 +166,11 @@ public final class Sampler {
         if (accOps >= batch) {
             long gc = meters.gcCount();
             String[] st = meters.state(gcMs0);
+            int cpuNow = meters.processor();
             out.line("sample", Long.toString(accNs), Long.toString(accCpu), Long.toString(accOps), Long.toString(accAlloc),
-                    Long.toString(gc - gc0), st[0], st[1], st[2], st[3], Long.toString(accProc));
+                    Long.toString(gc - gc0), st[0], st[1], st[2], st[3], Long.toString(accProc),
+                    Integer.toString(Bench.sameProcessor(sampleProcessor, cpuNow)));
+            sampleProcessor = cpuNow;
             emitted++;
             if (opt.count) {
                 Counts.sample();

@@ -1,0 +1,57 @@
+//go:build linux
+
+package measure
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMeasurePinned runs real forks: unpinned, each sample names a
+// processor this process may use; pinned, every sample ran on the chosen
+// one, and a processor that does not exist is refused before any fork.
+func TestMeasurePinned(t *testing.T) {
+	_, b := fixtureBuild(t)
+	rs := resolveAll(t, b, "fixture.Work#fast", "fixture.gen.Data#arrays")
+	req := Request{Method: rs[0], Generator: rs[1], Args: []Arg{IntArg(500)}}
+	allowed, err := allowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := allowed[len(allowed)-1]
+	opt := Options{Forks: 2, SamplesPerFork: 5, Warmup: 100 * time.Millisecond, MaxWarmup: time.Second}
+	for _, cpus := range []string{"", FormatCPUs([]int{last})} {
+		opt.CPUs = cpus
+		res, err := Measure(context.Background(), b, []Request{req}, opt, nil)
+		if err != nil || res[0].Err != nil {
+			t.Fatalf("cpus %q: %v %v", cpus, err, res[0].Err)
+		}
+		for i, f := range res[0].Forks {
+			if len(f.Processors) != len(f.NsPerOp) {
+				t.Fatalf("cpus %q fork %d: processors %v for %d samples", cpus, i, f.Processors, len(f.NsPerOp))
+			}
+			for _, p := range f.Processors {
+				if cpus != "" && p != int64(last) || cpus == "" && p != -2 && !slices.Contains(allowed, int(p)) {
+					t.Errorf("cpus %q fork %d: a sample on processor %d (%v)", cpus, i, p, f.Processors)
+				}
+			}
+		}
+	}
+	opt.CPUs = "4096"
+	res, err := Measure(context.Background(), b, []Request{req}, opt, nil)
+	if err == nil && (len(res) == 0 || res[0].Err == nil) {
+		t.Fatalf("processor 4096: no error")
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	} else {
+		msg = res[0].Err.Error()
+	}
+	if !strings.Contains(msg, "processor 4096 is not one this process may use") {
+		t.Errorf("processor 4096: %s", msg)
+	}
+}
