@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfls/perfls/analysis/model"
@@ -68,6 +69,9 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string)
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
 	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value, more forks up to %d until the wall and cpu figures are within ±%.0f %% (95 %% CI), fit and checks alike; fit on 6 values, predict 4 others; load average %s",
 		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, 3*opt.Forks, 100*engine.ModelPrecision, loadAverage())
+	if opt.CPUs != "" {
+		fmt.Printf("measuring threads pinned to processors %s\n", opt.CPUs)
+	}
 	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %8s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "noise", "median", "")
 	errs := map[model.Metric][]float64{}
 	data := map[string]caseData{}
@@ -165,12 +169,24 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 			medDeps[metric] = d
 		}
 	}
-	for _, n := range at {
+	// The checks are measured together, their forks in turns, as the
+	// extraction measures its values (engine.measureValues).
+	gots, gerrs := make([]*engine.Measured, len(at)), make([]error, len(at))
+	var wg sync.WaitGroup
+	for i, n := range at {
 		w, err := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
 		if err != nil {
 			return nil, err
 		}
-		got, err := eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gots[i], gerrs[i] = eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
+		}()
+	}
+	wg.Wait()
+	for i, n := range at {
+		got, err := gots[i], gerrs[i]
 		if err != nil {
 			fmt.Printf("%-36s %-4s %8d measuring failed: %v\n", shortMethod(op.Method), "", n, err)
 			continue

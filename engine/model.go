@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
@@ -139,17 +140,16 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 	for _, a := range w.Args {
 		fixed = append(fixed, measure.ArgsKey([]measure.Arg{a}))
 	}
-	for _, v := range values {
+	timed, err := e.measureValues(ctx, req, w, opt, param, values)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range values {
 		wv := w
 		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
-		m, err := e.MeasurePrecise(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: req.Progress}, req.MaxForks)
-		if m != nil {
-			for _, n := range m.Notices {
-				notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s = %d: %w", param, v, err)
+		m := timed[i]
+		for _, n := range m.Notices {
+			notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
 		}
 		if metric, w := Widest(m.Result.Forks); w > ModelPrecision && len(m.Result.Forks) > 1 {
 			notices = append(notices, fmt.Sprintf("%s = %d: %s ±%.0f %% after %d forks (aim ±%.0f %%): the JVMs' figures differ", param, v, metric, 100*w, len(m.Result.Forks), 100*ModelPrecision))
@@ -175,7 +175,7 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 			// the user's JVM settings, the counting defaults and warm-up no
 			// longer than the timing forks'.
 			copt := measure.CountDefaults()
-			copt.HeapMB, copt.JVMArgs, copt.Java = opt.HeapMB, opt.JVMArgs, opt.Java
+			copt.HeapMB, copt.JVMArgs, copt.Java, copt.CPUs = opt.HeapMB, opt.JVMArgs, opt.Java, opt.CPUs
 			copt.Warmup, copt.MaxWarmup = min(copt.Warmup, opt.Defaults().Warmup), min(copt.MaxWarmup, opt.Defaults().MaxWarmup)
 			cp := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt}
 			if _, it, err := measureOne(ctx, e.service(ctx), cp, req.Progress); err != nil {
@@ -255,6 +255,54 @@ func (e *Engine) storedModels(ctx context.Context, match func(string) bool) ([]*
 	return out, nil
 }
 
+// measureValues measures every value's timing forks (MeasurePrecise) at
+// the same time. The service runs the forks of concurrent jobs in turns,
+// so the values' forks interleave and a slow period of the machine touches
+// every value alike instead of bending the curve at one: on a shared host
+// the speed moves in steps of ×1.2–2 that last seconds to minutes
+// (docs/models.md, run K). The first failure cancels the rest.
+func (e *Engine) measureValues(ctx context.Context, req ModelRequest, w Workload, opt measure.Options, param string, values []int64) ([]*Measured, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	progress := req.Progress
+	if progress != nil {
+		progress = func(p service.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			req.Progress(p)
+		}
+	}
+	timed, errs := make([]*Measured, len(values)), make([]error, len(values))
+	var wg sync.WaitGroup
+	for i, v := range values {
+		wv := w
+		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			timed[i], errs[i] = e.MeasurePrecise(ctx, MeasureRequest{Dir: req.Dir, Workload: wv, Options: opt, Phase: service.PhaseFull, Fresh: req.Fresh, Progress: progress}, req.MaxForks)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// The first value that failed for its own reason, not one cancelled
+	// because of it.
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return timed, fmt.Errorf("%s = %d: %w", param, values[i], err)
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			return timed, fmt.Errorf("%s = %d: %w", param, values[i], err)
+		}
+	}
+	return timed, nil
+}
+
 // ModelEnvironment is the identity of this machine and of the JVM that
 // measurements with opt run on: what a model's environment must match for
 // its predictions to apply.
@@ -263,7 +311,7 @@ func ModelEnvironment(opt measure.Options) (model.Environment, error) {
 	if err != nil {
 		return model.Environment{}, err
 	}
-	return model.Environment{Machine: measure.MachineIdentity(), JVM: jvm, HeapMB: opt.HeapMB, JVMArgs: opt.JVMArgs}, nil
+	return model.Environment{Machine: measure.MachineIdentity(), JVM: jvm, HeapMB: opt.HeapMB, JVMArgs: opt.JVMArgs, CPUs: opt.CPUs}, nil
 }
 
 // Predict reads a model file and evaluates it at the parameter value that
@@ -298,7 +346,7 @@ func predict(path, method, assign string) (*model.Operation, []model.Prediction,
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	cur, err := ModelEnvironment(measure.Options{HeapMB: m.Environment.HeapMB, JVMArgs: m.Environment.JVMArgs})
+	cur, err := ModelEnvironment(measure.Options{HeapMB: m.Environment.HeapMB, JVMArgs: m.Environment.JVMArgs, CPUs: m.Environment.CPUs})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,5 +156,46 @@ func TestMeasurePrecise(t *testing.T) {
 			t.Errorf("a fork that was not stored: %v", f.NsPerOp)
 		}
 		delete(seen, f.NsPerOp[0])
+	}
+}
+
+// ExtractModel measures its values together: the first fork of every value
+// runs before the second fork of any, so a slow period of the machine
+// touches all values alike.
+func TestExtractModelInterleavesValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forks JVMs")
+	}
+	e := openEngine(t, measure.Options{})
+	dir, _ := writeProject(t, "p/A.java", classA("long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s;"))
+	w, err := ParseWorkload("p.A#fast", "p.A#gen", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var starts []string
+	req := ModelRequest{Dir: dir, Workload: w, Values: "100,1000,10000", NoCallees: true, MaxForks: 2,
+		Options: measure.Options{Forks: 2, SamplesPerFork: 3, Warmup: 20 * time.Millisecond, MaxWarmup: 200 * time.Millisecond},
+		Progress: func(p service.Progress) {
+			if p.Fork > 0 && !strings.Contains(p.Message, ":") && !strings.HasSuffix(p.Message, "done") {
+				mu.Lock()
+				starts = append(starts, p.Message)
+				mu.Unlock()
+			}
+		}}
+	m, err := e.ExtractModel(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Operations) != 1 || len(m.Operations[0].Points) != 3 {
+		t.Fatalf("model %+v", m.Operations)
+	}
+	if len(starts) != 6 {
+		t.Fatalf("fork starts %q, want 2 forks of 3 values", starts)
+	}
+	for i, s := range starts {
+		if first := strings.HasPrefix(s, "fork 1/"); first != (i < 3) {
+			t.Fatalf("fork starts %q: every value's first fork must come before any second fork", starts)
+		}
 	}
 }
