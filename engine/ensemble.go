@@ -15,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/perfls/perfls/analysis/ensemble"
 	"github.com/perfls/perfls/analysis/ensemble/csvrun"
 	"github.com/perfls/perfls/cache"
@@ -47,46 +45,6 @@ type EnsembleRequest struct {
 // several, ideally from several environments).
 const MinEnsembleResults = 2
 
-// EnsembleFlags defines perfls ensemble's flags on fs (the command's
-// wiring stays in cmd/perfls) and returns the request they fill.
-func EnsembleFlags(fs *pflag.FlagSet) *EnsembleRequest {
-	r := &EnsembleRequest{Config: ensemble.DefaultConfig()}
-	fs.StringVar(&r.History, "history", "", "CSV form: directory of the prior passed runs")
-	fs.StringVar(&r.New, "new", "", "CSV form: directory holding the new run")
-	fs.Float64Var(&r.Phase1.Interval, "interval", 0, "CSV form: group rows into intervals of this many time units (0: a row is one)")
-	fs.Float64Var(&r.Phase1.Duration, "duration", 0, "CSV form: keep only rows within this many time units of the first (the test's expected duration; 0: all)")
-	fs.StringVar(&r.Method, "method", "", "store form: the method whose stored results to check, pkg.Class#m; CSV form: the vote, stacking, bagging or single (as --vote)")
-	fs.StringVar(&r.Workload, "workload", "", "store form: only results of this workload generator, pkg.Class#gen")
-	fs.StringVar(&r.Args, "args", "", "store form: only results with these arguments, as perfls history shows them")
-	fs.Int64Var(&r.ID, "id", 0, "store form: check this result (perfls history --format json lists IDs) against those stored before it (default: the newest)")
-	fs.StringVar(&r.Project, "project", "", "store form: the project whose perfls.json names the store (default: the working directory)")
-	fs.Float64Var(&r.Config.DeltaThreshold, "delta", r.Config.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
-	fs.Var(voteFlag{&r.Config.Method}, "vote", "the verdict reported: stacking, bagging or single")
-	return r
-}
-
-// voteFlag is --vote: one of the seed's three approaches.
-type voteFlag struct{ m *ensemble.Method }
-
-func (v voteFlag) String() string {
-	if v.m == nil {
-		return ""
-	}
-	return string(*v.m)
-}
-func (v voteFlag) Type() string { return "string" }
-func (v voteFlag) Set(s string) error {
-	if !isVote(s) {
-		return fmt.Errorf("%q: want stacking, bagging or single", s)
-	}
-	*v.m = ensemble.Method(s)
-	return nil
-}
-
-func isVote(s string) bool {
-	return s == string(ensemble.Stacking) || s == string(ensemble.Bagging) || s == string(ensemble.Single)
-}
-
 // Ensemble runs perfls ensemble. The store form opens the store as every
 // command does (Config.CacheDir, else the user's cache directory;
 // PERFLS_STORE or the project's perfls.json "store" first); logf hears what
@@ -94,7 +52,7 @@ func isVote(s string) bool {
 func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.Report, error) {
 	csv := req.History != "" || req.New != ""
 	if req.Method != "" && !strings.Contains(req.Method, "#") {
-		if !isVote(req.Method) {
+		if !ensemble.Method(req.Method).Valid() {
 			return nil, fmt.Errorf("--method %q: the store form wants pkg.Class#m, the CSV form stacking, bagging or single", req.Method)
 		}
 		req.Config.Method, req.Method = ensemble.Method(req.Method), "" // the CSV form's --method stacking

@@ -80,7 +80,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("maximum premise %d: must be at least 1", c.MaxPremise)
 	case !(c.DeltaThreshold >= 0 && c.DeltaThreshold < 1):
 		return fmt.Errorf("Δ threshold %v: must be in [0, 1)", c.DeltaThreshold)
-	case c.Method != Stacking && c.Method != Bagging && c.Method != Single:
+	case !c.Method.Valid():
 		return fmt.Errorf("method %q: must be stacking, bagging or single", c.Method)
 	}
 	return nil
@@ -103,6 +103,9 @@ type Report struct {
 }
 
 // FlaggedBy is the verdict of one method (all three are computed).
+// Valid says whether m is one of the three approaches.
+func (m Method) Valid() bool { return m == Stacking || m == Bagging || m == Single }
+
 func (r *Report) FlaggedBy(m Method) []Flag { return r.byMethod[m] }
 
 // Model is one prior run's rule set and what it says about the new run.

@@ -31,7 +31,7 @@ func (a *app) regressionsCommand() *cobra.Command {
 func (a *app) ensembleCommand() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{Use: "ensemble (--history DIR --new DIR | --method pkg.Class#m [--workload pkg.Class#gen] [--args A]) [flags]", Args: cli.NoArgs}
-	req := engine.EnsembleFlags(cmd.Flags())
+	req := cli.EnsembleFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		rep, err := engine.Ensemble(cmd.Context(), *req, engine.Config{Logf: a.note})
 		if err != nil {
