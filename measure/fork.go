@@ -144,6 +144,7 @@ type protoWriter struct {
 	st         protoState
 	maxSamples int
 	pin        []int // processors to pin the measuring thread to; nil: none
+	child      int   // the JVM's process id, once started (setChild)
 	lines      lineSplitter
 	other      *tailBuffer
 	dumpSeen   chan struct{} // closed when a thread dump has been printed
@@ -166,6 +167,29 @@ func (w *protoWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.lines.write(p, w.line)
 	return len(p), nil
+}
+
+// setChild records the JVM's process id once it has started; a measuring
+// thread it already reported is pinned now.
+func (w *protoWriter) setChild(pid int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.child = pid
+	w.pinThread()
+}
+
+// pinThread pins the reported measuring thread to w.pin, once, as soon as
+// both it and the JVM's process id are known: the thread reports itself
+// before its warm-up, so every sample runs where it was pinned. Only a
+// thread of the JVM itself is pinned, whatever its output claims.
+func (w *protoWriter) pinThread() {
+	st := &w.st
+	if w.pin == nil || st.thread == 0 || w.child == 0 || st.pinned || st.pinErr != nil {
+		return
+	}
+	if st.pinErr = pinThread(w.child, st.thread, w.pin); st.pinErr == nil {
+		st.pinned = true
+	}
 }
 
 // acceptLine takes one whole line (without its newline) from a lineRouter.
@@ -255,13 +279,9 @@ func (w *protoWriter) line(l string, truncated bool) {
 			bad()
 			return
 		}
-		st.thread = int(v[0])
-		// Pinned as soon as it is known: the thread reports itself before
-		// its warm-up, so every sample runs where it was pinned.
-		if w.pin != nil && !st.pinned && st.pinErr == nil {
-			if st.pinErr = pinThread(st.thread, w.pin); st.pinErr == nil {
-				st.pinned = true
-			}
+		if st.thread == 0 {
+			st.thread = int(v[0])
+			w.pinThread()
 		}
 	case "perfls-env":
 		if len(f) != 2 {
@@ -447,6 +467,7 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 		return nil, fmt.Errorf("start %s: %w", java, err)
 	}
 	run := &forkRun{pid: cmd.Process.Pid}
+	pw.setChild(run.pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }() // owned here: always received below
 

@@ -4,10 +4,15 @@ package measure
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestMeasurePinned runs real forks: unpinned, each sample names a
@@ -54,4 +59,46 @@ func TestMeasurePinned(t *testing.T) {
 	if !strings.Contains(msg, "processor 4096 is not one this process may use") {
 		t.Errorf("processor 4096: %s", msg)
 	}
+}
+
+// The thread a fork names is pinned only when it is one of the fork's own
+// threads, whichever of the thread line and the process id comes first.
+func TestPinOnlyTheForksThread(t *testing.T) {
+	allowed, err := allowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newProtoWriter(1)
+	w.pin = []int{allowed[0]}
+	w.setChild(os.Getpid())
+	w.Write([]byte("perfls-thread 999999999\n"))
+	if st := w.state(); st.pinned || st.pinErr == nil || !strings.Contains(st.pinErr.Error(), "not one of its threads") {
+		t.Errorf("a thread of another process: pinned %v, err %v", st.pinned, st.pinErr)
+	}
+
+	// A thread of this process, reported before the process id is known.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid := unix.Gettid()
+		w := newProtoWriter(1)
+		w.pin = []int{allowed[len(allowed)-1]}
+		w.Write([]byte(fmt.Sprintf("perfls-thread %d\n", tid)))
+		if w.state().pinned {
+			t.Errorf("pinned before the process id was known")
+		}
+		w.setChild(os.Getpid())
+		var set unix.CPUSet
+		if st := w.state(); !st.pinned || st.pinErr != nil || unix.SchedGetaffinity(tid, &set) != nil || set.Count() != 1 || !set.IsSet(allowed[len(allowed)-1]) {
+			t.Errorf("own thread: pinned %v, err %v, affinity %d processors", st.pinned, st.pinErr, set.Count())
+		}
+		set.Zero()
+		for _, c := range allowed {
+			set.Set(c)
+		}
+		unix.SchedSetaffinity(tid, &set) // give the thread back its processors
+	}()
+	<-done
 }

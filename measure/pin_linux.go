@@ -4,15 +4,20 @@ package measure
 
 import (
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// pinThread binds one thread (of a fork) to cpus: sched_setaffinity on its
-// thread id. Only that thread is bound; the JVM's compiler and GC threads
-// keep every processor, so the JVM's ergonomics (which read the process's
-// processors at start) are those of an unpinned run.
-func pinThread(tid int, cpus []int) error {
+// pinThread binds thread tid of process pid (a fork) to cpus:
+// sched_setaffinity on its thread id, after checking that it is one of
+// pid's threads. Only that thread is bound; the JVM's compiler and GC
+// threads keep every processor, so the JVM's ergonomics (which read the
+// process's processors at start) are those of an unpinned run.
+func pinThread(pid, tid int, cpus []int) error {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid)); err != nil {
+		return fmt.Errorf("the fork (pid %d) named thread %d as its measuring thread, which is not one of its threads", pid, tid)
+	}
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
