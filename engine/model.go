@@ -189,6 +189,13 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		ms = append(ms, mv)
 		method, workload = m.Method, m.Workload
 	}
+	if ratio, fast, slow, p, ok := model.RoundDrift(ms, model.Wall); ok && p < model.DriftAlpha && ratio >= model.DriftRatio {
+		notices = append(notices, fmt.Sprintf("the machine's speed changed while the values were measured: "+
+			"their forks of round %d took %.2f× the time of those of round %d, at every value alike (F test p = %.2g). "+
+			"The values' forks ran in turns, so this is the machine (other processes or virtual machines, frequency scaling), not the code: "+
+			"the curve's shape holds, its level mixes the periods and a prediction can be off by that much; measure again on a quiet machine",
+			slow+1, ratio, fast+1, p))
+	}
 	op := model.Extract(method, workload, param, fixed, ms)
 	cur, err := ModelEnvironment(opt)
 	if err != nil {
