@@ -79,6 +79,7 @@ func main() {
 	modelCase := fl.String("case", "", "model: only the cases whose method contains this text")
 	modelData := fl.String("model-data", "", "model: write every case's fitted points, model and check fork means to this JSON file")
 	jvmArgs := fl.String("jvm-args", "", "model: extra JVM flags of every fork, space-separated (e.g. -XX:OptoLoopAlignment=64)")
+	checksWithFit := fl.Bool("checks-with-fit", false, "model: measure the checks while the model is extracted, their forks in turns with the fit values' (the model never sees them)")
 	cpus := fl.String("cpus", "", "model: pin every fork's measuring thread to these processors (perfls --cpus)")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
@@ -120,7 +121,7 @@ func main() {
 		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },
 		"throughput": func(ctx context.Context, e *env, opt measure.Options) error { return throughput(ctx, *jobs) },
 		"model": func(ctx context.Context, e *env, opt measure.Options) error {
-			return modelBench(ctx, opt, *modelCase, *modelData)
+			return modelBench(ctx, opt, *modelCase, *modelData, *checksWithFit)
 		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,7 +30,11 @@ import (
 // with the profiled forks for the callees, as perfls model does by default;
 // the validation leaves them out: they do not change the predictions).
 //
-//	go run ./bench model [-forks 3] [-samples 10] [-case linearSearch] [-model-data FILE]
+//	go run ./bench model [-forks 3] [-samples 10] [-case linearSearch] [-model-data FILE] [-cpus 0] [-checks-with-fit]
+//
+// -checks-with-fit measures the checks while the model is extracted, their
+// forks in turns with the fit values': the error is then the model's own,
+// without the machine's drift between extraction and check (docs/models.md).
 //
 // Under each case it prints the diagnosis of the errors: per value the fork
 // means that were fitted and the fitted curve there, and the check
@@ -55,7 +60,7 @@ type caseData struct {
 	Checks map[int64][]model.Demand
 }
 
-func modelBench(ctx context.Context, opt measure.Options, only, dataFile string) error {
+func modelBench(ctx context.Context, opt measure.Options, only, dataFile string, withFit bool) error {
 	tmp, err := os.MkdirTemp("", "perfls-bench-model-")
 	if err != nil {
 		return err
@@ -79,14 +84,34 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string)
 		if !strings.Contains(c.method, only) {
 			continue
 		}
+		// With withFit the checks are measured while the model is extracted,
+		// their forks in turns with the fit values' (the model never sees
+		// them): the error is then the model's, not the machine's drift
+		// between the extraction and the checks.
+		var gots []*engine.Measured
+		var gerrs []error
+		checked := make(chan struct{})
+		measureAll := func() { gots, gerrs = measureChecks(ctx, eng, c, opt); close(checked) }
+		if withFit {
+			go measureAll()
+		}
 		start := time.Now()
 		m, err := extract(ctx, eng, c, opt, i > 0 || only != "")
 		if i == 0 && only == "" {
 			fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
 		}
+		if !withFit {
+			measureAll()
+		}
+		<-checked
 		var checks map[int64][]model.Demand
 		if err == nil {
-			checks, err = validateCase(ctx, eng, c, m, opt, errs)
+			for _, n := range m.Notices {
+				if strings.Contains(n, "the machine's speed changed") {
+					fmt.Printf("%-36s %s\n", shortMethod(c.method), n)
+				}
+			}
+			checks = validateCase(c, m, gots, gerrs, errs)
 		}
 		if err != nil {
 			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
@@ -133,20 +158,45 @@ func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.O
 	return eng.ExtractModel(ctx, engine.ModelRequest{Dir: dir, Workload: w, Values: fmt.Sprintf("%d..%d", c.lo, c.hi), Points: 6, Options: opt, NoCallees: noCallees})
 }
 
-// validateCase measures the values between the grid's 1st and 2nd, 3rd and
-// 4th, 5th and 6th points (geometric midpoints) and twice the top, and
-// prints each prediction against the measurement.
-func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model.Model, opt measure.Options, errs map[model.Metric][]float64) (map[int64][]model.Demand, error) {
+// checkValues are the values a case's model is checked at: the geometric
+// midpoints between the grid's 1st and 2nd, 3rd and 4th, 5th and 6th
+// points, and twice the top.
+func checkValues(c modelCase) []int64 {
 	grid := model.GeometricGrid(c.lo, c.hi, 6)
 	var at []int64
 	for i := 0; i+1 < len(grid); i += 2 {
 		at = append(at, int64(math.Round(math.Sqrt(float64(grid[i]*grid[i+1])))))
 	}
-	at = append(at, 2*c.hi)
+	return append(at, 2*c.hi)
+}
+
+// measureChecks measures the check values together, their forks in turns,
+// as the extraction measures its values (engine.measureValues).
+func measureChecks(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options) ([]*engine.Measured, []error) {
+	at := checkValues(c)
+	gots, gerrs := make([]*engine.Measured, len(at)), make([]error, len(at))
 	dir, err := filepath.Abs(c.project)
-	if err != nil {
-		return nil, err
+	var wg sync.WaitGroup
+	for i, n := range at {
+		w, werr := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
+		if err != nil || werr != nil {
+			gerrs[i] = errors.Join(err, werr)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gots[i], gerrs[i] = eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
+		}()
 	}
+	wg.Wait()
+	return gots, gerrs
+}
+
+// validateCase prints each prediction of m at the check values against its
+// measurement (gots, gerrs: measureChecks's).
+func validateCase(c modelCase, m *model.Model, gots []*engine.Measured, gerrs []error, errs map[model.Metric][]float64) map[int64][]model.Demand {
+	at := checkValues(c)
 	checks := map[int64][]model.Demand{}
 	op := m.Operations[0]
 	deps := map[model.Metric]model.Dependency{}
@@ -169,22 +219,6 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 			medDeps[metric] = d
 		}
 	}
-	// The checks are measured together, their forks in turns, as the
-	// extraction measures its values (engine.measureValues).
-	gots, gerrs := make([]*engine.Measured, len(at)), make([]error, len(at))
-	var wg sync.WaitGroup
-	for i, n := range at {
-		w, err := engine.ParseWorkload(c.method, c.workload, fmt.Sprint(n))
-		if err != nil {
-			return nil, err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			gots[i], gerrs[i] = eng.MeasurePrecise(ctx, engine.MeasureRequest{Dir: dir, Workload: w, Options: opt, Phase: service.PhaseFull}, 0)
-		}()
-	}
-	wg.Wait()
 	for i, n := range at {
 		got, err := gots[i], gerrs[i]
 		if err != nil {
@@ -219,7 +253,7 @@ func validateCase(ctx context.Context, eng *engine.Engine, c modelCase, m *model
 				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, 100*noise, 100*medRel, flag)
 		}
 	}
-	return checks, nil
+	return checks
 }
 
 // printDiagnosis prints, for wall and cpu, the fitted model and, per value
