@@ -43,8 +43,12 @@ func (w *wsIndex) startClasspathLocked(root string) {
 	if _, ok := w.classpaths[root]; !ok {
 		w.classpaths[root] = nil
 	}
+	if w.stopped {
+		return
+	}
 	w.cpRuns[root]++
-	go w.resolveClasspath(root, w.cpRuns[root])
+	run := w.cpRuns[root]
+	w.bg.Go(func() { w.resolveClasspath(root, run) }) // under mu, as stop needs
 }
 
 // classpathFiles are the files that decide a project's classpath.

@@ -24,12 +24,15 @@ import (
 // of a project is opened; until then formulas are linted against the open
 // documents only, with unknown classes left unreported (Partial).
 //
-// Its goroutines belong to the connection: they stop when it closes.
+// Its goroutines belong to the connection: they stop when it closes, and
+// bg counts them (Session.Wait).
 type wsIndex struct {
 	done     <-chan struct{} // the connection's Done
 	cacheDir string          // where the declarations are persisted; "" = not at all
+	bg       sync.WaitGroup  // the index builds and classpath resolutions running; added to under mu
 
 	mu       sync.Mutex
+	stopped  bool                     // stop was called: no more background work starts
 	roots    map[string]bool          // project roots being or already indexed
 	rootOf   map[string]string        // directory → its project root, found once (every change asks)
 	building int                      // roots still being built
@@ -152,14 +155,27 @@ func (w *wsIndex) ensureRoot(root string) {
 			return
 		}
 	}
-	if w.roots[root] {
+	if w.roots[root] || w.stopped {
 		w.mu.Unlock()
 		return
 	}
 	w.roots[root] = true
 	w.building++
+	w.bg.Add(1) // under mu: stop's Wait sees it or this sees stopped
 	w.mu.Unlock()
-	go w.build(root)
+	go func() {
+		defer w.bg.Done()
+		w.build(root)
+	}()
+}
+
+// stop waits for the background work to end (it ends with the
+// connection) and lets no more start.
+func (w *wsIndex) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	w.bg.Wait()
 }
 
 // build reads the declarations of every Java file under root, from the

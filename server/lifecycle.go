@@ -97,6 +97,15 @@ type Session struct {
 	s *server
 }
 
+// Wait waits until the session is Done and the server's background work
+// has stopped with it: measuring jobs, index builds and classpath
+// resolutions (which write to the cache directory).
+func (ss *Session) Wait() {
+	<-ss.Done()
+	ss.s.jobs.Wait()
+	ss.s.index.stop()
+}
+
 // ExitCode is the exit status of a server process once the session is
 // Done: 0 after shutdown and exit, or when the client closed the stream; 1
 // after exit without shutdown (as the specification asks) or when the

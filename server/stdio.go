@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 )
 
 // ServeStdio runs an LSP session on a process's standard streams until the
@@ -26,6 +27,17 @@ func ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Opt
 	case <-ctx.Done():
 		session.Close()
 		<-session.Done()
+	}
+	// Background work stops with the connection; let it finish its writes
+	// to the cache and reap its children, but never hold the exit long.
+	stopped := make(chan struct{})
+	go func() {
+		session.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
 	}
 	return session.ExitCode()
 }

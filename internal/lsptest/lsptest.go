@@ -53,8 +53,10 @@ func Start(t testing.TB, opts server.Options) *Client {
 	t.Cleanup(func() {
 		c.Conn.Close()
 		cancel()
+		stopped := make(chan struct{})
+		go func() { session.Wait(); close(stopped) }()
 		select {
-		case <-session.Done():
+		case <-stopped: // before the test's temporary directories go
 		case <-time.After(10 * time.Second):
 			t.Error("the server did not stop")
 		}
