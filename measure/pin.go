@@ -133,7 +133,7 @@ func UnequalProcessorWarning(what string, forks []Fork) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: the samples on processor %d (%d) took %.2f× the time of those on processor %d (%d): "+
-		"this machine's processors differ in speed (hybrid cores, a busy SMT sibling, or a virtual machine's host), and each fork's figure depends on where it ran; "+
-		"pin the forks to one processor or to processors of one kind (--cpus %d, or the setting cpus)",
+		"this machine's processors differ in speed (hybrid cores, a busy SMT sibling, or a virtual machine's host), or its speed changed between the forks that ran on each; "+
+		"each fork's figure depends on where and when it ran: pin the forks to one processor or to processors of one kind (--cpus %d, or the setting cpus), and measure on a quiet machine",
 		what, slow, len(by[slow]), med[slow]/med[fast], fast, len(by[fast]), fast)
 }

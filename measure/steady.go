@@ -91,7 +91,7 @@ func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []s
 	}
 	for i, f := range forks {
 		if ratio, drifted := f.Drift(); drifted {
-			out = append(out, fmt.Sprintf("%s: fork %d drifted while measured: its second half of samples took %.2f× the time of its first (a GC that moved data, a deoptimisation or a late compilation); the verdicts use fork means, so this fork's mean sits between its two levels", what, i+1, ratio))
+			out = append(out, fmt.Sprintf("%s: fork %d drifted while measured: its second half of samples took %.2f× the time of its first (a GC that moved data, a deoptimisation, a late compilation, or the machine's speed changing); the verdicts use fork means, so this fork's mean sits between its two levels", what, i+1, ratio))
 		}
 	}
 	if w := UnequalProcessorWarning(what, forks); w != "" {
