@@ -33,10 +33,11 @@ const ModelMinSample = 20 * time.Millisecond
 
 // ModelPrecision is the relative half-width of the 95 % interval of a
 // value's wall and cpu figures (the mean of its fork means, Student-t over
-// the forks) that a model's measurements aim at: JVMs running the same
-// code land in modes ×1.6–2 apart (docs/models.md, run F), so that the
-// mean of three forks can be off by a third; more forks are measured
-// where the figures differ (MeasurePrecise).
+// the forks) that a model's measurements aim at: forks of the same code
+// can land in groups ×1.6–2 apart — on processors of unequal speed, or in
+// periods of the machine's speed (docs/models.md, "What the modes are") —
+// so that the mean of three forks can be off by a third; more forks are
+// measured where the figures differ (MeasurePrecise).
 const ModelPrecision = 0.10
 
 // MeasurePrecise measures like Measure and then adds forks,
@@ -145,14 +146,13 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		return nil, err
 	}
 	for i, v := range values {
-		wv := w
-		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+		wv := w.at(v)
 		m := timed[i]
 		for _, n := range m.Notices {
 			notices = append(notices, fmt.Sprintf("%s = %d: %s", param, v, n))
 		}
 		if metric, w := Widest(m.Result.Forks); w > ModelPrecision && len(m.Result.Forks) > 1 {
-			notices = append(notices, fmt.Sprintf("%s = %d: %s ±%.0f %% after %d forks (aim ±%.0f %%): the JVMs' figures differ", param, v, metric, 100*w, len(m.Result.Forks), 100*ModelPrecision))
+			notices = append(notices, fmt.Sprintf("%s = %d: %s ±%.0f %% after %d forks (aim ±%.0f %%): the forks' figures differ (unequal processors, or the machine's speed changing)", param, v, metric, 100*w, len(m.Result.Forks), 100*ModelPrecision))
 		}
 		env = m.Result.Env
 		mv := model.Measured{N: float64(v), Forks: m.Result.Forks}
@@ -262,6 +262,13 @@ func (e *Engine) storedModels(ctx context.Context, match func(string) bool) ([]*
 	return out, nil
 }
 
+// at is w with v as the generator's first argument: the model's parameter
+// (w.Args holds the others).
+func (w Workload) at(v int64) Workload {
+	w.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+	return w
+}
+
 // measureValues measures every value's timing forks (MeasurePrecise) at
 // the same time. The service runs the forks of concurrent jobs in turns,
 // so the values' forks interleave and a slow period of the machine touches
@@ -283,8 +290,7 @@ func (e *Engine) measureValues(ctx context.Context, req ModelRequest, w Workload
 	timed, errs := make([]*Measured, len(values)), make([]error, len(values))
 	var wg sync.WaitGroup
 	for i, v := range values {
-		wv := w
-		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+		wv := w.at(v)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
