@@ -409,6 +409,8 @@ func (s *server) refreshCodeLenses(ctx context.Context) {
 	ok := s.clientCaps.Workspace != nil && s.clientCaps.Workspace.CodeLens != nil && s.clientCaps.Workspace.CodeLens.RefreshSupport
 	s.mu.Unlock()
 	if ok {
+		ctx, cancel := untilDone(ctx, s.conn.Done())
+		defer cancel()
 		if _, err := s.conn.Call(ctx, protocol.MethodCodeLensRefresh, nil, nil); err != nil {
 			s.logf("codeLens/refresh: %v", err)
 		}

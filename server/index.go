@@ -402,7 +402,8 @@ func (w *wsIndex) beginProgress(root string) *progressReport {
 	w.tokens++
 	token := *protocol.NewProgressToken(fmt.Sprintf("perfls/index/%d", w.tokens))
 	w.mu.Unlock()
-	ctx := context.Background()
+	ctx, cancel := untilDone(context.Background(), w.done)
+	defer cancel()
 	if err := w.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 		w.logf("progress for indexing %s: %v", root, err)
 		return nil

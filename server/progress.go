@@ -20,6 +20,21 @@ type workDone struct {
 
 var progressSeq atomic.Int64
 
+// untilDone is ctx, ended also when done closes (the connection's Done): a
+// request to the client waits for its reply, which a closed connection
+// never brings. cancel releases the watching goroutine.
+func untilDone(ctx context.Context, done <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // startProgress creates a server-side token (the work outlives the request
 // that started it, so a client-sent token would not do) and sends begin.
 // cancel, when set, is called if the user cancels the work in the client.
@@ -31,7 +46,8 @@ func (s *server) startProgress(ctx context.Context, title string, cancel func())
 	if !supported {
 		return wd
 	}
-	ctx = context.WithoutCancel(ctx)
+	ctx, end := untilDone(context.WithoutCancel(ctx), s.conn.Done())
+	defer end()
 	tok := protocol.NewProgressToken(fmt.Sprintf("perfls-%d", progressSeq.Add(1)))
 	if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: *tok}); err != nil {
 		s.logf("progress %q: %v", title, err)
