@@ -117,6 +117,8 @@ var pgMigrations = []string{
 	`ALTER TABLE forks ADD COLUMN proc_cpu_ns_per_op BYTEA NOT NULL DEFAULT ''::bytea;`,
 	// 7: the processor of each sample (harness protocol 4), as SQLite's 7.
 	`ALTER TABLE forks ADD COLUMN processors BYTEA NOT NULL DEFAULT ''::bytea;`,
+	// 8: a result's review, as SQLite's 8.
+	`ALTER TABLE measurements ADD COLUMN review TEXT NOT NULL DEFAULT '';`,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so

@@ -133,6 +133,8 @@ var migrations = []string{
 	// 7: the processor each sample ran on (protocol 4; empty for older
 	// forks and where the JVM cannot tell).
 	`ALTER TABLE forks ADD COLUMN processors BLOB NOT NULL DEFAULT x'';`,
+	// 8: a result's review (review.go): "" none, "passed" or "regression".
+	`ALTER TABLE measurements ADD COLUMN review TEXT NOT NULL DEFAULT '';`,
 }
 
 // dbName is the store's file in the cache directory.
@@ -302,6 +304,10 @@ type Measurement struct {
 	Preliminary bool
 	CreatedAt   time.Time
 	Forks       []Fork
+	// Review is what a user recorded about the result (SetReview): "" for
+	// none, ReviewPassed or ReviewRegression. Put ignores it: a new result
+	// is not reviewed.
+	Review string
 }
 
 // Put stores m in one transaction and sets m.ID: after Put returns, the
@@ -466,8 +472,8 @@ func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	var env string
 	var created, prelim int64
 	k := &m.Key
-	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at
-		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &prelim, &created)
+	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, review
+		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &prelim, &created, &m.Review)
 	m.Preliminary = prelim != 0
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no measurement %d in the cache", id)

@@ -36,9 +36,19 @@ type EnsembleRequest struct {
 	// Project is where perfls.json's "store" is looked for ("" = the
 	// working directory), as every command does.
 	Project string
+	// Review, when set, is recorded on the checked result first
+	// (cache.ReviewPassed, cache.ReviewRegression, or ReviewNone to clear
+	// it). PassedOnly takes as the history only earlier results reviewed
+	// as passed (the seed's reading), not every one not reviewed as a
+	// regression.
+	Review     string
+	PassedOnly bool
 	// Config is the detector's; its Method is the reported vote.
 	Config ensemble.Config
 }
+
+// ReviewNone is the Review that clears a result's review.
+const ReviewNone = "none"
 
 // MinEnsembleResults is how many stored results the store form needs: the
 // new one and at least one earlier (one model; the seed's ensemble wants
@@ -62,6 +72,8 @@ func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.R
 		return nil, errors.New("--history/--new read CSV runs, --method pkg.Class#m (with --workload, --args, --id) the stored results: give one form")
 	case !csv && req.Method == "":
 		return nil, errors.New("want a history directory and a new run's directory (--history DIR --new DIR), or a method whose stored results to check (--method pkg.Class#m)")
+	case csv && (req.Review != "" || req.PassedOnly):
+		return nil, errors.New("--review and --passed-only are for stored results (--method pkg.Class#m); in the CSV form the history directory holds the passed runs")
 	case csv:
 		return csvrun.Detect(req.History, req.New, req.Phase1, req.Config)
 	case req.Phase1 != (ensemble.Phase1{}):
@@ -91,12 +103,11 @@ func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.R
 //
 // History: every earlier complete result of the same (method, workload,
 // args), in any environment — environments are what stacking's weights are
-// for. perfls keeps no per-result record of a review or a passed check
-// (check's verdicts are the latest per formula), and screening the earlier
-// results with the detector itself would reject the first result of every
-// new environment, which no same-environment model can vouch for. To keep a
-// known regression out, check an earlier result with ID, or remove it
-// (perfls cache).
+// for — except those reviewed as regressions (req.PassedOnly: only those
+// reviewed as passed). Results nobody reviewed count as passed: perfls
+// reviews nothing on its own, and screening the earlier results with the
+// detector itself would reject the first result of every new environment,
+// which no same-environment model can vouch for.
 func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ensemble.Report, error) {
 	if !strings.Contains(req.Method, "#") || strings.HasPrefix(req.Method, "#") {
 		return nil, ErrMethodName
@@ -128,11 +139,34 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 			return nil, fmt.Errorf("--id %d: no complete stored result of %s with that ID (perfls history --method %s --format json lists them)", req.ID, req.Method, req.Method)
 		}
 	}
-	if cur+1 < MinEnsembleResults {
-		return nil, tooFew(req, cur+1)
+	if cur < 0 {
+		return nil, tooFew(req, 0, 0)
 	}
-	hist := make([]ensemble.Run, 0, cur)
+	if req.Review != "" {
+		review := req.Review
+		if review == ReviewNone {
+			review = ""
+		}
+		if err := store.SetReview(ctx, ms[cur].ID, review); err != nil {
+			return nil, err
+		}
+		ms[cur].Review = review
+	}
+	var prior []*cache.Measurement
 	for _, m := range ms[:cur] {
+		if m.Review == cache.ReviewPassed || (m.Review == "" && !req.PassedOnly) {
+			prior = append(prior, m)
+		}
+	}
+	if len(prior)+1 < MinEnsembleResults {
+		err := tooFew(req, len(prior)+1, cur-len(prior))
+		if req.Review != "" {
+			err = fmt.Errorf("%w; the review of result %d is recorded", err, ms[cur].ID)
+		}
+		return nil, err
+	}
+	hist := make([]ensemble.Run, 0, len(prior))
+	for _, m := range prior {
 		r, err := StoredRun(m)
 		if err != nil {
 			return nil, err
@@ -147,12 +181,26 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	if err != nil {
 		return nil, fmt.Errorf("ensemble over the stored results of %s: %w", req.Method, err)
 	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: the %d results stored before it", run.Name, resultLabel(ms[cur].Key), cur))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: %s", run.Name, resultLabel(ms[cur].Key), historyText(req.PassedOnly, len(prior), cur)))
+	if ms[cur].Review != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is reviewed as %s", run.Name, ms[cur].Review))
+	}
 	return rep, nil
 }
 
+// historyText says which of the earlier results the history holds.
+func historyText(passedOnly bool, used, earlier int) string {
+	switch {
+	case passedOnly:
+		return fmt.Sprintf("the %d of the %d results stored before it reviewed as passed (--passed-only)", used, earlier)
+	case used < earlier:
+		return fmt.Sprintf("the %d results stored before it, less %d reviewed as regressions", earlier, earlier-used)
+	}
+	return fmt.Sprintf("the %d results stored before it", earlier)
+}
+
 // tooFew says how many results the store form needs and how to make them.
-func tooFew(req EnsembleRequest, have int) error {
+func tooFew(req EnsembleRequest, have, leftOut int) error {
 	sel := "--method " + req.Method
 	if req.Workload != "" {
 		sel += " --workload " + req.Workload
@@ -164,8 +212,17 @@ func tooFew(req EnsembleRequest, have int) error {
 	if req.ID != 0 {
 		at = fmt.Sprintf("stored up to result %d", req.ID)
 	}
-	return fmt.Errorf("the ensemble needs at least %d stored results of %s (the new one and an earlier one; more, from several environments, give stacking its weights); %d %s: measure it with perfls measure %s --fresh (another JVM, --heap or --jvm-arg makes another environment)",
-		MinEnsembleResults, req.Method, have, at, sel)
+	review := ""
+	if leftOut > 0 {
+		why := "reviewed as regressions"
+		if req.PassedOnly {
+			why = "not reviewed as passed (--passed-only)"
+		}
+		at += fmt.Sprintf(" that count, %d earlier ones being %s", leftOut, why)
+		review = fmt.Sprintf(", or review an earlier result as passed (perfls ensemble %s --id N --review passed)", sel)
+	}
+	return fmt.Errorf("the ensemble needs at least %d stored results of %s (the new one and an earlier one; more, from several environments, give stacking its weights); %d %s: measure it with perfls measure %s --fresh (another JVM, --heap or --jvm-arg makes another environment)%s",
+		MinEnsembleResults, req.Method, have, at, sel, review)
 }
 
 // sameMethod: a workload named with or without its parameters.

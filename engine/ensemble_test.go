@@ -164,6 +164,83 @@ func TestStoredEnsemble(t *testing.T) {
 // A result's environment components and the flags taken from its JVM
 // identity, the heap left out (it is its own component); its run: the
 // forks' samples after the first, in order, JIT time and classes as the
+
+// Reviews choose the history: a result reviewed as a regression is left
+// out of later checks' histories, and --passed-only keeps only results
+// reviewed as passed (none: an error that says how to review one).
+func TestStoredEnsembleReview(t *testing.T) {
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(5))
+	var g1 []*cache.Measurement
+	for at := 1; at <= 3; at++ {
+		m := ensResult(rng, ensG1, "10", at)
+		if err := store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		g1 = append(g1, m)
+	}
+	tripled := clone(g1[1], 4)
+	for i := range tripled.Forks {
+		for j := range tripled.Forks[i].AllocBytesPerOp {
+			tripled.Forks[i].AllocBytesPerOp[j] *= 3
+		}
+	}
+	newest := clone(g1[2], 5)
+	for _, m := range []*cache.Measurement{tripled, newest} {
+		if err := store.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	req := EnsembleRequest{Method: "p.A#m", ID: tripled.ID, Review: cache.ReviewRegression, Config: ensemble.DefaultConfig()}
+	rep, err := e.StoredEnsemble(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !flagged(rep, ensemble.Stacking)["alloc_bytes_per_op"] || !strings.Contains(strings.Join(rep.Notes, "\n"), "reviewed as regression") {
+		t.Errorf("the tripled result: flags %v, notes %q", flagged(rep, ensemble.Stacking), rep.Notes)
+	}
+	if m, err := store.Get(ctx, tripled.ID); err != nil || m.Review != cache.ReviewRegression {
+		t.Fatalf("review not recorded: %v %v", m, err)
+	}
+
+	req = EnsembleRequest{Method: "p.A#m", Config: ensemble.DefaultConfig()}
+	if rep, err = e.StoredEnsemble(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 3 || !strings.Contains(strings.Join(rep.Notes, "\n"), "the 4 results stored before it, less 1 reviewed as regressions") {
+		t.Errorf("newest: %d models, notes %q; want the 3 results not reviewed as regressions", len(rep.Models), rep.Notes)
+	}
+
+	req.PassedOnly = true
+	if _, err := e.StoredEnsemble(ctx, req); err == nil || !strings.Contains(err.Error(), "4 earlier ones being not reviewed as passed") ||
+		!strings.Contains(err.Error(), "perfls ensemble --method p.A#m --id N --review passed") {
+		t.Errorf("--passed-only without a passed result: %v", err)
+	}
+	if _, err := e.StoredEnsemble(ctx, EnsembleRequest{Method: "p.A#m", ID: g1[1].ID, Review: cache.ReviewPassed, Config: ensemble.DefaultConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = e.StoredEnsemble(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 1 || rep.Models[0].Run != "result-2" || !strings.Contains(strings.Join(rep.Notes, "\n"), "the 1 of the 4 results stored before it reviewed as passed") {
+		t.Errorf("--passed-only: %d models (%v), notes %q; want result-2's alone", len(rep.Models), rep.Models, rep.Notes)
+	}
+
+	_, err = e.StoredEnsemble(ctx, EnsembleRequest{Method: "p.A#m", Review: "ok", Config: ensemble.DefaultConfig()})
+	if err == nil || !strings.Contains(err.Error(), "want passed, regression or none") {
+		t.Errorf("review ok: %v", err)
+	}
+	if _, err := Ensemble(ctx, EnsembleRequest{History: "h", New: "n", PassedOnly: true}, Config{}); err == nil || !strings.Contains(err.Error(), "for stored results") {
+		t.Errorf("--passed-only in the CSV form: %v", err)
+	}
+}
+
 // increase during the sample.
 func TestStoredEnvironment(t *testing.T) {
 	m := ensResult(rand.New(rand.NewSource(1)), ensParallel, "10", 1)

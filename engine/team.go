@@ -44,7 +44,7 @@ func (e *Engine) MethodHistory(ctx context.Context, method string) ([]report.His
 		k := m.Key
 		row := report.HistoryRow{ID: m.ID, MeasuredAt: m.CreatedAt, Method: k.Method, Workload: k.Workload, Args: k.Args,
 			Commit: env.Commit, Dirty: env.Dirty, Code: short(k.Code, 12), Machine: k.Machine,
-			JVM: strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion), Perfls: env.Perfls, Forks: len(m.Forks)}
+			JVM: strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion), Perfls: env.Perfls, Forks: len(m.Forks), Review: m.Review}
 		var means []float64
 		for _, f := range m.Forks {
 			if len(f.NsPerOp) > 0 {

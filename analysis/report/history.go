@@ -29,6 +29,9 @@ type HistoryRow struct {
 	MeanNs     float64   `json:"meanNs"`
 	CILowNs    float64   `json:"ciLowNs,omitempty"` // 0 with one fork
 	CIHighNs   float64   `json:"ciHighNs,omitempty"`
+	// Review is what a user recorded about the result (perfls ensemble
+	// --review): "passed", "regression", or "" for none.
+	Review string `json:"review,omitempty"`
 }
 
 // WriteHistory writes a method's results as a table, oldest first.
@@ -38,7 +41,7 @@ func WriteHistory(w io.Writer, rows []HistoryRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MEASURED\tCOMMIT\tMACHINE\tJVM\tWORKLOAD\tARGS\tFORKS\tNS/OP\t95% CI")
+	fmt.Fprintln(tw, "ID\tMEASURED\tCOMMIT\tMACHINE\tJVM\tWORKLOAD\tARGS\tFORKS\tNS/OP\t95% CI\tREVIEW")
 	for _, r := range rows {
 		commit := "-"
 		if r.Commit != "" {
@@ -47,8 +50,12 @@ func WriteHistory(w io.Writer, rows []HistoryRow) {
 				commit += "+dirty"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.4g\t[%.4g, %.4g]\n", r.MeasuredAt.Local().Format(time.DateTime),
-			commit, r.Machine, r.JVM, r.Workload, r.Args, r.Forks, r.MeanNs, r.CILowNs, r.CIHighNs)
+		review := r.Review
+		if review == "" {
+			review = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.4g\t[%.4g, %.4g]\t%s\n", r.ID, r.MeasuredAt.Local().Format(time.DateTime),
+			commit, r.Machine, r.JVM, r.Workload, r.Args, r.Forks, r.MeanNs, r.CILowNs, r.CIHighNs, review)
 	}
 	tw.Flush()
 }

@@ -84,6 +84,9 @@ func TestEnsembleStoreTooFew(t *testing.T) {
 			[]string{"needs at least 2 stored results", "0 stored", "perfls measure --method p.A#m --args 20"}},
 		{[]string{"ensemble", "--method", "p.A#m", "--history", "h"}, []string{"give one form"}},
 		{[]string{"ensemble", "--method", "p.A#m", "--vote", "all"}, []string{"--vote"}},
+		{[]string{"ensemble", "--method", "p.A#m", "--review", "ok"}, []string{"want passed, regression or none"}},
+		{[]string{"ensemble", "--method", "p.A#m", "--review", "regression", "--project", t.TempDir()},
+			[]string{"needs at least 2 stored results", "the review of result 1 is recorded"}},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), c.args, nil, &out, &errb)
@@ -92,5 +95,11 @@ func TestEnsembleStoreTooFew(t *testing.T) {
 				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), w)
 			}
 		}
+	}
+	// perfls history shows each result's ID and review.
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"history", "--method", "p.A#m"}, nil, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "REVIEW") || !strings.Contains(out.String(), "regression") || !strings.HasPrefix(strings.Split(out.String(), "\n")[1], "1 ") {
+		t.Errorf("history: exit %d, stdout %q, stderr %q; want result 1 reviewed as a regression", code, out.String(), errb.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 )
 
@@ -22,6 +23,8 @@ func EnsembleFlags(fs *pflag.FlagSet) *engine.EnsembleRequest {
 	fs.StringVar(&r.Args, "args", "", "store form: only results with these arguments, as perfls history shows them")
 	fs.Int64Var(&r.ID, "id", 0, "store form: check this result (perfls history --format json lists IDs) against those stored before it (default: the newest)")
 	fs.StringVar(&r.Project, "project", "", "store form: the project whose perfls.json names the store (default: the working directory)")
+	fs.Var(reviewFlag{&r.Review}, "review", "store form: first record the checked result's review: passed, regression (left out of later checks' histories) or none")
+	fs.BoolVar(&r.PassedOnly, "passed-only", false, "store form: the history is only the earlier results reviewed as passed (default: all but those reviewed as regressions)")
 	fs.Float64Var(&r.Config.DeltaThreshold, "delta", r.Config.DeltaThreshold, "a rule is violated when its confidence change exceeds this")
 	fs.Var(voteFlag{&r.Config.Method}, "vote", "the verdict reported: stacking, bagging or single")
 	return r
@@ -44,5 +47,25 @@ func (v voteFlag) Set(s string) error {
 		return fmt.Errorf("%q: want stacking, bagging or single", s)
 	}
 	*v.m = ensemble.Method(s)
+	return nil
+}
+
+// reviewFlag is --review: passed, regression or none.
+type reviewFlag struct{ r *string }
+
+func (v reviewFlag) String() string {
+	if v.r == nil {
+		return ""
+	}
+	return *v.r
+}
+
+func (v reviewFlag) Type() string { return "string" }
+
+func (v reviewFlag) Set(s string) error {
+	if s != cache.ReviewPassed && s != cache.ReviewRegression && s != engine.ReviewNone {
+		return fmt.Errorf("%q: want passed, regression or none", s)
+	}
+	*v.r = s
 	return nil
 }

@@ -192,8 +192,8 @@ var historyPage = template.Must(template.New("history").Funcs(pageFuncs).Funcs(t
 {{end}}</table>{{end}}
 <h2>Results</h2>
 <table class="grid">
-<tr><th>measured</th><th>commit</th><th>machine</th><th>JVM</th><th>workload(args)</th><th>forks</th><th>time/op</th><th>95 % interval</th></tr>
-{{range .Rows}}<tr><td>{{time .MeasuredAt}}</td><td class="mono">{{short .Commit .Dirty}}</td><td>{{.Machine}}</td><td>{{.JVM}}</td><td class="mono">{{.Workload}}({{.Args}})</td><td>{{.Forks}}</td><td>{{ns .MeanNs}}</td><td>{{if .CIHighNs}}[{{ns .CILowNs}}, {{ns .CIHighNs}}]{{else}}–{{end}}</td></tr>
+<tr><th>ID</th><th>measured</th><th>commit</th><th>machine</th><th>JVM</th><th>workload(args)</th><th>forks</th><th>time/op</th><th>95 % interval</th><th>review</th></tr>
+{{range .Rows}}<tr><td>{{.ID}}</td><td>{{time .MeasuredAt}}</td><td class="mono">{{short .Commit .Dirty}}</td><td>{{.Machine}}</td><td>{{.JVM}}</td><td class="mono">{{.Workload}}({{.Args}})</td><td>{{.Forks}}</td><td>{{ns .MeanNs}}</td><td>{{if .CIHighNs}}[{{ns .CILowNs}}, {{ns .CIHighNs}}]{{else}}–{{end}}</td><td>{{or .Review "–"}}</td></tr>
 {{end}}</table>
 </body>
 </html>
