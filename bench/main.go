@@ -81,6 +81,7 @@ func main() {
 	jvmArgs := fl.String("jvm-args", "", "model: extra JVM flags of every fork, space-separated (e.g. -XX:OptoLoopAlignment=64)")
 	checksWithFit := fl.Bool("checks-with-fit", false, "model: measure the checks while the model is extracted, their forks in turns with the fit values' (the model never sees them)")
 	cpus := fl.String("cpus", "", "model: pin every fork's measuring thread to these processors (perfls --cpus)")
+	heap := fl.Int("heap", 0, "model: every fork's heap fixed at this many MB (perfls --heap; 0: the JVM's default)")
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench floor|accuracy|speed|stability|all|oracle|aa|jmh|profile|profile-time|profile-validation|model [flags]")
 		os.Exit(2)
@@ -97,7 +98,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples, JVMArgs: strings.Fields(*jvmArgs), CPUs: *cpus}
+	opt := measure.Options{Forks: *forks, SamplesPerFork: *samples, JVMArgs: strings.Fields(*jvmArgs), CPUs: *cpus, HeapMB: *heap}
 	parts := map[string]func(context.Context, *env, measure.Options) error{
 		"floor":    floor,
 		"accuracy": accuracy,

@@ -30,7 +30,7 @@ import (
 // with the profiled forks for the callees, as perfls model does by default;
 // the validation leaves them out: they do not change the predictions).
 //
-//	go run ./bench model [-forks 3] [-samples 10] [-case linearSearch] [-model-data FILE] [-cpus 0] [-checks-with-fit]
+//	go run ./bench model [-forks 3] [-samples 10] [-case linearSearch] [-model-data FILE] [-cpus 0] [-heap MB] [-checks-with-fit]
 //
 // -checks-with-fit measures the checks while the model is extracted, their
 // forks in turns with the fit values': the error is then the model's own,
@@ -77,7 +77,10 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 	if opt.CPUs != "" {
 		fmt.Printf("measuring threads pinned to processors %s\n", opt.CPUs)
 	}
-	fmt.Printf("%-36s %-4s %8s %12s %25s %12s %8s %8s %8s %s\n", "method", "dmd", "n", "predicted", "95% CI", "measured", "error", "noise", "median", "")
+	if opt.HeapMB > 0 {
+		fmt.Printf("heap fixed at %d MB\n", opt.HeapMB)
+	}
+	fmt.Printf("%-36s %-4s %8s %12s %25s %25s %12s %8s %8s %s\n", "method", "dmd", "n", "predicted", "curve's 95% CI", "a measurement's 95%", "measured", "error", "noise", "")
 	errs := map[model.Metric][]float64{}
 	data := map[string]caseData{}
 	for i, c := range modelCases {
@@ -134,13 +137,20 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 		for _, v := range []struct {
 			key  model.Metric
 			what string
-		}{{metric, "error"}, {metric + "/noise", "measurement noise (95 % CI half-width of the check)"}, {metric + "/median", "error of fits to per-value medians of fork means"}} {
+		}{{metric, "error"}, {metric + "/noise", "measurement noise (95 % CI half-width of the check)"}} {
 			e := errs[v.key]
 			sort.Float64s(e)
 			if len(e) > 0 {
 				fmt.Printf("median %s of %s inside the fitted ranges: %.1f %% (%d predictions; max %.1f %%)\n",
 					v.what, metric, 100*median(e), len(e), 100*e[len(e)-1])
 			}
+		}
+		if in := errs[metric+"/inside"]; len(in) > 0 {
+			var k float64
+			for _, x := range in {
+				k += x
+			}
+			fmt.Printf("%s measurements inside their prediction's 95 %% interval (pi95): %.0f of %d\n", metric, k, len(in))
 		}
 	}
 	return nil
@@ -203,22 +213,6 @@ func validateCase(c modelCase, m *model.Model, gots []*engine.Measured, gerrs []
 	for _, d := range op.Dependencies {
 		deps[d.Metric] = d
 	}
-	// The alternative: one point per value, the median of its fork means
-	// (robust to one fork in another JIT state or a burst of load).
-	medDeps := map[model.Metric]model.Dependency{}
-	for _, metric := range []model.Metric{model.Wall, model.CPU} {
-		var pts []model.Point
-		for _, p := range op.Points {
-			for _, d := range p.Demands {
-				if d.Metric == metric {
-					pts = append(pts, model.Point{N: p.N, Figures: []float64{median(d.ForkMeans)}})
-				}
-			}
-		}
-		if d, err := model.FitDependency(metric, pts); err == nil {
-			medDeps[metric] = d
-		}
-	}
 	for i, n := range at {
 		got, err := gots[i], gerrs[i]
 		if err != nil {
@@ -235,9 +229,9 @@ func validateCase(c modelCase, m *model.Model, gots []*engine.Measured, gerrs []
 			p := d.Predict(float64(n))
 			rel := math.Abs(p.Value-measured.Mean) / measured.Mean
 			noise := (measured.CI95[1] - measured.CI95[0]) / 2 / measured.Mean
-			medRel := math.NaN()
-			if md, ok := medDeps[metric]; ok {
-				medRel = math.Abs(md.Predict(float64(n)).Value-measured.Mean) / measured.Mean
+			in := 0.0 // the measurement inside the prediction interval
+			if p.PI95[0] <= measured.Mean && measured.Mean <= p.PI95[1] {
+				in = 1
 			}
 			flag := d.Best.Model
 			if p.Extrapolated {
@@ -245,12 +239,10 @@ func validateCase(c modelCase, m *model.Model, gots []*engine.Measured, gerrs []
 			} else {
 				errs[metric] = append(errs[metric], rel)
 				errs[metric+"/noise"] = append(errs[metric+"/noise"], noise)
-				if !math.IsNaN(medRel) {
-					errs[metric+"/median"] = append(errs[metric+"/median"], medRel)
-				}
+				errs[metric+"/inside"] = append(errs[metric+"/inside"], in)
 			}
-			fmt.Printf("%-36s %-4s %8d %12s [%10s, %10s] %12s %7.1f%% %7.1f%% %7.1f%% %s\n", shortMethod(op.Method), metric, n, fmtNs(p.Value),
-				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(measured.Mean), 100*rel, 100*noise, 100*medRel, flag)
+			fmt.Printf("%-36s %-4s %8d %12s [%10s, %10s] [%10s, %10s] %12s %7.1f%% %7.1f%% %s\n", shortMethod(op.Method), metric, n, fmtNs(p.Value),
+				fmtNs(p.CI95[0]), fmtNs(p.CI95[1]), fmtNs(p.PI95[0]), fmtNs(p.PI95[1]), fmtNs(measured.Mean), 100*rel, 100*noise, flag)
 		}
 	}
 	return checks

@@ -152,7 +152,8 @@ type Predicted struct {
 }
 
 // WritePredictions writes predictions as JSON or text, one metric a line:
-// "wall  12.3 µs (11.9 µs … 12.8 µs), n^2 [extrapolated]".
+// "wall  12.3 µs (11.9 µs … 12.8 µs; a measurement 10.9 µs … 13.9 µs), n^2
+// [extrapolated]".
 func WritePredictions(w io.Writer, format string, p *Predicted) error {
 	ps := p.Predictions
 	if format == "json" {
@@ -167,13 +168,14 @@ func WritePredictions(w io.Writer, format string, p *Predicted) error {
 		fmt.Fprintf(w, "%s: the model has no fitted dependency\n", p.Method)
 		return nil
 	}
-	fmt.Fprintf(w, "%s[%s] at %s = %g (95%% CI):\n", p.Method, p.Workload, p.Parameter, ps[0].N)
+	fmt.Fprintf(w, "%s[%s] at %s = %g (95 %%: the curve's interval; where a measurement is expected):\n", p.Method, p.Workload, p.Parameter, ps[0].N)
 	for _, p := range ps {
 		flag := ""
 		if p.Extrapolated {
 			flag = " [extrapolated: outside the fitted range]"
 		}
-		fmt.Fprintf(w, "  %-11s %s (%s … %s), %s%s\n", p.Metric, Figure(p.Value, p.Unit), Figure(p.CI95[0], p.Unit), Figure(p.CI95[1], p.Unit), p.Model, flag)
+		fmt.Fprintf(w, "  %-11s %s (%s … %s; a measurement %s … %s), %s%s\n", p.Metric, Figure(p.Value, p.Unit), Figure(p.CI95[0], p.Unit), Figure(p.CI95[1], p.Unit),
+			Figure(p.PI95[0], p.Unit), Figure(p.PI95[1], p.Unit), p.Model, flag)
 	}
 	return nil
 }

@@ -61,9 +61,10 @@ func TestModelOutputs(t *testing.T) {
 	}
 	p := &Predicted{Method: "p.C#m()", Parameter: "n", Predictions: []model.Prediction{dep.Predict(5000)}}
 	p.Predictions[0].CI95 = model.Interval{math.NaN(), math.NaN()}
+	p.Predictions[0].PI95 = model.Interval{8000, 12000}
 	out.Reset()
 	WritePredictions(&out, "text", p)
-	if s := out.String(); !strings.Contains(s, "wall        10.0 µs (n/a … n/a), n [extrapolated") {
+	if s := out.String(); !strings.Contains(s, "wall        10.0 µs (n/a … n/a; a measurement 8.00 µs … 12.0 µs), n [extrapolated") {
 		t.Errorf("predictions:\n%s", s)
 	}
 }

@@ -43,6 +43,11 @@ type CostFit struct {
 	// when DF ≥ 1.
 	Cov [2][2]float64
 	DF  int
+	// Disp is the estimated dispersion: the squared relative deviation of
+	// a point from the curve (Pearson's estimate, the σ̂² in Cov). A new
+	// point's own deviation adds it to the fitted mean's variance
+	// (PredictionInterval). Set when DF ≥ 1.
+	Disp float64
 }
 
 // Interval is the confidence interval of the fitted mean at n at the
@@ -50,6 +55,11 @@ type CostFit struct {
 // the fit's scale (the log scale for "n^k", transformed back). ok is
 // false without residual degrees of freedom.
 func (f CostFit) Interval(n, level float64) (lo, hi float64, ok bool) {
+	return f.interval(n, level, 0)
+}
+
+// interval is Interval with a new point's relative variance disp added.
+func (f CostFit) interval(n, level, disp float64) (lo, hi float64, ok bool) {
 	if f.DF < 1 || !f.Valid {
 		return math.NaN(), math.NaN(), false
 	}
@@ -62,13 +72,23 @@ func (f CostFit) Interval(n, level float64) (lo, hi float64, ok bool) {
 		x[1] = 0
 	}
 	v := x[0]*x[0]*f.Cov[0][0] + 2*x[0]*x[1]*f.Cov[0][1] + x[1]*x[1]*f.Cov[1][1]
-	se := math.Sqrt(math.Max(v, 0))
 	if f.Model == "n^k" {
+		se := math.Sqrt(math.Max(v, 0) + disp)
 		c := math.Log(f.A) + f.B*math.Log(n)
 		return math.Exp(c - t*se), math.Exp(c + t*se), true
 	}
 	y := f.Predict(n)
+	se := math.Sqrt(math.Max(v, 0) + disp*y*y)
 	return y - t*se, y + t*se, true
+}
+
+// PredictionInterval is the interval at the given level (0.95) for a new
+// point at n — the fitted mean's uncertainty and the point's own deviation
+// from the curve (Disp) together: y ± t·√(se² + Disp·ŷ²), for "n^k" on the
+// log scale, where a relative deviation is a deviation of log y. ok is
+// false without residual degrees of freedom.
+func (f CostFit) PredictionInterval(n, level float64) (lo, hi float64, ok bool) {
+	return f.interval(n, level, f.Disp)
 }
 
 // Predict evaluates the model at n.
@@ -290,6 +310,7 @@ func fitClass(c string, pts []CostPoint) CostFit {
 	}
 	if f.DF = len(pts) - f.K; f.DF >= 1 {
 		s2 := swr / float64(f.DF)
+		f.Disp = s2
 		if f.K == 1 {
 			f.Cov[0][0] = s2 / sw
 		} else {
@@ -353,6 +374,7 @@ func fitPowerLaw(pts []CostPoint) CostFit {
 	}
 	if f.DF = len(pts) - 2; f.DF >= 1 {
 		s2 := x2 / float64(f.DF)
+		f.Disp = s2
 		f.Cov = [2][2]float64{{s2 * sxx / den, -s2 * sx / den}, {-s2 * sx / den, s2 * m / den}}
 	}
 	return f
