@@ -206,6 +206,17 @@ func CalleeLines(op model.Operation) []string {
 	return out
 }
 
+// departure says how far the measured values depart from a fitted curve
+// (the square root of its dispersion: a relative standard deviation), when
+// that is at least 1 %: how far to trust the curve between the values.
+func departure(d model.Dependency) string {
+	sd := math.Sqrt(d.Best.Disp)
+	if !(sd >= 0.01) {
+		return ""
+	}
+	return fmt.Sprintf(" (values depart from it by %.0f %%, s.d.)", 100*sd)
+}
+
 // ModelMarkdown renders a stored model's operation for the hover: its
 // demands' and callees' dependencies, the fitted range, and the figures
 // at ten times the top of the range, flagged as extrapolated.
@@ -218,7 +229,7 @@ func ModelMarkdown(op model.Operation, created time.Time) string {
 	fmt.Fprintf(&b, "**Model** on `%s`, fitted on %s in %g … %g (extracted %s; docs/models.md)\n\n", op.Workload, op.Parameter, lo, hi, created.Local().Format("2006-01-02 15:04"))
 	for _, d := range op.Dependencies {
 		if d.Metric == model.Wall || d.Metric == model.CPU || d.Metric == model.Alloc {
-			fmt.Fprintf(&b, "- %s %s\n", d.Metric, d.Text)
+			fmt.Fprintf(&b, "- %s %s%s\n", d.Metric, d.Text, departure(d))
 		}
 	}
 	for _, l := range CalleeLines(op) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,37 @@ func TestCalleeLinesAndModelMarkdown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("hover lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// The hover says how far the values depart from a curve fitted on
+// scattered values, and says nothing of it for a curve through them.
+func TestModelMarkdownDeparture(t *testing.T) {
+	var pts []model.Point
+	for i, n := range []float64{10, 20, 40, 80, 160, 320} {
+		dev := 1.1
+		if i%2 == 1 {
+			dev = 0.9
+		}
+		pts = append(pts, model.Point{N: n, Figures: []float64{3 * n * dev, 3 * n * dev}})
+	}
+	d, err := model.FitDependency(model.Wall, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := model.Operation{Workload: "p.C#gen(int)", Parameter: "n", Points: []model.PointFigs{{N: 10}, {N: 320}}, Dependencies: []model.Dependency{d}}
+	md := ModelMarkdown(op, time.Unix(0, 0))
+	if !regexp.MustCompile(`- wall ≈ .* \(values depart from it by 1[0-2] %, s\.d\.\)`).MatchString(md) {
+		t.Errorf("hover lacks the values' departure (about 11 %%):\n%s", md)
+	}
+	for i := range pts {
+		pts[i].Figures = []float64{3 * pts[i].N}
+	}
+	if d, err = model.FitDependency(model.Wall, pts); err != nil {
+		t.Fatal(err)
+	}
+	op.Dependencies = []model.Dependency{d}
+	if md := ModelMarkdown(op, time.Unix(0, 0)); strings.Contains(md, "depart") {
+		t.Errorf("an exact curve's hover mentions a departure:\n%s", md)
 	}
 }
