@@ -110,7 +110,7 @@ func WritePerformanceSummary(w io.Writer, m *model.Model) {
 				}
 				alt = " (the data cannot tell it from " + strings.Join(names, ", ") + ")"
 			}
-			fmt.Fprintf(w, "  %-11s %s%s, fitted on %s in %g … %g\n", d.Metric, d.Text, alt, op.Parameter, d.Range[0], d.Range[1])
+			fmt.Fprintf(w, "  %-11s %s%s%s, fitted on %s in %g … %g\n", d.Metric, d.Text, alt, departure(d), op.Parameter, d.Range[0], d.Range[1])
 		}
 		for _, d := range op.CalleeDependencies {
 			fmt.Fprintf(w, "  callee %s: cpu %s\n", d.Callee, d.Text)
