@@ -110,7 +110,7 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 		var checks map[int64][]model.Demand
 		if err == nil {
 			for _, n := range m.Notices {
-				if strings.Contains(n, "the machine's speed changed") {
+				if strings.HasPrefix(n, engine.DriftNotice) {
 					fmt.Printf("%-36s %s\n", shortMethod(c.method), n)
 				}
 			}

@@ -190,7 +190,7 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 		method, workload = m.Method, m.Workload
 	}
 	if ratio, fast, slow, p, ok := model.RoundDrift(ms, model.Wall); ok && p < model.DriftAlpha && ratio >= model.DriftRatio {
-		notices = append(notices, fmt.Sprintf("the machine's speed changed while the values were measured: "+
+		notices = append(notices, fmt.Sprintf(DriftNotice+": "+
 			"their forks of round %d took %.2f× the time of those of round %d, at every value alike (F test p = %.2g). "+
 			"The values' forks ran in turns, so this is the machine (other processes or virtual machines, frequency scaling), not the code: "+
 			"the curve's shape holds, its level mixes the periods and a prediction can be off by that much; measure again on a quiet machine",
@@ -261,6 +261,10 @@ func (e *Engine) storedModels(ctx context.Context, match func(string) bool) ([]*
 	}
 	return out, nil
 }
+
+// DriftNotice begins a model's notice that the machine's speed changed
+// while its values were measured (model.RoundDrift).
+const DriftNotice = "the machine's speed changed while the values were measured"
 
 // at is w with v as the generator's first argument: the model's parameter
 // (w.Args holds the others).

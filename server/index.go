@@ -161,12 +161,8 @@ func (w *wsIndex) ensureRoot(root string) {
 	}
 	w.roots[root] = true
 	w.building++
-	w.bg.Add(1) // under mu: stop's Wait sees it or this sees stopped
+	w.bg.Go(func() { w.build(root) }) // under mu, as stop needs
 	w.mu.Unlock()
-	go func() {
-		defer w.bg.Done()
-		w.build(root)
-	}()
 }
 
 // stop waits for the background work to end (it ends with the

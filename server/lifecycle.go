@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -104,6 +105,22 @@ func (ss *Session) Wait() {
 	<-ss.Done()
 	ss.s.jobs.Wait()
 	ss.s.index.stop()
+}
+
+// WaitFor is Wait bounded by d; it reports whether the work stopped in
+// time (what is still running then goes on without a waiter).
+func (ss *Session) WaitFor(d time.Duration) bool {
+	stopped := make(chan struct{})
+	go func() {
+		ss.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // ExitCode is the exit status of a server process once the session is

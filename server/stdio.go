@@ -30,15 +30,7 @@ func ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Opt
 	}
 	// Background work stops with the connection; let it finish its writes
 	// to the cache and reap its children, but never hold the exit long.
-	stopped := make(chan struct{})
-	go func() {
-		session.Wait()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(10 * time.Second):
-	}
+	session.WaitFor(10 * time.Second)
 	return session.ExitCode()
 }
 

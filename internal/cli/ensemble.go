@@ -63,7 +63,7 @@ func (v reviewFlag) String() string {
 func (v reviewFlag) Type() string { return "string" }
 
 func (v reviewFlag) Set(s string) error {
-	if s != cache.ReviewPassed && s != cache.ReviewRegression && s != engine.ReviewNone {
+	if s != engine.ReviewNone && (s == "" || !cache.ValidReview(s)) {
 		return fmt.Errorf("%q: want passed, regression or none", s)
 	}
 	*v.r = s

@@ -53,11 +53,7 @@ func Start(t testing.TB, opts server.Options) *Client {
 	t.Cleanup(func() {
 		c.Conn.Close()
 		cancel()
-		stopped := make(chan struct{})
-		go func() { session.Wait(); close(stopped) }()
-		select {
-		case <-stopped: // before the test's temporary directories go
-		case <-time.After(10 * time.Second):
+		if !session.WaitFor(10 * time.Second) { // before the test's temporary directories go
 			t.Error("the server did not stop")
 		}
 	})
