@@ -181,7 +181,14 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	if err != nil {
 		return nil, fmt.Errorf("ensemble over the stored results of %s: %w", req.Method, err)
 	}
+	// One verdict for the user, as perfls regressions and diff give it: a
+	// change only other environments' results see is not a regression.
+	rep.MarkEnvironmentDiffers()
 	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: %s", run.Name, resultLabel(ms[cur].Key), historyText(req.PassedOnly, len(prior), cur)))
+	if !slices.ContainsFunc(rep.Models, func(m ensemble.Model) bool { return m.SameEnvironment }) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no earlier result was measured in the environment of %s (%s): its flags say the environment differs, not that the code regressed; to compare like with like, measure the earlier code in this environment (perfls measure --method %s --fresh)",
+			run.Name, envText(run.Env), req.Method))
+	}
 	if ms[cur].Review != "" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is reviewed as %s", run.Name, ms[cur].Review))
 	}
@@ -223,6 +230,15 @@ func tooFew(req EnsembleRequest, have, leftOut int) error {
 	}
 	return fmt.Errorf("the ensemble needs at least %d stored results of %s (the new one and an earlier one; more, from several environments, give stacking its weights); %d %s: measure it with perfls measure %s --fresh (another JVM, --heap or --jvm-arg makes another environment)%s",
 		MinEnsembleResults, req.Method, have, at, sel, review)
+}
+
+// envText lists an environment's components, sorted.
+func envText(env ensemble.Environment) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		kv = append(kv, k+"="+env[k])
+	}
+	return strings.Join(kv, ", ")
 }
 
 // sameMethod: a workload named with or without its parameters.

@@ -139,6 +139,9 @@ func TestStoredEnsemble(t *testing.T) {
 	if !got["alloc_bytes_per_op"] || got["wall_ns_per_op"] {
 		t.Errorf("stacking flags %v: want alloc_bytes_per_op (tripled) and not wall_ns_per_op (the copy's)", got)
 	}
+	if r := rep.Regressions(); len(r) == 0 || r[0].Counter != "alloc_bytes_per_op" || rep.ExitStatus() != 1 {
+		t.Errorf("regressions %+v: want alloc_bytes_per_op, flagged by the G1 results' models too", r)
+	}
 	if m := rep.Models[0]; len(m.Matching) != 8 && len(m.Matching) != 5 {
 		t.Errorf("model %s shares %v with the new run: want 8 components (G1) or 5 (parallel: collector, heap, flags differ)", m.Run, m.Matching)
 	}
@@ -159,11 +162,31 @@ func TestStoredEnsemble(t *testing.T) {
 	if _, err := e.StoredEnsemble(ctx, req); err == nil || !strings.Contains(err.Error(), "at least 2 stored results") || !strings.Contains(err.Error(), "perfls measure --method p.A#m --workload p.A#other --args 10") {
 		t.Errorf("no result of the workload: %v, want how many are needed and the measure command", err)
 	}
-}
 
-// A result's environment components and the flags taken from its JVM
-// identity, the heap left out (it is its own component); its run: the
-// forks' samples after the first, in order, JIT time and classes as the
+	// The tripled allocation measured with a collector no earlier result
+	// had: flagged, but only against other environments.
+	serial := ensG1
+	serial.env.GC, serial.jvm = "Copy, MarkSweepCompact", ensG1.jvm+" -XX:+UseSerialGC"
+	elsewhere := ensResult(rng, serial, "10", 9)
+	for i := range elsewhere.Forks {
+		for j := range elsewhere.Forks[i].AllocBytesPerOp {
+			elsewhere.Forks[i].AllocBytesPerOp[j] *= 3
+		}
+	}
+	put(elsewhere)
+	if err := store.SetReview(ctx, tripled.ID, cache.ReviewRegression); err != nil {
+		t.Fatal(err)
+	}
+	req.Workload = ""
+	if rep, err = e.StoredEnsemble(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if !flagged(rep, ensemble.Stacking)["alloc_bytes_per_op"] || len(rep.Regressions()) != 0 || rep.ExitStatus() != 0 ||
+		!strings.Contains(notes, "no earlier result was measured in the environment of result-9") || !strings.Contains(notes, "flags=-XX:+UseSerialGC") {
+		t.Errorf("another collector: flags %v, regressions %+v, notes %q; want alloc flagged as an environment difference", flagged(rep, ensemble.Stacking), rep.Regressions(), rep.Notes)
+	}
+}
 
 // Reviews choose the history: a result reviewed as a regression is left
 // out of later checks' histories, and --passed-only keeps only results
@@ -241,6 +264,9 @@ func TestStoredEnsembleReview(t *testing.T) {
 	}
 }
 
+// A result's environment components and the flags taken from its JVM
+// identity, the heap left out (it is its own component); its run: the
+// forks' samples after the first, in order, JIT time and classes as the
 // increase during the sample.
 func TestStoredEnvironment(t *testing.T) {
 	m := ensResult(rand.New(rand.NewSource(1)), ensParallel, "10", 1)

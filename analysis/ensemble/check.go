@@ -22,7 +22,7 @@ type detector struct {
 // the new run is compared with the prior one, and a Δ above the threshold
 // flags the consequent's counter.
 func (d *detector) check(model string, rules []Rule) modelVerdict {
-	v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}}
+	v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}, tested: map[int]bool{}}
 	all := newBitset(d.total)
 	for t := 0; t < d.total; t++ {
 		all.set(t)
@@ -44,6 +44,7 @@ func (d *detector) check(model string, rules []Rule) modelVerdict {
 		if np == 0 {
 			continue
 		}
+		v.tested[r.Consequent.Counter] = true
 		cons := d.newBits[r.Consequent]
 		if cons == nil {
 			cons = newBitset(d.total)
@@ -71,14 +72,20 @@ func (d *detector) check(model string, rules []Rule) modelVerdict {
 
 // aggregate combines the models' verdicts per counter: s = Σ w_i over the
 // models that flag it, reported when reports(s) holds; the score is s/scale.
-func (d *detector) aggregate(models []modelVerdict, weights []float64, change []*float64, reports func(float64) bool, scale float64) []Flag {
-	flags := []Flag{}
+// A counter the vote could not report even if every model that tests it
+// flagged it is undecided.
+func (d *detector) aggregate(models []modelVerdict, weights []float64, change []*float64, reports func(float64) bool, scale float64) ([]Flag, []Undecided) {
+	flags, undecided := []Flag{}, []Undecided{}
 	for c, name := range d.counters {
-		var s float64
-		votes := 0
+		var s, tested float64
+		votes, testing := 0, 0
 		var rules []Violation
 		broken := newBitset(d.total)
 		for i, m := range models {
+			if m.tested[c] {
+				tested += weights[i]
+				testing++
+			}
 			vs, ok := m.violations[c]
 			if !ok {
 				continue
@@ -87,6 +94,12 @@ func (d *detector) aggregate(models []modelVerdict, weights []float64, change []
 			votes++
 			rules = append(rules, vs...)
 			broken.orWith(m.broken[c])
+		}
+		if !reports(tested) {
+			below, above := d.outside(c)
+			undecided = append(undecided, Undecided{Counter: name, Testing: testing, Weight: tested / scale, Votes: votes, Score: s / scale,
+				Change: change[c], Below: below, Above: above})
+			continue
 		}
 		if votes == 0 || !reports(s) {
 			continue
@@ -103,7 +116,19 @@ func (d *detector) aggregate(models []modelVerdict, weights []float64, change []
 		}
 		return flags[i].Severity > flags[j].Severity
 	})
-	return flags
+	return flags, undecided
+}
+
+// outside counts the new run's intervals in which counter c lies below or
+// above every prior value.
+func (d *detector) outside(c int) (below, above int) {
+	if bs, ok := d.newBits[Item{c, Below}]; ok {
+		below = bs.count()
+	}
+	if bs, ok := d.newBits[Item{c, d.bins[c].Above()}]; ok {
+		above = bs.count()
+	}
+	return below, above
 }
 
 func (d *detector) ruleText(r Rule) string {

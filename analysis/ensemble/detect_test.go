@@ -133,3 +133,86 @@ func TestCorrelatedRanked(t *testing.T) {
 		t.Errorf("correlated = %v, want %v", got, want)
 	}
 }
+
+// perfls's verdict over the seed's vote: a flag raised only by models of
+// other environments is an environment difference; with no prior run of the
+// new run's environment, every flag is.
+func TestMarkEnvironmentDiffers(t *testing.T) {
+	a := Environment{"cores": "4", "jvm": "21"}
+	history := []Run{runOf("T1", a, 0.2), runOf("T3", Environment{"cores": "2", "jvm": "21"}, 0.4)}
+	cfg := DefaultConfig()
+	cfg.Method = Bagging
+	rep, err := Detect(history, runOf("same", a, 0.2), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Flagged) == 0 || rep.ExitStatus() != 1 {
+		t.Fatalf("bagging flags %+v (exit %d): want T3's flags, half of the models", rep.Flagged, rep.ExitStatus())
+	}
+	rep.MarkEnvironmentDiffers()
+	if !rep.Models[0].SameEnvironment || rep.Models[1].SameEnvironment {
+		t.Errorf("same environment: T1 %v, T3 %v; want T1 only", rep.Models[0].SameEnvironment, rep.Models[1].SameEnvironment)
+	}
+	for _, f := range rep.Flagged {
+		if !f.EnvironmentDiffers {
+			t.Errorf("%s flagged by T3 alone is not marked as an environment difference", f.Counter)
+		}
+	}
+	var out strings.Builder
+	rep.WriteText(&out)
+	if rep.ExitStatus() != 0 || len(rep.Regressions()) != 0 || !strings.Contains(out.String(), "the models of earlier runs in this environment test it and do not flag it") {
+		t.Errorf("exit %d, regressions %+v, text:\n%s", rep.ExitStatus(), rep.Regressions(), out.String())
+	}
+
+	// cpu up 60 % on T1's lab: T1's own model flags it, a regression.
+	rep, err = Detect(history, runOf("slow", a, 0.32), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.MarkEnvironmentDiffers()
+	if r := rep.Regressions(); len(r) == 0 || r[0].Counter != "cpu" || rep.ExitStatus() != 1 {
+		t.Errorf("slow on T1's lab: regressions %+v, want cpu", r)
+	}
+
+	// A lab no prior run had: whatever is flagged, the environment differs.
+	rep, err = Detect(history, runOf("elsewhere", Environment{"cores": "8", "jvm": "17"}, 0.32), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.MarkEnvironmentDiffers()
+	out.Reset()
+	rep.WriteText(&out)
+	if len(rep.Flagged) == 0 || len(rep.Regressions()) != 0 || !strings.Contains(out.String(), "no earlier run was measured in this environment") {
+		t.Errorf("another lab: flags %+v, regressions %+v, text:\n%s", rep.Flagged, rep.Regressions(), out.String())
+	}
+}
+
+// A counter spread over several bins in every prior run has no rule
+// concluding on it: 1.5 times as high in the new run, it is undecided, not passed
+// over, and the report says how far it moved (+50 %) and where it lies
+// above every prior value.
+func TestDetectUndecidedSpreadCounter(t *testing.T) {
+	spread := func(name string, k float64) Run {
+		r := Run{Name: name, Env: Environment{"jvm": "21"}, Counters: []string{"load", "cpu"}}
+		for t := 0; t < 40; t++ {
+			r.Intervals = append(r.Intervals, []float64{100, k * float64(10+t%10)})
+		}
+		return r
+	}
+	rep, err := Detect([]Run{spread("T1", 1), spread("T2", 1)}, spread("slower", 1.5), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Flagged) != 0 || len(rep.Undecided) != 1 {
+		t.Fatalf("flagged %+v, undecided %+v; want cpu undecided", rep.Flagged, rep.Undecided)
+	}
+	u := rep.Undecided[0]
+	if u.Counter != "cpu" || u.Testing != 0 || u.Above != 28 || u.Change == nil || math.Abs(*u.Change-0.5) > 1e-9 {
+		t.Errorf("undecided %+v: want cpu, no testing model, 28 of 40 intervals above 19 (1.5·13 and up), +50 %%", u)
+	}
+	var out strings.Builder
+	rep.WriteText(&out)
+	if !strings.Contains(out.String(), "no counter flagged by stacking, 1 undecided") || !strings.Contains(out.String(), "above every earlier value in 28 of 40 intervals") {
+		t.Errorf("text:\n%s", out.String())
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -96,10 +97,42 @@ type Report struct {
 	Models    []Model  `json:"models"`
 	// NoComparableEnvironment: no prior run shares a component with the new
 	// run, so stacking fell back to equal weights.
-	NoComparableEnvironment bool     `json:"noComparableEnvironment,omitempty"`
-	Notes                   []string `json:"notes,omitempty"`
+	NoComparableEnvironment bool `json:"noComparableEnvironment,omitempty"`
+	// EnvironmentVerdict: MarkEnvironmentDiffers applied; flags with
+	// EnvironmentDiffers do not count in the exit status.
+	EnvironmentVerdict bool `json:"environmentVerdict,omitempty"`
+	// Undecided are the counters the vote could not report whatever the
+	// models found: too few models test a rule on them in the new run.
+	Undecided []Undecided `json:"undecided"`
+	Notes     []string    `json:"notes,omitempty"`
 
-	byMethod map[Method][]Flag
+	byMethod          map[Method][]Flag
+	undecidedByMethod map[Method][]Undecided
+}
+
+// Undecided is a counter that the models able to judge it weigh too little
+// to report: a model tests a counter when one of its rules concludes on it
+// and the rule's premise holds in some interval of the new run (a rule whose
+// premise never holds is skipped, seed L228). Were every testing model to
+// flag it, the vote would still not report it — silence about it is not a
+// verdict. A steady per-sample series spread over several bins in each prior
+// run yields no rule on it; a doubled time per call then lies where no
+// premise of the rules on it holds (docs/regressions.md).
+type Undecided struct {
+	Counter string `json:"counter"`
+	// Testing models and their weight (stacking's Σ w_i, bagging's
+	// fraction of the models, 1 or 0 for the single model).
+	Testing int     `json:"testing"`
+	Weight  float64 `json:"weight"`
+	// Votes: the testing models that flag it, and their weight.
+	Votes int     `json:"votes"`
+	Score float64 `json:"score"`
+	// What the rules cannot say, described: the mean's change (as Flag's)
+	// and the intervals in which the counter lies below or above every
+	// prior value.
+	Change *float64 `json:"change,omitempty"`
+	Below  int      `json:"below"`
+	Above  int      `json:"above"`
 }
 
 // FlaggedBy is the verdict of one method (all three are computed).
@@ -108,14 +141,23 @@ func (m Method) Valid() bool { return m == Stacking || m == Bagging || m == Sing
 
 func (r *Report) FlaggedBy(m Method) []Flag { return r.byMethod[m] }
 
+// UndecidedBy is the undecided counters of one method.
+func (r *Report) UndecidedBy(m Method) []Undecided { return r.undecidedByMethod[m] }
+
 // Model is one prior run's rule set and what it says about the new run.
 type Model struct {
 	Run      string   `json:"run"`
 	Rules    int      `json:"rules"`
 	Matching []string `json:"matching"`   // environment components equal to the new run's
 	Length   float64  `json:"similarity"` // √len(Matching)
-	Weight   float64  `json:"weight"`
-	Flagged  []string `json:"flagged"`
+	// SameEnvironment: the prior run shares every component of the new
+	// run's (non-empty) environment.
+	SameEnvironment bool    `json:"sameEnvironment"`
+	Weight          float64 `json:"weight"`
+	// Tested: the counters on which one of its rules concludes whose
+	// premise holds in the new run; Flagged: those it flags.
+	Tested  []string `json:"tested"`
+	Flagged []string `json:"flagged"`
 }
 
 // Flag is a counter reported by a method.
@@ -138,6 +180,10 @@ type Flag struct {
 	// Intervals of the new run in which one of those rules is broken
 	// (premise holds, consequent does not).
 	Intervals []int `json:"intervals"`
+	// EnvironmentDiffers (MarkEnvironmentDiffers): no model of a prior run
+	// in the new run's own environment flags the counter, so the change is
+	// seen only against other environments and is not a regression.
+	EnvironmentDiffers bool `json:"environmentDiffers,omitempty"`
 }
 
 // Violation is one violated rule.
@@ -156,6 +202,9 @@ type Violation struct {
 type modelVerdict struct {
 	violations map[int][]Violation
 	broken     map[int]bitset
+	// tested: the counters on which a rule with a premise that holds in the
+	// new run concludes.
+	tested map[int]bool
 }
 
 // Detect checks the new run against one model per prior run (and the pooled
@@ -186,7 +235,7 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 	newBits := itemBits(newTx)
 	d := &detector{cfg: cfg, counters: counters, bins: bins, newBits: newBits, total: len(newTx)}
 
-	rep := &Report{Run: current.Name, Method: cfg.Method, Counters: counters, Intervals: len(newTx), Notes: notes, byMethod: map[Method][]Flag{}}
+	rep := &Report{Run: current.Name, Method: cfg.Method, Counters: counters, Intervals: len(newTx), Notes: notes, byMethod: map[Method][]Flag{}, undecidedByMethod: map[Method][]Undecided{}}
 	verdicts := make([]modelVerdict, len(history))
 	lengths := make([]float64, len(history))
 	var pooled [][]int
@@ -198,8 +247,14 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 			rep.Notes = append(rep.Notes, capNote(r.Name, premise))
 		}
 		verdicts[i] = d.check(r.Name, rules)
-		m := Model{Run: r.Name, Rules: len(rules), Flagged: []string{}}
+		m := Model{Run: r.Name, Rules: len(rules), Tested: []string{}, Flagged: []string{}}
+		for c := range counters {
+			if verdicts[i].tested[c] {
+				m.Tested = append(m.Tested, counters[c])
+			}
+		}
 		m.Matching, m.Length = Similarity(r.Env, current.Env)
+		m.SameEnvironment = len(current.Env) > 0 && len(m.Matching) == len(current.Env)
 		lengths[i] = m.Length
 		for c := range verdicts[i].violations {
 			m.Flagged = append(m.Flagged, counters[c])
@@ -221,16 +276,64 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	rep.byMethod[Bagging] = d.aggregate(verdicts, ones, change, func(s float64) bool { return BaggingReports(int(math.Round(s)), n) }, float64(n))
-	rep.byMethod[Stacking] = d.aggregate(verdicts, weights, change, StackingReports, 1)
+	rep.byMethod[Bagging], rep.undecidedByMethod[Bagging] = d.aggregate(verdicts, ones, change, func(s float64) bool { return BaggingReports(int(math.Round(s)), n) }, float64(n))
+	rep.byMethod[Stacking], rep.undecidedByMethod[Stacking] = d.aggregate(verdicts, weights, change, StackingReports, 1)
 	pooledRules, premise := Mine(pooled, cfg.MinSupport, cfg.MinConfidence, cfg.MaxPremise)
 	if premise < cfg.MaxPremise {
 		rep.Notes = append(rep.Notes, capNote("pooled", premise))
 	}
 	single := d.check("pooled", pooledRules)
-	rep.byMethod[Single] = d.aggregate([]modelVerdict{single}, []float64{1}, change, func(s float64) bool { return s > 0 }, 1)
-	rep.Flagged = rep.byMethod[cfg.Method]
+	rep.byMethod[Single], rep.undecidedByMethod[Single] = d.aggregate([]modelVerdict{single}, []float64{1}, change, func(s float64) bool { return s > 0 }, 1)
+	rep.Flagged, rep.Undecided = rep.byMethod[cfg.Method], rep.undecidedByMethod[cfg.Method]
 	return rep, nil
+}
+
+// MarkEnvironmentDiffers applies perfls's one verdict for the user (as
+// perfls regressions and diff do) on top of the seed's vote. A flag is
+// marked EnvironmentDiffers when no prior run shares the new run's
+// environment (every flag is then seen only against other environments),
+// or when models of runs in the new run's own environment test the counter
+// and none of them flags it: only other environments' rules break. When
+// no same-environment model tests the counter (no rule on it, or none whose
+// premise holds), nothing contradicts the vote and the flag stands.
+//
+// The seed's stacking weighs environments by √N of the shared components,
+// which barely separates them when most components are shared (one
+// machine: a run of another collector weighs 0.94 of an identical one), so
+// models of other environments outvote the identical ones. The flags stay
+// in the report; ExitStatus leaves the marked ones out. The single model's
+// pooled rules belong to no one run: its flags are marked only when no
+// prior run shares the environment.
+func (r *Report) MarkEnvironmentDiffers() {
+	var same []Model
+	for _, m := range r.Models {
+		if m.SameEnvironment {
+			same = append(same, m)
+		}
+	}
+	for method, flags := range r.byMethod {
+		for i := range flags {
+			f := &flags[i]
+			tested, flagged := false, false
+			for _, m := range same {
+				tested = tested || slices.Contains(m.Tested, f.Counter)
+				flagged = flagged || slices.Contains(m.Flagged, f.Counter)
+			}
+			f.EnvironmentDiffers = len(same) == 0 || (method != Single && tested && !flagged)
+		}
+	}
+	r.Flagged, r.EnvironmentVerdict = r.byMethod[r.Method], true
+}
+
+// Regressions are the flagged counters not marked EnvironmentDiffers.
+func (r *Report) Regressions() []Flag {
+	var out []Flag
+	for _, f := range r.Flagged {
+		if !f.EnvironmentDiffers {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // capNote says that a run's rules were limited because too many itemsets

@@ -111,9 +111,10 @@ func TestSeverity(t *testing.T) {
 // throughput (memory's s = 0.5).
 func TestTableIIBagging(t *testing.T) {
 	counters := []string{"cpu", "memory", "throughput", "db transactions"}
-	d := &detector{counters: counters, total: 4}
+	d := &detector{counters: counters, bins: make([]Bins, len(counters)), total: 4}
 	flag := func(cs ...int) modelVerdict {
-		v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}}
+		// Every model has rules on every counter whose premises hold.
+		v := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}, tested: map[int]bool{0: true, 1: true, 2: true, 3: true}}
 		for _, c := range cs {
 			v.violations[c] = []Violation{{Rule: counters[c]}}
 			v.broken[c] = newBitset(4)
@@ -131,7 +132,10 @@ func TestTableIIBagging(t *testing.T) {
 	}
 	ones := []float64{1, 1, 1, 1}
 	change := make([]*float64, 4)
-	bag := d.aggregate(models, ones, change, func(s float64) bool { return BaggingReports(int(s), 4) }, 4)
+	bag, undecided := d.aggregate(models, ones, change, func(s float64) bool { return BaggingReports(int(s), 4) }, 4)
+	if len(undecided) != 0 {
+		t.Errorf("undecided %+v, want none: every model tests every counter", undecided)
+	}
 	if got := names(bag); !reflect.DeepEqual(got, []string{"throughput", "memory"}) {
 		t.Errorf("bagging reports %v, want [throughput memory] (3/4 first)", got)
 	}
@@ -139,8 +143,33 @@ func TestTableIIBagging(t *testing.T) {
 		t.Errorf("bagging scores %+v", bag)
 	}
 	w, _ := Weights(ones)
-	if got := names(d.aggregate(models, w, change, StackingReports, 1)); !reflect.DeepEqual(got, []string{"throughput"}) {
-		t.Errorf("stacking with equal weights reports %v, want [throughput]", got)
+	if got, _ := d.aggregate(models, w, change, StackingReports, 1); !reflect.DeepEqual(names(got), []string{"throughput"}) {
+		t.Errorf("stacking with equal weights reports %v, want [throughput]", names(got))
+	}
+}
+
+// A counter is undecided when the models that test it weigh too little for
+// the vote, even if all of them flag it: here three of four models have no
+// rule on throughput whose premise holds, and the fourth flags it.
+func TestUndecided(t *testing.T) {
+	counters := []string{"cpu", "throughput"}
+	d := &detector{counters: counters, bins: make([]Bins, len(counters)), total: 4}
+	blind := modelVerdict{violations: map[int][]Violation{}, broken: map[int]bitset{}, tested: map[int]bool{0: true}}
+	seeing := modelVerdict{violations: map[int][]Violation{1: {{Rule: "throughput"}}}, broken: map[int]bitset{1: newBitset(4)},
+		tested: map[int]bool{0: true, 1: true}}
+	models := []modelVerdict{seeing, blind, blind, blind}
+	change := make([]*float64, 2)
+	w := []float64{0.4, 0.2, 0.2, 0.2}
+	flags, undecided := d.aggregate(models, w, change, StackingReports, 1)
+	want := []Undecided{{Counter: "throughput", Testing: 1, Weight: 0.4, Votes: 1, Score: 0.4}}
+	if len(flags) != 0 || !reflect.DeepEqual(undecided, want) {
+		t.Errorf("stacking: flags %+v, undecided %+v; want none and %+v", flags, undecided, want)
+	}
+	// Two testing models of four make bagging's half: decidable, and reported.
+	models[1] = seeing
+	flags, undecided = d.aggregate(models, []float64{1, 1, 1, 1}, change, func(s float64) bool { return BaggingReports(int(s), 4) }, 4)
+	if len(flags) != 1 || len(undecided) != 0 {
+		t.Errorf("bagging with two testing models: flags %+v, undecided %+v; want throughput flagged", flags, undecided)
 	}
 }
 

@@ -15,9 +15,10 @@ const shownCorrelated = 4
 
 // WriteText prints the report for a terminal: the flagged counters ranked,
 // their strongest violated rules, and the models with their weights.
-// ExitStatus is perfls ensemble's: 1 when a counter is flagged, else 0.
+// ExitStatus is perfls ensemble's: 1 when a counter is flagged (and not
+// marked as an environment difference), else 0.
 func (r *Report) ExitStatus() int {
-	if len(r.Flagged) > 0 {
+	if len(r.Regressions()) > 0 {
 		return 1
 	}
 	return 0
@@ -25,10 +26,17 @@ func (r *Report) ExitStatus() int {
 
 // WriteText writes the flagged counters and the notes.
 func (r *Report) WriteText(w io.Writer) {
-	if len(r.Flagged) == 0 {
-		fmt.Fprintf(w, "%s: no counter flagged by %s (%d intervals, %d counters, %d prior runs)\n", r.Run, r.Method, r.Intervals, len(r.Counters), len(r.Models))
-	} else {
-		fmt.Fprintf(w, "%s: %d counters flagged by %s (%d intervals, %d prior runs)\n", r.Run, len(r.Flagged), r.Method, r.Intervals, len(r.Models))
+	undecided := ""
+	if len(r.Undecided) > 0 {
+		undecided = fmt.Sprintf(", %d undecided", len(r.Undecided))
+	}
+	switch env := len(r.Flagged) - len(r.Regressions()); {
+	case len(r.Flagged) == 0:
+		fmt.Fprintf(w, "%s: no counter flagged by %s%s (%d intervals, %d counters, %d prior runs)\n", r.Run, r.Method, undecided, r.Intervals, len(r.Counters), len(r.Models))
+	case env > 0:
+		fmt.Fprintf(w, "%s: %d counters flagged by %s, %d of them where the environment differs%s (%d intervals, %d prior runs)\n", r.Run, len(r.Flagged), r.Method, env, undecided, r.Intervals, len(r.Models))
+	default:
+		fmt.Fprintf(w, "%s: %d counters flagged by %s%s (%d intervals, %d prior runs)\n", r.Run, len(r.Flagged), r.Method, undecided, r.Intervals, len(r.Models))
 	}
 	for _, f := range r.Flagged {
 		change := ""
@@ -36,6 +44,9 @@ func (r *Report) WriteText(w io.Writer) {
 			change = fmt.Sprintf(", mean %+.1f %%", 100**f.Change)
 		}
 		fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+		if f.EnvironmentDiffers {
+			fmt.Fprintf(w, "      environment differs: %s\n", r.sameEnvironmentText())
+		}
 		if c := f.Correlated; len(c) > shownCorrelated {
 			fmt.Fprintf(w, "      correlated: %s … (%d more)\n", strings.Join(c[:shownCorrelated], ", "), len(c)-shownCorrelated)
 		} else if len(c) > 0 {
@@ -49,13 +60,51 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "      [%s] %s  confidence %.2f → %.2f, Δ %.2f\n", v.Model, v.Rule, v.ConfidenceHistory, v.ConfidenceNew, v.Delta)
 		}
 	}
+	if len(r.Undecided) > 0 {
+		fmt.Fprintf(w, "undecided (the models that test a rule on them weigh too little for %s to report them, whatever they find):\n", r.Method)
+		for _, u := range r.Undecided {
+			fmt.Fprintf(w, "  %-24s %d of %d models test it (weight %.2f), %d flag it", u.Counter, u.Testing, r.testableModels(), u.Weight, u.Votes)
+			if u.Change != nil {
+				fmt.Fprintf(w, "; mean %+.1f %%", 100**u.Change)
+			}
+			if u.Above > 0 {
+				fmt.Fprintf(w, ", above every earlier value in %d of %d intervals", u.Above, r.Intervals)
+			}
+			if u.Below > 0 {
+				fmt.Fprintf(w, ", below every earlier value in %d of %d intervals", u.Below, r.Intervals)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	fmt.Fprintln(w, "models:")
 	for _, m := range r.Models {
-		fmt.Fprintf(w, "  %-20s weight %.2f (shares %v), %d rules, flags %d counters\n", m.Run, m.Weight, m.Matching, m.Rules, len(m.Flagged))
+		same := ""
+		if m.SameEnvironment {
+			same = ": the same environment"
+		}
+		fmt.Fprintf(w, "  %-20s weight %.2f (shares %v%s), %d rules, flags %d counters\n", m.Run, m.Weight, m.Matching, same, m.Rules, len(m.Flagged))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
+}
+
+// sameEnvironmentText says why a flag is an environment difference.
+func (r *Report) sameEnvironmentText() string {
+	for _, m := range r.Models {
+		if m.SameEnvironment {
+			return "the models of earlier runs in this environment test it and do not flag it"
+		}
+	}
+	return "no earlier run was measured in this environment"
+}
+
+// testableModels is how many models the vote counts: 1 for the single model.
+func (r *Report) testableModels() int {
+	if r.Method == Single {
+		return 1
+	}
+	return len(r.Models)
 }
 
 // spans prints sorted interval indexes as ranges: 3-7,12.
