@@ -177,6 +177,10 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	if err != nil {
 		return nil, err
 	}
+	var notes []string
+	if tick, sample, coarse := coarseClock(ms[cur].Forks); coarse {
+		notes = append(notes, fmt.Sprintf("process_cpu_ns_per_op left out: the process CPU clock ticks in %.0f ms and a sample lasts about %.2g ms, so a sample's figure is 0 or a whole tick", tick/1e6, sample/1e6))
+	}
 	rep, err := ensemble.Detect(hist, run, req.Config)
 	if err != nil {
 		return nil, fmt.Errorf("ensemble over the stored results of %s: %w", req.Method, err)
@@ -185,6 +189,7 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	// change only other environments' results see is not a regression.
 	rep.MarkEnvironmentDiffers()
 	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: %s", run.Name, resultLabel(ms[cur].Key), historyText(req.PassedOnly, len(prior), cur)))
+	rep.Notes = append(rep.Notes, notes...)
 	if !slices.ContainsFunc(rep.Models, func(m ensemble.Model) bool { return m.SameEnvironment }) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no earlier result was measured in the environment of %s (%s): its flags say the environment differs, not that the code regressed; to compare like with like, measure the earlier code in this environment (perfls measure --method %s --fresh)",
 			run.Name, envText(run.Env), req.Method))
@@ -265,6 +270,9 @@ type storedCounter struct {
 	// delta: the series is a running total (at the sample's end); the
 	// counter is its increase during the sample.
 	delta bool
+	// clock: read from the process CPU clock, which may tick more coarsely
+	// than a sample lasts (coarseClock).
+	clock bool
 }
 
 // storedCounters are the per-sample series the store has: per-op wall and
@@ -276,21 +284,48 @@ type storedCounter struct {
 // and were flagged on replicas (docs/regressions.md, the real-data
 // evaluation). Operations per second would be 1e9/wall: the same counter.
 var storedCounters = []storedCounter{
-	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }, false},
-	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }, false},
-	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }, false},
-	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }, false},
+	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }, false, false},
+	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }, false, false},
+	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }, false, true},
+	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }, false, false},
 	{"gc_count", func(f cache.Fork) []float64 {
 		xs := make([]float64, len(f.GCs))
 		for i, n := range f.GCs {
 			xs[i] = float64(n)
 		}
 		return xs
-	}, false},
-	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }, false},
-	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }, false},
-	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }, true},
-	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }, true},
+	}, false, false},
+	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }, false, false},
+	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }, false, false},
+	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }, true, false},
+	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }, true, false},
+}
+
+// coarseClock says whether a result's process CPU clock ticks more coarsely
+// than its samples last (Linux's JVMs read it in 10-ms ticks; perfls's
+// samples last about a millisecond): a sample's figure is then 0 or a
+// whole tick, and the interval's median says nothing about the process (0
+// in most samples of every run: undecided in every case of the real-data
+// evaluation, docs/regressions.md). tick and sample are in ns, sample the
+// median sample's length.
+func coarseClock(forks []cache.Fork) (tick, sample float64, coarse bool) {
+	var lengths []float64
+	for _, f := range forks {
+		t, fine := measure.ProcessClockTick(f.ProcCPUNsPerOp, f.OpsPerSample)
+		if fine {
+			return 0, 0, false
+		}
+		tick = max(tick, t)
+		for _, ns := range f.NsPerOp {
+			lengths = append(lengths, ns*float64(max(f.OpsPerSample, 1)))
+		}
+	}
+	if tick == 0 || len(lengths) == 0 {
+		return 0, 0, false
+	}
+	slices.Sort(lengths)
+	sample = lengths[len(lengths)/2]
+	return tick, sample, tick > sample
 }
 
 // significantDigits is the resolution of a stored counter in the
@@ -318,8 +353,8 @@ func roundSig(x float64) float64 {
 // significantDigits; a counter is one of
 // storedCounters that every fork recorded for every sample (older results
 // lack the JVM state and process CPU: those counters are left out of the
-// run, and the detector out of the check). The environment is
-// StoredEnvironment's.
+// run, and the detector out of the check), process CPU only when its clock
+// resolves a sample (coarseClock). The environment is StoredEnvironment's.
 func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
 	r := ensemble.Run{Name: fmt.Sprintf("result-%d", m.ID), Env: StoredEnvironment(m)}
 	var forks []cache.Fork
@@ -328,8 +363,12 @@ func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
 			forks = append(forks, f)
 		}
 	}
+	_, _, coarse := coarseClock(forks)
 	var cols [][]float64
 	for _, c := range storedCounters {
+		if c.clock && coarse {
+			continue
+		}
 		var col []float64
 		for _, f := range forks {
 			xs := c.of(f)

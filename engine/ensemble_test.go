@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,5 +292,51 @@ func TestStoredEnvironment(t *testing.T) {
 		r.Intervals[9][7] != roundSig(f1.JITMs[1]-f1.JITMs[0]) || r.Intervals[9][8] != 0 {
 		t.Errorf("run: %v, %d intervals, interval 9 %v; want 27, fork 1's second sample at 9 (JIT time and classes as increases), fork 2's last at 26",
 			err, len(r.Intervals), r.Intervals[9])
+	}
+}
+
+// A process CPU clock that ticks in 10 ms, longer than a sample: its
+// per-sample figures (0 or a whole tick) are left out of the run, and the
+// check says why; a fine clock's stay.
+func TestStoredRunCoarseClock(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	m := ensResult(rng, ensG1, "10", 1)
+	run, err := StoredRun(m)
+	if err != nil || !slices.Contains(run.Counters, "process_cpu_ns_per_op") {
+		t.Fatalf("fine clock: counters %v, %v", run.Counters, err)
+	}
+	coarse := func(m *cache.Measurement) {
+		for i := range m.Forks {
+			for j := range m.Forks[i].ProcCPUNsPerOp {
+				m.Forks[i].ProcCPUNsPerOp[j] = 0
+				if j%10 == 3 { // a tick every 10 samples of about 1 ms
+					m.Forks[i].ProcCPUNsPerOp[j] = 10e6 / float64(m.Forks[i].OpsPerSample)
+				}
+			}
+		}
+	}
+	coarse(m)
+	if run, err = StoredRun(m); err != nil || slices.Contains(run.Counters, "process_cpu_ns_per_op") || len(run.Counters) != 8 {
+		t.Errorf("coarse clock: counters %v, %v; want the 8 others", run.Counters, err)
+	}
+
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := 1; at <= 3; at++ {
+		m := ensResult(rng, ensG1, "10", at)
+		coarse(m)
+		if err := store.Put(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := e.StoredEnsemble(context.Background(), EnsembleRequest{Method: "p.A#m", Config: ensemble.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(rep.Counters, "process_cpu_ns_per_op") || !strings.Contains(strings.Join(rep.Notes, "\n"), "process_cpu_ns_per_op left out: the process CPU clock ticks in 10 ms and a sample lasts about 1") {
+		t.Errorf("counters %v, notes %q", rep.Counters, rep.Notes)
 	}
 }

@@ -202,24 +202,23 @@ func DemandOf(forks []measure.Fork, m Metric) (Demand, bool) {
 // the forks' length. Linux's JVMs read it with times(2) in 10 ms ticks: a
 // sample's difference is a whole number of ticks, unbiased but coarse, so a
 // fork's figure is good to about one tick over its total sampled time. The
-// tick is recognised from the data (every raw difference a multiple of 1 ms);
-// a fork shorter than 100 ticks is reported.
+// tick is recognised from the data (measure.ProcessClockTick); a fork
+// shorter than 100 ticks is reported.
 func processClockNote(forks []measure.Fork) string {
 	tick := math.Inf(1)
 	shortest := math.Inf(1)
 	for _, f := range forks {
-		ops := float64(max(f.Ops, 1))
+		t, fine := measure.ProcessClockTick(f.ProcCPUNsPerOp, f.Ops)
+		if fine {
+			return ""
+		}
+		if t > 0 {
+			tick = math.Min(tick, t)
+		}
 		var sampled float64
-		for i, p := range f.ProcCPUNsPerOp {
-			raw := math.Round(p * ops)
-			if raw != 0 && math.Mod(raw, 1e6) != 0 {
-				return "" // a fine clock
-			}
-			if raw > 0 {
-				tick = math.Min(tick, raw)
-			}
+		for i := range f.ProcCPUNsPerOp {
 			if i < len(f.NsPerOp) {
-				sampled += f.NsPerOp[i] * ops
+				sampled += f.NsPerOp[i] * float64(max(f.Ops, 1))
 			}
 		}
 		shortest = math.Min(shortest, sampled)
