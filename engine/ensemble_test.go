@@ -340,3 +340,31 @@ func TestStoredRunCoarseClock(t *testing.T) {
 		t.Errorf("counters %v, notes %q", rep.Counters, rep.Notes)
 	}
 }
+
+// A doubled time per call that no rule judges (each result's samples
+// spread over several bins): undecided, and the note names the commands
+// that test a time per call.
+func TestStoredEnsembleUndecidedTime(t *testing.T) {
+	e := openEngine(t, small)
+	store, err := e.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(11))
+	slow := ensG1
+	slow.wallNs *= 2
+	for at, env := range []ensEnv{ensG1, ensG1, ensG1, slow} {
+		if err := store.Put(ctx, ensResult(rng, env, "10", at+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := e.StoredEnsemble(ctx, EnsembleRequest{Method: "p.A#m", Config: ensemble.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rep.Undecided, func(u ensemble.Undecided) bool { return u.Counter == "wall_ns_per_op" })
+	if i < 0 || rep.Undecided[i].Above != rep.Intervals || !strings.Contains(strings.Join(rep.Notes, "\n"), "perfls regressions --method p.A#m tests it over commits") {
+		t.Errorf("flagged %v, undecided %+v, notes %q: want the wall time undecided, above every earlier value, and the note", flagged(rep, ensemble.Stacking), rep.Undecided, rep.Notes)
+	}
+}
