@@ -180,9 +180,10 @@ type Flag struct {
 	// Intervals of the new run in which one of those rules is broken
 	// (premise holds, consequent does not).
 	Intervals []int `json:"intervals"`
-	// EnvironmentDiffers (MarkEnvironmentDiffers): no model of a prior run
-	// in the new run's own environment flags the counter, so the change is
-	// seen only against other environments and is not a regression.
+	// EnvironmentDiffers (MarkEnvironmentDiffers): the change is seen only
+	// against other environments — no prior run shares the new run's, or
+	// the models of those that do test the counter and do not flag it — and
+	// is not a regression.
 	EnvironmentDiffers bool `json:"environmentDiffers,omitempty"`
 }
 
@@ -298,9 +299,10 @@ func Detect(history []Run, current Run, cfg Config) (*Report, error) {
 // premise holds), nothing contradicts the vote and the flag stands.
 //
 // The seed's stacking weighs environments by √N of the shared components,
-// which barely separates them when most components are shared (one
-// machine: a run of another collector weighs 0.94 of an identical one), so
-// models of other environments outvote the identical ones. The flags stay
+// which barely separates them when most components are shared (perfls's
+// eight on one machine: a result with another heap limit weighs 0.94 of an
+// identical one, with another collector 0.79), so models of other
+// environments outvote the identical ones. The flags stay
 // in the report; ExitStatus leaves the marked ones out. The single model's
 // pooled rules belong to no one run: its flags are marked only when no
 // prior run shares the environment.

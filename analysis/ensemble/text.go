@@ -13,8 +13,6 @@ const shownRules = 3
 // shownCorrelated is how many correlated counters it prints per counter.
 const shownCorrelated = 4
 
-// WriteText prints the report for a terminal: the flagged counters ranked,
-// their strongest violated rules, and the models with their weights.
 // ExitStatus is perfls ensemble's: 1 when a counter is flagged (and not
 // marked as an environment difference), else 0.
 func (r *Report) ExitStatus() int {
@@ -24,7 +22,9 @@ func (r *Report) ExitStatus() int {
 	return 0
 }
 
-// WriteText writes the flagged counters and the notes.
+// WriteText prints the report for a terminal: the flagged counters ranked
+// with their strongest violated rules, the undecided counters, the models
+// with their weights, and the notes.
 func (r *Report) WriteText(w io.Writer) {
 	undecided := ""
 	if len(r.Undecided) > 0 {
