@@ -150,6 +150,8 @@ func (d *detector) itemText(it Item) string {
 		return fmt.Sprintf("%s < %.4g", name, hi)
 	case math.IsInf(hi, 1):
 		return fmt.Sprintf("%s > %.4g", name, lo)
+	case lo == hi: // a counter constant over the training runs: one bin
+		return fmt.Sprintf("%s = %.4g", name, lo)
 	}
 	return fmt.Sprintf("%s in [%.4g, %.4g)", name, lo, hi)
 }

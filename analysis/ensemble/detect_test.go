@@ -216,3 +216,22 @@ func TestDetectUndecidedSpreadCounter(t *testing.T) {
 		t.Errorf("text:\n%s", out.String())
 	}
 }
+
+// A rule's items name the bin's values: a range, one side outside the
+// training values, or the one value of a constant counter.
+func TestItemText(t *testing.T) {
+	d := &detector{counters: []string{"alloc", "cpu"}, bins: []Bins{NewBins([]float64{1040, 1040}), NewBins([]float64{10, 20, 30})}}
+	for _, c := range []struct {
+		it   Item
+		want string
+	}{
+		{Item{0, 0}, "alloc = 1040"},
+		{Item{0, 1}, "alloc > 1040"},
+		{Item{1, 0}, "cpu in [10, 20)"},
+		{Item{1, Below}, "cpu < 10"},
+	} {
+		if got := d.itemText(c.it); got != c.want {
+			t.Errorf("item %+v: %q, want %q", c.it, got, c.want)
+		}
+	}
+}
