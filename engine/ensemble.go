@@ -193,7 +193,7 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	if slices.ContainsFunc(rep.Undecided, func(u ensemble.Undecided) bool { return u.Counter == "wall_ns_per_op" || u.Counter == "cpu_ns_per_op" }) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the time per call is undecided: a result's samples spread over several of the rules' bins, so few rules judge it; perfls regressions --method %s tests it over commits, perfls diff between two revisions", req.Method))
 	}
-	if !slices.ContainsFunc(rep.Models, func(m ensemble.Model) bool { return m.SameEnvironment }) {
+	if !rep.HasSameEnvironment() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no earlier result was measured in the environment of %s (%s): its flags say the environment differs, not that the code regressed; to compare like with like, measure the earlier code in this environment (perfls measure --method %s --fresh)",
 			run.Name, envText(run.Env), req.Method))
 	}

@@ -98,9 +98,6 @@ type Report struct {
 	// NoComparableEnvironment: no prior run shares a component with the new
 	// run, so stacking fell back to equal weights.
 	NoComparableEnvironment bool `json:"noComparableEnvironment,omitempty"`
-	// EnvironmentVerdict: MarkEnvironmentDiffers applied; flags with
-	// EnvironmentDiffers do not count in the exit status.
-	EnvironmentVerdict bool `json:"environmentVerdict,omitempty"`
 	// Undecided are the counters the vote could not report whatever the
 	// models found: too few models test a rule on them in the new run.
 	Undecided []Undecided `json:"undecided"`
@@ -324,7 +321,13 @@ func (r *Report) MarkEnvironmentDiffers() {
 			f.EnvironmentDiffers = len(same) == 0 || (method != Single && tested && !flagged)
 		}
 	}
-	r.Flagged, r.EnvironmentVerdict = r.byMethod[r.Method], true
+	r.Flagged = r.byMethod[r.Method]
+}
+
+// HasSameEnvironment reports whether a prior run shares every component of
+// the new run's environment.
+func (r *Report) HasSameEnvironment() bool {
+	return slices.ContainsFunc(r.Models, func(m Model) bool { return m.SameEnvironment })
 }
 
 // Regressions are the flagged counters not marked EnvironmentDiffers.

@@ -91,10 +91,8 @@ func (r *Report) WriteText(w io.Writer) {
 
 // sameEnvironmentText says why a flag is an environment difference.
 func (r *Report) sameEnvironmentText() string {
-	for _, m := range r.Models {
-		if m.SameEnvironment {
-			return "the models of earlier runs in this environment test it and do not flag it"
-		}
+	if r.HasSameEnvironment() {
+		return "the models of earlier runs in this environment test it and do not flag it"
 	}
 	return "no earlier run was measured in this environment"
 }

@@ -216,10 +216,8 @@ func processClockNote(forks []measure.Fork) string {
 			tick = math.Min(tick, t)
 		}
 		var sampled float64
-		for i := range f.ProcCPUNsPerOp {
-			if i < len(f.NsPerOp) {
-				sampled += f.NsPerOp[i] * float64(max(f.Ops, 1))
-			}
+		for _, ns := range f.NsPerOp[:min(len(f.NsPerOp), len(f.ProcCPUNsPerOp))] {
+			sampled += ns * float64(max(f.Ops, 1))
 		}
 		shortest = math.Min(shortest, sampled)
 	}
