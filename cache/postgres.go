@@ -17,6 +17,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+
+	"github.com/perfls/perfls/internal/trust"
 )
 
 var pgMigrations = []string{
@@ -128,6 +130,10 @@ const pgMigrationLock = 0x5052464c
 // openPostgres connects to the store at url and brings its schema up to
 // date.
 func openPostgres(ctx context.Context, url string) (*Store, error) {
+	// A connection may hand the user's PGPASSWORD to whoever listens.
+	if err := trust.Check(ctx, "connect to the store "+Redact(url)); err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, storeError("open the store", url, err)

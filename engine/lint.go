@@ -13,6 +13,7 @@ import (
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -25,6 +26,25 @@ type LintConfig struct {
 	CacheDir string
 	// NoClasspath leaves references into the project's classpath unchecked.
 	NoClasspath bool
+	// Notef receives what lint left unchecked and why (a classpath the
+	// build tool was not asked for, revisions files cannot settle): one
+	// line each. nil discards them.
+	Notef func(format string, args ...any)
+}
+
+func (c LintConfig) notef(format string, args ...any) {
+	if c.Notef != nil {
+		c.Notef(format, args...)
+	}
+}
+
+// quoteRevisions writes revision names as a formula does: @v1.0, @HEAD~2.
+func quoteRevisions(revs []string) string {
+	q := make([]string, len(revs))
+	for i, r := range revs {
+		q[i] = "@" + r
+	}
+	return strings.Join(q, ", ")
 }
 
 // LintWith reads the .java and .spl files at paths (directories are searched,
@@ -101,7 +121,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 			opt.External = jdkExt
 		}
 		if !cfg.NoClasspath {
-			if cp := projectClasspath(ctx, root, cfg.CacheDir); cp != nil {
+			if cp := projectClasspath(ctx, root, cfg); cp != nil {
 				opt.External = workspace.Externals{jdkExt, cp}
 			}
 		}
@@ -110,7 +130,11 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
-	diags = append(diags, revisionNames(ctx, ix, formulas)...)
+	revDiags, unchecked := revisionNames(ctx, ix, formulas)
+	diags = append(diags, revDiags...)
+	if len(unchecked) > 0 {
+		cfg.notef("revisions %s not checked: files cannot tell whether they exist, and %s", quoteRevisions(unchecked), trust.From(ctx).Reason())
+	}
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].Path != diags[j].Path {
 			return diags[i].Path < diags[j].Path
@@ -143,10 +167,17 @@ func formulasByRoot(formulas []*workspace.Formula) (map[string][]*workspace.Form
 
 // projectClasspath is the classpath lookup of the project in root; nil when
 // it has no classpath or it cannot be read (its references then stay
-// unchecked, as before the classpath was known).
-func projectClasspath(ctx context.Context, root, cacheDir string) *classpath.Classpath {
-	p, err := measure.ProjectClasspath(ctx, root, cacheDir)
-	if err != nil || len(p.Classpath) == 0 {
+// unchecked, as before the classpath was known, and a notice says why).
+func projectClasspath(ctx context.Context, root string, cfg LintConfig) *classpath.Classpath {
+	p, err := measure.ProjectClasspath(ctx, root, cfg.CacheDir)
+	if err != nil {
+		cfg.notef("%v: references into its jars are not checked", err)
+		return nil
+	}
+	for _, n := range p.ClasspathNotices() {
+		cfg.notef("%s", n)
+	}
+	if len(p.Classpath) == 0 {
 		return nil
 	}
 	return classpath.New(p.Classpath)

@@ -9,6 +9,7 @@ import (
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 const lintJarLib = `package org.acme.xml;
@@ -113,8 +114,9 @@ func lintErrors(t *testing.T, dir string, withCodes bool) []string {
 }
 
 // lintAsTheCLI lints as perfls lint does: with the user's cache directory
-// for the build tool's classpath.
+// for the build tool's kept classpath, and no trust.
 func lintAsTheCLI(paths []string, jdkSrc string) ([]workspace.Diagnostic, error) {
 	dir, _ := cache.Dir()
-	return LintWith(context.Background(), paths, LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
+	ctx := trust.With(context.Background(), trust.Closed("perfls lint reads files only"))
+	return LintWith(ctx, paths, LintConfig{JDKSrc: jdkSrc, CacheDir: dir})
 }

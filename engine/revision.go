@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
@@ -274,9 +276,19 @@ type RevisionInfo struct {
 	Date    time.Time // committer date
 }
 
-// Revision resolves name in the git repository holding dir.
+// Revision resolves name in the git repository holding dir. Without
+// trust git does not run: the refs are read as files, which give the
+// commit (for a branch or tag) but not its subject and date, and a name
+// the files cannot settle is an error wrapping trust.ErrUntrusted.
 func (e *Engine) Revision(ctx context.Context, dir, name string) (RevisionInfo, error) {
 	info := RevisionInfo{Name: name}
+	if !trust.Trusted(ctx) {
+		if err := revisionFromFiles(ctx, dir, name); err != nil {
+			return info, err
+		}
+		info.Commit, _ = revision.ResolveFromFiles(revision.GitDir(dir), name)
+		return info, nil
+	}
 	repo, err := revision.Open(ctx, dir)
 	if err != nil {
 		return info, err
@@ -296,11 +308,16 @@ func RevisionName(err error) bool {
 
 // revisionNames checks, without materialising anything, that the
 // revisions the formulas name exist in the git repository holding each
-// formula's file: perfls lint's diagnostics on "@rev".
-func revisionNames(ctx context.Context, ix *workspace.Index, formulas []*workspace.Formula) []workspace.Diagnostic {
+// formula's file: perfls lint's diagnostics on "@rev". Without trust git
+// does not run: the refs are read as files (revision.ResolveFromFiles),
+// and the names files cannot settle are left unchecked, listed in
+// unchecked.
+func revisionNames(ctx context.Context, ix *workspace.Index, formulas []*workspace.Formula) (diags []workspace.Diagnostic, unchecked []string) {
 	plan := workspace.PlanCheck(ix, formulas)
 	errs := map[string]string{}
 	known := map[[2]string]error{} // (directory, revision) → its error
+	trusted := trust.Trusted(ctx)
+	seen := map[string]bool{}
 	for _, in := range plan.Instances {
 		for _, c := range in.Comparisons {
 			for _, o := range []workspace.Operand{c.Left, c.Right} {
@@ -311,17 +328,51 @@ func revisionNames(ctx context.Context, ix *workspace.Index, formulas []*workspa
 				k := [2]string{filepath.Dir(in.Formula.Path), rev}
 				err, ok := known[k]
 				if !ok {
-					var repo *revision.Repo
-					if repo, err = revision.Open(ctx, k[0]); err == nil {
-						_, err = repo.Resolve(ctx, rev)
+					if trusted {
+						var repo *revision.Repo
+						if repo, err = revision.Open(ctx, k[0]); err == nil {
+							_, err = repo.Resolve(ctx, rev)
+						}
+					} else {
+						err = revisionFromFiles(ctx, k[0], rev)
 					}
 					known[k] = err
 				}
-				if err != nil && ctx.Err() == nil {
+				switch {
+				case errors.Is(err, trust.ErrUntrusted):
+					if !seen[rev] {
+						seen[rev] = true
+						unchecked = append(unchecked, rev)
+					}
+				case err != nil && ctx.Err() == nil:
 					errs[o.Request.Key()] = fmt.Sprintf("revision @%s: %v", rev, err)
 				}
 			}
 		}
 	}
-	return revisionDiagnostics(plan, errs)
+	return revisionDiagnostics(plan, errs), unchecked
+}
+
+// revisionFromFiles is revisionNames's answer without git: nil when the
+// refs name rev, an *revision.UnknownError when they tell it does not
+// exist, and an error wrapping trust.ErrUntrusted when files cannot tell.
+func revisionFromFiles(ctx context.Context, dir, rev string) error {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	gitDir := revision.GitDir(dir)
+	if gitDir == "" {
+		return &revision.NotRepoError{Dir: dir, Msg: "no .git directory above it"}
+	}
+	commit, checked := revision.ResolveFromFiles(gitDir, rev)
+	switch {
+	case !checked:
+		if err := trust.Check(ctx, "run git for @"+rev+" (the refs, read as files, cannot tell)"); err != nil {
+			return err
+		}
+		return fmt.Errorf("revision @%s: needs git: %w", rev, trust.ErrUntrusted)
+	case commit == "":
+		return &revision.UnknownError{Name: rev, Msg: "no such tag or branch in " + filepath.Dir(gitDir)}
+	}
+	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -35,9 +37,23 @@ func storeSpec(cfg Config) (spec, from string) {
 
 // openStore opens the store the configuration names. A shared store that
 // cannot be opened is said in the notice: measuring then goes on without
-// a store, which the user must know about.
+// a store, which the user must know about. Without trust no shared store
+// is connected to (it may ask for the user's password): the local store
+// serves, and the notice says so.
 func (e *Engine) openStore(ctx context.Context) {
 	spec, from := storeSpec(e.cfg)
+	var refused string
+	if spec != "" {
+		if err := trust.Check(ctx, "connect to the store "+cache.Redact(spec)+" (from "+from+")"); err != nil {
+			refused = err.Error() + "; results are read from and kept in the local store"
+			spec = ""
+		}
+	}
+	defer func() {
+		if refused != "" {
+			e.notice = strings.TrimPrefix(e.notice+"; "+refused, "; ")
+		}
+	}()
 	e.storeURL = ""
 	e.store, e.notice, e.storeErr = cache.Open(ctx, spec, e.cfg.CacheDir)
 	if e.storeErr == nil && e.store.Shared() {

@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // A project with a Maven or Gradle build and no classpath in perfls.json
@@ -76,6 +79,11 @@ type classpathRecord struct {
 	Declares bool      `json:"declares"`
 	Time     time.Time `json:"time"`
 }
+
+// maxBuildFile is the most perfls reads of one build file (a pom.xml,
+// build.gradle, settings file): the largest poms of real projects are a
+// few hundred kilobytes.
+const maxBuildFile = 16 << 20
 
 // detectBuildTool names the build tool whose build file is in dir: "maven"
 // for pom.xml, "gradle" for build.gradle(.kts) or settings.gradle(.kts), ""
@@ -159,6 +167,10 @@ func (t *buildTool) resolve(ctx context.Context, dir, cacheDir string) (*classpa
 		rec.Problem = exeErr.Error()
 		return rec, nil
 	}
+	// A refusal is no answer of the tool's: not cached.
+	if err := trust.Check(ctx, "run "+t.shown(dir, exe)); err != nil {
+		return nil, err
+	}
 	entries, problem, err := t.run(ctx, dir, exe)
 	if err != nil {
 		return nil, err
@@ -168,6 +180,22 @@ func (t *buildTool) resolve(ctx context.Context, dir, cacheDir string) (*classpa
 		_ = writeFileAtomic(file, data) // an unwritable cache only costs a run next time
 	}
 	return rec, nil
+}
+
+// cached is the tool's last answer for dir as its build files are now,
+// without running it; nil when there is none.
+func (t *buildTool) cached(dir, cacheDir string) *classpathRecord {
+	key, _ := t.key(dir)
+	return readRecord(filepath.Join(cacheDir, "classpath", key, "result.json"))
+}
+
+// shown names the tool's executable for messages: the wrapper relative to
+// the project ("./mvnw"), else its base name.
+func (t *buildTool) shown(dir, exe string) string {
+	if rel, err := filepath.Rel(dir, exe); err == nil && !strings.HasPrefix(rel, "..") {
+		return "./" + filepath.ToSlash(rel)
+	}
+	return filepath.Base(exe)
 }
 
 // readRecord reads a cached resolution; nil when there is none or it is
@@ -203,7 +231,7 @@ func (t *buildTool) key(dir string) (string, bool) {
 	fmt.Fprintf(h, "perfls-classpath-v1\n%s\n%s\n", t.name, dir)
 	declares := false
 	for _, f := range t.keyFiles(dir) {
-		data, err := os.ReadFile(f)
+		data, err := safefile.Read(f, maxBuildFile)
 		if err != nil {
 			fmt.Fprintf(h, "missing %s\n", f)
 			continue
@@ -428,4 +456,30 @@ func userHomeFile(rel string) string {
 		return ""
 	}
 	return filepath.Join(home, filepath.FromSlash(rel))
+}
+
+// classpathFromFiles fills in p's classpath without running its build
+// tool, for a workspace that is not trusted: the tool's cached answer for
+// the build files as they are now (from a trusted run), else nothing, with
+// a problem that says what trust would add.
+func (p *Project) classpathFromFiles(ctx context.Context, cacheDir string) {
+	tool := toolFor(p.BuildTool)
+	if tool == nil || p.resolved {
+		return
+	}
+	p.resolved = true
+	_, p.declaresDeps = tool.key(p.Dir)
+	if rec := tool.cached(p.Dir, cacheDir); rec != nil && rec.Problem == "" {
+		p.Classpath = append(p.Classpath[:0:0], rec.Entries...)
+		p.ClasspathFrom = fmt.Sprintf("%s (its answer of %s, kept by perfls)", tool.name, rec.Time.Format("2006-01-02 15:04"))
+		return
+	}
+	exe, err := tool.exe(p.Dir)
+	shown := strings.ToLower(tool.name)
+	if err == nil {
+		shown = tool.shown(p.Dir, exe)
+	}
+	refused := trust.Check(ctx, "run "+shown)
+	p.ClasspathProblem = fmt.Sprintf("%v; references into its jars stay unchecked: a trusted run lets %s resolve them (perfls keeps the answer), or %s can name them (\"classpathFile\")",
+		refused, tool.name, ConfigFile)
 }

@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/internal/version"
 )
 
@@ -72,8 +72,11 @@ func readCPUModel() string {
 	case "darwin":
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, "sysctl", "-n", "machdep.cpu.brand_string").Output()
-		if err == nil {
+		cmd, err := trust.Command(ctx, "sysctl", "-n", "machdep.cpu.brand_string")
+		if err != nil {
+			return ""
+		}
+		if out, err := cmd.Output(); err == nil {
 			return strings.TrimSpace(string(out))
 		}
 	}
@@ -132,10 +135,17 @@ func readMemoryMB() int {
 func ProjectCommit(ctx context.Context, dir string) (commit string, dirty bool) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	head, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD").Output()
+	git := func(args ...string) ([]byte, error) {
+		cmd, err := trust.Command(ctx, "git", append([]string{"-C", dir}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		return cmd.Output()
+	}
+	head, err := git("rev-parse", "--verify", "--quiet", "HEAD")
 	if err != nil {
 		return "", false
 	}
-	status, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain").Output()
+	status, err := git("status", "--porcelain")
 	return strings.TrimSpace(string(head)), err != nil || len(bytes.TrimSpace(status)) > 0
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // The line protocol, version 4. A fork writes these lines to its original
@@ -450,7 +452,11 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 	}
 	defer watchW.Close()
 	args = append(args[:len(args):len(args)], "parentpipe=1", "deadline="+strconv.FormatInt(int64(timeout+10*time.Second), 10))
-	cmd := exec.Command(java, args...)
+	cmd, err := trust.LongCommand(ctx, java, args...)
+	if err != nil {
+		watchR.Close()
+		return nil, err
+	}
 	pw := newProtoWriter(maxSamples)
 	pw.pin = pin
 	stderr := &tailBuffer{max: 64 << 10}

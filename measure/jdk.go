@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // jdk is a located JDK.
@@ -147,7 +149,10 @@ func parseJavacVersion(out string) (string, int) {
 // ends) and returns its combined output, keeping at most limit bytes (the
 // tail).
 func runTool(ctx context.Context, path string, args []string, dir string, limit int) (string, error) {
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd, err := trust.Command(ctx, path, args...)
+	if err != nil {
+		return "", err
+	}
 	cmd.Dir = dir
 	out := &tailBuffer{max: limit}
 	cmd.Stdout = out
@@ -155,7 +160,7 @@ func runTool(ctx context.Context, path string, args []string, dir string, limit 
 	inOwnProcessGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	err = cmd.Run()
 	if cmd.Process != nil {
 		_ = killProcessGroup(cmd.Process.Pid) // strays, if any
 	}

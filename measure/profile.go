@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // Profiled forks. A profiled fork is a fork started with ProfileJVMArgs: the
@@ -441,8 +441,11 @@ func ReduceRecording(ctx context.Context, b *Build, jfr string, markedOnly bool)
 	if markedOnly {
 		threads = "--threads=marked"
 	}
-	cmd := exec.Command(j.java, "-Xmx512m", "-cp", strings.Join(cp, string(os.PathListSeparator)),
+	cmd, err := trust.LongCommand(ctx, j.java, "-Xmx512m", "-cp", strings.Join(cp, string(os.PathListSeparator)),
 		"dev.perfls.internal.JfrSummary", threads, jfr)
+	if err != nil {
+		return nil, fmt.Errorf("reduce recording: %w", err)
+	}
 	stderr := &tailBuffer{max: 16 << 10}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()

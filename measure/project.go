@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // Project is a set of Java sources to compile and measure.
@@ -98,13 +101,20 @@ type projectConfig struct {
 	Repository string `json:"repository"`
 }
 
+// maxConfigFile is the most perfls reads of a perfls.json (a few
+// hundred bytes in practice), maxClasspathFile of a "classpathFile".
+const (
+	maxConfigFile    = 1 << 20
+	maxClasspathFile = 16 << 20
+)
+
 // buildOutputs are the build tools' class directories, relative to the root.
 var buildOutputs = []string{"target/classes", "target/test-classes", "build/classes/java/main", "build/classes/java/test"}
 
 // readConfig reads dir/perfls.json; nil when there is none.
 func readConfig(dir string) (*projectConfig, string, error) {
 	path := filepath.Join(dir, ConfigFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
@@ -116,6 +126,10 @@ func readConfig(dir string) (*projectConfig, string, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"classpathFile\": \"...\", \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05})", path, err)
+	}
+	// 0 is "not set"; anything else must be a probability a test can use.
+	if c.Alpha != 0 && !(c.Alpha > 0 && c.Alpha <= 0.5) {
+		return nil, path, fmt.Errorf("%s: \"alpha\": %g is not a significance level: give one in (0, 0.5], e.g. 0.05 (or leave it out)", path, c.Alpha)
 	}
 	return &c, path, nil
 }
@@ -159,7 +173,7 @@ func (p *Project) configClasspath(cfg *projectConfig, cfgPath string) error {
 		return nil
 	}
 	file := absIn(p.Dir, cfg.ClasspathFile)
-	data, err := os.ReadFile(file)
+	data, err := safefile.Read(file, maxClasspathFile)
 	if err != nil {
 		return fmt.Errorf("%s: classpathFile: %w", cfgPath, err)
 	}
@@ -344,6 +358,10 @@ func configured(abs string) (*Project, *projectConfig, error) {
 // not asked), without searching the project's sources. Lint and the editor
 // read the classes of these jars and folders. The returned project has
 // Classpath, ClasspathFrom and ClasspathProblem set, and no sources.
+//
+// When ctx's trust gate is closed the build tool is not run: the
+// classpath comes from files only (classpathFromFiles), and
+// ClasspathProblem says what trust would add.
 func ProjectClasspath(ctx context.Context, dir, cacheDir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -354,6 +372,10 @@ func ProjectClasspath(ctx context.Context, dir, cacheDir string) (*Project, erro
 		return nil, fmt.Errorf("classpath of %s: %w", abs, err)
 	}
 	if cacheDir == "" {
+		return p, nil
+	}
+	if !trust.Trusted(ctx) {
+		p.classpathFromFiles(ctx, cacheDir)
 		return p, nil
 	}
 	if err := ResolveClasspath(ctx, p, cacheDir); err != nil {

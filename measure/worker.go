@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // Worker is the quick phase: a JVM that stays up between requests and runs
@@ -303,7 +305,10 @@ type workerProc struct {
 }
 
 func startWorker(ctx context.Context, java string, args []string, key string) (*workerProc, error) {
-	cmd := exec.Command(java, args...)
+	cmd, err := trust.LongCommand(ctx, java, args...)
+	if err != nil {
+		return nil, err
+	}
 	r := &lineRouter{ready: make(chan struct{}), done: make(chan workerDone, 1)}
 	stderr := &tailBuffer{max: 64 << 10}
 	cmd.Stdout = r

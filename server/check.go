@@ -295,7 +295,7 @@ func (s *server) syncResults() bool {
 	if s.opts.Verdicts == nil {
 		return false
 	}
-	ctx := context.Background()
+	ctx := s.base
 	rev, err := s.opts.Verdicts.VerdictsRevision(ctx)
 	if err != nil {
 		s.logf("verdicts: %v", err)
@@ -370,10 +370,10 @@ func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
 			s.mu.Unlock()
 			synced := ready && s.syncResults()
 			if moved := ready && s.watchHeads(); synced || moved {
-				s.republishOpen(context.Background())
+				s.republishOpen(s.base)
 			}
 		case <-s.lensesStale:
-			s.refreshCodeLenses(context.Background())
+			s.refreshCodeLenses(s.base)
 		}
 	}
 }

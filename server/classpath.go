@@ -51,6 +51,16 @@ func (w *wsIndex) startClasspathLocked(root string) {
 	w.bg.Go(func() { w.resolveClasspath(root, run) }) // under mu, as stop needs
 }
 
+// resolveClasspathsAgain starts a resolution of every project's classpath
+// known so far (trust was granted: the build tool may now answer).
+func (w *wsIndex) resolveClasspathsAgain() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for root := range w.classpaths {
+		w.startClasspathLocked(root)
+	}
+}
+
 // classpathFiles are the files that decide a project's classpath.
 var classpathFiles = map[string]bool{measure.ConfigFile: true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true,
 	"settings.gradle": true, "settings.gradle.kts": true}
@@ -89,7 +99,7 @@ func onClasspath(cp *classpath.Classpath, path string) bool {
 // (the build tool is killed through ctx). run numbers the resolutions of
 // root: only the latest one's answer is kept.
 func (w *wsIndex) resolveClasspath(root string, run int) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(w.base)
 	defer cancel()
 	go func() {
 		select {

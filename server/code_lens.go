@@ -21,7 +21,10 @@ import (
 // zero-width at the method name, and carry server-side commands so any
 // client can run them. When measuring is not allowed, the lenses still show
 // the recorded results but carry no action.
-func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	// The store's reads finish even when the request is cancelled: what
+	// they read is cached for the next request.
+	ctx := context.WithoutCancel(reqCtx)
 	doc := s.snapshot(p.TextDocument.URI)
 	lenses := []protocol.CodeLens{}
 	if doc == nil || doc.java == nil {
@@ -30,14 +33,14 @@ func (s *server) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 	s.syncResults()
 	allowed := s.settings().AllowMeasuring
 	results := s.resultsOf(doc.path)
-	oracleKeys := s.oracleKeys(context.Background())
+	oracleKeys := s.oracleKeys(ctx)
 	for _, m := range doc.java.Methods {
 		if m.Type == nil {
 			continue
 		}
 		n := formulaCount(doc, m)
 		measurable := len(m.Workloads) > 0 || measuresSelf(doc, m)
-		entries := s.oracleEntries(context.Background(), oracleKeys, m)
+		entries := s.oracleEntries(ctx, oracleKeys, m)
 		if n == 0 && !measurable && len(entries) == 0 {
 			continue
 		}

@@ -164,7 +164,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	})
 	ss.Await(t, "a settings warning", func() bool {
 		for _, m := range messages(ss.Client) {
-			if strings.Contains(m, "alpha: 3 is not between 0 and 1") && strings.Contains(m, `remoteLabel: worker label "Quiet x86"`) &&
+			if strings.Contains(m, "alpha: 3 is outside (0, 0.5]") && strings.Contains(m, `remoteLabel: worker label "Quiet x86"`) &&
 				strings.Contains(m, `cpus: processor list "1-"`) {
 				return true
 			}

@@ -27,6 +27,7 @@ import (
 // Its goroutines belong to the connection: they stop when it closes, and
 // bg counts them (Session.Wait).
 type wsIndex struct {
+	base     context.Context // the session's (trust.With): background work derives from it
 	done     <-chan struct{} // the connection's Done
 	cacheDir string          // where the declarations are persisted; "" = not at all
 	bg       sync.WaitGroup  // the index builds and classpath resolutions running; added to under mu
@@ -82,13 +83,13 @@ func (s *server) noteClient(p *protocol.InitializeParams) {
 
 // newWorkspaceIndex makes the server's index; it stops with the connection.
 func newWorkspaceIndex(s *server) *wsIndex {
-	w := &wsIndex{done: s.conn.Done(), cacheDir: s.opts.CacheDir, roots: map[string]bool{}, files: map[string]*javasrc.File{}, logf: s.logf, client: s.client,
+	w := &wsIndex{base: s.base, done: s.conn.Done(), cacheDir: s.opts.CacheDir, roots: map[string]bool{}, files: map[string]*javasrc.File{}, logf: s.logf, client: s.client,
 		progressOK: func() bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.clientCaps.Window != nil && s.clientCaps.Window.WorkDoneProgress
 		}}
-	w.onReady = func() { s.recheckOpen(context.Background()) }
+	w.onReady = func() { s.recheckOpen(s.base) }
 	return w
 }
 
@@ -398,7 +399,7 @@ func (w *wsIndex) beginProgress(root string) *progressReport {
 	w.tokens++
 	token := *protocol.NewProgressToken(fmt.Sprintf("perfls/index/%d", w.tokens))
 	w.mu.Unlock()
-	ctx, cancel := untilDone(context.Background(), w.done)
+	ctx, cancel := untilDone(w.base, w.done)
 	defer cancel()
 	if err := w.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 		w.logf("progress for indexing %s: %v", root, err)
@@ -410,7 +411,7 @@ func (w *wsIndex) beginProgress(root string) *progressReport {
 }
 
 func (r *progressReport) send(v any) {
-	if err := r.w.client.Progress(context.Background(), &protocol.ProgressParams{Token: r.token, Value: v}); err != nil {
+	if err := r.w.client.Progress(r.w.base, &protocol.ProgressParams{Token: r.token, Value: v}); err != nil {
 		r.w.logf("progress: %v", err)
 	}
 }

@@ -13,12 +13,12 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/internal/version"
 )
 
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	s.mu.Lock()
-	s.initialized = true
 	s.clientCaps = params.Capabilities
 	for _, f := range params.WorkspaceFolders {
 		s.folders = append(s.folders, uri.URI(f.URI).Filename())
@@ -28,6 +28,13 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	cfg, cfgErr := applySettings(s.cfg, params.InitializationOptions)
 	s.cfg = cfg
+	folders := s.folders
+	s.mu.Unlock()
+	// The one decision about the workspace, before anything reads it.
+	s.trust.Set(cfg.AllowMeasuring, untrustedReason)
+	s.connect(ctx, folders)
+	s.mu.Lock()
+	s.initialized = true
 	s.mu.Unlock()
 	if cfgErr != nil {
 		// Shown once the client is initialized: messages before the
@@ -72,6 +79,31 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	return nil
 }
 
+// connect opens the engine with Options.Connect, under the session's
+// trust: its actions and store serve the session from now on.
+func (s *server) connect(ctx context.Context, folders []string) {
+	if s.opts.Connect == nil {
+		return
+	}
+	folder := ""
+	if len(folders) > 0 {
+		folder = folders[0]
+	}
+	eng, err := s.opts.Connect(trust.With(context.WithoutCancel(ctx), s.trust), folder)
+	if err != nil {
+		s.logf("no verdicts and no measuring: %v", err)
+		return
+	}
+	if n := eng.Notice(); n != "" {
+		s.logf("%s", n)
+	}
+	s.engine, s.opts.Actions = eng, eng
+	if s.opts.Verdicts, err = eng.Store(); err != nil {
+		s.logf("no recorded verdicts: %v", err)
+	}
+	s.pollVerdicts()
+}
+
 // Shutdown cancels background checks (their forked JVMs are killed) and
 // waits for them to finish.
 func (s *server) Shutdown(context.Context) error {
@@ -105,6 +137,13 @@ func (ss *Session) Wait() {
 	<-ss.Done()
 	ss.s.jobs.Wait()
 	ss.s.index.stop()
+	ss.s.closeEngine.Do(func() {
+		if ss.s.engine != nil {
+			if err := ss.s.engine.Close(); err != nil {
+				ss.s.logf("close: %v", err)
+			}
+		}
+	})
 }
 
 // WaitFor is Wait bounded by d; it reports whether the work stopped in

@@ -52,7 +52,7 @@ func TestIndexProgress(t *testing.T) {
 		os.WriteFile(p, []byte(fmt.Sprintf("package p;\nclass C%d { void m() {} }\n", i)), 0o644)
 	}
 	newIndex := func(c *progressClient, progress bool) *wsIndex {
-		return &wsIndex{done: make(chan struct{}), roots: map[string]bool{root: true}, files: map[string]*javasrc.File{},
+		return &wsIndex{base: context.Background(), done: make(chan struct{}), roots: map[string]bool{root: true}, files: map[string]*javasrc.File{},
 			logf: t.Logf, client: c, progress: progress, onReady: func() {}, building: 1}
 	}
 

@@ -9,6 +9,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // regressionWatch is the hover's "slower since <commit>" line: one
@@ -24,7 +25,9 @@ type regressionWatch struct {
 // time per op (on this machine, when it has results) is a slow-down over
 // the first-parent history of the document's repository; "" otherwise.
 func (s *server) regressionHover(ctx context.Context, doc *document, m *javasrc.Method) string {
-	if s.opts.Verdicts == nil || m.Type == nil || doc.path == "" || !s.inGitTree(doc.path) {
+	// The change points are ordered by the first-parent history, which
+	// takes git: not without trust.
+	if s.opts.Verdicts == nil || m.Type == nil || doc.path == "" || !trust.Trusted(ctx) || !s.inGitTree(doc.path) {
 		return ""
 	}
 	s.regressions.once.Do(func() { s.regressions.watch = engine.NewRegressionWatch(s.opts.Verdicts) })

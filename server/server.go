@@ -24,6 +24,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // Options configure a server.
@@ -46,7 +47,18 @@ type Options struct {
 	// records of other processes (0: every 2 s; negative: never, they are
 	// then read on the next publish, hover or lens request).
 	VerdictPoll time.Duration
+	// Connect, when set, opens the engine once initialize has told the
+	// workspace folders and whether the workspace is trusted: ctx carries
+	// that decision (package trust), so a shared store the workspace's
+	// perfls.json names is connected to only with trust. folder is the
+	// first workspace folder ("" without one). The engine becomes Actions
+	// and its store Verdicts; the session closes it when it ends.
+	Connect func(ctx context.Context, folder string) (*engine.Engine, error)
 }
+
+// untrustedReason is why the editor's session runs nothing of the
+// workspace when the client says so.
+const untrustedReason = "the workspace is not trusted (the editor's setting allowMeasuring is false)"
 
 //go:generate go run ./internal/gennyi -o nyi.go
 
@@ -58,6 +70,15 @@ type server struct {
 	conn   jsonrpc2.Conn
 	client protocol.Client
 	logf   func(format string, args ...any)
+
+	// trust is the workspace's one decision (package trust): closed until
+	// initialize, then the client's allowMeasuring. base carries it; every
+	// context of the session derives from base, so no process starts and
+	// no connection opens around it.
+	trust       *trust.Gate
+	base        context.Context
+	engine      *engine.Engine // opened by Options.Connect; closed when the session ends
+	closeEngine sync.Once
 
 	index   *wsIndex    // the workspace index, built in the background
 	disk    *declFiles  // files parsed from disk to locate declarations (refs.go)
@@ -132,10 +153,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	}
 	s.recordRev, s.oracleRev = -1, -1
 	s.lensesStale = make(chan struct{}, 1)
-	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
+	s.trust = trust.Closed("the client has not initialized the session")
+	s.base = trust.With(context.Background(), s.trust)
+	s.jobsCtx, s.cancelJobs = context.WithCancel(s.base)
 	s.index = newWorkspaceIndex(s)
 	h := protocol.ServerHandler(s, nil)
-	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))))))
+	conn.Go(trust.With(ctx, s.trust), cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))))))
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {
@@ -143,14 +166,23 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 		s.cancelJobs()
 		s.release.stop()
 	}()
-	if opts.Verdicts != nil && opts.VerdictPoll >= 0 {
-		period := opts.VerdictPoll
-		if period == 0 {
-			period = 2 * time.Second
-		}
-		go s.watchVerdicts(conn.Done(), period)
+	if opts.Connect == nil {
+		s.pollVerdicts()
 	}
 	return &Session{Conn: conn, s: s}
+}
+
+// pollVerdicts starts watching the recorded verdicts, when there are any
+// to watch; the watch ends with the connection.
+func (s *server) pollVerdicts() {
+	if s.opts.Verdicts == nil || s.opts.VerdictPoll < 0 {
+		return
+	}
+	period := s.opts.VerdictPoll
+	if period == 0 {
+		period = 2 * time.Second
+	}
+	go s.watchVerdicts(s.conn.Done(), period)
 }
 
 // gate refuses requests before initialize (-32002) and after shutdown, as

@@ -120,10 +120,10 @@ func decodeSettings(b []byte) (rawSettings, []string, error) {
 func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	s := cur
 	if raw.Alpha != nil {
-		if a := *raw.Alpha; a > 0 && a < 1 {
+		if a := *raw.Alpha; a > 0 && a <= 0.5 {
 			s.Alpha = a
 		} else {
-			*problems = append(*problems, fmt.Sprintf("alpha: %g is not between 0 and 1", a))
+			*problems = append(*problems, fmt.Sprintf("alpha: %g is outside (0, 0.5]", a))
 		}
 	}
 	if raw.Interpretation != nil {
@@ -210,6 +210,13 @@ func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 		s.republishOpen(ctx)
 	}
 	if next.AllowMeasuring != old.AllowMeasuring {
+		s.trust.Set(next.AllowMeasuring, untrustedReason)
+		if next.AllowMeasuring {
+			// What was read from files only can now come from the build
+			// tool. The store was chosen at initialize and stays.
+			s.index.resolveClasspathsAgain()
+			s.logf("measuring allowed: the build tool may now resolve the classpath; a shared store named by perfls.json is connected at the next start")
+		}
 		s.refreshCodeLenses(ctx)
 	}
 	return nil

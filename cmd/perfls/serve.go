@@ -5,12 +5,14 @@ package main
 // machine, taking jobs from the shared store's queue).
 
 import (
+	"context"
 	"fmt"
 	"log"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/server"
@@ -27,15 +29,17 @@ func (a *app) serveCommand() *cobra.Command {
 				return fmt.Errorf("serve: %w", err)
 			}
 			defer closeLog()
-			opts := server.Options{Logger: log.New(logOut, "perfls: ", log.LstdFlags)}
-			eng, err := openEngine(cmd.Context(), engine.StartDaemon, opts.Logger.Printf) // starts the daemon when none runs
+			logger := log.New(logOut, "perfls: ", log.LstdFlags)
+			dir, err := cache.Dir()
 			if err != nil {
-				opts.Logger.Printf("no verdicts and no measuring: %v", err)
-			} else {
-				defer eng.Close()
-				opts.CacheDir, opts.Actions = eng.CacheDir(), eng
-				if opts.Verdicts, err = eng.Store(); err != nil {
-					opts.Logger.Printf("no recorded verdicts: %v", err)
+				logger.Printf("no verdicts and no measuring: %v", err)
+			}
+			opts := server.Options{Logger: logger, CacheDir: dir}
+			if dir != "" {
+				// Opened once the client has said whether the workspace is
+				// trusted: before that nothing of it is followed.
+				opts.Connect = func(ctx context.Context, folder string) (*engine.Engine, error) {
+					return engine.Open(ctx, engine.Config{CacheDir: dir, Service: engine.StartDaemon, Logf: logger.Printf, ProjectDir: folder})
 				}
 			}
 			return cli.ExitStatus(server.ServeStdio(cmd.Context(), a.stdin, a.stdout, opts))

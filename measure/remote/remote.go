@@ -38,6 +38,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -78,6 +79,9 @@ const setupLock = 0x50524651 // "PRFQ"
 // connect opens a pool on the store's database and sets up River's schema
 // and the archive table, once, under an advisory lock.
 func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	if err := trust.Check(ctx, "connect to the job queue "+cache.Redact(url)); err != nil {
+		return nil, err
+	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("job queue %s: %w", cache.Redact(url), err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfls/perfls/internal/safefile"
 )
 
 // GitDir is the git directory of the work tree holding dir ("" when
@@ -20,7 +22,7 @@ func GitDir(dir string) string {
 			if info.IsDir() {
 				return g
 			}
-			b, err := os.ReadFile(g)
+			b, err := readGitFile(g)
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); err == nil && ok {
 				if !filepath.IsAbs(rest) {
 					rest = filepath.Join(d, rest)
@@ -46,14 +48,14 @@ func ReadHead(gitDir string) string {
 		return ""
 	}
 	dirs := []string{gitDir}
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
 		common := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitDir, common)
 		}
 		dirs = append(dirs, common)
 	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := readGitFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -79,10 +81,10 @@ func readRef(dirs []string, ref string) string {
 		return ""
 	}
 	for _, dir := range dirs {
-		if c, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+		if c, err := readGitFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
 			return strings.TrimSpace(string(c))
 		}
-		packed, err := os.ReadFile(filepath.Join(dir, "packed-refs"))
+		packed, err := readGitFile(filepath.Join(dir, "packed-refs"))
 		if err != nil {
 			continue
 		}
@@ -99,4 +101,58 @@ func readRef(dirs []string, ref string) string {
 // IsFullHash reports whether s is a full commit hash (SHA-1 or SHA-256).
 func IsFullHash(s string) bool {
 	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// readGitFile reads a small file of a git directory. The directory may be
+// a downloaded project's: a FIFO or a huge file is refused, not waited for.
+func readGitFile(path string) ([]byte, error) {
+	return safefile.Read(path, 64<<20)
+}
+
+// ResolveFromFiles looks name up among the refs of gitDir as files, for a
+// workspace where git may not run (it would read the workspace's
+// .git/config, which can name programs to run). It returns the commit and
+// checked true when the files tell: a hash for HEAD, a branch, a tag or a
+// remote-tracking branch, or "" when no such ref exists. checked is false
+// when files cannot tell: a hash (abbreviated or not: the objects are not
+// read), an expression such as HEAD~2 or v1.0^, or refs kept in a reftable.
+func ResolveFromFiles(gitDir, name string) (commit string, checked bool) {
+	if gitDir == "" || name == "" || strings.ContainsAny(name, "~^@:{}") || isHex(name) {
+		return "", false
+	}
+	if st, err := os.Stat(filepath.Join(gitDir, "reftable")); err == nil && st.IsDir() {
+		return "", false
+	}
+	if name == "HEAD" {
+		h := ReadHead(gitDir)
+		return h, h != ""
+	}
+	dirs := []string{gitDir}
+	if c, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		dirs = append(dirs, common)
+	}
+	// git rev-parse's order (gitrevisions(7)).
+	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+		v := readRef(dirs, ref)
+		for range 5 { // a symbolic ref (refs/remotes/origin/HEAD)
+			target, ok := strings.CutPrefix(v, "ref: ")
+			if !ok {
+				break
+			}
+			v = readRef(dirs, strings.TrimSpace(target))
+		}
+		if IsFullHash(v) {
+			return v, true
+		}
+	}
+	return "", true
+}
+
+// isHex reports whether s could be an abbreviated hash.
+func isHex(s string) bool {
+	return len(s) >= 4 && len(s) <= 64 && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // Dir is the cache directory's subdirectory of materialised trees; each
@@ -54,7 +56,10 @@ func (e *UnknownError) Error() string {
 // git runs git in dir and returns its standard output, trimmed; a failure
 // carries git's standard error.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd, err := trust.Command(ctx, "git", args...)
+	if err != nil {
+		return "", err
+	}
 	cmd.Dir = dir
 	// No pager, no prompts, the user's locale does not matter.
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
@@ -94,6 +99,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, trust.ErrUntrusted) {
+			return nil, err // no answer about the directory
 		}
 		return nil, &NotRepoError{Dir: abs, Msg: err.Error()}
 	}
@@ -360,7 +368,10 @@ func linkTree(from, to string) error {
 func (r *Repo) archive(ctx context.Context, commit, dir string) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
+	cmd, err := trust.Command(ctx, "git", "archive", "--format=tar", commit)
+	if err != nil {
+		return err
+	}
 	cmd.Dir = r.Top
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	var stderr bytes.Buffer

@@ -25,6 +25,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/trust"
 )
 
 // JSON-RPC methods of the daemon.
@@ -412,6 +413,10 @@ func (c *Client) call(ctx context.Context, method string, params, result any, on
 // bounded number of times: the new daemon answers what the old one
 // finished from the cache.
 func (c *Client) Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error) {
+	// The daemon runs what it is asked without a gate of its own.
+	if err := trust.Check(ctx, "measure"); err != nil {
+		return nil, err
+	}
 	// The daemon's working directory is not ours: send the project as an
 	// absolute path.
 	if p.Project != "" {
@@ -529,7 +534,7 @@ func ensureDaemon(ctx context.Context, cacheDir, exe string) (*Client, error) {
 		return nil, err
 	}
 	defer devNull.Close()
-	proc, err := os.StartProcess(exe, []string{exe, "daemon", "run"}, &os.ProcAttr{
+	proc, err := trust.StartProcess(ctx, exe, []string{exe, "daemon", "run"}, &os.ProcAttr{
 		Env:   append(os.Environ(), "PERFLS_CACHE_DIR="+f.cacheDir),
 		Files: []*os.File{devNull, logFile, logFile},
 		Sys:   &syscall.SysProcAttr{Setsid: true},

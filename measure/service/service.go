@@ -22,6 +22,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -223,6 +224,11 @@ func (l *Local) Status(context.Context) (*Status, error) {
 // measuring. Per-item failures are reported in the items; the error is for
 // failures of the whole request (no JDK, unreadable project, cancelled).
 func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) (*Response, error) {
+	// The scheduler runs jobs under contexts of its own, which carry no
+	// gate: the request is the place to ask.
+	if err := trust.Check(ctx, "measure"); err != nil {
+		return nil, err
+	}
 	resp := &Response{Items: make([]ItemResult, len(p.Items))}
 	l.noticeMu.Lock()
 	if l.notice != "" {

@@ -57,10 +57,10 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
 
   const alpha = cfg.get<unknown>('alpha');
   if (alpha !== undefined && alpha !== null) {
-    if (typeof alpha === 'number' && Number.isFinite(alpha) && alpha > 0 && alpha < 1) {
+    if (typeof alpha === 'number' && Number.isFinite(alpha) && alpha > 0 && alpha <= 0.5) {
       options.alpha = alpha;
     } else {
-      problems.push(`perfls.alpha must be a number between 0 and 1 (exclusive), not ${show(alpha)}: using the server's default 0.05`);
+      problems.push(`perfls.alpha must be a number in (0, 0.5], not ${show(alpha)}: using the server's default 0.05`);
     }
   }
 

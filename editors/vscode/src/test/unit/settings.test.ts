@@ -82,7 +82,7 @@ test('invalid values are left out (the server keeps its default) with one messag
   }
   assert.equal(options.measureOnSave, false);
   assert.equal(problems.length, 7, problems.join('\n'));
-  assert.match(problems[0], /perfls\.alpha must be a number between 0 and 1.*1\.5/);
+  assert.match(problems[0], /perfls\.alpha must be a number in \(0, 0\.5\].*1\.5/);
   assert.match(problems[1], /perfls\.interpretation must be one of auto, quick, parametric, nonparametric, rank.*"bayesian"/);
   assert.match(problems.join('\n'), /perfls\.violationSeverity must be "warning" or "error", not "fatal"/);
 });
