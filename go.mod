@@ -3,6 +3,7 @@ module github.com/perfls/perfls
 go 1.26.0
 
 require (
+	deps.dev/util/maven v0.0.0-20260727054525-2946ae4a6141
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/pprof v0.0.0-20250317173921-a4b03ec1a45e
@@ -30,6 +31,7 @@ require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	deps.dev/util/semver v0.0.0-20240109040450-1e316b822bc4 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
