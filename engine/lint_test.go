@@ -66,12 +66,39 @@ public class Main {
 	}
 }
 
-// TestLintMavenDependency: with no perfls.json, perfls lint reads a Maven
-// project's classpath from mvn (cached) and checks a dependency's methods.
+// TestLintMavenDependency: with no perfls.json, a Maven project's
+// dependencies are checked — by perfls lint from the poms and the user's
+// local repository read as files (it runs no mvn), and by a trusted lint
+// (the editor's) from mvn, whose answer the untrusted one then reuses.
 func TestLintMavenDependency(t *testing.T) {
 	m := fixture.NewMaven(t)
 	fixture.Isolate(t)
-	dir := fixture.Project(t, map[string]string{
+	dir := mavenDependencyProject(t, m)
+	want := `org.acme.util.Sum has no method "off"; did you mean of?`
+	m.UserSettings(t)
+	if got := lintErrors(t, dir, false); len(got) != 1 || got[0] != want {
+		t.Errorf("from files: got %q, want %q", got, want)
+	}
+	// Trusted, as the editor's lint with allowMeasuring: mvn answers
+	// (with the project's own .mvn/maven.config), and perfls keeps it.
+	m.Configure(t, dir)
+	t.Setenv("HOME", t.TempDir()) // no user settings: only mvn knows the repository now
+	cacheDir, _ := cache.Dir()
+	diags, err := LintWith(context.Background(), []string{dir}, LintConfig{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := errorMessages(diags, false); len(got) != 1 || got[0] != want {
+		t.Errorf("trusted: got %q, want %q", got, want)
+	}
+	if got := lintErrors(t, dir, false); len(got) != 1 || got[0] != want {
+		t.Errorf("untrusted after a trusted run (the kept answer): got %q, want %q", got, want)
+	}
+}
+
+func mavenDependencyProject(t *testing.T, m *fixture.Maven) string {
+	t.Helper()
+	return fixture.Project(t, map[string]string{
 		"pom.xml": fixture.POM("demo", m.Dependency),
 		"src/main/java/demo/Main.java": `package demo;
 
@@ -85,11 +112,6 @@ public class Main {
 }
 `,
 	})
-	m.Configure(t, dir)
-	got := lintErrors(t, dir, false)
-	if want := `org.acme.util.Sum has no method "off"; did you mean of?`; len(got) != 1 || got[0] != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
 }
 
 // lintErrors lints dir as perfls lint does and returns the errors'
@@ -100,6 +122,12 @@ func lintErrors(t *testing.T, dir string, withCodes bool) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return errorMessages(diags, withCodes)
+}
+
+// errorMessages are the errors' messages, prefixed by their codes when
+// withCodes.
+func errorMessages(diags []workspace.Diagnostic, withCodes bool) []string {
 	var got []string
 	for _, d := range diags {
 		if d.Severity == workspace.Error {

@@ -460,8 +460,10 @@ func userHomeFile(rel string) string {
 
 // classpathFromFiles fills in p's classpath without running its build
 // tool, for a workspace that is not trusted: the tool's cached answer for
-// the build files as they are now (from a trusted run), else nothing, with
-// a problem that says what trust would add.
+// the build files as they are now (from a trusted run); else, for Maven,
+// the poms and the user's local repository read as files
+// (MavenClasspathFromFiles); else nothing. Whatever is left out is said in
+// ClasspathProblem with what trust would add.
 func (p *Project) classpathFromFiles(ctx context.Context, cacheDir string) {
 	tool := toolFor(p.BuildTool)
 	if tool == nil || p.resolved {
@@ -480,6 +482,44 @@ func (p *Project) classpathFromFiles(ctx context.Context, cacheDir string) {
 		shown = tool.shown(p.Dir, exe)
 	}
 	refused := trust.Check(ctx, "run "+shown)
+	if tool == maven {
+		missing, err := p.mavenFromFiles()
+		switch {
+		case err != nil:
+			p.ClasspathProblem = fmt.Sprintf("%v, and the poms could not be read as files: %v", refused, err)
+		case len(missing) == 0:
+			return // complete without the tool
+		default:
+			p.ClasspathProblem = fmt.Sprintf("%v, and the poms and the local repository, read as files, leave out %s",
+				refused, strings.Join(firstFew(missing, 3), "; "))
+		}
+		p.ClasspathProblem += fmt.Sprintf("; references into those jars stay unchecked: a trusted run lets Maven resolve them (perfls keeps the answer), or %s can name them (\"classpathFile\")", ConfigFile)
+		return
+	}
 	p.ClasspathProblem = fmt.Sprintf("%v; references into its jars stay unchecked: a trusted run lets %s resolve them (perfls keeps the answer), or %s can name them (\"classpathFile\")",
 		refused, tool.name, ConfigFile)
+}
+
+// mavenFromFiles sets p's classpath from its poms and the user's local
+// Maven repository, read as files; missing lists what they leave out.
+func (p *Project) mavenFromFiles() (missing []string, err error) {
+	repo, err := MavenLocalRepository()
+	if err != nil {
+		return nil, err
+	}
+	cp, missing, err := MavenClasspathFromFiles(p.Dir, repo)
+	if err != nil {
+		return nil, err
+	}
+	p.Classpath = ownOutputsDropped(p.Dir, cp)
+	p.ClasspathFrom = "pom.xml and the local Maven repository " + repo + ", read as files"
+	return missing, nil
+}
+
+// firstFew is up to n of items, with a count of the rest.
+func firstFew(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("%d more", len(items)-n))
 }

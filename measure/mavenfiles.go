@@ -11,9 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 
 	mvnpom "deps.dev/util/maven"
+
+	"github.com/perfls/perfls/internal/safefile"
 )
 
 // Limits of MavenClasspathFromFiles: a hostile project or local repository
@@ -127,7 +128,7 @@ func MavenLocalRepository() (string, error) {
 func mavenLocalRepositoryIn(home string) (string, error) {
 	def := filepath.Join(home, ".m2", "repository")
 	settings := filepath.Join(home, ".m2", "settings.xml")
-	data, err := readRegular(settings, 1<<20)
+	data, err := safefile.Read(settings, 1<<20)
 	if errors.Is(err, os.ErrNotExist) {
 		return def, nil
 	}
@@ -278,7 +279,7 @@ func (r *mavenReader) decodePOM(path string) (mvnpom.Project, pomExtra, error) {
 	if r.read >= maxReadBytes {
 		return mvnpom.Project{}, pomExtra{}, errReadBudget
 	}
-	data, err := readRegular(path, maxPOMBytes)
+	data, err := safefile.Read(path, maxPOMBytes)
 	r.read += int64(len(data))
 	if err != nil {
 		return mvnpom.Project{}, pomExtra{}, err
@@ -308,39 +309,6 @@ type extraDep struct {
 	GroupID    string `xml:"groupId"`
 	ArtifactID string `xml:"artifactId"`
 	SystemPath string `xml:"systemPath"`
-}
-
-// readRegular reads the regular file path, at most limit bytes. A FIFO, a
-// device or a directory is never opened: Stat first, and the opened file
-// checked again (O_NONBLOCK so that a FIFO swapped in between cannot block
-// the open).
-func readRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%v): not read", path, st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s has %d bytes, more than the %d perfls reads", path, st.Size(), limit)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: not read", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s has more than the %d bytes perfls reads", path, limit)
-	}
-	return data, nil
 }
 
 // newPOMDecoder decodes a pom as Maven's parser does: HTML entities known,

@@ -412,7 +412,7 @@ func TestMavenFilesHostile(t *testing.T) {
 	wantMissing(t, missing, "malformed/pom.xml", "XML")
 	wantMissing(t, missing, "absent/pom.xml")
 	wantMissing(t, missing, "bomb:bomb:jar:${p40}", "property")
-	wantMissing(t, missing, "big:huge:jar:1", "more than")
+	wantMissing(t, missing, "big:huge:jar:1", "larger than")
 	wantEntries(t, cp, repo.jar("big:huge:1")) // its jar is there; its pom is not read
 
 	// The root pom malformed: an error naming the file.
