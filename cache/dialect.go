@@ -11,8 +11,6 @@ package cache
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 )
@@ -111,33 +109,4 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// IsPostgresURL reports whether spec names a PostgreSQL store.
-func IsPostgresURL(spec string) bool {
-	return strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://")
-}
-
-// Redact returns spec with any password in it replaced, for messages: in
-// the user part of a URL and in a password= query parameter.
-func Redact(spec string) string {
-	u, err := url.Parse(spec)
-	if err != nil {
-		// Never echo what could not be parsed: it may hold a password.
-		if i := strings.Index(spec, "://"); i >= 0 {
-			return spec[:i+3] + "…"
-		}
-		return "(unparsable store address)"
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
-}
-
-// storeError wraps err from the store at spec with the redacted address.
-func storeError(what, spec string, err error) error {
-	return fmt.Errorf("%s %s: %w", what, Redact(spec), err)
 }

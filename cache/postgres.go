@@ -136,7 +136,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return nil, storeError("open the store", url, err)
+		return nil, AddressError("open the store", url, err)
 	}
 	// A team's server serves many clients: a few connections each.
 	db.SetMaxOpenConns(8)
@@ -146,7 +146,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	defer cancel()
 	if err := migratePostgres(ctx, &conn{db, true}); err != nil {
 		db.Close()
-		return nil, storeError("open the store", url, err)
+		return nil, AddressError("open the store", url, err)
 	}
 	return &Store{path: Redact(url), db: db, pg: true}, nil
 }

@@ -146,7 +146,7 @@ const dbName = "perfls.db"
 // whose file turns out corrupt replaces it by a new one on its own (open.go)
 // and says so through Notices.
 type Store struct {
-	path string // the SQLite file, or the PostgreSQL URL without its password
+	path string // the SQLite file, or the PostgreSQL address as Redact shows it
 	pg   bool   // a PostgreSQL store: no file to check or set aside
 
 	mu      sync.Mutex  // guards the fields below
@@ -155,9 +155,10 @@ type Store struct {
 	notices []string    // what the store did on its own, for the user
 }
 
-// Open opens the store spec names: a postgres:// (or postgresql://) URL
-// names a shared PostgreSQL store, "" the SQLite store in dir (OpenStore).
-// Anything else is an error saying what is expected.
+// Open opens the store spec names: a postgres:// (or postgresql://) URL,
+// or libpq's key=value connection string, names a shared PostgreSQL store,
+// "" the SQLite store in dir (OpenStore). Anything else is an error saying
+// what is expected.
 func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err error) {
 	switch {
 	case spec == "":
@@ -166,7 +167,10 @@ func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err e
 		s, err := openPostgres(ctx, spec)
 		return s, "", err
 	}
-	return nil, "", fmt.Errorf("store %q: want a postgres:// URL, or nothing for the SQLite cache in %s", Redact(spec), dir)
+	if _, err := parseKeyValue(spec); strings.Contains(spec, "=") && !strings.Contains(spec, "://") {
+		return nil, "", fmt.Errorf("store %q: its key=value settings do not parse: %v (quote a value holding spaces with '…', and escape ' and \\ in it with \\)", Redact(spec), err)
+	}
+	return nil, "", fmt.Errorf("store %q: want a postgres:// URL or key=value settings (host=… dbname=…), or nothing for the SQLite cache in %s", Redact(spec), dir)
 }
 
 // OpenStore opens (creating if needed) the store in dir. A file that is not

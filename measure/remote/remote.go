@@ -84,11 +84,11 @@ func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("job queue %s: %w", cache.Redact(url), err)
+		return nil, cache.AddressError("job queue", url, err)
 	}
 	if err := setup(ctx, pool); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("job queue %s: %w", cache.Redact(url), err)
+		return nil, cache.AddressError("job queue", url, err)
 	}
 	return pool, nil
 }

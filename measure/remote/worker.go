@@ -65,10 +65,10 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		Logger:               quiet(),
 	})
 	if err != nil {
-		return fmt.Errorf("worker: %w", err)
+		return fmt.Errorf("worker: %w", cache.RedactError(cfg.URL, err))
 	}
 	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("worker: %w", err)
+		return fmt.Errorf("worker: %w", cache.RedactError(cfg.URL, err))
 	}
 	cfg.Logf("taking jobs from queue %s in %s", queue, cache.Redact(cfg.URL))
 	<-ctx.Done()
