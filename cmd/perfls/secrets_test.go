@@ -125,6 +125,11 @@ public class A {
 				t.Helper()
 				cmd := exec.Command(bin, args...)
 				cmd.Env, cmd.Dir = env, cwd
+				if args[0] == "serve" {
+					// The server opens the store once initialize says
+					// whether the workspace is trusted.
+					cmd.Stdin = strings.NewReader(lspSession)
+				}
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
@@ -240,3 +245,18 @@ func noSecret(t *testing.T, what, out string) {
 		t.Errorf("%s shows the password:\n%s", what, out)
 	}
 }
+
+// lspSession is what an editor sends to open and close a session: the
+// server connects to its store at initialize.
+var lspSession = func() string {
+	var b strings.Builder
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","method":"exit"}`,
+	} {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(m), m)
+	}
+	return b.String()
+}()
