@@ -355,6 +355,13 @@ func TestServeUntrustedRunsNothing(t *testing.T) {
 	if strings.Contains(log, catchPassword) {
 		t.Errorf("the log holds the password:\n%s", log)
 	}
+	// Trust granted during the session: the build tool now resolves the
+	// classpath at once (the store waits for the next start).
+	c.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"allowMeasuring": true}})
+	c.AwaitFor(t, lsptest.Timeout, "the project's mvnw to run once trusted", func() bool { return strings.Contains(h.ran(), "mvnw") })
+	if n, _ := h.store.seen(); n != 0 {
+		t.Errorf("the store was connected to during the session (%d times): it is chosen at initialize", n)
+	}
 }
 
 // TestServeTrustedRuns is the control: with trust, the same session runs
