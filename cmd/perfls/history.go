@@ -76,7 +76,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again, α spread over the looks (default 3 × --forks)")
 	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload; bisect: the formulas)")
 	if !bisect {
-		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main or master, else HEAD)")
+		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main, master, origin/main or origin/master; without a remote and these, HEAD)")
 		fs.StringVar(&junit, "junit", "", "also write the comparisons as JUnit XML to this file (slower: a failure)")
 		fs.StringVar(&html, "html", "", "also write a self-contained HTML report with the ratio plot to DIR/index.html")
 		fs.BoolVar(&req.Profile, "profile", false, "also profile every slower workload in both trees and say what changed in its profile")
