@@ -110,6 +110,10 @@ func diffBase(ctx context.Context, repo *revision.Repo, named string) (base, nam
 		b, err = repo.DefaultBase(ctx)
 		base, ref, name = b.Commit, b.Ref, "merge base"
 	}
+	var he *revision.HistoryError
+	if named == "" && errors.As(err, &he) {
+		he.Fix = append(he.Fix, "perfls diff --base REV   (the commit to compare with)")
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("base: %w", err)
 	}

@@ -64,6 +64,12 @@ func TestDiffBisectShallowCloneStops(t *testing.T) {
 	dir := ciClone(t, url)
 	// A clone that fetched tag v1 alone: both ends here, the line between cut.
 	cut := ciClone(t, url, "fetch", "-q", "--depth=1", "origin", "tag", "v1")
+	// A push build of the default branch: HEAD is the merge base.
+	onMain := filepath.Join(t.TempDir(), "main")
+	fixture.Git(t, filepath.Dir(onMain), "clone", "-q", "--depth", "1", url, onMain)
+	// A local repository on trunk, no remote: the base is HEAD.
+	local, _ := fixture.GitProject(t, map[string]string{"src/p/A.java": histClass("A", "1", "")})
+	fixture.Git(t, local, "branch", "-m", "trunk")
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -75,6 +81,9 @@ func TestDiffBisectShallowCloneStops(t *testing.T) {
 		{[]string{"bisect", "v1", "HEAD", dir}, []string{`unknown revision "v1"`, "git fetch origin tag v1", "perfls bisect --fetch"}},
 		{[]string{"bisect", "HEAD~1", "HEAD", "--method", "p.A#work", dir}, []string{"shallow clone", "git fetch --unshallow"}},
 		{[]string{"bisect", "v1", "HEAD", cut}, []string{"shallow clone", "may be cut between them", "git fetch --unshallow", "perfls bisect --fetch"}},
+		{[]string{"diff", onMain}, []string{"is in the history of origin/main", "default base, is HEAD itself", "nothing to compare", "perfls diff --base REV"}},
+		{[]string{"diff", "--fetch", onMain}, []string{"nothing to compare"}},
+		{[]string{"diff", local}, []string{"no default branch (main or master) and no remote", "nothing to compare"}},
 	} {
 		before := checkout(t, tc.args[len(tc.args)-1])
 		code, out, errs := runCLI(t, tc.args...)

@@ -101,7 +101,7 @@ func fetchHint(err error, command string, fetched bool) error {
 	if fetched || !errors.As(err, &he) || !he.Fetchable {
 		return err
 	}
-	return fmt.Errorf("%w\n   or: perfls %s --fetch ... (or %s=1 in CI): fetches only what is missing, into remote-tracking refs or FETCH_HEAD", err, command, fetchEnv)
+	return fmt.Errorf("%w\n   or: perfls %s --fetch   (or %s=1 in CI): fetches only what is missing, into remote-tracking refs or FETCH_HEAD", err, command, fetchEnv)
 }
 
 // historyListCommand is perfls history: a method's stored results over

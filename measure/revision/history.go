@@ -215,9 +215,14 @@ func (r *Repo) defaultRef(ctx context.Context, remote string) string {
 	out, _ := git(ctx, r.Top, append([]string{"for-each-ref", "--format=%(refname)"}, candidates...)...)
 	have := strings.Fields(out)
 	for _, c := range candidates {
-		if slices.Contains(have, c) {
-			return c
+		if !slices.Contains(have, c) {
+			continue
 		}
+		// origin/HEAD names the branch: say origin/main.
+		if target, err := git(ctx, r.Top, "symbolic-ref", "--quiet", c); err == nil && strings.HasPrefix(target, "refs/") {
+			return target
+		}
+		return c
 	}
 	return ""
 }
