@@ -30,9 +30,7 @@ func ciRemote(t *testing.T) (url string, main, side []string) {
 		side = append(side, fixture.Git(t, dir, "rev-parse", "HEAD"))
 	}
 	fixture.Git(t, dir, "checkout", "-q", "main")
-	bare := filepath.Join(t.TempDir(), "origin.git")
-	fixture.Git(t, dir, "clone", "-q", "--bare", dir, bare)
-	return "file://" + bare, main, side
+	return fixture.GitBare(t, dir), main, side
 }
 
 // ciClone is the checkout of a CI job: git clone --depth 1 --branch side
@@ -46,13 +44,6 @@ func ciClone(t *testing.T, url string, more ...string) string {
 		fixture.Git(t, dir, more...)
 	}
 	return dir
-}
-
-// checkout is what perfls must leave alone: HEAD, local branches and tags,
-// the index and the work tree.
-func checkout(t *testing.T, dir string) string {
-	return strings.Join([]string{fixture.Git(t, dir, "rev-parse", "HEAD"), fixture.Git(t, dir, "for-each-ref", "refs/heads", "refs/tags"),
-		fixture.Git(t, dir, "ls-files", "-s"), fixture.Git(t, dir, "status", "--porcelain", "--untracked-files=all")}, "\n")
 }
 
 // In a shallow single-branch clone, diff and bisect stop with exit 2,
@@ -85,7 +76,7 @@ func TestDiffBisectShallowCloneStops(t *testing.T) {
 		{[]string{"diff", "--fetch", onMain}, []string{"nothing to compare"}},
 		{[]string{"diff", local}, []string{"no default branch (main or master) and no remote", "nothing to compare"}},
 	} {
-		before := checkout(t, tc.args[len(tc.args)-1])
+		before := fixture.GitCheckout(t, tc.args[len(tc.args)-1])
 		code, out, errs := runCLI(t, tc.args...)
 		for _, w := range tc.want {
 			if code != exitUsage || !strings.Contains(errs, w) || out != "" {
@@ -93,7 +84,7 @@ func TestDiffBisectShallowCloneStops(t *testing.T) {
 				break
 			}
 		}
-		if after := checkout(t, tc.args[len(tc.args)-1]); after != before {
+		if after := fixture.GitCheckout(t, tc.args[len(tc.args)-1]); after != before {
 			t.Errorf("%v changed the checkout:\n%s\n%s", tc.args, before, after)
 		}
 	}
@@ -108,7 +99,7 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	fixture.Isolate(t)
 	url, main, side := ciRemote(t)
 	dir := ciClone(t, url)
-	before := checkout(t, dir)
+	before := fixture.GitCheckout(t, dir)
 	code, out, errs := runCLI(t, append([]string{"diff", "--fetch"}, append(histFlags, dir)...)...)
 	var d diffJSON
 	if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitViolated {
@@ -120,7 +111,7 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	if !strings.Contains(errs, "fetching what this clone lacks: git fetch") || !strings.Contains(errs, "+refs/heads/main:refs/remotes/origin/main") {
 		t.Errorf("the fetches were not told:\n%s", errs)
 	}
-	if after := checkout(t, dir); after != before {
+	if after := fixture.GitCheckout(t, dir); after != before {
 		t.Errorf("diff --fetch changed the checkout:\n%s\n%s", before, after)
 	}
 	if refs := fixture.Git(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/side\nrefs/remotes/origin/main\nrefs/remotes/origin/side" {
@@ -131,7 +122,7 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	// measurements (the same code) answer it from the cache.
 	t.Setenv("PERFLS_FETCH", "1")
 	dir = ciClone(t, url)
-	before = checkout(t, dir)
+	before = fixture.GitCheckout(t, dir)
 	code, out, errs = runCLI(t, append([]string{"bisect", "v1", "HEAD", "--method", "p.A#work"}, append(histFlags, dir)...)...)
 	var b struct {
 		FirstBad string
@@ -143,7 +134,7 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	if b.FirstBad != side[0] || b.Commits != 5 {
 		t.Errorf("bisect: first bad %.12s, %d commits; want %.12s (side's first) of 5", b.FirstBad, b.Commits, side[0])
 	}
-	if after := checkout(t, dir); after != before {
+	if after := fixture.GitCheckout(t, dir); after != before {
 		t.Errorf("bisect changed the checkout:\n%s\n%s", before, after)
 	}
 }
@@ -165,14 +156,14 @@ func TestDiffSubmoduleSources(t *testing.T) {
 	fixture.Git(t, filepath.Dir(dir), "clone", "-q", super, dir)
 	app := filepath.Join(dir, "app")
 
-	before := checkout(t, dir)
+	before := fixture.GitCheckout(t, dir)
 	code, out, errs := runCLI(t, "diff", "--base", "HEAD~1", "--format", "json", app)
 	for _, w := range []string{"does not compile", "submodule app/lib", "not initialised in this clone", "fix: git submodule update --init -- app/lib"} {
 		if code != exitUsage || !strings.Contains(errs, w) {
 			t.Fatalf("diff with the submodule missing: exit %d, want 2 and %q\n%s\n%s", code, w, out, errs)
 		}
 	}
-	if after := checkout(t, dir); after != before {
+	if after := fixture.GitCheckout(t, dir); after != before {
 		t.Errorf("diff changed the checkout:\n%s\n%s", before, after)
 	}
 

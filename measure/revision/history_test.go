@@ -14,8 +14,8 @@ import (
 
 // remoteRepo is a bare repository (a file:// URL, so that --depth works)
 // whose main has 40 commits and whose branch side leaves main's commit 35
-// with 3 of its own (v1 tags main's commit 1); it returns the URL and main's and side's commits,
-// oldest first.
+// with 3 of its own (v1 tags main's commit 1); it returns the URL and
+// main's and side's commits, oldest first.
 func remoteRepo(t *testing.T) (url string, main, side []string) {
 	t.Helper()
 	var commits []map[string]string
@@ -32,16 +32,7 @@ func remoteRepo(t *testing.T) (url string, main, side []string) {
 	}
 	fixture.Git(t, dir, "tag", "v1", main[1])
 	fixture.Git(t, dir, "checkout", "-q", "main") // the remote's default branch
-	bare := filepath.Join(t.TempDir(), "origin.git")
-	fixture.Git(t, dir, "clone", "-q", "--bare", dir, bare)
-	return "file://" + bare, main, side
-}
-
-// state is what a fetch must leave alone: HEAD, the local branches and
-// tags, the index and the work tree.
-func state(t *testing.T, dir string) string {
-	return strings.Join([]string{fixture.Git(t, dir, "rev-parse", "HEAD"), fixture.Git(t, dir, "for-each-ref", "refs/heads", "refs/tags"),
-		fixture.Git(t, dir, "status", "--porcelain", "--untracked-files=all"), fixture.Git(t, dir, "ls-files", "-s")}, "\n")
+	return fixture.GitBare(t, dir), main, side
 }
 
 // A CI checkout (git clone --depth 1 --branch side --single-branch): the
@@ -62,7 +53,7 @@ func TestShallowSingleBranchClone(t *testing.T) {
 		return r, dir, &[]string{}
 	}
 	r, dir, _ := clone()
-	before := state(t, dir)
+	before := fixture.GitCheckout(t, dir)
 	if !r.Shallow(ctx) {
 		t.Fatal("a --depth 1 clone is not shallow")
 	}
@@ -91,14 +82,14 @@ func TestShallowSingleBranchClone(t *testing.T) {
 	if _, err := r.FirstParents(ctx, main[35], side[2]); !IsHistory(err) || !strings.Contains(err.Error(), "git fetch --unshallow") {
 		t.Errorf("FirstParents across the boundary: %v", err)
 	}
-	if state(t, dir) != before {
-		t.Errorf("without fetching, the checkout changed:\n%s\n%s", before, state(t, dir))
+	if fixture.GitCheckout(t, dir) != before {
+		t.Errorf("without fetching, the checkout changed:\n%s\n%s", before, fixture.GitCheckout(t, dir))
 	}
 
 	// Allowed to fetch: the default branch, then history until the
 	// merge base is in; the clone stays shallow below it.
 	r, dir, said := clone()
-	before = state(t, dir)
+	before = fixture.GitCheckout(t, dir)
 	r.Fetch = func(cmd string) { *said = append(*said, cmd) }
 	b, err := r.DefaultBase(ctx)
 	if err != nil || b.Commit != main[35] || b.Ref != "refs/remotes/origin/main" {
@@ -123,8 +114,8 @@ func TestShallowSingleBranchClone(t *testing.T) {
 	if err != nil || len(line) != 38 || line[0] != main[1] || line[37] != side[2] {
 		t.Errorf("FirstParents with fetching: %v, %v", line, err)
 	}
-	if state(t, dir) != before {
-		t.Errorf("fetching changed the checkout:\n%s\n%s", before, state(t, dir))
+	if fixture.GitCheckout(t, dir) != before {
+		t.Errorf("fetching changed the checkout:\n%s\n%s", before, fixture.GitCheckout(t, dir))
 	}
 	if refs := fixture.Git(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/side\nrefs/remotes/origin/main\nrefs/remotes/origin/side" {
 		t.Errorf("refs after fetching: %q", refs)
