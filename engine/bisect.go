@@ -12,7 +12,6 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
-	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -39,16 +38,16 @@ const (
 // faster, or undecided even after more forks), and skipped when it does
 // not build or cannot be measured.
 func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect, error) {
-	repo, err := revision.Open(ctx, req.Dir)
+	repo, err := e.openRepo(ctx, req.Dir, req.Fetch)
 	if err != nil {
 		return nil, err
 	}
 	out := &report.Bisect{Steps: []report.BisectStep{}}
-	if out.Good, err = repo.Resolve(ctx, req.Good); err != nil {
-		return nil, err
+	if out.Good, err = repo.Need(ctx, req.Good); err != nil {
+		return nil, fmt.Errorf("good: %w", err)
 	}
-	if out.Bad, err = repo.Resolve(ctx, req.Bad); err != nil {
-		return nil, err
+	if out.Bad, err = repo.Need(ctx, req.Bad); err != nil {
+		return nil, fmt.Errorf("bad: %w", err)
 	}
 	line, err := repo.FirstParents(ctx, out.Good, out.Bad)
 	if err != nil {
@@ -209,13 +208,16 @@ func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *tree
 	return step, d.MeasuredHead > 0, d.Measured > d.MeasuredHead, nil
 }
 
-// commitSide materialises commit and reads and compiles its project.
+// commitSide materialises commit and reads and compiles its project. A
+// project that does not compile is a *CompileError, or a
+// *revision.HistoryError when the tree lacks submodules (incomplete).
 func (e *Engine) commitSide(ctx context.Context, dir, commit string, opts measure.Options) (*treeSide, error) {
 	t := e.materialise(ctx, dir, commit, false)
 	if t.Err != nil {
 		return nil, t.Err
 	}
-	return e.treeSide(ctx, t.Dir, commit, opts)
+	s, err := e.treeSide(ctx, t.Dir, commit, opts)
+	return s, incomplete(ctx, dir, commit, err)
 }
 
 // matches tells whether r measures method (pkg.C#m; "" matches all).

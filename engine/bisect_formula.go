@@ -157,7 +157,7 @@ func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req Bisec
 		return nil, false, err
 	}
 	if len(res.CompileErrors) > 0 {
-		return nil, false, &CompileError{Messages: res.CompileErrors}
+		return nil, false, incomplete(ctx, req.Dir, commit, &CompileError{Messages: res.CompileErrors})
 	}
 	out := map[instanceKey]verdict.InstanceResult{}
 	for _, m := range res.Methods {

@@ -27,8 +27,16 @@ type HistoryRequest struct {
 	Dir string // the project directory (absolute), in a git work tree
 	// Base names the base commit of Diff (any git revision); "" is the
 	// merge base of HEAD with the default branch (origin/HEAD, main,
-	// master), else HEAD.
+	// master, origin/main, origin/master), else, in a repository without
+	// a remote, HEAD. A base that is HEAD's commit while the working tree
+	// has no changes is an error: there would be nothing to compare.
 	Base string
+	// Fetch lets Diff and Bisect fetch from the remote what a shallow or
+	// single-branch clone lacks (the default branch, a named branch, tag
+	// or commit, history below the boundary: revision.Repo.Fetch), each
+	// fetch told to the engine's log; without it they stop with a
+	// *revision.HistoryError naming the git command that fetches it.
+	Fetch bool
 	// Method selects the workloads of one method, pkg.C#m or
 	// pkg.C#m(int[]); "" = every method with a workload.
 	Method  string
@@ -54,19 +62,13 @@ type HistoryRequest struct {
 // it became slower, faster, stayed the same or is undecided. A working
 // tree that does not compile is a *CompileError.
 func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, error) {
-	repo, err := revision.Open(ctx, req.Dir)
+	repo, err := e.openRepo(ctx, req.Dir, req.Fetch)
 	if err != nil {
 		return nil, err
 	}
-	base, name := "", req.Base
-	if req.Base != "" {
-		base, err = repo.Resolve(ctx, req.Base)
-	} else {
-		base, err = repo.DefaultBase(ctx)
-		name = "merge base"
-	}
+	base, name, err := diffBase(ctx, repo, req.Base)
 	if err != nil {
-		return nil, fmt.Errorf("base: %w", err)
+		return nil, err
 	}
 	head, err := e.treeSide(ctx, req.Dir, "worktree", req.Options)
 	if err != nil {
@@ -91,6 +93,47 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 		}
 	}
 	return d, nil
+}
+
+// diffBase resolves Diff's base (named, or the default one) and refuses
+// one that is HEAD's commit while the working tree has no changes: the
+// diff would compare a commit with itself and find everything unchanged.
+// With changes, comparing them with HEAD is what is asked (or, by
+// default, the merge base is HEAD: on the default branch itself).
+func diffBase(ctx context.Context, repo *revision.Repo, named string) (base, name string, err error) {
+	name = named
+	var ref string
+	if named != "" {
+		base, err = repo.Need(ctx, named)
+	} else {
+		var b revision.Base
+		b, err = repo.DefaultBase(ctx)
+		base, ref, name = b.Commit, b.Ref, "merge base"
+	}
+	var he *revision.HistoryError
+	if named == "" && errors.As(err, &he) {
+		he.Fix = append(he.Fix, "perfls diff --base REV   (the commit to compare with)")
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("base: %w", err)
+	}
+	head, err := repo.Resolve(ctx, "HEAD")
+	if err != nil || head != base {
+		return base, name, nil
+	}
+	if clean, err := repo.Clean(ctx); err != nil || !clean {
+		return base, name, nil
+	}
+	why := fmt.Sprintf("--base %s is HEAD's own commit (%.12s)", named, head)
+	switch {
+	case named != "":
+	case ref == "":
+		why = fmt.Sprintf("this repository has no default branch (main or master) and no remote, so the base is HEAD itself (commit %.12s)", head)
+	default:
+		why = fmt.Sprintf("HEAD (commit %.12s) is in the history of %s, so their merge base, the default base, is HEAD itself", head, strings.TrimPrefix(strings.TrimPrefix(ref, "refs/remotes/"), "refs/heads/"))
+	}
+	return "", "", &revision.HistoryError{Msg: why + ", and the working tree has no changes: nothing to compare",
+		Fix: []string{"perfls diff --base REV   (the commit to compare with, e.g. HEAD~1 or origin/main)"}}
 }
 
 // profileSlower profiles each slower workload once in each tree (a

@@ -56,6 +56,10 @@ func (e *Engine) materialise(ctx context.Context, dir, name string, index bool) 
 		t.Err = err
 		return t
 	}
+	if _, err := os.Stat(t.Dir); err != nil {
+		t.Err = fmt.Errorf("%s has no directory %s: the project is not there at that commit", t.label(), filepath.ToSlash(repo.Rel))
+		return t
+	}
 	if index {
 		src, err := readSources(ctx, t.Dir, func(*workspace.Formula) bool { return false })
 		if err != nil {
@@ -228,8 +232,12 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 				return out, nil
 			}
 			m := resp.CompileErrors[0]
+			msg := fmt.Sprintf("revision @%s does not compile: %s:%d: %s", trees[rev].label(), m.File, m.Line, m.Message)
+			if he, ok := incomplete(ctx, dir, trees[rev].Commit, &CompileError{Messages: resp.CompileErrors}).(*revision.HistoryError); ok {
+				msg = fmt.Sprintf("revision @%s does not compile: %s", trees[rev].label(), he.Error())
+			}
 			for _, r := range group {
-				fail(r, fmt.Sprintf("revision @%s does not compile: %s:%d: %s", trees[rev].label(), m.File, m.Line, m.Message))
+				fail(r, msg)
 			}
 			continue
 		}
@@ -265,6 +273,38 @@ func revisionDiagnostics(plan *workspace.Plan, errs map[string]string) []workspa
 		}
 	}
 	return out
+}
+
+// openRepo opens the git repository holding dir for diff or bisect; with
+// fetch it may fetch what a shallow or single-branch clone lacks, each
+// command told to the engine's log first.
+func (e *Engine) openRepo(ctx context.Context, dir string, fetch bool) (*revision.Repo, error) {
+	repo, err := revision.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if fetch {
+		repo.Fetch = func(cmd string) { e.cfg.Logf("fetching what this clone lacks: %s", cmd) }
+	}
+	return repo, nil
+}
+
+// incomplete is err, the compile error of commit's materialised tree,
+// made the reason when the tree lacks submodules this clone does not
+// have: their sources are missing, which javac's messages do not say. Any
+// other error is returned as it is.
+func incomplete(ctx context.Context, dir, commit string, err error) error {
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	var he *revision.HistoryError
+	repo, oerr := revision.Open(ctx, dir)
+	if oerr != nil || !errors.As(repo.Lacking(ctx, commit), &he) {
+		return err
+	}
+	he.Msg = fmt.Sprintf("%v; %s", errorOf(err), he.Msg)
+	return he
 }
 
 // RevisionInfo describes the commit a revision name names, for the

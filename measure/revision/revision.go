@@ -84,6 +84,10 @@ type Repo struct {
 	Top    string // the work tree's top directory
 	Rel    string // the project directory relative to Top ("." for the top)
 	gitDir string // its git directory, for reading HEAD without git ("" unknown)
+	// Fetch, when set, lets DefaultBase, Need and FirstParents fetch from
+	// the remote what a shallow or single-branch clone lacks (history.go);
+	// it is told each git command that reaches the remote, before it runs.
+	Fetch func(command string)
 }
 
 // Open finds the git work tree holding dir.
@@ -164,41 +168,6 @@ func (r *Repo) Clean(ctx context.Context) (bool, error) {
 	return err == nil && out == "", err
 }
 
-// DefaultBase is the commit a change is compared with when no base is
-// named: the merge base of HEAD with the default branch (origin/HEAD, else
-// main, else master), else HEAD itself.
-func (r *Repo) DefaultBase(ctx context.Context) (string, error) {
-	for _, b := range []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"} {
-		if _, err := r.Resolve(ctx, b); err != nil {
-			continue
-		}
-		if mb, err := git(ctx, r.Top, "merge-base", "HEAD", b); err == nil && mb != "" {
-			return mb, nil
-		}
-	}
-	return r.Resolve(ctx, "HEAD")
-}
-
-// FirstParents lists the commits after good up to bad on bad's
-// first-parent line, oldest first (bad last). good must be an ancestor of
-// bad.
-func (r *Repo) FirstParents(ctx context.Context, good, bad string) ([]string, error) {
-	if _, err := git(ctx, r.Top, "merge-base", "--is-ancestor", good, bad); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%.12s is not an ancestor of %.12s", good, bad)
-	}
-	out, err := git(ctx, r.Top, "rev-list", "--first-parent", "--reverse", good+".."+bad)
-	if err != nil {
-		return nil, err
-	}
-	if out == "" {
-		return nil, nil
-	}
-	return strings.Split(out, "\n"), nil
-}
-
 // Line lists the commits of tip's first-parent line, oldest first (tip
 // last): the order in which results over a branch's history are compared.
 func (r *Repo) Line(ctx context.Context, tip string) ([]string, error) {
@@ -215,15 +184,29 @@ func (r *Repo) Line(ctx context.Context, tip string) ([]string, error) {
 // Materialise writes commit's tree under cacheDir/revisions/<commit> (once:
 // a tree already there is reused) and returns the directory of the project
 // in it, at the same place as in the work tree. It runs `git archive`, so
-// the user's checkout, index and refs are untouched.
+// the user's checkout, index and refs are untouched. Submodules are filled
+// in from their repositories in this clone (submodule.go); one the clone
+// lacks is left empty, in a tree of its own (<commit>-without-…).
 func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string, error) {
+	root, err := r.materialise(ctx, cacheDir, commit)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, r.Rel), nil
+}
+
+// materialise is Materialise; it returns the tree's top.
+func (r *Repo) materialise(ctx context.Context, cacheDir, commit string) (string, error) {
 	if len(commit) < 40 || strings.Trim(commit, "0123456789abcdef") != "" {
 		return "", fmt.Errorf("materialise %q: not a full commit hash", commit)
 	}
-	root := filepath.Join(cacheDir, Dir, commit)
-	project := filepath.Join(root, r.Rel)
+	subs, err := r.Submodules(ctx, commit)
+	if err != nil {
+		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
+	}
+	root := filepath.Join(cacheDir, Dir, treeID(commit, subs))
 	if reused(root) {
-		return project, nil
+		return root, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
@@ -233,13 +216,21 @@ func (r *Repo) Materialise(ctx context.Context, cacheDir, commit string) (string
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := r.archive(ctx, commit, tmp); err != nil {
+	if err := r.archive(ctx, "", commit, tmp); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
-	if err := publish(tmp, root, commit); err != nil {
+	for _, s := range subs {
+		if !s.Has {
+			continue
+		}
+		if err := r.archive(ctx, s.GitDir, s.Commit, filepath.Join(tmp, filepath.FromSlash(s.Path))); err != nil {
+			return "", fmt.Errorf("materialise %.12s, submodule %s: %w", commit, s.Path, err)
+		}
+	}
+	if err := publish(tmp, root, filepath.Base(root)); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
-	return project, nil
+	return root, nil
 }
 
 // reused reports whether the tree at root is complete, and marks it used
@@ -277,9 +268,13 @@ func publish(tmp, root, id string) error {
 // exists only in the working tree and is measured against a revision's
 // classes. Files that exist at the commit are not replaced: an error says so.
 func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, files map[string][]byte) (string, error) {
-	base, err := r.Materialise(ctx, cacheDir, commit)
-	if err != nil || len(files) == 0 {
-		return base, err
+	baseRoot, err := r.materialise(ctx, cacheDir, commit)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(baseRoot, r.Rel)
+	if len(files) == 0 {
+		return base, nil
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -297,7 +292,7 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(name), len(files[name]))
 		h.Write(files[name])
 	}
-	id := commit + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+	id := filepath.Base(baseRoot) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 	root := filepath.Join(cacheDir, Dir, id)
 	project := filepath.Join(root, r.Rel)
 	if reused(root) {
@@ -308,7 +303,6 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
 	defer os.RemoveAll(tmp)
-	baseRoot := filepath.Join(cacheDir, Dir, commit)
 	if err := linkTree(baseRoot, tmp); err != nil {
 		return "", fmt.Errorf("materialise %.12s: %w", commit, err)
 	}
@@ -363,12 +357,18 @@ func linkTree(from, to string) error {
 }
 
 // archive extracts commit's tree into dir, reading `git archive`'s tar
-// stream. Only regular files and directories are written, and only below
-// dir (symbolic links are left out).
-func (r *Repo) archive(ctx context.Context, commit, dir string) (err error) {
+// stream: of this repository, or of the one in gitDir (a submodule's).
+// Only regular files and directories are written, and only below dir
+// (symbolic links are left out).
+func (r *Repo) archive(ctx context.Context, gitDir, commit, dir string) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd, err := trust.Command(ctx, "git", "archive", "--format=tar", commit)
+	args := []string{"archive", "--format=tar", commit}
+	if gitDir != "" {
+		// Its work tree may be gone; archive reads none.
+		args = append([]string{"--git-dir=" + gitDir, "--work-tree=" + gitDir}, args...)
+	}
+	cmd, err := trust.Command(ctx, "git", args...)
 	if err != nil {
 		return err
 	}

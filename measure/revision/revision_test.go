@@ -93,7 +93,7 @@ func TestRevisionDefaultBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	// On main itself the merge base is HEAD.
-	if b, err := r.DefaultBase(ctx); err != nil || b != commits[1] {
+	if b, err := r.DefaultBase(ctx); err != nil || b.Commit != commits[1] || b.Ref != "refs/heads/main" {
 		t.Errorf("on main: %s, %v; want %s", b, err, commits[1])
 	}
 	// On a branch off main's first commit, with a commit of its own.
@@ -101,13 +101,13 @@ func TestRevisionDefaultBase(t *testing.T) {
 	os.WriteFile(filepath.Join(top, "B.java"), []byte("class B {}"), 0o644)
 	git("add", "-A")
 	git("commit", "-q", "-m", "topic")
-	if b, err := r.DefaultBase(ctx); err != nil || b != commits[0] {
+	if b, err := r.DefaultBase(ctx); err != nil || b.Commit != commits[0] {
 		t.Errorf("on topic: %s, %v; want the merge base %s", b, err, commits[0])
 	}
 	// Without main or master: HEAD.
 	git("branch", "-q", "-D", "main")
 	head, _ := r.Resolve(ctx, "HEAD")
-	if b, err := r.DefaultBase(ctx); err != nil || b != head {
+	if b, err := r.DefaultBase(ctx); err != nil || b.Commit != head || b.Ref != "" {
 		t.Errorf("without main: %s, %v; want HEAD %s", b, err, head)
 	}
 }
