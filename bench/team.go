@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/pgtest"
+	"github.com/perfls/perfls/internal/redact"
 )
 
 // team prints issue 22's reuse figure: perfls check of the quickstart from
@@ -37,7 +37,7 @@ func team(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Printf("team: perfls check of examples/quickstart from two clones sharing %s\n", cache.Redact(store))
+	fmt.Printf("team: perfls check of examples/quickstart from two clones sharing %s\n", redact.Address(store))
 	var took [2]time.Duration
 	for i, name := range []string{"A", "B"} {
 		clone := filepath.Join(tmp, "clone-"+name)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/internal/pgtest"
+	"github.com/perfls/perfls/internal/redact"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -77,8 +78,8 @@ func TestPasswordsAreRedacted(t *testing.T) {
 		"postgresql://alice@db.example/perfls?password=s3cret&sslmode=require",
 		"postgres://alice:s3cret@db example/%zz",
 	} {
-		if r := Redact(spec); strings.Contains(r, "s3cret") {
-			t.Errorf("Redact(%q) = %q", spec, r)
+		if r := redact.Address(spec); strings.Contains(r, "s3cret") {
+			t.Errorf("redact.Address(%q) = %q", spec, r)
 		}
 	}
 	// A server that does not answer: the error names the store, without

@@ -18,6 +18,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
+	"github.com/perfls/perfls/internal/redact"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -131,12 +132,12 @@ const pgMigrationLock = 0x5052464c
 // date.
 func openPostgres(ctx context.Context, url string) (*Store, error) {
 	// A connection may hand the user's PGPASSWORD to whoever listens.
-	if err := trust.Check(ctx, "connect to the store "+Redact(url)); err != nil {
+	if err := trust.Check(ctx, "connect to the store "+redact.Address(url)); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return nil, AddressError("open the store", url, err)
+		return nil, redact.Wrap("open the store", url, err)
 	}
 	// A team's server serves many clients: a few connections each.
 	db.SetMaxOpenConns(8)
@@ -146,9 +147,9 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	defer cancel()
 	if err := migratePostgres(ctx, &conn{db, true}); err != nil {
 		db.Close()
-		return nil, AddressError("open the store", url, err)
+		return nil, redact.Wrap("open the store", url, err)
 	}
-	return &Store{path: Redact(url), db: db, pg: true}, nil
+	return &Store{path: redact.Address(url), db: db, pg: true}, nil
 }
 
 // migratePostgres applies the missing migrations in one transaction under

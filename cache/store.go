@@ -17,6 +17,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/perfls/perfls/internal/redact"
 )
 
 // applicationID marks a SQLite file as perfls's ("PRFL"), so a foreign
@@ -167,10 +169,10 @@ func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err e
 		s, err := openPostgres(ctx, spec)
 		return s, "", err
 	}
-	if _, err := parseKeyValue(spec); strings.Contains(spec, "=") && !strings.Contains(spec, "://") {
-		return nil, "", fmt.Errorf("store %q: its key=value settings do not parse: %v (quote a value holding spaces with '…', and escape ' and \\ in it with \\)", Redact(spec), err)
+	if err := redact.KeyValueError(spec); strings.Contains(spec, "=") && !strings.Contains(spec, "://") {
+		return nil, "", fmt.Errorf("store %q: its key=value settings do not parse: %v (quote a value holding spaces with '…', and escape ' and \\ in it with \\)", redact.Address(spec), err)
 	}
-	return nil, "", fmt.Errorf("store %q: want a postgres:// URL or key=value settings (host=… dbname=…), or nothing for the SQLite cache in %s", Redact(spec), dir)
+	return nil, "", fmt.Errorf("store %q: want a postgres:// URL or key=value settings (host=… dbname=…), or nothing for the SQLite cache in %s", redact.Address(spec), dir)
 }
 
 // OpenStore opens (creating if needed) the store in dir. A file that is not
@@ -713,4 +715,11 @@ func (s *Store) MeasurementsOfAfter(ctx context.Context, method string, after in
 		return nil
 	})
 	return ms, last, err
+}
+
+// IsPostgresURL reports whether spec names a PostgreSQL store: a
+// postgres:// or postgresql:// URL, or libpq's key=value connection string
+// (host=db dbname=perfls user=me), both as pgx reads them.
+func IsPostgresURL(spec string) bool {
+	return strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") || redact.IsKeyValue(spec)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/redact"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -44,7 +45,7 @@ func (e *Engine) openStore(ctx context.Context) {
 	spec, from := storeSpec(e.cfg)
 	var refused string
 	if spec != "" {
-		if err := trust.Check(ctx, "connect to the store "+cache.Redact(spec)+" (from "+from+")"); err != nil {
+		if err := trust.Check(ctx, "connect to the store "+redact.Address(spec)+" (from "+from+")"); err != nil {
 			refused = err.Error() + "; results are read from and kept in the local store"
 			spec = ""
 		}

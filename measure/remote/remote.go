@@ -37,7 +37,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/redact"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -79,16 +79,16 @@ const setupLock = 0x50524651 // "PRFQ"
 // connect opens a pool on the store's database and sets up River's schema
 // and the archive table, once, under an advisory lock.
 func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	if err := trust.Check(ctx, "connect to the job queue "+cache.Redact(url)); err != nil {
+	if err := trust.Check(ctx, "connect to the job queue "+redact.Address(url)); err != nil {
 		return nil, err
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, cache.AddressError("job queue", url, err)
+		return nil, redact.Wrap("job queue", url, err)
 	}
 	if err := setup(ctx, pool); err != nil {
 		pool.Close()
-		return nil, cache.AddressError("job queue", url, err)
+		return nil, redact.Wrap("job queue", url, err)
 	}
 	return pool, nil
 }
@@ -168,7 +168,7 @@ func (s *Service) Enqueue(ctx context.Context, p service.Params) (*rivertype.Job
 	if err != nil {
 		return nil, "", fmt.Errorf("enqueue: %w", err)
 	}
-	return res.Job, fmt.Sprintf("commit %.12s of %s, which the workers fetch", src.Commit, cache.Redact(src.URL)), nil
+	return res.Job, fmt.Sprintf("commit %.12s of %s, which the workers fetch", src.Commit, redact.Address(src.URL)), nil
 }
 
 // EnqueueArchive stores the project's sources and enqueues p with them.

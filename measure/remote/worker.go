@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/redact"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -65,12 +66,12 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		Logger:               quiet(),
 	})
 	if err != nil {
-		return fmt.Errorf("worker: %w", cache.RedactError(cfg.URL, err))
+		return fmt.Errorf("worker: %w", redact.Error(cfg.URL, err))
 	}
 	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("worker: %w", cache.RedactError(cfg.URL, err))
+		return fmt.Errorf("worker: %w", redact.Error(cfg.URL, err))
 	}
-	cfg.Logf("taking jobs from queue %s in %s", queue, cache.Redact(cfg.URL))
+	cfg.Logf("taking jobs from queue %s in %s", queue, redact.Address(cfg.URL))
 	<-ctx.Done()
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfls/perfls/internal/redact"
 )
 
 // RemoteURL is the URL of the repository's remote name, "" when it has
@@ -68,10 +70,10 @@ func Mirror(ctx context.Context, cacheDir, url, commit, rel string) (*Repo, erro
 	has := func() bool { _, err := git(ctx, dir, "cat-file", "-e", commit+"^{commit}"); return err == nil }
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("mirror of %s: %w", url, err)
+			return nil, redact.Wrap("mirror of", url, err)
 		}
 		if _, err := git(ctx, dir, "init", "--quiet", "--bare"); err != nil {
-			return nil, fmt.Errorf("mirror of %s: %w", url, err)
+			return nil, redact.Wrap("mirror of", url, err)
 		}
 	} else if has() {
 		return m, nil
@@ -84,7 +86,7 @@ func Mirror(ctx context.Context, cacheDir, url, commit, rel string) (*Repo, erro
 		if err == nil {
 			err = fmt.Errorf("it has no commit %.12s", commit)
 		}
-		return nil, fmt.Errorf("fetch %s: %w", url, err)
+		return nil, redact.Wrap("fetch", url, err)
 	}
 	return m, nil
 }

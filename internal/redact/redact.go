@@ -1,13 +1,13 @@
-package cache
-
-// Store addresses carry passwords, and every message, log line and JSON
-// field that names a store goes through Redact (the printable address) or
-// RedactError (an error that may quote it). Both read an address the way
-// pgx does — a URL (postgres://user:password@host:port/db?key=value) or
-// libpq's key=value form (host=db user=me password='s3 cret') — and, where
-// the reading is uncertain, hide more rather than less: only the user, the
-// hosts, numeric ports, the database and the values of settings known to
-// hold no secret are shown.
+// Package redact takes passwords out of what perfls shows. Store
+// addresses carry them, and every message, log line and JSON field that
+// names a store goes through Address (the printable address) or Error (an
+// error that may quote it). Both read an address the way pgx does — a URL
+// (postgres://user:password@host:port/db?key=value) or libpq's key=value
+// form (host=db user=me password='s3 cret') — and, where the reading is
+// uncertain, hide more rather than less: only the user, the hosts, numeric
+// ports, the database and the values of settings known to hold no secret
+// are shown. Other URLs (a git remote with a token) are redacted too.
+package redact
 
 import (
 	"cmp"
@@ -21,30 +21,33 @@ import (
 // mask stands for a hidden value.
 const mask = "xxxxx"
 
-// IsPostgresURL reports whether spec names a PostgreSQL store: a
-// postgres:// or postgresql:// URL, or libpq's key=value connection string
-// (host=db dbname=perfls user=me), both as pgx reads them.
-func IsPostgresURL(spec string) bool {
-	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
-		return true
-	}
+// IsKeyValue reports whether spec reads as libpq's key=value connection
+// string (host=db dbname=perfls user=me), as pgx reads it.
+func IsKeyValue(spec string) bool {
 	pairs, err := parseKeyValue(spec)
 	return err == nil && len(pairs) > 0
 }
 
-// Redact returns spec as messages may show it: a store address (or any URL)
+// KeyValueError says why spec does not read as key=value settings; it
+// quotes nothing of spec.
+func KeyValueError(spec string) error {
+	_, err := parseKeyValue(spec)
+	return err
+}
+
+// Address returns spec as messages may show it: a store address (or any URL)
 // without its passwords. An address whose structure is in doubt is not
 // shown beyond its scheme.
-func Redact(spec string) string {
+func Address(spec string) string {
 	return redact(spec).shown
 }
 
-// RedactError returns err with spec's secrets taken out of its text, for
+// Error returns err with spec's secrets taken out of its text, for
 // errors of code that was handed spec (pgx's, River's): the address itself
-// is replaced by Redact's form and each hidden value by xxxxx. When spec's
+// is replaced by Address's form and each hidden value by xxxxx. When spec's
 // structure is in doubt the text is withheld, as it may quote any part of
 // it. errors.Is and errors.As still see err.
-func RedactError(spec string, err error) error {
+func Error(spec string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -69,11 +72,11 @@ func RedactError(spec string, err error) error {
 	return &redactedError{msg: clean, err: err}
 }
 
-// AddressError wraps err from what was done with the store (or queue) at
+// Wrap wraps err from what was done with the store (or queue) at
 // spec: "what ADDRESS: err", with the address redacted and spec's secrets
 // taken out of err.
-func AddressError(what, spec string, err error) error {
-	return fmt.Errorf("%s %s: %w", what, Redact(spec), RedactError(spec, err))
+func Wrap(what, spec string, err error) error {
+	return fmt.Errorf("%s %s: %w", what, Address(spec), Error(spec, err))
 }
 
 type redactedError struct {
