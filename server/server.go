@@ -103,6 +103,9 @@ type server struct {
 	gitDirsMu sync.Mutex
 	gitDirs   map[string]string // directory → its work tree's git directory, "" for none (revisions.go)
 
+	wire  *stream     // the connection's framing and outgoing queue (stream.go, outbox.go)
+	inbox *dispatcher // the incoming queue and the handlers' pool (dispatch.go)
+
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}
 	// statusMu orders perfls/status notifications.
@@ -116,7 +119,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	if opts.Logger != nil {
 		logf = opts.Logger.Printf
 	}
-	conn := jsonrpc2.NewConn(newStream(rwc, logf))
+	wire := newStream(rwc, logf)
+	conn := jsonrpc2.NewConn(wire)
 	s := &server{
 		opts:    opts,
 		conn:    conn,
@@ -135,13 +139,18 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	s.jobsCtx, s.cancelJobs = context.WithCancel(context.Background())
 	s.index = newWorkspaceIndex(s)
 	h := protocol.ServerHandler(s, nil)
-	conn.Go(ctx, cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))))))
+	// Messages wait in the dispatcher's bounded queue for a bounded pool of
+	// handlers (dispatch.go); replies in the stream's (outbox.go).
+	s.wire = wire
+	s.inbox = newDispatcher(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))), wire.closed)
+	conn.Go(ctx, cancelHandler(s.inbox.admit))
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {
 		<-conn.Done()
 		s.cancelJobs()
 		s.release.stop()
+		s.logLoad()
 	}()
 	if opts.Verdicts != nil && opts.VerdictPoll >= 0 {
 		period := opts.VerdictPoll
