@@ -5,6 +5,7 @@ package revision
 // more than the answer is worth.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func GitDir(dir string) string {
 			if info.IsDir() {
 				return g
 			}
-			b, err := os.ReadFile(g)
+			b, err := readRegular(g)
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); err == nil && ok {
 				if !filepath.IsAbs(rest) {
 					rest = filepath.Join(d, rest)
@@ -46,14 +47,14 @@ func ReadHead(gitDir string) string {
 		return ""
 	}
 	dirs := []string{gitDir}
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := readRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		common := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitDir, common)
 		}
 		dirs = append(dirs, common)
 	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := readRegular(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -79,10 +80,10 @@ func readRef(dirs []string, ref string) string {
 		return ""
 	}
 	for _, dir := range dirs {
-		if c, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+		if c, err := readRegular(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
 			return strings.TrimSpace(string(c))
 		}
-		packed, err := os.ReadFile(filepath.Join(dir, "packed-refs"))
+		packed, err := readRegular(filepath.Join(dir, "packed-refs"))
 		if err != nil {
 			continue
 		}
@@ -99,4 +100,18 @@ func readRef(dirs []string, ref string) string {
 // IsFullHash reports whether s is a full commit hash (SHA-1 or SHA-256).
 func IsFullHash(s string) bool {
 	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// readRegular reads a file of the git directory when it is a regular file:
+// the editor reads these on hovers, and a FIFO named HEAD (or .git) in a
+// folder opened in it would block the read for good.
+func readRegular(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%v)", path, st.Mode().Type())
+	}
+	return os.ReadFile(path)
 }
