@@ -371,7 +371,10 @@ func (d *dispatcher) handle(m *inMsg, started chan struct{}) {
 		}
 		return m.reply(ctx, result, err)
 	}
-	_ = d.handler(m.ctx, reply, req) // errors are in the replies
+	d.mu.Lock()
+	h := d.handler // tests replace it (export_test.go)
+	d.mu.Unlock()
+	_ = h(m.ctx, reply, req) // errors are in the replies
 }
 
 // stale tells whether m's document changed since m arrived.
