@@ -48,9 +48,10 @@ type dispatcher struct {
 	edits   map[protocol.DocumentURI]int64 // each open document's latest change, numbered by seq
 	seq     int64
 	running map[*inMsg]bool
-	ready   chan struct{} // tells run the queue is not empty
-	room    chan struct{} // closed when a message leaves the queue; nil when nobody waits
-	slots   chan struct{} // handlers running
+	calls   map[jsonrpc2.ID]*inMsg // requests waiting or running, for $/cancelRequest
+	ready   chan struct{}          // tells run the queue is not empty
+	room    chan struct{}          // closed when a message leaves the queue; nil when nobody waits
+	slots   chan struct{}          // handlers running
 	counts  dispatchCounts
 }
 
@@ -76,10 +77,11 @@ type dispatchCounts struct {
 // inMsg is a message waiting or being handled.
 type inMsg struct {
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelFunc // called once the message is answered or dropped
 	reply  jsonrpc2.Replier
 	req    jsonrpc2.Request
 	call   bool
+	id     jsonrpc2.ID
 	uri    protocol.DocumentURI // the document the message is about; "" for none
 	edit   int64                // edits[uri] when the message arrived
 	size   int
@@ -96,7 +98,7 @@ const (
 func newDispatcher(h jsonrpc2.Handler, closed <-chan struct{}) *dispatcher {
 	d := &dispatcher{
 		handler: h, closed: closed, limits: inQueueLimits,
-		edits: map[protocol.DocumentURI]int64{}, running: map[*inMsg]bool{},
+		edits: map[protocol.DocumentURI]int64{}, running: map[*inMsg]bool{}, calls: map[jsonrpc2.ID]*inMsg{},
 		ready: make(chan struct{}, 1), slots: make(chan struct{}, inQueueLimits.handlers),
 	}
 	go d.run()
@@ -106,10 +108,16 @@ func newDispatcher(h jsonrpc2.Handler, closed <-chan struct{}) *dispatcher {
 // admit is the connection's handler: it runs on the reader goroutine, and
 // queues, merges or answers the message.
 func (d *dispatcher) admit(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	method := req.Method()
+	if method == protocol.MethodCancelRequest {
+		d.cancelRequest(req.Params())
+		return reply(ctx, nil, nil)
+	}
 	m := &inMsg{reply: reply, req: req, size: len(req.Params())}
 	m.ctx, m.cancel = context.WithCancel(ctx)
-	_, m.call = req.(*jsonrpc2.Call)
-	method := req.Method()
+	if c, ok := req.(*jsonrpc2.Call); ok {
+		m.call, m.id = true, c.ID()
+	}
 	edits := method == protocol.MethodTextDocumentDidOpen || method == protocol.MethodTextDocumentDidChange || method == protocol.MethodTextDocumentDidClose
 	if method == protocol.MethodTextDocumentDidChange {
 		var p didChangeParams
@@ -145,6 +153,9 @@ func (d *dispatcher) admit(ctx context.Context, reply jsonrpc2.Replier, req json
 		if d.fitsLocked(m, m.call && !lifecycle) {
 			d.queue = append(d.queue, m)
 			d.bytes += m.size
+			if m.call {
+				d.calls[m.id] = m
+			}
 			select {
 			case d.ready <- struct{}{}:
 			default:
@@ -290,7 +301,7 @@ func (d *dispatcher) freedLocked() {
 // answer replies to requests that will not be handled with code.
 func (d *dispatcher) answer(ms []*inMsg, code jsonrpc2.Code, message string) {
 	for _, q := range ms {
-		q.cancel()
+		d.finish(q)
 		q.reply(context.WithoutCancel(q.ctx), nil, &jsonrpc2.Error{Code: code, Message: "perfls: " + message})
 	}
 }
@@ -350,12 +361,16 @@ func (d *dispatcher) handle(m *inMsg, started chan struct{}) {
 	start := func() { once.Do(func() { close(started) }) }
 	defer start()
 	defer d.finish(m)
-	if m.call && m.ctx.Err() != nil { // cancelled while waiting
+	if m.call && m.ctx.Err() != nil { // cancelled, or its document changed, while waiting
 		start()
+		err := &jsonrpc2.Error{Code: requestCancelled, Message: "perfls: request cancelled"}
+		if d.stale(m) {
+			err = &jsonrpc2.Error{Code: contentModified, Message: "perfls: the document changed: answer dropped"}
+		}
 		d.mu.Lock()
 		d.counts.cancelled++
 		d.mu.Unlock()
-		m.reply(context.WithoutCancel(m.ctx), nil, &jsonrpc2.Error{Code: requestCancelled, Message: "perfls: request cancelled"})
+		m.reply(context.WithoutCancel(m.ctx), nil, err)
 		return
 	}
 	req := m.req
@@ -391,8 +406,42 @@ func (d *dispatcher) stale(m *inMsg) bool {
 func (d *dispatcher) finish(m *inMsg) {
 	d.mu.Lock()
 	delete(d.running, m)
+	if m.call && d.calls[m.id] == m {
+		delete(d.calls, m.id)
+	}
 	d.mu.Unlock()
 	m.cancel()
+}
+
+// cancelRequest honours $/cancelRequest, for numeric and string ids (as
+// jsonrpc2.CancelHandler does not: JSON numbers decode to float64 there,
+// and the context it makes for every request stays referenced by the
+// connection's for good): the request's context is cancelled, and one still
+// waiting is answered RequestCancelled when its turn comes.
+func (d *dispatcher) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var id jsonrpc2.ID
+	var n int32
+	var str string
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil:
+		id = jsonrpc2.NewNumberID(n)
+	case json.Unmarshal(p.ID, &str) == nil:
+		id = jsonrpc2.NewStringID(str)
+	default:
+		return
+	}
+	d.mu.Lock()
+	m := d.calls[id]
+	d.mu.Unlock()
+	if m != nil {
+		m.cancel()
+	}
 }
 
 // stop cancels the messages still waiting and running once the connection
@@ -405,6 +454,7 @@ func (d *dispatcher) stop() {
 		m.cancel()
 	}
 	d.queue, d.bytes = nil, 0
+	clear(d.calls)
 	for m := range d.running {
 		m.cancel()
 	}

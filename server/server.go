@@ -7,7 +7,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,7 +142,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	// handlers (dispatch.go); replies in the stream's (outbox.go).
 	s.wire = wire
 	s.inbox = newDispatcher(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))), wire.closed)
-	conn.Go(ctx, cancelHandler(s.inbox.admit))
+	conn.Go(ctx, s.inbox.admit)
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {
@@ -190,31 +189,6 @@ func (s *server) gate(h jsonrpc2.Handler) jsonrpc2.Handler {
 			}
 			return reply(ctx, result, nil)
 		}, req)
-	}
-}
-
-// cancelHandler honours $/cancelRequest for numeric and string ids;
-// protocol.CancelHandler misses numeric ids because JSON numbers decode to
-// float64 (reference anchors-lsp.md §1.2 #1).
-func cancelHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
-	inner, cancel := jsonrpc2.CancelHandler(h)
-	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if req.Method() != protocol.MethodCancelRequest {
-			return inner(ctx, reply, req)
-		}
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(req.Params(), &p) == nil {
-			var n int32
-			var str string
-			if json.Unmarshal(p.ID, &n) == nil {
-				cancel(jsonrpc2.NewNumberID(n))
-			} else if json.Unmarshal(p.ID, &str) == nil {
-				cancel(jsonrpc2.NewStringID(str))
-			}
-		}
-		return reply(ctx, nil, nil)
 	}
 }
 
