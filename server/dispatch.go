@@ -69,6 +69,9 @@ type inLimits struct {
 // inQueueLimits: a variable so tests can shrink it.
 var inQueueLimits = inLimits{calls: 64, callBytes: 4 << 20, hardCount: 1024, hardBytes: 32 << 20, handlers: 4, merged: 256}
 
+// maxTrackedDocs bounds the documents whose changes are numbered.
+const maxTrackedDocs = 4096
+
 // dispatchCounts count what the dispatcher did, for tests and the log.
 type dispatchCounts struct {
 	busy, stale, merged, cancelled int
@@ -222,9 +225,15 @@ func (d *dispatcher) waitLocked() bool {
 // and those being handled are cancelled.
 func (d *dispatcher) changedLocked(u protocol.DocumentURI, closing bool) []*inMsg {
 	d.seq++
-	if closing {
+	switch _, known := d.edits[u]; {
+	case closing:
 		delete(d.edits, u) // no entry: the document is not open
-	} else {
+	case !known && len(d.edits) >= maxTrackedDocs:
+		// Changes of documents never opened, by the thousand: start over
+		// rather than grow. The requests under way count as stale, once.
+		clear(d.edits)
+		fallthrough
+	default:
 		d.edits[u] = d.seq
 	}
 	var stale []*inMsg

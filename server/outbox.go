@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // not read holds a bounded number of messages, not a goroutine per message.
 //   - A publishDiagnostics replaces the one still queued for its document, a
 //     perfls/status the one queued before it, a $/progress report the one
-//     queued for its token: only the latest counts.
+//     queued for its token: only the latest counts, and it goes to the end
+//     of the queue.
 //   - When the queue is full, a progress report, window/logMessage and
 //     telemetry are dropped; replies, requests to the client and the other
 //     notifications (progress begin and end among them: they come in pairs)
@@ -113,13 +115,12 @@ func (o *outbox) put(ctx context.Context, closed <-chan struct{}, data []byte, p
 		default:
 		}
 		if p.key != "" {
-			for i := range o.queue {
-				if o.queue[i].key == p.key {
-					o.bytes += len(data) - len(o.queue[i].data)
-					o.queue[i].data = data
-					o.mu.Unlock()
-					return nil
-				}
+			// The older message leaves the queue and the newer one goes
+			// to its end: what was sent between them stays before it (a
+			// client that sees "idle" in perfls/status has the results).
+			if i := slices.IndexFunc(o.queue, func(m outMsg) bool { return m.key == p.key }); i >= 0 {
+				o.bytes -= len(o.queue[i].data)
+				o.queue = slices.Delete(o.queue, i, i+1)
 			}
 		}
 		// One message larger than the byte bound still goes out, alone.
