@@ -50,7 +50,7 @@ type dispatcher struct {
 	running map[*inMsg]bool
 	calls   map[jsonrpc2.ID]*inMsg // requests waiting or running, for $/cancelRequest
 	ready   chan struct{}          // tells run the queue is not empty
-	room    chan struct{}          // closed when a message leaves the queue; nil when nobody waits
+	room    signal                 // a message left the queue
 	slots   chan struct{}          // handlers running
 	counts  dispatchCounts
 }
@@ -205,10 +205,7 @@ func (d *dispatcher) fitsLocked(m *inMsg, soft bool) bool {
 // waitLocked waits, with d.mu released meanwhile, until a message leaves
 // the queue; false when the connection closed instead.
 func (d *dispatcher) waitLocked() bool {
-	if d.room == nil {
-		d.room = make(chan struct{})
-	}
-	room := d.room
+	room := d.room.wait()
 	d.mu.Unlock()
 	select {
 	case <-room:
@@ -249,7 +246,7 @@ func (d *dispatcher) changedLocked(u protocol.DocumentURI, closing bool) []*inMs
 	clear(d.queue[len(kept):])
 	d.queue = kept
 	if len(stale) > 0 {
-		d.freedLocked()
+		d.room.fire()
 	}
 	for q := range d.running {
 		if q.call && q.uri == u {
@@ -299,14 +296,6 @@ func (d *dispatcher) mergeLocked(m *inMsg) bool {
 	return false
 }
 
-// freedLocked wakes a reader waiting for room.
-func (d *dispatcher) freedLocked() {
-	if d.room != nil {
-		close(d.room)
-		d.room = nil
-	}
-}
-
 // answer replies to requests that will not be handled with code.
 func (d *dispatcher) answer(ms []*inMsg, code jsonrpc2.Code, message string) {
 	for _, q := range ms {
@@ -332,7 +321,7 @@ func (d *dispatcher) next() *inMsg {
 	d.queue = d.queue[1:]
 	d.bytes -= m.size
 	d.running[m] = true
-	d.freedLocked()
+	d.room.fire()
 	d.mu.Unlock()
 	return m
 }

@@ -49,8 +49,8 @@ type outbox struct {
 	bytes   int
 	writing bool          // the writer holds a message taken from the queue
 	wake    chan struct{} // tells the writer the queue is not empty
-	room    chan struct{} // closed when a message leaves the queue; nil when nobody waits
-	idle    chan struct{} // closed when the queue is empty and nothing is being written; nil when nobody waits
+	room    signal        // a message left the queue
+	idle    signal        // the queue is empty and nothing is being written
 	dropped int           // messages dropped because the queue was full
 	peak    int           // the most messages queued at once
 }
@@ -140,10 +140,7 @@ func (o *outbox) put(ctx context.Context, closed <-chan struct{}, data []byte, p
 			o.mu.Unlock()
 			return nil
 		}
-		if o.room == nil {
-			o.room = make(chan struct{})
-		}
-		room := o.room
+		room := o.room.wait()
 		o.mu.Unlock()
 		select {
 		case <-room:
@@ -180,10 +177,7 @@ func (o *outbox) take(closed <-chan struct{}) ([]byte, bool) {
 	o.queue = o.queue[1:]
 	o.bytes -= len(m.data)
 	o.writing = true
-	if o.room != nil {
-		close(o.room)
-		o.room = nil
-	}
+	o.room.fire()
 	o.mu.Unlock()
 	return m.data, true
 }
@@ -193,9 +187,8 @@ func (o *outbox) written() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.writing = false
-	if len(o.queue) == 0 && o.idle != nil {
-		close(o.idle)
-		o.idle = nil
+	if len(o.queue) == 0 {
+		o.idle.fire()
 	}
 }
 
@@ -207,10 +200,7 @@ func (o *outbox) flush(closed <-chan struct{}) {
 		o.mu.Unlock()
 		return
 	}
-	if o.idle == nil {
-		o.idle = make(chan struct{})
-	}
-	idle := o.idle
+	idle := o.idle.wait()
 	o.mu.Unlock()
 	select {
 	case <-idle:
@@ -230,4 +220,23 @@ func (o *outbox) stats() (peak, dropped int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.peak, o.dropped
+}
+
+// signal wakes every goroutine waiting for an event; its owner's mutex
+// guards it. The channel is made only when someone waits.
+type signal struct{ ch chan struct{} }
+
+// wait is the channel that closes at the next fire.
+func (s *signal) wait() <-chan struct{} {
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
 }

@@ -37,18 +37,8 @@ func floodRun(bin, kind string, d time.Duration, hovers, maxRSS int) error {
 
 	src, line := floodSource(100 << 10)
 	edited := strings.Replace(src, "return a.length + 0;", "return a.length + 0 ;", 1)
-	path := filepath.Join(s.ws, "src", "p", "G.java")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		return err
-	}
-	uri := "file://" + path
-	if err := s.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "java", "version": 1, "text": src}}); err != nil {
-		return err
-	}
-	if _, err := s.awaitDiagnostics(uri, 1); err != nil {
+	uri, err := s.openJava(src)
+	if err != nil {
 		return err
 	}
 

@@ -18,15 +18,11 @@ import (
 // read, and nothing blocks on them; a link to a regular file is read.
 func TestNonRegularJavaFilesAreSkipped(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, src string) string {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+	a := filepath.Join(root, "p/A.java")
+	os.MkdirAll(filepath.Dir(a), 0o755)
+	if err := os.WriteFile(a, []byte("package p;\nclass A { void m() {} }\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	a := write("p/A.java", "package p;\nclass A { void m() {} }\n")
 	fifo := filepath.Join(root, "p/F.java")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
