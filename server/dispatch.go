@@ -411,11 +411,12 @@ func (d *dispatcher) finish(m *inMsg) {
 	m.cancel()
 }
 
-// cancelRequest honours $/cancelRequest, for numeric and string ids (as
-// jsonrpc2.CancelHandler does not: JSON numbers decode to float64 there,
-// and the context it makes for every request stays referenced by the
-// connection's for good): the request's context is cancelled, and one still
-// waiting is answered RequestCancelled when its turn comes.
+// cancelRequest honours $/cancelRequest for numeric and string ids
+// (protocol.CancelHandler misses numeric ids: JSON numbers decode to float64
+// there, anchors-lsp.md §1.2 #1; jsonrpc2.CancelHandler keeps a context per
+// request referenced by the connection's for good): the request's context
+// is cancelled, and one still waiting is answered RequestCancelled when its
+// turn comes.
 func (d *dispatcher) cancelRequest(params json.RawMessage) {
 	var p struct {
 		ID json.RawMessage `json:"id"`
