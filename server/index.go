@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,6 +34,7 @@ type wsIndex struct {
 	mu       sync.Mutex
 	stopped  bool                     // stop was called: no more background work starts
 	roots    map[string]bool          // project roots being or already indexed
+	loose    map[string]bool          // files outside every workspace folder, indexed alone
 	rootOf   map[string]string        // directory → its project root, found once (every change asks)
 	building int                      // roots still being built
 	files    map[string]*javasrc.File // by path
@@ -48,7 +48,8 @@ type wsIndex struct {
 	// resolutions, so that a late one does not replace a newer answer.
 	classpaths map[string]*classpath.Classpath
 	cpRuns     map[string]int
-	onReady    func() // called (without mu) after a root has been indexed
+	onReady    func()                   // called (without mu) after a root has been indexed
+	folderOf   func(path string) string // the innermost workspace folder holding path, "" for none
 	logf       func(format string, args ...any)
 
 	// client receives $/progress while a root is indexed, when progress
@@ -90,6 +91,7 @@ func newWorkspaceIndex(s *server) *wsIndex {
 			return s.clientCaps.Window != nil && s.clientCaps.Window.WorkDoneProgress
 		}}
 	w.onReady = func() { s.recheckOpen(s.base) }
+	w.folderOf = s.root
 	return w
 }
 
@@ -128,6 +130,12 @@ func (w *wsIndex) snapshot() (*workspace.Index, bool) {
 // ensure starts indexing the project that holds path, once per project.
 // It runs on every change, so a directory's root is looked up once: a
 // build file created later in the session is seen after a restart.
+//
+// The index never leaves the workspace folders: a project whose root lies
+// above its folder is indexed from the folder down, and a file outside
+// every folder (or in a session without folders) is indexed alone, not
+// its directory's tree, which may be a home directory or the filesystem's
+// root.
 func (w *wsIndex) ensure(path string) {
 	dir := filepath.Dir(path)
 	w.mu.Lock()
@@ -142,8 +150,32 @@ func (w *wsIndex) ensure(path string) {
 		w.rootOf[dir] = root
 		w.mu.Unlock()
 	}
-	w.ensureRoot(root)
+	switch folder := w.folderOf(path); {
+	case folder == "":
+		w.ensureLoose(path)
+	case within(folder, root):
+		w.ensureRoot(root)
+	default:
+		w.ensureRoot(folder)
+	}
 	w.ensureClasspath(root)
+}
+
+// ensureLoose indexes a file outside the workspace folders, once: the file
+// alone (refresh reads it when it is a regular file).
+func (w *wsIndex) ensureLoose(path string) {
+	w.mu.Lock()
+	if w.loose[path] || w.stopped || !strings.HasSuffix(path, ".java") {
+		w.mu.Unlock()
+		return
+	}
+	if w.loose == nil {
+		w.loose = map[string]bool{}
+	}
+	w.loose[path] = true
+	w.mu.Unlock()
+	w.refresh(path)
+	w.logf("indexed %s alone: it lies outside the workspace folders", path)
 }
 
 // ensureRoot starts indexing root unless it is (being) indexed, or lies
@@ -217,13 +249,14 @@ func (w *wsIndex) generation() int {
 }
 
 // refresh re-reads one file from disk (saved or changed on disk); a file
-// that no longer exists leaves the index.
+// that no longer exists, or is no regular file (a FIFO is never opened),
+// leaves the index.
 func (w *wsIndex) refresh(path string) {
 	if !strings.HasSuffix(path, ".java") {
 		return
 	}
 	var f *javasrc.File
-	if src, err := os.ReadFile(path); err == nil {
+	if src, err := declindex.ReadJava(path); err == nil {
 		f, _ = javasrc.Parse(path, src)
 	}
 	w.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,4 +83,47 @@ class Main {
 	os.WriteFile(genPath, []byte("package a;\npublic class Gen {\n    public static Iterable<Object[]> dta(int n) { return null; }\n}\n"), 0o644)
 	fc.Notify(t, protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(genPath)}})
 	fc.AwaitMatch(t, u, "the renamed generator", has(`a.Gen has no generator method "data"; did you mean dta?`))
+}
+
+// A document outside every workspace folder is indexed alone: not its
+// directory, not its project, not the filesystem's root; in a session
+// without folders too.
+func TestLooseFileIsIndexedAlone(t *testing.T) {
+	ws := fixture.Project(t, map[string]string{"pom.xml": "<project/>", "src/w/W.java": "package w;\nclass W {}\n"})
+	outside := fixture.Project(t, map[string]string{"pom.xml": "<project/>", "X.java": javaSource, "Sibling.java": "package demo;\nclass Sibling {}\n",
+		"sub/Deep.java": "package demo.sub;\nclass Deep {}\n"})
+	loose := filepath.Join(outside, "X.java")
+	for _, c := range []struct {
+		name        string
+		folder      string
+		roots, file []string
+	}{
+		{"outside the folder", ws, []string{ws}, []string{loose, filepath.Join(ws, "src/w/W.java")}},
+		{"no folder", "", nil, []string{loose}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fc, ss := lsptest.StartSession(t, server.Options{})
+			params := &protocol.InitializeParams{}
+			if c.folder != "" {
+				params.RootURI = uri.File(c.folder)
+			}
+			fc.Call(t, protocol.MethodInitialize, params, nil)
+			fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
+			fc.Open(t, loose, javaSource)
+			var roots, files []string
+			fc.Await(t, "the index of the folder and the file", func() bool {
+				roots, files = server.Indexed(ss)
+				for _, f := range c.file {
+					if !slices.Contains(files, f) {
+						return false
+					}
+				}
+				return true
+			})
+			slices.Sort(c.file)
+			if !slices.Equal(roots, c.roots) || !slices.Equal(files, c.file) {
+				t.Errorf("indexed roots %q and files %q, want %q and %q", roots, files, c.roots, c.file)
+			}
+		})
+	}
 }

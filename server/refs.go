@@ -147,8 +147,8 @@ func (c *declFiles) parsed(path string) *javasrc.File {
 	if e, ok := c.files[path]; ok && e.size == info.Size() && e.mtime == info.ModTime().UnixNano() {
 		return e.file
 	}
-	src, err := os.ReadFile(path)
-	if err != nil || len(src) > declindex.MaxFileSize {
+	src, err := declindex.ReadJava(path) // never opens a FIFO or device
+	if err != nil {
 		return nil
 	}
 	f, err := javasrc.Parse(path, src)

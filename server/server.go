@@ -7,7 +7,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +123,9 @@ type server struct {
 	gitDirsMu sync.Mutex
 	gitDirs   map[string]string // directory → its work tree's git directory, "" for none (revisions.go)
 
+	wire  *stream     // the connection's framing and outgoing queue (stream.go, outbox.go)
+	inbox *dispatcher // the incoming queue and the handlers' pool (dispatch.go)
+
 	// slot admits one measuring job at a time; the others queue.
 	slot chan struct{}
 	// statusMu orders perfls/status notifications.
@@ -137,7 +139,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	if opts.Logger != nil {
 		logf = opts.Logger.Printf
 	}
-	conn := jsonrpc2.NewConn(newStream(rwc, logf))
+	wire := newStream(rwc, logf)
+	conn := jsonrpc2.NewConn(wire)
 	s := &server{
 		opts:    opts,
 		conn:    conn,
@@ -158,13 +161,18 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	s.jobsCtx, s.cancelJobs = context.WithCancel(s.base)
 	s.index = newWorkspaceIndex(s)
 	h := protocol.ServerHandler(s, nil)
-	conn.Go(trust.With(ctx, s.trust), cancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))))))
+	// Messages wait in the dispatcher's bounded queue for a bounded pool of
+	// handlers (dispatch.go); replies in the stream's (outbox.go).
+	s.wire = wire
+	s.inbox = newDispatcher(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))), wire.closed)
+	conn.Go(trust.With(ctx, s.trust), s.inbox.admit)
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.
 	go func() {
 		<-conn.Done()
 		s.cancelJobs()
 		s.release.stop()
+		s.logLoad()
 	}()
 	if opts.Connect == nil {
 		s.pollVerdicts()
@@ -213,31 +221,6 @@ func (s *server) gate(h jsonrpc2.Handler) jsonrpc2.Handler {
 			}
 			return reply(ctx, result, nil)
 		}, req)
-	}
-}
-
-// cancelHandler honours $/cancelRequest for numeric and string ids;
-// protocol.CancelHandler misses numeric ids because JSON numbers decode to
-// float64 (reference anchors-lsp.md §1.2 #1).
-func cancelHandler(h jsonrpc2.Handler) jsonrpc2.Handler {
-	inner, cancel := jsonrpc2.CancelHandler(h)
-	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if req.Method() != protocol.MethodCancelRequest {
-			return inner(ctx, reply, req)
-		}
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(req.Params(), &p) == nil {
-			var n int32
-			var str string
-			if json.Unmarshal(p.ID, &n) == nil {
-				cancel(jsonrpc2.NewNumberID(n))
-			} else if json.Unmarshal(p.ID, &str) == nil {
-				cancel(jsonrpc2.NewStringID(str))
-			}
-		}
-		return reply(ctx, nil, nil)
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -32,15 +34,28 @@ const contentLength = "Content-Length:"
 // next messages until enough bytes arrive, and those are taken back out of
 // it (its own JSON, when whole, is read). Only the end of input and read or
 // write failures end the stream.
+//
+// Writes go through a bounded queue (outbox.go) that one goroutine drains,
+// so a client that stops reading holds a bounded number of messages, not a
+// goroutine per message; a write blocked for giveUpAfter closes the stream.
 type stream struct {
 	rwc  io.ReadWriteCloser
 	in   *bufio.Reader
-	mu   sync.Mutex // one write at a time: replies and the stream's own errors
 	logf func(format string, args ...any)
+	out  outbox
+
+	closed    chan struct{} // closed by Close
+	closeOnce sync.Once
+	closeErr  error
+	failMu    sync.Mutex
+	failure   error // why the stream was closed from this side: a failed or stalled write
 }
 
 func newStream(rwc io.ReadWriteCloser, logf func(string, ...any)) *stream {
-	return &stream{rwc: rwc, in: bufio.NewReader(rwc), logf: logf}
+	s := &stream{rwc: rwc, in: bufio.NewReader(rwc), logf: logf, closed: make(chan struct{})}
+	s.out.init(outQueueLimits)
+	go s.writeLoop()
+	return s
 }
 
 // Read returns the next well-formed message.
@@ -53,6 +68,14 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		body, n, err := s.frame()
 		total += n
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				// The client closed its side: what is queued for it
+				// still goes out before the connection closes.
+				s.flush()
+			}
+			if f := s.failed(); f != nil {
+				return nil, total, f
+			}
 			return nil, total, err
 		}
 		if body == nil {
@@ -152,27 +175,65 @@ func (s *stream) skipToHeader() (int64, error) {
 	return n - int64(len(contentLength)), nil
 }
 
-// Write sends one message.
+// Write queues one message for the client (outbox.go says which messages
+// wait for room, which replace an older one and which are dropped). A
+// response is queued even when ctx is done: a cancelled request still gets
+// its answer.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
+	if _, ok := msg.(*jsonrpc2.Response); !ok {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+	} else {
+		ctx = context.WithoutCancel(ctx)
 	}
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return 0, fmt.Errorf("marshal message: %w", err)
 	}
-	return s.write(data)
+	return s.write(ctx, data, policyOf(msg))
 }
 
-func (s *stream) write(data []byte) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n, err := fmt.Fprintf(s.rwc, "Content-Length: %d\r\n\r\n%s", len(data), data)
-	if err != nil {
-		return int64(n), fmt.Errorf("write to stream: %w", err)
+func (s *stream) write(ctx context.Context, data []byte, p policy) (int64, error) {
+	framed := make([]byte, 0, len(data)+32)
+	framed = append(framed, contentLength...)
+	framed = append(framed, ' ')
+	framed = strconv.AppendInt(framed, int64(len(data)), 10)
+	framed = append(framed, "\r\n\r\n"...)
+	framed = append(framed, data...)
+	if err := s.out.put(ctx, s.closed, framed, p); err != nil {
+		return 0, fmt.Errorf("write to stream: %w", err)
 	}
-	return int64(n), nil
+	return int64(len(framed)), nil
 }
+
+// writeLoop writes the queued messages in order until the stream closes.
+// A write blocked for giveUpAfter gives up on the client: the stream closes
+// (the connection ends, Session.Wait returns and background jobs are
+// cancelled). The write itself may stay blocked until the process exits
+// (a blocking pipe cannot be interrupted), but nothing waits for it.
+func (s *stream) writeLoop() {
+	for {
+		data, ok := s.out.take(s.closed)
+		if !ok {
+			return
+		}
+		limit := s.out.limits.giveUpAfter
+		stalled := time.AfterFunc(limit, func() {
+			s.close(fmt.Errorf("the client read nothing for %v: gave up on it, connection closed", limit))
+		})
+		_, err := s.rwc.Write(data)
+		stalled.Stop()
+		s.out.written()
+		if err != nil {
+			s.close(fmt.Errorf("write to the client: %w", err))
+			return
+		}
+	}
+}
+
+// flush waits until every queued message was written, or the stream closed.
+func (s *stream) flush() { s.out.flush(s.closed) }
 
 // fail answers a malformed message with a JSON-RPC error; id is the
 // request's when it could be read, else null.
@@ -186,13 +247,37 @@ func (s *stream) fail(id json.RawMessage, code jsonrpc2.Code, message string) {
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc2.Error  `json:"error"`
 	}{"2.0", id, jsonrpc2.Error{Code: code, Message: message}})
-	if _, err := s.write(data); err != nil {
+	if _, err := s.write(context.Background(), data, policy{}); err != nil {
 		s.logf("answer a malformed message: %v", err)
 	}
 }
 
-// Close closes the underlying stream.
-func (s *stream) Close() error { return s.rwc.Close() }
+// Close closes the underlying stream; messages still queued are dropped.
+func (s *stream) Close() error { return s.close(nil) }
+
+// close closes the stream once; failure, when not nil, is why (logged, and
+// what Read returns from then on, so the session ends as failed).
+func (s *stream) close(failure error) error {
+	s.closeOnce.Do(func() {
+		if failure != nil {
+			s.logf("%v", failure)
+			s.failMu.Lock()
+			s.failure = failure
+			s.failMu.Unlock()
+		}
+		close(s.closed)
+		s.out.drop()
+		s.closeErr = s.rwc.Close()
+	})
+	return s.closeErr
+}
+
+// failed is why this side closed the stream, nil when it did not.
+func (s *stream) failed() error {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	return s.failure
+}
 
 // requestID is the id of a malformed request when it has a usable one.
 func requestID(body []byte) json.RawMessage {

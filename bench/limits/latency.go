@@ -23,18 +23,8 @@ func editLatency(bin, tmp string, n, formulas int) error {
 	}
 	defer stop()
 	src := fixture.LatencySource(formulas)
-	path := filepath.Join(s.ws, "src", "p", "G.java")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		return err
-	}
-	uri := "file://" + path
-	if err := s.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "java", "version": 1, "text": src}}); err != nil {
-		return err
-	}
-	if _, err := s.awaitDiagnostics(uri, 1); err != nil {
+	uri, err := s.openJava(src)
+	if err != nil {
 		return err
 	}
 	// The edit: a space inserted after "SELF[" of the middle formula, then removed.
@@ -88,4 +78,24 @@ func editLatency(bin, tmp string, n, formulas int) error {
 		fmt.Printf("  %-11s didChange → diagnostics: median %s, p90 %s, p99 %s, max %s\n", mode, q(0.5), q(0.9), q(0.99), q(1))
 	}
 	return nil
+}
+
+// openJava writes src as src/p/G.java in the session's workspace, opens it
+// and waits for its diagnostics; it returns the document's URI.
+func (s *session) openJava(src string) (string, error) {
+	path := filepath.Join(s.ws, "src", "p", "G.java")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		return "", err
+	}
+	uri := "file://" + path
+	if err := s.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "java", "version": 1, "text": src}}); err != nil {
+		return "", err
+	}
+	if _, err := s.awaitDiagnostics(uri, 1); err != nil {
+		return "", err
+	}
+	return uri, nil
 }

@@ -7,6 +7,8 @@
 //
 //	go run ./bench/limits [-perfls BIN] [-kind spl|java] [-values N] [-idle 30s] [-edits 3]
 //	go run ./bench/limits -latency 200   (didChange → diagnostics on a 5,000-line file, issue 18)
+//	go run ./bench/limits -flood noread|read [-duration 40s] [-hovers 20] [-max-rss 4096]
+//	                                     (the server's memory under a flooding client, issue 34)
 //
 // Without -perfls it builds ./cmd/perfls into a temporary directory. The
 // server runs with its own cache and runtime directories, so it starts
@@ -27,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -37,10 +40,19 @@ func main() {
 	idle := flag.Duration("idle", 30*time.Second, "idle time before the server's memory is read")
 	edits := flag.Int("edits", 3, "edits of the formula after opening it")
 	latency := flag.Int("latency", 0, "instead: time this many edits of a 5,000-line file with 1,200 formulas, full and incremental sync")
+	flood := flag.String("flood", "", "instead: flood the server with hovers and whole-text changes from a client that never reads (noread) or reads everything (read), sampling its memory")
+	duration := flag.Duration("duration", 40*time.Second, "with -flood: how long")
+	hovers := flag.Int("hovers", 20, "with -flood: hovers per didChange")
+	maxRSS := flag.Int("max-rss", 4096, "with -flood: kill the server when its RSS passes this many MB")
 	flag.Parse()
 	run := run
-	if *latency > 0 {
+	switch {
+	case *latency > 0:
 		run = func(bin, _ string, _ int, _ time.Duration, _ int) error { return latencyRun(bin, *latency) }
+	case *flood != "":
+		run = func(bin, _ string, _ int, _ time.Duration, _ int) error {
+			return floodRun(bin, *flood, *duration, *hovers, *maxRSS)
+		}
 	}
 	if err := run(*bin, *kind, *values, *idle, *edits); err != nil {
 		fmt.Fprintln(os.Stderr, "limits:", err)
@@ -207,13 +219,16 @@ func startServer(bin, tmp string, limit time.Duration) (s *session, stop func(),
 	cmd := exec.CommandContext(ctx, bin, "serve", "--logfile", filepath.Join(tmp, "serve.log"))
 	cmd.Env = env
 	cmd.Dir = ws
+	var once sync.Once
 	stop = func() {
-		cmd.Process.Kill() // a server that did not exit
-		cmd.Wait()
-		cancel()
-		daemon := exec.Command(bin, "daemon", "stop")
-		daemon.Env = env
-		daemon.Run() // no daemon is fine
+		once.Do(func() {
+			cmd.Process.Kill() // a server that did not exit
+			cmd.Wait()
+			cancel()
+			daemon := exec.Command(bin, "daemon", "stop")
+			daemon.Env = env
+			daemon.Run() // no daemon is fine
+		})
 	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -305,29 +320,16 @@ func summary(diags []json.RawMessage) string {
 
 // memory reads a process's resident set size and its peak from /proc.
 func memory(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	rss, hwm, err := rssOf(pid)
 	if err != nil {
 		return err.Error()
 	}
-	var rss, hwm string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "VmRSS:" {
-			rss = f[1]
-		}
-		if len(f) >= 2 && f[0] == "VmHWM:" {
-			hwm = f[1]
-		}
-	}
-	kb := func(s string) string {
-		n, _ := strconv.Atoi(s)
-		return fmt.Sprintf("%.0f MB", float64(n)/1024)
-	}
-	return fmt.Sprintf("RSS %s (peak %s)", kb(rss), kb(hwm))
+	return fmt.Sprintf("RSS %d MB (peak %d MB)", rss>>10, hwm>>10)
 }
 
 // client speaks just enough LSP over the server's stdin and stdout.
 type client struct {
+	mu  sync.Mutex // one message at a time: a reader answering the server's requests sends too
 	in  io.Writer
 	out *bufio.Reader
 }
@@ -338,6 +340,8 @@ func (c *client) send(msg map[string]any) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	_, err = fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
 	return err
 }

@@ -145,7 +145,8 @@ type Stats struct {
 	Elapsed               time.Duration
 }
 
-// IndexRoot returns the declarations of every Java file below root,
+// IndexRoot returns the declarations of every Java file below root (regular
+// files and links to them; directory links are not followed),
 // reusing the persisted index at cache (none when "") for unchanged files
 // and writing it back when anything changed. It stops early when done
 // closes. progress (may be nil) sees the files parsed so far of those that
@@ -170,9 +171,9 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 		if !strings.HasSuffix(p, ".java") {
 			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
+		info, ok := regularEntry(p, d)
+		if !ok {
+			return nil // a FIFO, device or socket named *.java is never opened
 		}
 		entries = append(entries, entry{p, info.Size(), info.ModTime().UnixNano()})
 		return nil
@@ -228,7 +229,8 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 }
 
 // ParseFiles parses Java files in parallel, one worker per CPU, in the
-// order given; files that cannot be read or parsed are left out. It stops
+// order given; files that cannot be read (ReadJava: not regular files,
+// too large) or parsed are left out. It stops
 // early when done closes (nil: never).
 //
 // progress, when not nil, is called from the workers after each file with
@@ -243,7 +245,7 @@ func ParseFiles(paths []string, done <-chan struct{}, progress func(parsed, tota
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if src, err := os.ReadFile(paths[i]); err == nil && len(src) <= MaxFileSize {
+				if src, err := ReadJava(paths[i]); err == nil {
 					if f, err := javasrc.Parse(paths[i], src); err == nil {
 						out[i] = f
 					}

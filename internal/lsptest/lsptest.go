@@ -46,6 +46,13 @@ type Message struct {
 // client to it over a pipe; both end with the test.
 func Start(t testing.TB, opts server.Options) *Client {
 	t.Helper()
+	c, _ := StartSession(t, opts)
+	return c
+}
+
+// StartSession is Start, also returning the server's session.
+func StartSession(t testing.TB, opts server.Options) (*Client, *server.Session) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	session := server.Serve(ctx, serverEnd, opts)
@@ -57,7 +64,7 @@ func Start(t testing.TB, opts server.Options) *Client {
 			t.Error("the server did not stop")
 		}
 	})
-	return c
+	return c, session
 }
 
 // Connect speaks LSP over rwc (Content-Length framing). The server's

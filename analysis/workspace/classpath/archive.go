@@ -44,6 +44,9 @@ func openArchive(p string) (*archive, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !st.Mode().IsRegular() { // opening a FIFO named x.jar would wait for a writer
+		return nil, fmt.Errorf("open %s: not a regular file (%v)", p, st.Mode().Type())
+	}
 	archives.Lock()
 	defer archives.Unlock()
 	if a := archives.m[p]; a != nil && a.size == st.Size() && a.mtime == st.ModTime().UnixNano() {

@@ -308,7 +308,7 @@ func jarAt(jarPath string) (*jar, error) {
 		j.entries[cn] = name
 	}
 	src := strings.TrimSuffix(jarPath, filepath.Ext(jarPath)) + "-sources.jar"
-	if st, err := os.Stat(src); err == nil && !st.IsDir() {
+	if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
 		j.sourcesJar = src
 	}
 	jars.m[a] = j

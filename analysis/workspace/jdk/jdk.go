@@ -31,7 +31,7 @@ func Find() (string, error) {
 		}
 	}
 	for _, p := range tried {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, nil
 		}
 	}
