@@ -17,8 +17,11 @@ import (
 )
 
 // maxFrame is the largest message read: a Content-Length above it is
-// treated as malformed rather than waited for.
-const maxFrame = 256 << 20
+// treated as malformed rather than waited for. A source file perfls
+// parses is at most 4 MB (javasrc.MaxSourceBytes), which JSON escaping
+// can triple at worst; 64 MB keeps one message's copies well inside the
+// server's 200 MB.
+const maxFrame = 64 << 20
 
 // contentLength is LSP's one required header.
 const contentLength = "Content-Length:"
