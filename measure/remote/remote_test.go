@@ -178,7 +178,10 @@ func startWorker(ctx context.Context, t *testing.T, url string, cfg WorkerConfig
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.URL, cfg.Store, cfg.Logf = url, store, t.Logf
+	cfg.URL, cfg.Store = url, store
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = t.TempDir()
 	}
