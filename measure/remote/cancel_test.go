@@ -1,13 +1,11 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +13,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/perfls/perfls/internal/pgtest"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -74,17 +72,10 @@ func untilProgress(cancel func(), want string) (func(service.Progress), func() [
 // cancelled, and a worker started afterwards measures it not — it takes
 // the next job, answers it, and has not touched the cancelled one.
 func TestInterruptedWaitCancelsQueuedJob(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	svc, err := NewService(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	ctx, url, svc := newQueue(t, "", 2*time.Minute)
 	wctx, interrupt := context.WithCancel(ctx)
 	progress, said := untilProgress(interrupt, ": queued")
-	_, err = svc.Measure(wctx, brokenParams(t, "A"), progress)
+	_, err := svc.Measure(wctx, brokenParams(t, "A"), progress)
 	var ce *CancelledError
 	if !errors.As(err, &ce) || !errors.Is(err, context.Canceled) || ce.CancelErr != nil || ce.Note() != fmt.Sprintf("cancelled job %d", ce.Job) {
 		t.Fatalf("interrupted: %v (progress %q)", err, said())
@@ -115,14 +106,7 @@ func TestInterruptedWaitCancelsQueuedJob(t *testing.T) {
 // Identical requests share a job: when one waiting check is interrupted,
 // the other's request is sent again and answered.
 func TestInterruptedSharerResends(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	a, err := NewService(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	ctx, url, a := newQueue(t, "", 2*time.Minute)
 	b, err := NewService(ctx, url, "")
 	if err != nil {
 		t.Fatal(err)
@@ -168,14 +152,7 @@ func TestInterruptedSharerResends(t *testing.T) {
 // Wait says each state change once and that a job is still queued at most
 // every StillEvery, on the service's clock; each message names its job.
 func TestWaitSaysStatesOnce(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	svc, err := NewService(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	ctx, url, svc := newQueue(t, "", 2*time.Minute)
 	clock := time.Unix(0, 0)
 	svc.now = func() time.Time { clock = clock.Add(7 * time.Second); return clock } // 7 s a poll
 	job, err := svc.EnqueueArchive(ctx, brokenParams(t, "A"))
@@ -229,28 +206,13 @@ func TestCancelStopsRunningMeasurement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	svc, err := NewService(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the worker's JVM in /proc")
 	}
-	defer svc.Close()
+	ctx, url, svc := newQueue(t, "", 4*time.Minute)
 	var log logLines
 	startWorker(ctx, t, url, WorkerConfig{Logf: log.logf})
-	proj := writeTree(t, map[string]string{"p/Spin.java": `package p;
-public class Spin {
-    public static int forever(int x) {
-        while (true) {
-            x = x * 31 + 7;
-            if (x == 42 && System.nanoTime() < 0) {
-                return x;
-            }
-        }
-    }
-}
-`})
+	proj := writeTree(t, map[string]string{"p/Spin.java": fixture.SpinJava})
 	p := service.Params{Project: proj, Items: []service.Item{{Method: measure.MethodSpec{Class: "p.Spin", Name: "forever"}, Args: []measure.Arg{measure.IntArg(1)}}},
 		Options: measure.Options{Forks: 1, SamplesPerFork: 2, ForkTimeout: 10 * time.Minute}}
 	wctx, interrupt := context.WithCancel(ctx)
@@ -260,11 +222,11 @@ public class Spin {
 		jvm := 0
 		for jvm == 0 && wctx.Err() == nil {
 			time.Sleep(100 * time.Millisecond)
-			jvm = forkOf(os.Getpid())
+			jvm = fixture.ForkOf(os.Getpid())
 		}
 		found <- jvm
 	}()
-	_, err = svc.Measure(wctx, p, func(p service.Progress) { t.Log(p.Message) })
+	_, err := svc.Measure(wctx, p, func(p service.Progress) { t.Log(p.Message) })
 	jvm := <-found
 	var ce *CancelledError
 	if !errors.As(err, &ce) || ce.CancelErr != nil || jvm == 0 {
@@ -281,10 +243,10 @@ public class Spin {
 	if !log.has(fmt.Sprintf("job %d: cancelled by its client: measuring stopped", ce.Job)) {
 		t.Errorf("worker log %q", log.lines)
 	}
-	for alive(jvm) && ctx.Err() == nil {
+	for fixture.Alive(jvm) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if alive(jvm) {
+	if fixture.Alive(jvm) {
 		t.Errorf("the worker's JVM %d outlived its cancelled job", jvm)
 	}
 }
@@ -295,42 +257,4 @@ func jobState(j *rivertype.JobRow) string {
 		return "no job"
 	}
 	return fmt.Sprintf("%s, attempt %d by %v, errors %v", j.State, j.Attempt, j.AttemptedBy, j.Errors)
-}
-
-// forkOf returns the pid of a forked measuring JVM child of parent (its
-// command line names a crash-log file, unlike the short-lived helper
-// JVMs), or 0. Linux: read from /proc.
-func forkOf(parent int) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		f := procStat(pid)
-		if len(f) < 2 || f[1] != strconv.Itoa(parent) {
-			continue
-		}
-		if cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); bytes.Contains(cl, []byte("-XX:ErrorFile=")) {
-			return pid
-		}
-	}
-	return 0
-}
-
-// alive says whether pid runs (a zombie is not alive).
-func alive(pid int) bool {
-	f := procStat(pid)
-	return len(f) > 0 && f[0] != "Z"
-}
-
-// procStat is /proc/PID/stat's fields after the command name: state,
-// parent, ….
-func procStat(pid int) []string {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return nil
-	}
-	s := string(b)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
