@@ -27,14 +27,30 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/perfls/perfls/internal/diskfull"
 )
 
 // SQLite primary result codes the store tells apart.
 const (
 	sqliteReadOnly = 8
+	sqliteIOErr    = 10 // its extended codes (a write, an fsync, growing the -shm file: 4874) hide an ENOSPC
 	sqliteCorrupt  = 11
+	sqliteFull     = 13
 	sqliteNotADB   = 26
 )
+
+// explainFull turns an error of the store in dir that a full disk caused
+// into one that says so, naming dir and the space left (diskfull).
+func explainFull(dir string, err error) error {
+	switch sqliteCode(err) {
+	case sqliteFull:
+		return diskfull.ExplainStorage(dir, err, true)
+	case sqliteIOErr:
+		return diskfull.ExplainStorage(dir, err, false)
+	}
+	return diskfull.Explain(dir, err)
+}
 
 // unusableError marks a file the store cannot use: set it aside.
 type unusableError struct{ cause error }
@@ -302,7 +318,17 @@ func nonEmpty(ss ...string) []string {
 // run runs op on the store's database. When op fails because the file is
 // corrupt, the file is set aside, a new store takes its place (Notices says
 // so) and op runs once more, on the new store.
+//
+// An error a full disk caused says so (explainFull).
 func (s *Store) run(ctx context.Context, op func(db *conn) error) error {
+	err := s.runOnce(ctx, op)
+	if s.pg {
+		return err
+	}
+	return explainFull(filepath.Dir(s.path), err)
+}
+
+func (s *Store) runOnce(ctx context.Context, op func(db *conn) error) error {
 	db, err := s.current(ctx)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/perfls/perfls/internal/diskfull"
 	"github.com/perfls/perfls/internal/redact"
 )
 
@@ -181,19 +182,24 @@ func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err e
 // store is read-only, for the caller to show the user.
 func OpenStore(ctx context.Context, dir string) (s *Store, notice string, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", fmt.Errorf("open cache: %w", err)
+		return nil, "", diskfull.Explain(dir, fmt.Errorf("open cache: %w", err))
 	}
 	path := filepath.Join(dir, dbName)
 	db, fi, notice, err := openUsable(ctx, path, false)
 	if err != nil {
-		return nil, "", err
+		return nil, "", explainFull(dir, err)
 	}
 	if err := probeWrite(ctx, db); err != nil {
-		if !IsReadOnly(err) {
+		var full *diskfull.Error
+		switch {
+		case IsReadOnly(err):
+			notice = strings.Join(nonEmpty(notice, fmt.Sprintf("the cache %s is read-only (%v): results are shown but nothing measured now is saved; make it writable or set PERFLS_CACHE_DIR to a writable directory", path, err)), "; ")
+		case errors.As(explainFull(dir, err), &full):
+			notice = strings.Join(nonEmpty(notice, full.Error()+"; until then results are shown but nothing measured now is saved"), "; ")
+		default:
 			db.Close()
 			return nil, "", fmt.Errorf("open cache %s: %w", path, err)
 		}
-		notice = strings.Join(nonEmpty(notice, fmt.Sprintf("the cache %s is read-only (%v): results are shown but nothing measured now is saved; make it writable or set PERFLS_CACHE_DIR to a writable directory", path, err)), "; ")
 	}
 	return &Store{path: path, db: db, file: fi}, notice, nil
 }

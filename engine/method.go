@@ -414,7 +414,11 @@ func documentedArgs(gen *javasrc.Method) ([]spl.Value, error) {
 		if min == nil {
 			return nil, fmt.Errorf("parameter %s of %s has no documented minimum to measure with: add @Param(min = …)", p.Name, gen.Name)
 		}
-		args = append(args, spl.Value{Kind: spl.Int, Int: int64(*min), Float: float64(int64(*min))})
+		n, err := spl.Value{Kind: spl.Float, Float: *min}.Long() // never truncated or wrapped
+		if err != nil {
+			return nil, fmt.Errorf("the documented minimum of parameter %s of %s: %w", p.Name, gen.Name, err)
+		}
+		args = append(args, spl.Value{Kind: spl.Int, Int: n, Float: float64(n)})
 	}
 	return args, nil
 }

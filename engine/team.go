@@ -120,6 +120,17 @@ func (e *Engine) queueService(ctx context.Context, label string) (service.Servic
 	return svc, func() { svc.Close() }, nil
 }
 
+// QueueNote says what became of the job on the workers' queue that an
+// interrupted remote measurement was waiting for ("cancelled job 12"), ""
+// when err ended no such wait. Show it after the progress line is gone.
+func QueueNote(err error) string {
+	var ce *remote.CancelledError
+	if errors.As(err, &ce) {
+		return ce.Note()
+	}
+	return ""
+}
+
 // ValidLabel says what is wrong with a worker label ("" is fine: the
 // unlabelled workers).
 func ValidLabel(label string) error {

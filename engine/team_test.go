@@ -3,14 +3,19 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/remote"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -106,5 +111,63 @@ func TestRemoteCheckThroughAWorker(t *testing.T) {
 	// Without a shared store there is no queue.
 	if _, err := openEngine(t, small).Check(ctx, CheckRequest{Dir: dir, Remote: true}); err == nil || !strings.Contains(err.Error(), "PERFLS_STORE") {
 		t.Errorf("remote without a shared store: %v", err)
+	}
+}
+
+// An interrupted perfls check --remote cancels its job: the error says
+// which (QueueNote), the job is cancelled in the queue, and a worker
+// started afterwards measures nothing of it — it answers the next job and
+// the shared store holds no measurement.
+func TestInterruptedRemoteCheckCancelsItsJob(t *testing.T) {
+	url := newPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	client, err := Open(ctx, Config{CacheDir: t.TempDir(), Service: InProcess, Logf: t.Logf, Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	dir, _ := writeProject(t, "p/A.java", classA("return n;"))
+	cctx, interrupt := context.WithCancel(ctx)
+	var job int64
+	_, err = client.Check(cctx, CheckRequest{Dir: dir, Options: small, Remote: true, Progress: func(p service.Progress) {
+		if strings.HasSuffix(p.Message, ": queued") {
+			job = p.Job
+			interrupt()
+		}
+	}})
+	note := QueueNote(err)
+	if !errors.Is(err, context.Canceled) || job == 0 || note != fmt.Sprintf("cancelled job %d", job) {
+		t.Fatalf("interrupted check: %v, note %q, job %d", err, note, job)
+	}
+	q, err := remote.NewService(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	worker, err := Open(ctx, Config{CacheDir: t.TempDir(), Service: InProcess, Logf: t.Logf, Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Close()
+	fixture.Background(t, ctx, func(ctx context.Context) error { return worker.RunWorker(ctx, "") })
+	broken, _ := writeProject(t, "p/B.java", "package p; class B { int x = ; }")
+	next, err := q.EnqueueArchive(ctx, service.Params{Project: broken, Options: small})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := q.Wait(ctx, next.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, row, err := q.Wait(ctx, job, nil)
+	if row == nil {
+		t.Fatal(err)
+	}
+	if row.State != rivertype.JobStateCancelled || row.Attempt != 0 {
+		t.Errorf("the interrupted check's job after a worker ran: %s after %d attempt(s)", row.State, row.Attempt)
+	}
+	store, _ := client.Store()
+	if entries, err := store.List(ctx); err != nil || len(entries) != 0 {
+		t.Errorf("%d measurements in the shared store (%v), want none", len(entries), err)
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+
+	"github.com/perfls/perfls/internal/diskfull"
 )
 
 // Build is a compiled project ready to measure.
@@ -128,9 +131,9 @@ func CompileLibrary(ctx context.Context, cacheDir string) (string, error) {
 	return compileLibrary(ctx, j, cacheDir)
 }
 
-func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (string, error) {
-	cacheDir, err := filepath.Abs(cacheDir)
-	if err != nil {
+func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (_ string, err error) {
+	defer func() { err = diskfull.Explain(cacheDir, err) }()
+	if cacheDir, err = filepath.Abs(cacheDir); err != nil {
 		return "", fmt.Errorf("compile perfls library: %w", err)
 	}
 	files, err := librarySourceFiles()
@@ -245,8 +248,23 @@ func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, re
 	if !errors.As(err, &exit) {
 		return fmt.Errorf("run %s: %w", j.javac, err)
 	}
-	return &CompileError{Messages: parseJavacOutput(output), Output: output}
+	ce := &CompileError{Messages: parseJavacOutput(output), Output: output}
+	for _, m := range ce.Messages {
+		// javac could not write a class file: the disk is full, the
+		// sources are fine (the caller names the directory).
+		if strings.Contains(m.Message, "No space left on device") || strings.Contains(m.Message, "Disk quota exceeded") {
+			return noSpaceError("javac: " + m.Message)
+		}
+	}
+	return ce
 }
+
+// noSpaceError is javac's report that it could not write a class file for
+// want of space: an ENOSPC (diskfull explains it), in javac's words.
+type noSpaceError string
+
+func (e noSpaceError) Error() string        { return string(e) }
+func (e noSpaceError) Is(target error) bool { return target == syscall.ENOSPC }
 
 var releaseUnsupportedRE = regexp.MustCompile(`release version \d+ not supported|invalid flag: --release|release \d+ is no longer supported`)
 
@@ -333,12 +351,12 @@ func parseJavacOutput(out string) []CompilerMessage {
 // The project is compiled for the running JDK (no --release), so that it may
 // use any language feature that JDK supports; the library is compiled with
 // --release 11.
-func Compile(ctx context.Context, p *Project, cacheDir string) (*Build, error) {
+func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err error) {
 	if p == nil {
 		return nil, errors.New("compile: no project")
 	}
-	cacheDir, err := filepath.Abs(cacheDir)
-	if err != nil {
+	defer func() { err = diskfull.Explain(cacheDir, err) }() // a full disk, not a compile error
+	if cacheDir, err = filepath.Abs(cacheDir); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", p.Dir, err)
 	}
 	j, err := findJDK(ctx)

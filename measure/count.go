@@ -17,6 +17,7 @@ import (
 	"github.com/perfls/perfls/analysis/classfile"
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/internal/diskfull"
 )
 
 // Counting forks: how often each project method runs per operation. perfls
@@ -179,7 +180,7 @@ func instrumentSource(ctx context.Context, path string, src []byte, first int) (
 // its class directory, which runs before b's classpath (b's class
 // directories then supply resources and classes not compiled from the
 // sources), and the counted methods by ID.
-func instrumentedClasses(ctx context.Context, p *Project, b *Build) (string, []countedMethod, error) {
+func instrumentedClasses(ctx context.Context, p *Project, b *Build) (_ string, _ []countedMethod, err error) {
 	if p == nil || b == nil {
 		return "", nil, errors.New("no project")
 	}
@@ -191,6 +192,7 @@ func instrumentedClasses(ctx context.Context, p *Project, b *Build) (string, []c
 	if err != nil {
 		return "", nil, err
 	}
+	defer func() { err = diskfull.Explain(root, err) }()
 	lib, err := compileLibrary(ctx, j, root)
 	if err != nil {
 		return "", nil, err

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/internal/diskfull"
 )
 
 // Arg is one argument of a generator (or of a workload loop, or of a method
@@ -548,11 +549,12 @@ type harnessUnit struct {
 // finds its class already compiled. A harness that does not compile fails
 // only its requests: the others are compiled again without it. release is
 // the Java release to compile for (jdk.releaseFor), 0 for javac's own.
-func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classpath []string, reqs []Request) (*harnessSet, error) {
+func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classpath []string, reqs []Request) (_ *harnessSet, err error) {
 	root, err := cacheRoot(b)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { err = diskfull.Explain(root, err) }()
 	hs := &harnessSet{classes: make([]string, len(reqs)), mains: make([]string, len(reqs)),
 		args: make([][]string, len(reqs)), errs: make([]error, len(reqs))}
 	if err := os.MkdirAll(filepath.Join(root, "crash"), 0o755); err == nil {

@@ -125,6 +125,7 @@ const (
 	CodeTooManyInstances   = "too-many-instances"
 	CodeMissingValue       = "missing-value"
 	CodeMetricMismatch     = "metric-mismatch" // a comparison of two metrics in different units
+	CodeArithmetic         = "arithmetic"      // an argument's arithmetic has no value: beyond a Java long, division by zero
 )
 
 // Metrics are the demands a term may name, "cpu(m)[w](n)", with their

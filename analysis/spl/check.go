@@ -1,6 +1,7 @@
 package spl
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -136,6 +137,7 @@ func checkFormula(f *Formula) []Diagnostic {
 				switch {
 				case a.Calc != nil:
 					a.Calc.Vars(use)
+					diags = append(diags, checkArithmetic(f, a)...)
 				case a.Value == nil:
 					use(a.Var, a.Span)
 				}
@@ -169,6 +171,27 @@ func checkFormula(f *Formula) []Diagnostic {
 				"variable %q is declared but not used in the formula: pass it as an argument, e.g. SELF[gen](%s), or remove it", vi.id.Name, vi.id.Name)
 		}
 	}
+	return diags
+}
+
+// checkArithmetic evaluates an argument's arithmetic at the bindings of
+// the variables it uses and reports the first operation without a value
+// (beyond a Java long, a division by zero) where it happens: a check
+// refuses it, never wraps it.
+func checkArithmetic(f *Formula, a Arg) []Diagnostic {
+	var diags []Diagnostic
+	EachArgValue(f, a, func(_ Value, in Instance, err error) bool {
+		var ee *EvalError
+		if !errors.As(err, &ee) {
+			return true
+		}
+		msg := ee.Msg
+		if l := in.Label(); l != "" {
+			msg = "at " + l + ": " + msg
+		}
+		diags = append(diags, Diagnostic{Span: ee.At, Severity: Error, Code: CodeArithmetic, Message: msg})
+		return false
+	})
 	return diags
 }
 

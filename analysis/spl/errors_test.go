@@ -85,6 +85,17 @@ var errorCases = []struct {
 	{"duplicate alias", "w := a\nw := b\nSELF[w] <= x[w]", CodeDuplicateAlias, `alias "w" is declared twice (first as "w := a")`, "w", 1},
 	{"scale not positive", `0 * SELF[g] <= x[g]`, CodeInvalidScale, `scale factor 0 must be positive`, "0 *", 0},
 	{"multiplier not positive", `SELF[g] <=(0, 1) x[g]`, CodeInvalidScale, `multiplier 0 must be positive`, "0", 0},
+	// Arithmetic in arguments is refused where it has no value, never wrapped.
+	{"product beyond a long", `for n in {10, 4611686018427387904} SELF[g](2 * n) <= x[g](n)`, CodeArithmetic,
+		`at n=4611686018427387904: 2 * 4611686018427387904 does not fit in a Java long (-9223372036854775808 to 9223372036854775807): use smaller values`, "2 * n", 0},
+	{"square beyond a long", `for n in {3037000500} SELF[g]((n * n) + 1) <= x[g](n)`, CodeArithmetic,
+		`3037000500 * 3037000500 does not fit in a Java long`, "(n * n)", 0},
+	{"sum beyond a long", `SELF[g](9223372036854775807 + 1) <= x[g]`, CodeArithmetic, `9223372036854775807 + 1 does not fit in a Java long`, "9223372036854775807 + 1", 0},
+	{"difference beyond a long", `for n in {-9223372036854775807} SELF[g](n - 2) <= x[g](n)`, CodeArithmetic, `-9223372036854775807 - 2 does not fit`, "n - 2", 0},
+	{"product of two variables", `for n in {1, 2}, m in {4294967296, 1} SELF[g](n * m * m) <= x[g](n, m)`, CodeArithmetic,
+		`at n=1, m=4294967296: 4294967296 * 4294967296 does not fit`, "n * m * m", 0},
+	{"division by zero", `for n in {10}, m in {2, 0} SELF[g](n / m) <= x[g](n, m)`, CodeArithmetic, `at n=10, m=0: 10 / 0 divides by zero`, "n / m", 0},
+	{"float beyond finite", `for n in {1e308} SELF[g](n * 10) <= x[g](n)`, CodeArithmetic, `1e+308 * 10 is not a finite number`, "n * 10", 0},
 }
 
 func TestErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package spl
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -74,20 +75,53 @@ func Expand(f *Formula) ([]Instance, []Diagnostic) {
 	if f == nil {
 		return nil, nil
 	}
-	var diags []Diagnostic
-	type dim struct {
-		vars []string
-		cols [][]Value // cols[k][i]: value of vars[k] at step i
-		n    int
+	dims, diags, ok := quantifierDims(f, nil)
+	if !ok {
+		return nil, diags
 	}
-	var dims []dim
+	total := 1
+	for _, d := range dims {
+		total *= d.n
+		if total > maxInstances {
+			diags = append(diags, Diagnostic{Span: f.Span, Severity: Error, Code: CodeTooManyInstances,
+				Message: fmt.Sprintf("the quantifiers produce more than %d instances; use fewer values", maxInstances)})
+			return nil, diags
+		}
+	}
+	out := make([]Instance, 0, total)
+	eachBinding(dims, func(bs []Binding) bool {
+		out = append(out, Instance{Formula: f, Bindings: bs, Body: f.Body})
+		return true
+	})
+	return out, diags
+}
+
+// dim is one dimension of a formula's instances: one variable's values,
+// or a zipped sequence's variables stepped together.
+type dim struct {
+	vars []string
+	cols [][]Value // cols[k][i]: value of vars[k] at step i
+	n    int
+}
+
+// quantifierDims turns f's quantifiers, those binding a variable keep
+// accepts (nil: all), into the dimensions of their bindings. Its
+// diagnostics say what limits them (see Expand); ok is false when a
+// dimension is empty: there are no bindings.
+func quantifierDims(f *Formula, keep func(name string) bool) (dims []dim, diags []Diagnostic, ok bool) {
 	for _, q := range f.Quantifiers {
+		if keep != nil && !slices.ContainsFunc(q.Vars, func(v Ident) bool { return keep(v.Name) }) {
+			continue
+		}
 		if !q.Zipped {
 			for k, v := range q.Vars {
+				if keep != nil && !keep(v.Name) {
+					continue
+				}
 				if k >= len(q.Values) || len(q.Values[k]) == 0 {
 					diags = append(diags, Diagnostic{Span: v.Span, Severity: Error, Code: CodeMissingValue,
 						Message: fmt.Sprintf("variable %q has no values, so the formula has no instances", v.Name)})
-					return nil, diags
+					return nil, diags, false
 				}
 				dims = append(dims, dim{vars: []string{v.Name}, cols: [][]Value{q.Values[k]}, n: len(q.Values[k])})
 			}
@@ -121,20 +155,16 @@ func Expand(f *Formula) ([]Instance, []Diagnostic) {
 		if d.n <= 0 {
 			diags = append(diags, Diagnostic{Span: q.Span, Severity: Error, Code: CodeMissingValue,
 				Message: "the sequence has no values, so the formula has no instances"})
-			return nil, diags
+			return nil, diags, false
 		}
 		dims = append(dims, d)
 	}
-	total := 1
-	for _, d := range dims {
-		total *= d.n
-		if total > maxInstances {
-			diags = append(diags, Diagnostic{Span: f.Span, Severity: Error, Code: CodeTooManyInstances,
-				Message: fmt.Sprintf("the quantifiers produce more than %d instances; use fewer values", maxInstances)})
-			return nil, diags
-		}
-	}
-	out := make([]Instance, 0, total)
+	return dims, diags, true
+}
+
+// eachBinding calls yield with the bindings of dims, the last dimension
+// varying fastest, until yield returns false.
+func eachBinding(dims []dim, yield func([]Binding) bool) {
 	idx := make([]int, len(dims)) // odometer, last dimension fastest
 	for {
 		var bs []Binding
@@ -143,7 +173,9 @@ func Expand(f *Formula) ([]Instance, []Diagnostic) {
 				bs = append(bs, Binding{Var: name, Value: d.cols[k][idx[di]]})
 			}
 		}
-		out = append(out, Instance{Formula: f, Bindings: bs, Body: f.Body})
+		if !yield(bs) {
+			return
+		}
 		i := len(dims) - 1
 		for ; i >= 0; i-- {
 			idx[i]++
@@ -153,9 +185,53 @@ func Expand(f *Formula) ([]Instance, []Diagnostic) {
 			idx[i] = 0
 		}
 		if i < 0 {
-			return out, diags
+			return
 		}
 	}
+}
+
+// maxArgEvaluations bounds the bindings EachArgValue evaluates one
+// argument's arithmetic at: Lint runs on every keystroke.
+const maxArgEvaluations = 10000
+
+// EachArgValue calls yield with each value the argument a of a term of f
+// takes (a literal's value; a variable's values; arithmetic evaluated at
+// each binding of the variables it uses, or the *EvalError where it has no
+// value), with the binding, until yield returns false. Only the
+// quantifiers a uses are expanded, and arithmetic at most at
+// maxArgEvaluations bindings.
+func EachArgValue(f *Formula, a Arg, yield func(v Value, in Instance, err error) bool) {
+	switch {
+	case a.Value != nil:
+		yield(*a.Value, Instance{Formula: f}, nil)
+		return
+	case a.Calc != nil && a.Calc.Op == 0 && a.Calc.Value != nil:
+		yield(*a.Calc.Value, Instance{Formula: f}, nil)
+		return
+	}
+	used := map[string]bool{}
+	if a.Calc != nil {
+		a.Calc.Vars(func(name string, _ Span) { used[name] = true })
+	} else {
+		used[a.Var] = true
+	}
+	dims, _, ok := quantifierDims(f, func(name string) bool { return used[name] })
+	if !ok || (a.Calc == nil && len(dims) == 0) {
+		return // no values, or an undeclared variable: Lint says so
+	}
+	n := 0 // arithmetic without variables is evaluated once
+	eachBinding(dims, func(bs []Binding) bool {
+		in := Instance{Formula: f, Bindings: bs}
+		if a.Calc == nil {
+			v, _ := in.Lookup(a.Var)
+			return yield(v, in, nil)
+		}
+		if n++; n > maxArgEvaluations {
+			return false
+		}
+		v, err := in.calc(a.Calc)
+		return yield(v, in, err)
+	})
 }
 
 // Lookup returns the value bound to a variable (the first binding when a
@@ -195,11 +271,22 @@ func (in Instance) ArgValues(t *Term) ([]Value, error) {
 	return out, nil
 }
 
+// EvalError is arithmetic in a formula that has no value: an integer
+// result beyond a Java long (never wrapped), a division by zero, a result
+// that is not a finite number. At is the operation's span.
+type EvalError struct {
+	At  Span
+	Msg string
+}
+
+func (e *EvalError) Error() string { return e.Msg }
+
 // calc evaluates arithmetic with the instance's bindings. Integers stay
 // integers under +, − and ×, and under ÷ when it divides exactly (a
 // generator's int parameter takes "n / 2" of an even n); otherwise the
-// result is a float. Strings, unknown variables, division by zero and
-// integer overflow are errors.
+// result is a float. Strings and unknown variables are errors; division by
+// zero, an integer result beyond a Java long and a float result that is
+// not finite are *EvalErrors.
 func (in Instance) calc(c *Calc) (Value, error) {
 	switch {
 	case c.Value != nil:
@@ -223,11 +310,14 @@ func (in Instance) calc(c *Calc) (Value, error) {
 		return Value{}, err
 	}
 	if c.Op == '/' && y.Float == 0 {
-		return Value{}, fmt.Errorf("division by zero")
+		return Value{}, &EvalError{c.Span, fmt.Sprintf("%s / %s divides by zero: give the divisor other values", x, y)}
 	}
 	if x.Kind == Int && y.Kind == Int {
 		if v, ok := intCalc(c.Op, x.Int, y.Int); ok {
 			return Value{Kind: Int, Int: v, Float: float64(v), Span: c.Span}, nil
+		}
+		if c.Op != '/' || y.Int == -1 { // else an inexact division: a float
+			return Value{}, &EvalError{c.Span, fmt.Sprintf("%d %c %d does not fit in a Java long (%d to %d): use smaller values", x.Int, c.Op, y.Int, math.MinInt64, math.MaxInt64)}
 		}
 	}
 	var f float64
@@ -242,7 +332,7 @@ func (in Instance) calc(c *Calc) (Value, error) {
 		f = x.Float / y.Float
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return Value{}, fmt.Errorf("the result is not a finite number")
+		return Value{}, &EvalError{c.Span, fmt.Sprintf("%s %c %s is not a finite number: use smaller values", x, c.Op, y)}
 	}
 	return Value{Kind: Float, Float: f, Span: c.Span}, nil
 }
@@ -266,6 +356,28 @@ func intCalc(op byte, x, y int64) (int64, bool) {
 	default:
 		return x / y, y != 0 && x%y == 0 && !(x == math.MinInt64 && y == -1)
 	}
+}
+
+// Long is v as the whole number a generator is called with: perfls passes
+// numbers to Java as longs (a double parameter gets the long's value). A
+// string, a number with a fraction and one beyond a Java long are errors,
+// never truncated or wrapped.
+func (v Value) Long() (int64, error) {
+	switch v.Kind {
+	case Int:
+		return v.Int, nil
+	case String:
+		return 0, fmt.Errorf("%s is a string, not a number", v)
+	}
+	switch {
+	case math.IsNaN(v.Float) || math.IsInf(v.Float, 0):
+		return 0, fmt.Errorf("%s is not a finite number", v)
+	case v.Float != math.Trunc(v.Float):
+		return 0, fmt.Errorf("%s is not a whole number: perfls passes whole numbers to Java", v)
+	case v.Float < math.MinInt64 || v.Float >= math.MaxInt64: // 2⁶³ is the first float beyond
+		return 0, fmt.Errorf("%s does not fit in a Java long (%d to %d)", v, math.MinInt64, math.MaxInt64)
+	}
+	return int64(v.Float), nil
 }
 
 // Multiplier evaluates a lambda product. Identifiers are looked up in the

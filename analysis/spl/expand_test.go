@@ -1,6 +1,9 @@
 package spl
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -211,5 +214,64 @@ func TestArithmeticArguments(t *testing.T) {
 		if _, ds := Parse(bad); len(ds) == 0 {
 			t.Errorf("%q parsed without a diagnostic", bad)
 		}
+	}
+}
+
+// Long is a value as a generator receives it: whole numbers up to a Java
+// long; a fraction, a number beyond a long and a string are errors, never
+// truncated or wrapped.
+func TestValueLong(t *testing.T) {
+	for _, tc := range []struct {
+		v    Value
+		want int64
+		err  string
+	}{
+		{Value{Kind: Int, Int: math.MinInt64}, math.MinInt64, ""},
+		{Value{Kind: Float, Float: 1e6}, 1000000, ""},
+		{Value{Kind: Float, Float: -9223372036854775808}, math.MinInt64, ""},
+		{Value{Kind: Float, Float: 9223372036854775808}, 0, "does not fit in a Java long"},
+		{Value{Kind: Float, Float: 1e30}, 0, "1e+30 does not fit in a Java long"},
+		{Value{Kind: Float, Float: -1e30}, 0, "does not fit in a Java long"},
+		{Value{Kind: Float, Float: 2.5}, 0, "2.5 is not a whole number"},
+		{Value{Kind: Float, Float: math.Inf(1)}, 0, "not a finite number"},
+		{Value{Kind: String, Str: "a"}, 0, "is a string"},
+	} {
+		got, err := tc.v.Long()
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) || got != tc.want {
+			t.Errorf("%v.Long() = %d, %v; want %d, %q", tc.v, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// Arithmetic that overflows a long is an *EvalError at the operation, at
+// check time as at lint time; a zipped sequence's variables are
+// evaluated together, not crossed; at most maxArgEvaluations bindings.
+func TestArgumentOverflow(t *testing.T) {
+	src := "for n in {4611686018427387904} SELF[g](1 + 2 * n) <= x[g](n)"
+	parsed, _ := Parse(src) // Lint reports it too (errorCases)
+	ins, _ := Expand(parsed.Formulas[0])
+	_, err := ins[0].ArgValues(Comparisons(ins[0].Body)[0].Left)
+	var ee *EvalError
+	if !errors.As(err, &ee) || ee.At != spanOf(t, src, "2 * n", 0) || !strings.Contains(err.Error(), "argument 1 + 2 * n of SELF: 2 * 4611686018427387904 does not fit in a Java long") {
+		t.Errorf("check time: %v", err)
+	}
+	if _, ds := ParseAndLint("for ((a, b){(1, 4611686018427387904), (4611686018427387904, 1)}) SELF[g](a * b) <= x[g](a, b)"); len(errorsOnly(ds)) != 0 {
+		t.Errorf("a sequence's tuples were crossed:%s", fmtDiags(ds))
+	}
+	var b strings.Builder
+	b.WriteString("for n in {")
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d, ", i)
+	}
+	b.WriteString("200}, m in {")
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d, ", i+1)
+	}
+	b.WriteString("9223372036854775807} SELF[g](n * m) <= x[g](n, m)")
+	u, _ := Parse(b.String())
+	seen := 0
+	EachArgValue(u.Formulas[0], Comparisons(u.Formulas[0].Body)[0].Left.Args[0], func(Value, Instance, error) bool { seen++; return true })
+	if seen != maxArgEvaluations {
+		t.Errorf("%d evaluations of 201 × 201 bindings, want the cap %d", seen, maxArgEvaluations)
 	}
 }

@@ -1,6 +1,9 @@
 package spl
 
-import "testing"
+import (
+	"math/big"
+	"testing"
+)
 
 // fuzzSeeds are extra seeds beyond the table inputs; findings of earlier
 // fuzzing runs are kept here as regression inputs.
@@ -41,6 +44,12 @@ var fuzzSeeds = []string{
 	"cpu(cpu(SELF))[g] <= x[g]",
 	"2 * gc_time(a@v1:p.C#m(int))[g](1) = process_cpu(b)[g](1)",
 	"cpu(\nSELF)[g] <= x[g]",
+	// Arithmetic at the edge of a Java long (also in errorCases).
+	"SELF[g](-9223372036854775807 - 1 - 1) <= x[g]",
+	"for n in {-9223372036854775807} SELF[g](n * -1 / -1 * 2) <= x[g](n)",
+	"for (n{9223372036854775807} m{-1}) SELF[g](n / m, (n + m) * m, n * n / n) <= x[g](n, m)",
+	"for ((a, b){(1, 4611686018427387904), (4611686018427387904, 1)}) SELF[g](a * b * 2) <= x[g](a, b)",
+	"for n in {1e308, -1e308, 4.9e-324} SELF[g](n * n, n / n, n + n, 1 / n) <= x[g](n)",
 }
 
 func FuzzParse(f *testing.F) {
@@ -65,6 +74,7 @@ func FuzzParse(f *testing.F) {
 					for _, c := range Comparisons(in.Body) {
 						_ = in.Render(c)
 						_, _ = in.ArgValues(c.Left)
+						checkExact(t, src, in, c.Left)
 					}
 				}
 			}
@@ -200,4 +210,66 @@ func checkUnit(t *testing.T, src string, u *Unit) {
 		walk(f.Body)
 		_ = f.String()
 	}
+}
+
+// checkExact asserts that integer arithmetic in t's arguments is exact:
+// an integer result equals the result computed without bounds, and an
+// evaluation error comes with a span inside the text. Nothing wraps.
+func checkExact(t *testing.T, src string, in Instance, term *Term) {
+	t.Helper()
+	for _, a := range term.Args {
+		if a.Calc == nil {
+			continue
+		}
+		v, err := in.calc(a.Calc)
+		if ee, ok := err.(*EvalError); ok && (ee.At.Start < 0 || ee.At.End > len(src) || ee.At.Start > ee.At.End) {
+			t.Fatalf("evaluation error span %v outside %q", ee.At, src)
+		}
+		if err != nil || v.Kind != Int {
+			continue
+		}
+		if want, ok := exact(in, a.Calc); ok && (!want.IsInt() || want.Num().Cmp(big.NewInt(v.Int)) != 0) {
+			t.Fatalf("%s in %q: %d, exactly %s", a.Calc.String(nil), src, v.Int, want.RatString())
+		}
+	}
+}
+
+// exact evaluates integer arithmetic without bounds; false when a float,
+// a string or a division by zero is involved.
+func exact(in Instance, c *Calc) (*big.Rat, bool) {
+	switch {
+	case c.Op == 0:
+		v := c.Value
+		if v == nil {
+			b, ok := in.Lookup(c.Var)
+			if !ok {
+				return nil, false
+			}
+			v = &b
+		}
+		if v.Kind != Int {
+			return nil, false
+		}
+		return new(big.Rat).SetInt64(v.Int), true
+	}
+	x, ok := exact(in, c.X)
+	if !ok {
+		return nil, false
+	}
+	y, ok := exact(in, c.Y)
+	if !ok {
+		return nil, false
+	}
+	switch c.Op {
+	case '+':
+		return x.Add(x, y), true
+	case '-':
+		return x.Sub(x, y), true
+	case '*':
+		return x.Mul(x, y), true
+	}
+	if y.Sign() == 0 {
+		return nil, false
+	}
+	return x.Quo(x, y), true
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -744,13 +745,68 @@ func (c *checker) arguments(t *spl.Term, k *candidate, params []javasrc.Param, w
 			typ = strings.TrimSuffix(typ, "[]")
 		}
 		kind, ok := c.argKind(a)
-		if !ok {
+		if ok && !fits(kind, typ) {
+			c.add(a.Span, Error, CodeGeneratorArgType, "argument %s is %s but parameter %q of %s %s.%s is %s", argText(a), kindName(kind), p.Name, what, k.owner, k.signature(), typ)
 			continue
 		}
-		if !fits(kind, typ) {
-			c.add(a.Span, Error, CodeGeneratorArgType, "argument %s is %s but parameter %q of %s %s.%s is %s", argText(a), kindName(kind), p.Name, what, k.owner, k.signature(), typ)
+		if value, problem := c.argRange(a, typ); problem != nil {
+			c.add(a.Span, Error, CodeGeneratorArgType, "argument %s for parameter %q of %s %s.%s: %v", value, p.Name, what, k.owner, k.signature(), problem)
 		}
 	}
+}
+
+// argRange finds the first value a takes (over the formula's bindings)
+// that perfls cannot pass as a parameter of type typ — a fraction, a
+// number beyond the type — and returns the argument with that value and
+// the problem, nil when there is none. Nothing is truncated or wrapped.
+func (c *checker) argRange(a spl.Arg, typ string) (value string, problem error) {
+	lo, hi, ok := javaRange(typ)
+	if !ok {
+		return "", nil
+	}
+	spl.EachArgValue(c.f.Parsed, a, func(v spl.Value, in spl.Instance, err error) bool {
+		if err != nil || v.Kind == spl.String {
+			return err == nil // arithmetic without a value is spl.Lint's, a string fits'
+		}
+		n, err := v.Long()
+		if err == nil && (n < lo || n > hi) {
+			err = fmt.Errorf("%s does not fit in a Java %s (%d to %d)", v, simpleType(typ), lo, hi)
+		}
+		if err == nil {
+			return true
+		}
+		value, problem = argText(a), err
+		if a.Value == nil {
+			value += " = " + v.String()
+		}
+		if l := in.Label(); a.Calc != nil && l != "" {
+			value += " (at " + l + ")"
+		}
+		return false
+	})
+	return value, problem
+}
+
+// javaRange is the range of whole numbers perfls can pass as the parameter
+// type typ (see measure's argValue: a double or float takes the integers
+// it holds exactly); false for a type that takes no number or that perfls
+// builds otherwise.
+func javaRange(typ string) (lo, hi int64, ok bool) {
+	switch simpleType(typ) {
+	case "int", "Integer":
+		return math.MinInt32, math.MaxInt32, true
+	case "long", "Long", "Number", "Object", "Serializable", "Comparable":
+		return math.MinInt64, math.MaxInt64, true
+	case "short", "Short":
+		return math.MinInt16, math.MaxInt16, true
+	case "byte", "Byte":
+		return math.MinInt8, math.MaxInt8, true
+	case "double", "Double":
+		return -(1 << 53), 1 << 53, true
+	case "float", "Float":
+		return -(1 << 24), 1 << 24, true
+	}
+	return 0, 0, false
 }
 
 func argText(a spl.Arg) string {

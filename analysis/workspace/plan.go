@@ -143,6 +143,13 @@ func (ix *Index) operand(f *Formula, in spl.Instance, t *spl.Term, factors []spl
 	if err != nil {
 		return Operand{Err: err}
 	}
+	for i, v := range args {
+		// Numbers reach Java as longs: one that is not a whole number or
+		// does not fit is refused here, never truncated or wrapped.
+		if _, err := v.Long(); err != nil && v.Kind != spl.String {
+			return Operand{Err: fmt.Errorf("argument %d (%s) of %s: %w", i+1, argText(t.Args[i]), t.Method, err)}
+		}
+	}
 	// A term is measured in one tree: the method's revision, else its
 	// generator's, applies to both.
 	rev, at := m.Revision, m.RevisionSpan

@@ -168,3 +168,39 @@ func TestInterpretationElement(t *testing.T) {
 		t.Errorf("interpretations %q, %q", formulas[0].Interpretation, formulas[1].Interpretation)
 	}
 }
+
+// A check plans no argument Java cannot receive as it is written: an
+// argument that is not a whole number or does not fit a long fails its
+// operand (the generator at a revision is not linted against a
+// declaration), never truncated or wrapped.
+func TestPlanRefusesArgumentsJavaCannotTake(t *testing.T) {
+	src := "package p;\nclass A {\n" +
+		"    @SPL(\"for n in {10, 12} SELF[gen](n) <= p.A#m@v1[gen](n / 4)\")\n    static void m(int[] a) {}\n" +
+		"    @SPL(\"for n in {1e30} SELF[gen](n) <= p.A#m@v1[gen](1)\")\n    static void big(int[] a) {}\n" +
+		"    static Iterable<Object[]> gen(double n) { return null; }\n}\n"
+	f := parse(t, "/p/A.java", src)
+	formulas, diags := JavaFormulas(f)
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	plan := PlanCheck(NewIndex([]*javasrc.File{f}), formulas)
+	var got []string
+	for _, in := range plan.Instances {
+		for _, c := range in.Comparisons {
+			got = append(got, in.Label()+": "+describe(c.Left)+" vs "+describe(c.Right))
+		}
+	}
+	want := []string{
+		"n=10: p.A#m(int[])[p.A#gen(double)](10)×1 vs error: argument 1 (n / 4) of p.A#m@v1: 2.5 is not a whole number: perfls passes whole numbers to Java",
+		"n=12: p.A#m(int[])[p.A#gen(double)](12)×1 vs p.A#m@v1[p.A#gen(double)@v1](3)×1",
+		"n=1e+30: error: argument 1 (n) of SELF: 1e+30 does not fit in a Java long (-9223372036854775808 to 9223372036854775807) vs p.A#m@v1[p.A#gen(double)@v1](1)×1",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("plan:\n%s", strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("#%d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,9 +63,15 @@ func (a *app) checkCommand() *cobra.Command {
 func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequest, f checkFlags) error {
 	start, dir := time.Now(), req.Dir
 	progress, done := a.progress(f.measure.verbose)
+	if req.Remote {
+		progress = jobLines(a.stderr, progress, f.measure.verbose || cli.IsTerminal(a.stderr))
+	}
 	req.Progress = progress
 	res, err := eng.Check(cmd.Context(), req)
 	done()
+	if note := engine.QueueNote(err); note != "" {
+		a.note("%s", note)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,4 +105,21 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
 	return cli.ExitStatus(map[string]int{report.FailedErrors: cli.ExitUsage, report.ViolatedRun: cli.ExitFailed}[rep.Result()])
+}
+
+// jobLines writes each state change of a job on the workers' queue as a
+// line of its own (the remote service says each once, and "still queued"
+// at most every 30 s), for a CI log where the progress line is silent;
+// shown is whether progress already shows them (-v, a terminal).
+func jobLines(w io.Writer, progress func(service.Progress), shown bool) func(service.Progress) {
+	if shown {
+		return progress
+	}
+	return func(p service.Progress) {
+		if p.Job != 0 {
+			fmt.Fprintf(w, "perfls: %s\n", p.Message)
+			return
+		}
+		progress(p)
+	}
 }

@@ -6,9 +6,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,18 +21,7 @@ func TestNoJVMOutlivesItsPerfls(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	bin := perflsBinary(t)
-	dir := fixture.Project(t, map[string]string{"p/Spin.java": `package p;
-public class Spin {
-    public static int forever(int x) {
-        while (true) {
-            x = x * 31 + 7;
-            if (x == 42 && System.nanoTime() < 0) {
-                return x;
-            }
-        }
-    }
-}
-`})
+	dir := fixture.Project(t, map[string]string{"p/Spin.java": fixture.SpinJava})
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGHUP, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "measure", "--project", dir, "--method", "p.Spin#forever", "--args", "1",
@@ -49,7 +35,7 @@ public class Spin {
 			jvm := 0
 			for i := 0; i < 1200 && jvm == 0; i++ { // the compile comes first
 				time.Sleep(100 * time.Millisecond)
-				jvm = forkOf(cmd.Process.Pid)
+				jvm = fixture.ForkOf(cmd.Process.Pid)
 			}
 			if jvm == 0 {
 				cmd.Process.Kill()
@@ -63,56 +49,13 @@ public class Spin {
 					t.Errorf("perfls after %v: %v, want a non-zero exit status\n%s", sig, err, out.String())
 				}
 			}
-			for i := 0; i < 600 && alive(jvm); i++ {
+			for i := 0; i < 600 && fixture.Alive(jvm); i++ {
 				time.Sleep(100 * time.Millisecond)
 			}
-			if alive(jvm) {
+			if fixture.Alive(jvm) {
 				syscall.Kill(jvm, syscall.SIGKILL)
 				t.Fatalf("the forked JVM %d outlived perfls (%v)", jvm, sig)
 			}
 		})
 	}
-}
-
-// forkOf returns the pid of a forked measuring JVM (a java child whose
-// command line names a crash-log file, unlike the short-lived helper JVMs)
-// of parent, or 0.
-func forkOf(parent int) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(stat)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		f := strings.Fields(s[close+1:])
-		if len(f) < 2 || s[open+1:close] != "java" || f[1] != strconv.Itoa(parent) {
-			continue
-		}
-		if cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); bytes.Contains(cl, []byte("-XX:ErrorFile=")) {
-			return pid
-		}
-	}
-	return 0
-}
-
-// alive says whether pid runs; a zombie nobody has reaped yet is not alive.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	close := strings.LastIndexByte(s, ')')
-	f := strings.Fields(s[close+1:])
-	return len(f) > 0 && f[0] != "Z"
 }

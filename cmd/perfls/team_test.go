@@ -13,6 +13,7 @@ import (
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
 )
 
 // perfls history on an empty store: an empty JSON array, and a usage error
@@ -96,5 +97,38 @@ func TestHistoryHTMLCommand(t *testing.T) {
 	}
 	if i, j := strings.Index(page, ">"+commits[0]+"<"), strings.Index(page, ">"+commits[1]+"<"); i < 0 || j < i {
 		t.Errorf("commits not in first-parent order (%d, %d)", i, j)
+	}
+}
+
+// check --remote in a CI log (stderr not a terminal): each state change of
+// a job on the workers' queue is a line of its own, other progress goes to
+// the usual progress line (silent there but for heartbeats); with -v or on
+// a terminal the progress line shows them as before.
+func TestRemoteJobStatesInALog(t *testing.T) {
+	var log strings.Builder
+	var passed []string
+	progress := func(p service.Progress) { passed = append(passed, p.Message) }
+	lines := jobLines(&log, progress, false)
+	for _, p := range []service.Progress{
+		{Job: 7, Message: "job 7: sources: an archive of the sources (not a git work tree)"},
+		{Job: 7, Message: "job 7 on queue perfls: queued"},
+		{Job: 7, Message: "job 7 on queue perfls: running on worker w1 (attempt 1)"},
+		{Message: "fork 1 of 2", NsPerOp: 3},
+		{Job: 7, Message: "job 7 on queue perfls: done"},
+	} {
+		lines(p)
+	}
+	want := "perfls: job 7: sources: an archive of the sources (not a git work tree)\n" +
+		"perfls: job 7 on queue perfls: queued\n" +
+		"perfls: job 7 on queue perfls: running on worker w1 (attempt 1)\n" +
+		"perfls: job 7 on queue perfls: done\n"
+	if log.String() != want || len(passed) != 1 || passed[0] != "fork 1 of 2" {
+		t.Errorf("log %q, passed on %q", log.String(), passed)
+	}
+	log.Reset()
+	passed = nil
+	jobLines(&log, progress, true)(service.Progress{Job: 7, Message: "job 7 on queue perfls: queued"})
+	if log.Len() != 0 || len(passed) != 1 {
+		t.Errorf("shown elsewhere: log %q, passed on %q", log.String(), passed)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -131,6 +132,7 @@ type Service struct {
 	client *river.Client[pgx.Tx]
 	queue  string
 	poll   time.Duration
+	now    func() time.Time // the clock of the "still queued" lines (tests)
 }
 
 // NewService connects to the queue in the store at url; jobs go to the
@@ -149,7 +151,7 @@ func NewService(ctx context.Context, url, label string) (*Service, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Service{pool: pool, client: client, queue: queue, poll: 100 * time.Millisecond}, nil
+	return &Service{pool: pool, client: client, queue: queue, poll: 100 * time.Millisecond, now: time.Now}, nil
 }
 
 // Enqueue enqueues p with the project's code as a repository and commit
@@ -188,23 +190,34 @@ func (s *Service) EnqueueArchive(ctx context.Context, p service.Params) (*rivert
 	return res.Job, nil
 }
 
+// StillEvery is how often a job that stays queued or running is said to
+// be still so: a CI log hears that the check is alive, not a line a poll.
+const StillEvery = 30 * time.Second
+
 // Wait waits for job id to end and returns its response and final row.
-// progress hears when it starts and each retry.
+// progress hears each change of the job's state (queued, running on a
+// worker, retrying, done, failed, cancelled) once, and that it is still
+// queued or running at most every StillEvery; each Progress names the job.
 func (s *Service) Wait(ctx context.Context, id int64, progress func(service.Progress)) (*service.Response, *rivertype.JobRow, error) {
 	var said string
+	var since, last time.Time // when the state said last began, and when a line was said
 	for {
 		job, err := s.client.JobGet(ctx, id)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			return nil, nil, fmt.Errorf("job %d: %w", id, err)
 		}
-		msg := fmt.Sprintf("job %d on queue %s: %s", id, job.Queue, job.State)
-		if len(job.AttemptedBy) > 0 && job.State == rivertype.JobStateRunning {
-			msg += fmt.Sprintf(" on worker %s (attempt %d)", job.AttemptedBy[len(job.AttemptedBy)-1], job.Attempt)
+		state, now := describe(job), s.now()
+		switch {
+		case state != said:
+			s.say(progress, id, fmt.Sprintf("job %d on queue %s: %s", id, job.Queue, state))
+			said, since, last = state, now, now
+		case now.Sub(last) >= StillEvery:
+			s.say(progress, id, fmt.Sprintf("job %d on queue %s: still %s after %s", id, job.Queue, state, now.Sub(since).Round(time.Second)))
+			last = now
 		}
-		if msg != said && progress != nil {
-			progress(service.Progress{Message: msg})
-		}
-		said = msg
 		switch job.State {
 		case rivertype.JobStateCompleted:
 			var resp service.Response
@@ -213,11 +226,7 @@ func (s *Service) Wait(ctx context.Context, id int64, progress func(service.Prog
 			}
 			return &resp, job, nil
 		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
-			cause := "no error recorded"
-			if n := len(job.Errors); n > 0 {
-				cause = job.Errors[n-1].Error
-			}
-			return nil, job, fmt.Errorf("job %d %s: %s", id, job.State, cause)
+			return nil, job, fmt.Errorf("job %d %s: %s", id, job.State, lastError(job))
 		}
 		select {
 		case <-ctx.Done():
@@ -227,29 +236,146 @@ func (s *Service) Wait(ctx context.Context, id int64, progress func(service.Prog
 	}
 }
 
+// describe says a job's state for the user.
+func describe(job *rivertype.JobRow) string {
+	switch job.State {
+	case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled:
+		return "queued"
+	case rivertype.JobStateRunning:
+		if n := len(job.AttemptedBy); n > 0 {
+			return fmt.Sprintf("running on worker %s (attempt %d)", job.AttemptedBy[n-1], job.Attempt)
+		}
+		return fmt.Sprintf("running (attempt %d)", job.Attempt)
+	case rivertype.JobStateRetryable:
+		return fmt.Sprintf("attempt %d failed (%s); retrying", job.Attempt, lastError(job))
+	case rivertype.JobStateCompleted:
+		return "done"
+	case rivertype.JobStateDiscarded:
+		return "failed: " + lastError(job)
+	case rivertype.JobStateCancelled:
+		return "cancelled: " + lastError(job)
+	}
+	return string(job.State)
+}
+
+// lastError is the error the job's last attempt recorded, on one line.
+func lastError(job *rivertype.JobRow) string {
+	n := len(job.Errors)
+	if n == 0 {
+		if interrupted(job) {
+			return "a check waiting for it was interrupted"
+		}
+		return "no error recorded"
+	}
+	msg := strings.Join(strings.Fields(job.Errors[n-1].Error), " ")
+	if len(msg) > 300 {
+		msg = msg[:297] + "..."
+	}
+	return msg
+}
+
+// say tells progress msg about job id.
+func (s *Service) say(progress func(service.Progress), id int64, msg string) {
+	if progress != nil {
+		progress(service.Progress{Message: msg, Job: id})
+	}
+}
+
 // Measure enqueues p and waits for a worker's answer. A job whose commit
 // the worker could not fetch is sent again with the sources as an archive.
+// Interrupted (ctx ends), it cancels its job and returns a
+// *CancelledError.
 func (s *Service) Measure(ctx context.Context, p service.Params, progress func(service.Progress)) (*service.Response, error) {
-	say := func(msg string) {
-		if progress != nil {
-			progress(service.Progress{Message: msg})
+	var first int64
+	resp, err := s.run(ctx, progress, func() (*rivertype.JobRow, string, error) {
+		job, sources, err := s.Enqueue(ctx, p)
+		if job != nil {
+			first = job.ID
 		}
-	}
-	job, sources, err := s.Enqueue(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	say(fmt.Sprintf("job %d: sources: %s", job.ID, sources))
-	resp, _, err := s.Wait(ctx, job.ID, progress)
+		return job, sources, err
+	})
 	if !isUnreachable(err) {
 		return resp, err
 	}
-	say(fmt.Sprintf("%v: sending the sources instead", err))
-	if job, err = s.EnqueueArchive(ctx, p); err != nil {
-		return nil, err
+	s.say(progress, first, fmt.Sprintf("%v: sending the sources instead", err))
+	return s.run(ctx, progress, func() (*rivertype.JobRow, string, error) {
+		job, err := s.EnqueueArchive(ctx, p)
+		return job, "an archive of the sources", err
+	})
+}
+
+// maxResends bounds how often a request is sent again because a check
+// that shared its job was interrupted.
+const maxResends = 3
+
+// run enqueues a job (enqueue returns it and what its sources are) and
+// waits for its end. When ctx ends first, the job is cancelled, on the
+// queue or on the worker running it: nobody would read what a worker
+// measured. Identical requests share a job (MeasureArgs.InsertOpts), so a
+// job cancelled because another check waiting for it was interrupted is
+// sent again.
+func (s *Service) run(ctx context.Context, progress func(service.Progress), enqueue func() (*rivertype.JobRow, string, error)) (*service.Response, error) {
+	for resent := 0; ; resent++ {
+		job, sources, err := enqueue()
+		if err != nil {
+			return nil, err
+		}
+		s.say(progress, job.ID, fmt.Sprintf("job %d: sources: %s", job.ID, sources))
+		resp, row, err := s.Wait(ctx, job.ID, progress)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, s.cancel(ctx, job.ID, err)
+		case err != nil && row != nil && row.State == rivertype.JobStateCancelled && interrupted(row) && resent < maxResends:
+			s.say(progress, job.ID, fmt.Sprintf("job %d was cancelled because another check waiting for it was interrupted: sending the request again", job.ID))
+			continue
+		}
+		return resp, err
 	}
-	resp, _, err = s.Wait(ctx, job.ID, progress)
-	return resp, err
+}
+
+// interruptedKey marks, in a job's metadata, a job cancelled because a
+// check waiting for it was interrupted (not by a worker, nor by hand).
+const interruptedKey = "perfls_interrupted"
+
+func interrupted(job *rivertype.JobRow) bool {
+	var meta map[string]any
+	return json.Unmarshal(job.Metadata, &meta) == nil && meta[interruptedKey] == true
+}
+
+// cancelTimeout bounds cancelling a job after an interrupt: the user
+// waits for the command to end.
+const cancelTimeout = 2 * time.Second
+
+// CancelledError ends a wait that its context ended: the job was
+// cancelled (River's JobCancel: taken off the queue, or its worker told
+// to stop), unless CancelErr says why not.
+type CancelledError struct {
+	Job       int64
+	Err       error // why the wait ended: the context's error
+	CancelErr error // cancelling failed: a worker may still measure the job
+}
+
+func (e *CancelledError) Error() string { return fmt.Sprintf("%v (%s)", e.Err, e.Note()) }
+func (e *CancelledError) Unwrap() error { return e.Err }
+
+// Note says what became of the job, for the user.
+func (e *CancelledError) Note() string {
+	if e.CancelErr != nil {
+		return fmt.Sprintf("job %d could not be cancelled (%v): a worker may still measure it", e.Job, e.CancelErr)
+	}
+	return fmt.Sprintf("cancelled job %d", e.Job)
+}
+
+// cancel cancels job id after its wait ended with cause, marking it as
+// cancelled for an interrupt (see run).
+func (s *Service) cancel(ctx context.Context, id int64, cause error) error {
+	cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer stop()
+	_, err := s.pool.Exec(cctx, "UPDATE river_job SET metadata = metadata || jsonb_build_object($2::text, true) WHERE id = $1 AND finalized_at IS NULL", id, interruptedKey)
+	if err == nil {
+		_, err = s.client.JobCancel(cctx, id)
+	}
+	return &CancelledError{Job: id, Err: cause, CancelErr: err}
 }
 
 // Status names the queue.
@@ -274,8 +400,15 @@ type worker struct {
 }
 
 // Work measures one job. A missing or damaged archive cancels the job
-// (another attempt cannot mend it); other errors are retried.
-func (w *worker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
+// (another attempt cannot mend it); other errors are retried. A job its
+// client cancels (River's JobCancel) ends ctx: the measurement stops, its
+// JVMs are killed and reaped by the in-process service.
+func (w *worker) Work(ctx context.Context, job *river.Job[MeasureArgs]) (err error) {
+	defer func() {
+		if err != nil && errors.Is(context.Cause(ctx), river.ErrJobCancelledRemotely) {
+			w.logf("job %d: cancelled by its client: measuring stopped", job.ID)
+		}
+	}()
 	a := job.Args
 	dir, what, err := w.sources(ctx, a)
 	if err != nil {

@@ -98,14 +98,7 @@ func TestQueueNames(t *testing.T) {
 // messages (completed, not retried); a job whose sources are missing is
 // cancelled, not retried.
 func TestQueue(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	svc, err := NewService(ctx, url, "t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	ctx, url, svc := newQueue(t, "t1", 2*time.Minute)
 	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
 	item := service.Item{Method: measure.MethodSpec{Class: "p.A", Name: "m"}}
 	p := service.Params{Project: proj, Items: []service.Item{item}, Options: measure.Options{Forks: 1, SamplesPerFork: 2}}
@@ -141,14 +134,7 @@ func TestQueue(t *testing.T) {
 // A job whose worker was killed while running it (left running, taken long
 // ago) is rescued and done by another worker.
 func TestKilledWorkersJobIsRescued(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url := pgtest.NewTestDatabase(t)
-	svc, err := NewService(ctx, url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	ctx, url, svc := newQueue(t, "", 2*time.Minute)
 	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
 	job, err := svc.EnqueueArchive(ctx, service.Params{Project: proj})
 	if err != nil {
@@ -178,7 +164,10 @@ func startWorker(ctx context.Context, t *testing.T, url string, cfg WorkerConfig
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.URL, cfg.Store, cfg.Logf = url, store, t.Logf
+	cfg.URL, cfg.Store = url, store
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = t.TempDir()
 	}
@@ -192,4 +181,20 @@ func startWorker(ctx context.Context, t *testing.T, url string, cfg WorkerConfig
 		}
 		store.Close()
 	})
+}
+
+// newQueue gives a test a database of its own on the throwaway server, a
+// Service on its queue for workers labelled label (closed when the test
+// ends) and a context that ends within timeout.
+func newQueue(t *testing.T, label string, timeout time.Duration) (context.Context, string, *Service) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	url := pgtest.NewTestDatabase(t)
+	svc, err := NewService(ctx, url, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return ctx, url, svc
 }

@@ -47,6 +47,9 @@ type Progress struct {
 	// answered what it could: sent once per request, before its forks, in
 	// a Progress without a Message.
 	Planned int `json:"planned,omitempty"`
+	// Job is the job on the workers' queue (measure/remote) whose state
+	// Message reports: a line of its own in a log.
+	Job int64 `json:"job,omitempty"`
 }
 
 // JobFunc does a job's work, reporting progress through emit. It must
