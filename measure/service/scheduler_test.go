@@ -142,6 +142,15 @@ func TestJobCancelledWhenNobodyWaits(t *testing.T) {
 		}()
 	}
 	<-started
+	// Both callers must wait on the job before the first leaves; on a
+	// loaded machine the second may not have joined yet.
+	for {
+		jobs, _ := s.Status()
+		if len(jobs) == 1 && jobs[0].Waiters == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	cancel1()
 	time.Sleep(50 * time.Millisecond)
 	if cancelled.Load() {
