@@ -103,7 +103,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 		diags = append(diags, ds...)
 	}
 	var jdkExt workspace.External
-	jdkMissing := "--jdk-src none" // why the JDK's classes are not read
+	jdkMissing := "not read (--jdk-src none)" // why the JDK's classes are not read
 	if cfg.JDKSrc != "none" {
 		var classes jdk.Classes
 		var err error
@@ -113,7 +113,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 			return nil, fmt.Errorf("lint: --jdk-src: %w", err)
 		}
 		if err != nil {
-			jdkMissing = err.Error()
+			jdkMissing = "not found (" + err.Error() + ")"
 		} else {
 			defer classes.Close()
 			jdkExt = classes
@@ -164,7 +164,7 @@ type uncheckedRefs struct {
 
 func (u *uncheckedRefs) add(r workspace.Unchecked) {
 	for _, m := range r.Missing {
-		if strings.HasPrefix(m, "java.") || strings.HasPrefix(m, "javax.") {
+		if jdk.Platform(m) { // or may be: import java.util.* leaves AbstractList open
 			u.jdk++
 			return
 		}
@@ -182,7 +182,7 @@ func (u *uncheckedRefs) add(r workspace.Unchecked) {
 func (u *uncheckedRefs) notify(cfg LintConfig, noJDK bool, why string) {
 	if u.jdk > 0 {
 		if noJDK {
-			cfg.notef("JDK classes not found (%s): %d method reference(s) to or through JDK types (classes extending them) are not checked; set JAVA_HOME to a JDK, or pass --jdk-src", why, u.jdk)
+			cfg.notef("JDK classes %s: %d method reference(s) to or through JDK types (classes extending them) are not checked; set JAVA_HOME to a JDK, or pass --jdk-src", why, u.jdk)
 		} else {
 			cfg.notef("%d method reference(s) through JDK types are not checked: the JDK's classes do not resolve every supertype", u.jdk)
 		}

@@ -105,7 +105,7 @@ func TestLintJDKClassData(t *testing.T) {
 	if len(errs) != 0 || len(notes) != 1 || notes[0] != want {
 		t.Errorf("no JDK: errors %q, notices:\n%q\nwant\n%q", errs, notes, want)
 	}
-	if _, notes := lintNotes(t, []string{dir}, "none"); len(notes) != 1 || !strings.HasPrefix(notes[0], "JDK classes not found (--jdk-src none): 3 method reference(s)") {
+	if _, notes := lintNotes(t, []string{dir}, "none"); len(notes) != 1 || !strings.HasPrefix(notes[0], "JDK classes not read (--jdk-src none): 3 method reference(s)") {
 		t.Errorf("--jdk-src none: %q", notes)
 	}
 }

@@ -95,8 +95,9 @@ type Unchecked struct {
 	Path string // the formula's file
 	Ref  string // as written: "a.B#m"
 	// Missing are the classes that could not be seen (binary or canonical
-	// names as resolved); empty when a class from External has supertypes
-	// its source does not resolve.
+	// names as resolved; for a name the file's wildcard imports leave
+	// open, one per import); empty when a class from External has
+	// supertypes its source does not resolve.
 	Missing []string
 }
 
@@ -434,6 +435,9 @@ func (c *checker) lookup(cls, name string) *lookupResult {
 func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, known bool, missing []string, err error) {
 	complete = true
 	seen := map[string]bool{}
+	// files of the supertypes left unqualified (no lookup knows them), for
+	// what their names may stand for
+	bare := map[string]*javasrc.File{}
 	queue := []string{cls}
 	for len(queue) > 0 {
 		cur := queue[0]
@@ -449,11 +453,16 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 			}
 			file := c.ix.fileOf(t)
 			for _, s := range t.Supers {
+				r := ""
 				if c.opt.External != nil {
-					queue = append(queue, c.ix.ClassName(file, t, s, c.opt.External)) // a jar's class through a wildcard import
+					r = c.ix.ClassName(file, t, s, c.opt.External) // a jar's class through a wildcard import
 				} else {
-					queue = append(queue, c.ix.resolveClassIn(file, t, s))
+					r = c.ix.resolveClassIn(file, t, s)
 				}
+				if !strings.Contains(r, ".") && bare[r] == nil {
+					bare[r] = file
+				}
+				queue = append(queue, r)
 			}
 			if len(t.Supers) == 0 && t.Kind == javasrc.KindClass {
 				queue = append(queue, "java.lang.Object")
@@ -473,7 +482,7 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 		if ext == nil || !ext.Covers(cur) {
 			if cur != cls {
 				complete = false
-				missing = append(missing, cur)
+				missing = append(missing, wildcardCandidates(bare[cur], cur)...)
 			}
 			continue
 		}
@@ -498,6 +507,23 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 		queue = append(queue, ec.Supers...)
 	}
 	return ms, complete, known, missing, nil
+}
+
+// wildcardCandidates are the classes an unqualified name left unresolved
+// in file may be: one per wildcard import ("java.util.AbstractList" for
+// AbstractList under import java.util.*), and java.lang's, which every
+// file imports.
+func wildcardCandidates(file *javasrc.File, name string) []string {
+	if file == nil || strings.Contains(name, ".") {
+		return []string{name}
+	}
+	var out []string
+	for _, imp := range file.Imports {
+		if imp.Wildcard && !imp.Static {
+			out = append(out, imp.Path+"."+name)
+		}
+	}
+	return append(out, "java.lang."+name)
 }
 
 // objectMethods are java.lang.Object's, which every class inherits, for

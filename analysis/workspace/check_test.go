@@ -245,6 +245,16 @@ func TestCheckUnchecked(t *testing.T) {
 	if len(diags) != 1 || diags[0].Code != CodeUnknownMethod {
 		t.Errorf("want only ArrayList's unknown method, got %v", diags)
 	}
+
+	// Without a JDK a supertype left open by wildcard imports is named as
+	// each import would make it.
+	wild := parse(t, "/p/demo/Wild.java", "package demo;\nimport java.util.*;\nimport org.acme.*;\npublic class Wild extends AbstractList { }\n")
+	fs, _ = JavaFormulas(parse(t, "/p/demo/Main.java", fmt.Sprintf(checkMain, `SELF[gen](1) <= demo.Wild#sizee[gen](1)`)))
+	got = nil
+	NewIndex([]*javasrc.File{wild}).Lint(fs, LintOptions{Unchecked: func(u Unchecked) { got = append(got, fmt.Sprintf("%s %v", u.Ref, u.Missing)) }})
+	if want := "demo.Wild#sizee [java.util.AbstractList org.acme.AbstractList java.lang.AbstractList]"; len(got) != 1 || got[0] != want {
+		t.Errorf("wildcard: %q, want %q", got, want)
+	}
 }
 
 // With a partial index (an editor before its index is built), classes it

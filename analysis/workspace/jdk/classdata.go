@@ -71,14 +71,14 @@ func (d *ClassData) ClassesWithPrefix(prefix string, limit int) []string {
 	return workspace.SortedPrefix(d.idx.PrefixClasses(prefix), prefix, limit)
 }
 
-// covers is the JDK lookups' Covers: every java.* class, and the javax.*
-// packages the JDK has (javax.inject, javax.servlet and the like come in
-// jars).
+// covers is the JDK lookups' Covers: every java.* class, and the other
+// packages of Platform that the JDK has (javax.inject, javax.servlet and
+// the like come in jars).
 func covers(class string, hasPackage func(pkg string) bool) bool {
 	if strings.HasPrefix(class, "java.") {
 		return true
 	}
-	if !strings.HasPrefix(class, "javax.") {
+	if !Platform(class) {
 		return false
 	}
 	for _, pkg := range packagesOf(classfileCanonical(class)) {
@@ -89,12 +89,29 @@ func covers(class string, hasPackage func(pkg string) bool) bool {
 	return false
 }
 
-// coveredName tells the internal names of classes covers may accept:
-// those of java and javax packages. The rest (jdk.internal, sun, com.sun)
-// is left out of the tables.
-func coveredName(internal string) bool {
-	return strings.HasPrefix(internal, "java/") || strings.HasPrefix(internal, "javax/")
+// platformPrefixes start the names of the packages a JDK lookup may
+// answer for: java and javax, and the others the JDK exports (the XML
+// APIs org.w3c.dom and org.xml.sax, org.ietf.jgss, org.omg up to JDK 10,
+// jdk.jfr and the other jdk.* APIs).
+var platformPrefixes = []string{"java.", "javax.", "org.w3c.", "org.xml.", "org.ietf.", "org.omg.", "jdk."}
+
+// Platform tells a class name (binary or canonical) in a package the JDK
+// may provide; the JDK's internals (jdk.internal, sun, com.sun) are not.
+func Platform(class string) bool {
+	if strings.HasPrefix(class, "jdk.internal.") {
+		return false
+	}
+	for _, p := range platformPrefixes {
+		if strings.HasPrefix(class, p) {
+			return true
+		}
+	}
+	return false
 }
+
+// coveredName tells the internal names ("java/util/List") of the classes
+// covers may accept; the rest is left out of the tables.
+func coveredName(internal string) bool { return Platform(strings.ReplaceAll(internal, "/", ".")) }
 
 // packagesOf lists the packages a canonical class name may be in, longest
 // first: "a.b.C.D" may be D nested in C of a.b, or D of package a.b.C.

@@ -36,8 +36,9 @@ func methodNames(c *workspace.ExternalClass) []string {
 // whatever file they come from.
 func checkFakeClasses(t *testing.T, c Classes) {
 	t.Helper()
-	if !c.Covers("java.util.Nope") || !c.Covers("javax.swing.JList") || c.Covers("javax.inject.Inject") || c.Covers("org.x.Y") {
-		t.Error("Covers: java.* always, javax.* where the JDK has the package, nothing else")
+	if !c.Covers("java.util.Nope") || !c.Covers("javax.swing.JList") || c.Covers("javax.inject.Inject") || c.Covers("org.x.Y") ||
+		!c.Covers("org.xml.sax.helpers.Nope") || c.Covers("org.xml.nope.X") || c.Covers("jdk.internal.Misc") {
+		t.Error("Covers: java.* always, javax.*, org.xml.* and the like where the JDK has the package, nothing else")
 	}
 	l, err := c.Class("java.util.AbstractList")
 	if err != nil || l == nil {
@@ -449,8 +450,11 @@ func checkArrayList(t *testing.T, c Classes) {
 	if top == nil || len(ms) == 0 || err != nil {
 		t.Errorf("%s: containsAll, inherited from AbstractCollection: %v", c, err)
 	}
-	if !c.Covers("javax.swing.JList") || c.Covers("javax.inject.Inject") {
-		t.Errorf("%s: Covers javax", c)
+	if !c.Covers("javax.swing.JList") || c.Covers("javax.inject.Inject") || !c.Covers("org.w3c.dom.Element") || c.Covers("sun.misc.Unsafe") {
+		t.Errorf("%s: Covers javax, org.w3c", c)
+	}
+	if h, err := c.Class("org.xml.sax.helpers.DefaultHandler"); h == nil || err != nil {
+		t.Errorf("%s: the JDK's SAX: %v %v", c, h, err)
 	}
 }
 

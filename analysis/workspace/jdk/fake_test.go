@@ -109,7 +109,9 @@ func fakeClasses() map[string][]byte {
 		"java/util/Map":       classFile("java/util/Map", "java/lang/Object", nil),
 		"java/util/Map$1":     classFile("java/util/Map$1", "java/lang/Object", nil), // anonymous: left out
 		"javax/swing/JList":   classFile("javax/swing/JList", "java/lang/Object", nil, fakeMethod{name: "setModel", desc: "(Ljava/lang/Object;)V"}),
-		"jdk/internal/Misc":   classFile("jdk/internal/Misc", "java/lang/Object", nil), // not java or javax: left out
+		"jdk/internal/Misc":   classFile("jdk/internal/Misc", "java/lang/Object", nil), // the JDK's internals: left out
+		"org/xml/sax/helpers/DefaultHandler": classFile("org/xml/sax/helpers/DefaultHandler", "java/lang/Object", nil,
+			fakeMethod{name: "startElement", desc: "(Ljava/lang/String;)V"}),
 	}
 }
 

@@ -54,8 +54,9 @@ func Open(path string) (*SrcZip, error) {
 // Close releases the archive.
 func (z *SrcZip) Close() error { return z.zr.Close() }
 
-// Covers implements workspace.External: java.*, and the javax.* packages
-// the JDK has (javax.inject, javax.servlet and the like come in jars).
+// Covers implements workspace.External: java.*, and the packages of
+// Platform the JDK has (javax.inject, javax.servlet and the like come in
+// jars).
 func (z *SrcZip) Covers(class string) bool { return covers(class, z.hasPackage) }
 
 func (z *SrcZip) hasPackage(pkg string) bool {
