@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
@@ -149,7 +150,7 @@ func run(src string, jdks []string, runs int, keep string) error {
 
 	ix := workspace.NewIndex(parsed)
 	splFormulas, _ := workspace.SPLFile(splPath, spl)
-	fmt.Printf("%-42s %-40s %10s %13s %9s %12s\n", "JDK classes from", "read as", "unchecked", "typos caught", "inherited", "open + lint")
+	fmt.Printf("%-42s %-40s %10s %13s %9s %24s\n", "JDK classes from", "read as", "unchecked", "typos caught", "inherited", "open + lint: wall / CPU")
 	for _, w := range ways {
 		var ext workspace.External
 		what := "-"
@@ -188,9 +189,9 @@ func run(src string, jdks []string, runs int, keep string) error {
 		}
 		// The JDK's part of lint's time: opening it and linting through it,
 		// fresh each time (as each perfls lint does).
-		var ts []time.Duration
+		var ts, cpus []time.Duration
 		for r := 0; r < runs; r++ {
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			var ext workspace.External
 			if w.home != "" {
 				c, err := jdk.OpenHome(w.home)
@@ -201,35 +202,48 @@ func run(src string, jdks []string, runs int, keep string) error {
 				defer c.Close()
 			}
 			ix.Lint(splFormulas, workspace.LintOptions{External: ext})
-			ts = append(ts, time.Since(start))
+			ts, cpus = append(ts, time.Since(start)), append(cpus, cpuTime()-cpu)
 		}
-		fmt.Printf("%-42s %-40s %10d %6d of %3d %5d of %2d %12s\n", w.name, what, len(unchecked), len(caught), counts.typo, inherited, counts.inherited, median(ts).Round(time.Millisecond))
+		fmt.Printf("%-42s %-40s %10d %6d of %3d %5d of %2d %11s / %10s\n", w.name, what, len(unchecked), len(caught), counts.typo, inherited, counts.inherited,
+			median(ts).Round(time.Millisecond), median(cpus).Round(time.Millisecond))
 	}
 
-	fmt.Printf("\nperfls lint of the project and the formulas (engine.LintWith as the CLI runs it, --jdk-src HOME; %d runs each, interleaved), wall time:\n", runs)
-	times := map[string][]time.Duration{}
+	fmt.Printf("\nperfls lint of the project and the formulas (engine.LintWith as the CLI runs it, --jdk-src HOME; %d runs each, interleaved), medians:\n", runs)
+	times, cpuTimes := map[string][]time.Duration{}, map[string][]time.Duration{}
 	for r := 0; r < runs; r++ {
 		for _, w := range ways {
 			jdkSrc := w.home
 			if jdkSrc == "" {
 				jdkSrc = "none"
 			}
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			_, err := engine.LintWith(context.Background(), []string{src, splPath}, engine.LintConfig{JDKSrc: jdkSrc, NoClasspath: true})
 			if err != nil {
 				return fmt.Errorf("%s: %w", w.name, err)
 			}
 			times[w.name] = append(times[w.name], time.Since(start))
+			cpuTimes[w.name] = append(cpuTimes[w.name], cpuTime()-cpu)
 		}
 	}
 	for _, w := range ways {
 		ts := times[w.name]
-		fmt.Printf("%-42s median %8s  min %8s  max %8s\n", w.name, median(ts).Round(time.Millisecond), slices.Min(ts).Round(time.Millisecond), slices.Max(ts).Round(time.Millisecond))
+		fmt.Printf("%-42s wall %8s (min %8s, max %8s)  CPU %8s\n", w.name, median(ts).Round(time.Millisecond), slices.Min(ts).Round(time.Millisecond),
+			slices.Max(ts).Round(time.Millisecond), median(cpuTimes[w.name]).Round(time.Millisecond))
 	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average: %s", b)
 	}
 	return nil
+}
+
+// cpuTime is the process's user and system CPU time so far (GC workers
+// included): steadier than wall time on a loaded machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(ts []time.Duration) time.Duration {

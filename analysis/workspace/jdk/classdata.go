@@ -188,8 +188,8 @@ func releaseDigit(release int) byte { return strings.ToUpper(strconv.FormatInt(i
 
 // CtSymReleases lists the releases whose classes a ct.sym holds, oldest
 // first; current is the release whose section has only a system-modules
-// file (the JDK's own release up to JDK 21 or so, whose classes javac
-// reads from the runtime image instead), 0 when none has.
+// file, 0 when none has: the JDK's own release in JDK 17's ct.sym (not in
+// Temurin 25's), whose classes javac reads from the runtime image.
 func CtSymReleases(path string) (releases []int, current int, err error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil {

@@ -110,7 +110,7 @@ func TestCtSym(t *testing.T) {
 	if _, err := OpenCtSym(p, 11); err == nil || !strings.Contains(err.Error(), "no classes of release 11") {
 		t.Errorf("a release it does not have: %v", err)
 	}
-	// Up to JDK 21 or so the JDK's own release is a section with only a
+	// In JDK 17's ct.sym the JDK's own release is a section with only a
 	// system-modules file: javac reads those classes from lib/modules.
 	p2 := fakeCtSym(t, filepath.Join(t.TempDir(), "ct.sym"), "I")
 	if releases, current, _ := CtSymReleases(p2); current != 18 || slices.Contains(releases, 18) {
@@ -505,5 +505,43 @@ public class MyList extends java.util.AbstractList<String> {
 	}
 	if !reflect.DeepEqual(unchecked, wantUnchecked) {
 		t.Errorf("unchecked without the JDK: %q, want %q", unchecked, wantUnchecked)
+	}
+}
+
+// BenchmarkOpenJDK opens each file of the JDKs installed here and looks up
+// the classes a lint through java.util.ArrayList reads (ArrayList and its
+// supertypes): what each perfls lint pays for the JDK.
+//
+//	go test -run XXX -bench OpenJDK ./analysis/workspace/jdk
+func BenchmarkOpenJDK(b *testing.B) {
+	var homes []string
+	cands, _ := filepath.Glob("/usr/lib/jvm/*")
+	for _, c := range cands {
+		if real, err := filepath.EvalSymlinks(c); err == nil && isFile(filepath.Join(real, "lib", "modules")) && !slices.Contains(homes, real) {
+			homes = append(homes, real)
+		}
+	}
+	if len(homes) == 0 {
+		b.Skip("no JDK under /usr/lib/jvm")
+	}
+	for _, home := range homes {
+		for _, file := range []string{"src.zip", "ct.sym", "modules"} {
+			p := filepath.Join(home, "lib", file)
+			if !isFile(p) {
+				continue
+			}
+			b.Run(filepath.Base(home)+"/"+file, func(b *testing.B) {
+				for range b.N {
+					c, err := OpenPath(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, ms, err := workspace.ExternalMembers(c, "java.util.ArrayList", "size"); len(ms) == 0 || err != nil {
+						b.Fatalf("%s: ArrayList#size: %v", c, err)
+					}
+					c.Close()
+				}
+			})
+		}
 	}
 }

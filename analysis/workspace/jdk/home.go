@@ -146,9 +146,9 @@ func isFile(p string) bool {
 // OpenHome opens the classes of the JDK installed in dir, from the first
 // of: its src.zip (declarations with parameter names, and the source for
 // hover and go-to-definition); its lib/ct.sym when that holds the JDK's
-// own release (JDK 22 on or so); its runtime image lib/modules; the newest
-// release lib/ct.sym holds (one older than the JDK's up to JDK 21, whose
-// ct.sym leaves the JDK's own release to the runtime image); JDK 8's
+// own release (Temurin 25's does); its runtime image lib/modules; the
+// newest release lib/ct.sym holds (JDK 17's stops at 16 and leaves its own
+// release to the runtime image); JDK 8's
 // jre/lib/rt.jar. A file that cannot be read is passed over and named in
 // the *NotFoundError returned when none can be.
 func OpenHome(dir string) (Classes, error) {

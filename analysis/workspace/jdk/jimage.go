@@ -94,7 +94,7 @@ func readJimageIndex(path string, f *os.File, add func(module, internal string, 
 	}
 	tableLength, locationsSize, stringsSize := int64(u(4)), int64(u(5)), int64(u(6))
 	indexSize := jimageHeaderSize + tableLength*8 + locationsSize + stringsSize
-	if indexSize > st.Size() || indexSize > 256<<20 {
+	if indexSize > st.Size() || indexSize > 32<<20 { // a full JDK's is 1-2 MB
 		return nil, fmt.Errorf("%s: damaged runtime image: an index of %d bytes in a file of %d", path, indexSize, st.Size())
 	}
 	index := make([]byte, indexSize-jimageHeaderSize)
