@@ -12,35 +12,6 @@ import (
 	"github.com/perfls/perfls/internal/fixture"
 )
 
-// jdkFile returns a file of the JDK on PATH (lib/ct.sym, lib/modules), or
-// skips the test.
-func jdkFile(t *testing.T, name string) string {
-	t.Helper()
-	for _, dir := range []string{os.Getenv("JAVA_HOME"), "/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/default-java"} {
-		if p := filepath.Join(dir, "lib", name); dir != "" {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p
-			}
-		}
-	}
-	t.Skipf("no JDK with lib/%s here", name)
-	return ""
-}
-
-// homeWith makes a JDK home holding only file (linked), as a JDK whose
-// src.zip is missing.
-func homeWith(t *testing.T, file string) string {
-	t.Helper()
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(file, filepath.Join(home, "lib", filepath.Base(file))); err != nil {
-		t.Fatal(err)
-	}
-	return home
-}
-
 const jdkSubclass = `package demo;
 
 public class Names extends java.util.AbstractList<String> {
@@ -81,7 +52,7 @@ func TestLintJDKClassData(t *testing.T) {
 	}
 	for _, file := range []string{"ct.sym", "modules"} {
 		t.Run(file, func(t *testing.T) {
-			home := homeWith(t, jdkFile(t, file))
+			home := fixture.JDKHomeWith(t, file)
 			t.Setenv("JAVA_HOME", home)
 			errs, notes := lintNotes(t, []string{dir}, "")
 			if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") || len(notes) > 0 {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,29 +25,6 @@ public class Names extends java.util.AbstractList<String> {
     public static int m(int[] a) { return 0; }
 }
 `
-
-// ctSymHome makes a JDK home holding only the ct.sym of a JDK installed
-// here (linked), as a JDK whose src.zip is missing; it skips the test
-// when there is none.
-func ctSymHome(t *testing.T) string {
-	t.Helper()
-	for _, dir := range []string{os.Getenv("JAVA_HOME"), "/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/default-java"} {
-		p := filepath.Join(dir, "lib", "ct.sym")
-		if st, err := os.Stat(p); dir == "" || err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		home := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(home, "lib"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(p, filepath.Join(home, "lib", "ct.sym")); err != nil {
-			t.Fatal(err)
-		}
-		return home
-	}
-	t.Skip("no JDK with lib/ct.sym here")
-	return ""
-}
 
 // jdkNotices lists the messages shown about JDK classes not found, with
 // their types.
@@ -77,7 +53,7 @@ func hasMessage(ds []protocol.Diagnostic, sub string) bool {
 // from the JDK's class data when it has no src.zip; without a JDK it says
 // so once a session, at Info level, and names what it looked for.
 func TestJDKInTheEditor(t *testing.T) {
-	home := ctSymHome(t)
+	home := fixture.JDKHomeWith(t, "ct.sym")
 	cacheDir := fixture.Isolate(t)
 	t.Setenv("JAVA_HOME", "")
 	t.Setenv("PATH", t.TempDir()) // no javac, no java: no JDK but the setting's

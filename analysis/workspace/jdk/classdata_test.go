@@ -372,7 +372,7 @@ func TestOpenPath(t *testing.T) {
 
 // realJDKs are the JDK homes installed here (/usr/lib/jvm, JAVA_HOME),
 // each once.
-func realJDKs(t *testing.T) []string {
+func realJDKs(t testing.TB) []string {
 	cands, _ := filepath.Glob("/usr/lib/jvm/*")
 	if h := os.Getenv("JAVA_HOME"); h != "" {
 		cands = append(cands, h)
@@ -514,16 +514,7 @@ public class MyList extends java.util.AbstractList<String> {
 //
 //	go test -run XXX -bench OpenJDK ./analysis/workspace/jdk
 func BenchmarkOpenJDK(b *testing.B) {
-	var homes []string
-	cands, _ := filepath.Glob("/usr/lib/jvm/*")
-	for _, c := range cands {
-		if real, err := filepath.EvalSymlinks(c); err == nil && isFile(filepath.Join(real, "lib", "modules")) && !slices.Contains(homes, real) {
-			homes = append(homes, real)
-		}
-	}
-	if len(homes) == 0 {
-		b.Skip("no JDK under /usr/lib/jvm")
-	}
+	homes := realJDKs(b)
 	for _, home := range homes {
 		for _, file := range []string{"src.zip", "ct.sym", "modules"} {
 			p := filepath.Join(home, "lib", file)

@@ -4,7 +4,6 @@ package jdk
 // ct.sym, a runtime image (lib/modules) and JDK homes holding them.
 
 import (
-	"archive/zip"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -13,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/internal/fixture"
 )
 
 // fakeMethod is a method of a fake class: a name, a descriptor and access
@@ -118,32 +119,11 @@ func fakeClasses() map[string][]byte {
 // writeFakeZip writes a zip of name → bytes.
 func writeFakeZip(t *testing.T, p string, files map[string][]byte) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
+	text := make(map[string]string, len(files))
+	for n, b := range files {
+		text[n] = string(b)
 	}
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		w, err := zw.Create(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(files[n])
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Zip(t, p, text)
 	return p
 }
 
@@ -298,10 +278,5 @@ func fakeSrcZipFile(t *testing.T, p string) string {
 // writeFile writes data to p, making its directory.
 func writeFile(t *testing.T, p, data string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.WriteFiles(t, filepath.Dir(p), map[string]string{filepath.Base(p): data})
 }
