@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,13 +14,17 @@ import (
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/cache/declindex"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 )
 
 // LintConfig configures LintWith.
 type LintConfig struct {
-	// JDKSrc is the JDK's src.zip: "" finds one, "none" skips the JDK.
+	// JDKSrc names the JDK's classes: "" finds the JDK (jdk.Load: JAVA_HOME,
+	// then javac or java on PATH; its src.zip, else its class data), "none"
+	// skips the JDK, else a JDK home, a src.zip, a ct.sym, a runtime image
+	// (lib/modules) or an rt.jar (jdk.OpenPath).
 	JDKSrc string
 	// CacheDir caches the build tool's classpath (measure.ResolveClasspath);
 	// "" reads only perfls.json's classpath.
@@ -50,14 +55,17 @@ func quoteRevisions(revs []string) string {
 // LintWith reads the .java and .spl files at paths (directories are searched,
 // skipping hidden directories and build outputs) and reports their formula
 // problems without measuring: syntax errors, and methods and generators
-// that do not resolve against all the files given, against the JDK's
-// sources for java.* and javax.*, and against the classes of the project's
-// classpath (perfls.json, Maven or Gradle, as check finds it; the build
-// tool's answer cached in cfg.CacheDir). cfg.JDKSrc names the
-// JDK's src.zip: "" finds one (none found: JDK references stay unchecked),
+// that do not resolve against all the files given and the declarations of
+// their projects (a file given alone is linted in its project's context,
+// projectContext), against the JDK's classes for java.* and javax.*, and
+// against the classes of the project's classpath (perfls.json, Maven or
+// Gradle, as check finds it; the build tool's answer cached in
+// cfg.CacheDir). cfg.JDKSrc names the JDK's classes: "" finds them (none
+// found: JDK references stay unchecked, and a notice says how many),
 // "none" skips the JDK; and revisions (m@v1.0) that name no commit of the
-// git repository holding the file. The diagnostics are sorted by file and
-// position.
+// git repository holding the file. Only the given files' diagnostics are
+// reported, sorted by file and position; a reference lint could not check
+// is counted in one notice per cause.
 //
 // A binary .java file, or one larger than javasrc.MaxSourceBytes, is not
 // parsed: it gets one diagnostic and the others are linted. LintWith stops
@@ -95,28 +103,30 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 		diags = append(diags, ds...)
 	}
 	var jdkExt workspace.External
+	jdkMissing := "not read (--jdk-src none)" // why the JDK's classes are not read
 	if cfg.JDKSrc != "none" {
-		path := cfg.JDKSrc
-		if path == "" {
-			path, _ = jdk.Find()
+		var classes jdk.Classes
+		var err error
+		if cfg.JDKSrc == "" {
+			classes, err = jdk.Load("")
+		} else if classes, err = jdk.OpenPath(cfg.JDKSrc); err != nil {
+			return nil, fmt.Errorf("lint: --jdk-src: %w", err)
 		}
-		if path != "" {
-			z, err := jdk.Open(path)
-			switch {
-			case err != nil && cfg.JDKSrc != "":
-				return nil, fmt.Errorf("lint: %w", err)
-			case err == nil:
-				defer z.Close()
-				jdkExt = z
-			}
+		if err != nil {
+			jdkMissing = "not found (" + err.Error() + ")"
+		} else {
+			defer classes.Close()
+			jdkExt = classes
 		}
 	}
-	// One index over every file given, so references resolve across them;
-	// each project's formulas against its own classpath.
-	ix := workspace.NewIndex(javaFiles)
+	// One index over every file given and the declarations of their
+	// projects, so references resolve across them; each project's formulas
+	// against its own classpath.
 	byRoot, roots := formulasByRoot(formulas)
+	ix := workspace.NewIndex(append(javaFiles, projectContext(ctx, paths, files, roots, cfg)...))
+	var skipped uncheckedRefs
 	for _, root := range roots {
-		opt := workspace.LintOptions{}
+		opt := workspace.LintOptions{Unchecked: skipped.add}
 		if jdkExt != nil {
 			opt.External = jdkExt
 		}
@@ -130,6 +140,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
+	skipped.notify(cfg, jdkExt == nil, jdkMissing)
 	revDiags, unchecked := revisionNames(ctx, ix, formulas)
 	diags = append(diags, revDiags...)
 	if len(unchecked) > 0 {
@@ -144,6 +155,90 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 	return diags, nil
 }
 
+// uncheckedRefs counts the references lint could not check, by cause.
+type uncheckedRefs struct {
+	jdk   int      // for want of the JDK's classes
+	other int      // for want of another class
+	names []string // the other classes missing, first seen first
+}
+
+func (u *uncheckedRefs) add(r workspace.Unchecked) {
+	for _, m := range r.Missing {
+		if jdk.Platform(m) { // or may be: import java.util.* leaves AbstractList open
+			u.jdk++
+			return
+		}
+	}
+	u.other++
+	for _, m := range r.Missing {
+		if !slices.Contains(u.names, m) {
+			u.names = append(u.names, m)
+		}
+	}
+}
+
+// notify says, in one notice per cause, what lint left unchecked.
+// noJDK tells that the JDK's classes were not read, and why says why.
+func (u *uncheckedRefs) notify(cfg LintConfig, noJDK bool, why string) {
+	if u.jdk > 0 {
+		if noJDK {
+			cfg.notef("JDK classes %s: %d method reference(s) to or through JDK types (classes extending them) are not checked; set JAVA_HOME to a JDK, or pass --jdk-src", why, u.jdk)
+		} else {
+			cfg.notef("%d method reference(s) through JDK types are not checked: the JDK's classes do not resolve every supertype", u.jdk)
+		}
+	}
+	if u.other > 0 {
+		names := u.names
+		more := ""
+		if len(names) > 3 {
+			names, more = names[:3], fmt.Sprintf(" and %d more", len(u.names)-3)
+		}
+		cfg.notef("%d method reference(s) are not checked: classes they name or extend are neither in the project nor on its classpath (%s%s)", u.other, strings.Join(names, ", "), more)
+	}
+}
+
+// projectContext returns the declarations of the projects of roots that
+// the paths given do not hold whole (a file or a directory inside its
+// project was given), leaving out the files given (parsed whole already):
+// a file linted alone still resolves the classes of its package and
+// project. The declarations come from the persisted index the editor
+// uses (cache/declindex, in cfg.CacheDir), parsed where it is stale. A
+// project that cannot be read is named in a notice.
+func projectContext(ctx context.Context, paths, given []string, roots []string, cfg LintConfig) []*javasrc.File {
+	givenSet := make(map[string]bool, len(given))
+	for _, p := range given {
+		if abs, err := filepath.Abs(p); err == nil {
+			givenSet[abs] = true
+		}
+	}
+	var out []*javasrc.File
+	for _, root := range roots {
+		absRoot, err := filepath.Abs(root)
+		if err != nil {
+			continue
+		}
+		whole := false
+		for _, p := range paths {
+			if abs, err := filepath.Abs(p); err == nil && (abs == absRoot || strings.HasPrefix(absRoot, abs+string(filepath.Separator))) {
+				whole = true
+			}
+		}
+		if whole {
+			continue
+		}
+		files, _, err := declindex.IndexRoot(root, declindex.Path(cfg.CacheDir, root), ctx.Done(), nil)
+		if err != nil {
+			cfg.notef("the declarations of project %s were not all read (%v): classes of the project may be reported unknown", root, err)
+		}
+		for _, f := range files {
+			if abs, err := filepath.Abs(f.Path); err != nil || !givenSet[abs] {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // formulasByRoot groups formulas by the project root of their file, roots
 // in first-seen order.
 func formulasByRoot(formulas []*workspace.Formula) (map[string][]*workspace.Formula, []string) {
@@ -154,7 +249,11 @@ func formulasByRoot(formulas []*workspace.Formula) (map[string][]*workspace.Form
 		dir := filepath.Dir(f.Path)
 		root, ok := rootOf[dir]
 		if !ok {
-			root = measure.ProjectRoot(dir)
+			abs, err := filepath.Abs(dir) // a relative path cannot be walked up
+			if err != nil {
+				abs = dir
+			}
+			root = measure.ProjectRoot(abs)
 			rootOf[dir] = root
 		}
 		if _, ok := byRoot[root]; !ok {

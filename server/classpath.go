@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -241,7 +242,9 @@ func (s *server) externalHover(doc *document, f *workspace.Formula, ix *workspac
 	}
 	fmt.Fprintf(&b, "\n```java\n%s\n```\n\ndeclared in `%s`", text, strings.ReplaceAll(m.Class.Name, "$", "."))
 	if o := m.Class.Origin; o != "" {
-		if o == m.Class.SourceArchive && strings.HasSuffix(o, "src.zip") {
+		// The JDK's class data (package jdk) lies in its lib directory.
+		jdkData := filepath.Base(filepath.Dir(o)) == "lib" && slices.Contains([]string{"ct.sym", "modules", "rt.jar"}, filepath.Base(o))
+		if (o == m.Class.SourceArchive && strings.HasSuffix(o, "src.zip")) || jdkData {
 			b.WriteString(" (the JDK)")
 		} else {
 			fmt.Fprintf(&b, " from `%s`", filepath.Base(o))

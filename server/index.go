@@ -42,6 +42,12 @@ type wsIndex struct {
 	gen      int                      // counts rebuilds of ix
 	ext      workspace.External       // the JDK's classes; nil when not found
 	extDone  bool
+	extHome  string // the javaHome setting ext was looked up with
+	// javaHome reads the javaHome setting; jdkNotice tells the user, once
+	// a session, that the JDK's classes were not found.
+	javaHome       func() string
+	jdkNotice      func(msg string)
+	jdkNoticeShown bool
 	// classpaths holds each project root's classpath lookup, once its
 	// resolution (perfls.json, Maven, Gradle: classpath.go) has finished;
 	// a root being resolved maps to nil. cpRuns counts each root's
@@ -92,28 +98,53 @@ func newWorkspaceIndex(s *server) *wsIndex {
 		}}
 	w.onReady = func() { s.recheckOpen(s.base) }
 	w.folderOf = s.root
+	w.javaHome = func() string { return s.settings().JavaHome }
+	w.jdkNotice = func(msg string) { s.showMessage(s.base, protocol.MessageTypeInfo, msg) }
 	return w
 }
 
 func (s *server) workspaceIndex() *wsIndex { return s.index }
 
-// external returns the JDK lookup, opening the JDK's src.zip once.
+// external returns the JDK lookup: the classes of the JDK of the javaHome
+// setting, else of JAVA_HOME or PATH (jdk.Load: its src.zip, else its
+// class data), looked up again when the setting changes. A lookup stays
+// open until the connection closes (a lint may still be reading a
+// replaced one). Not finding any is logged each time and shown to the
+// user once a session: method names through JDK types go unchecked.
 func (w *wsIndex) external() workspace.External {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.extDone {
-		w.extDone = true
-		if p, err := jdk.Find(); err == nil {
-			if z, err := jdk.Open(p); err == nil {
-				w.ext = z
-				go func() {
-					<-w.done
-					z.Close()
-				}()
-			}
-		}
+	home := ""
+	if w.javaHome != nil {
+		home = w.javaHome()
 	}
-	return w.ext
+	w.mu.Lock()
+	if w.extDone && w.extHome == home {
+		defer w.mu.Unlock()
+		return w.ext
+	}
+	w.extDone, w.extHome, w.ext = true, home, nil
+	classes, err := jdk.Load(home)
+	notice := ""
+	if err != nil {
+		notice = fmt.Sprintf("perfls: JDK classes not found (%v): method names of classes extending JDK types are not checked; set the javaHome setting or JAVA_HOME to a JDK", err)
+		if w.jdkNoticeShown || w.jdkNotice == nil {
+			w.logf("%s", notice)
+			notice = ""
+		}
+		w.jdkNoticeShown = true
+	} else {
+		w.ext = classes
+		w.logf("JDK classes from %s", classes)
+		go func() {
+			<-w.done
+			classes.Close()
+		}()
+	}
+	ext := w.ext
+	w.mu.Unlock()
+	if notice != "" {
+		w.jdkNotice(notice) // shown and logged
+	}
+	return ext
 }
 
 // snapshot returns the disk index and whether it covers every project of

@@ -26,7 +26,8 @@ type Settings struct {
 	// MeasureOnSave re-checks, on save, the formulas of methods changed
 	// since their last verdict.
 	MeasureOnSave bool
-	// JavaHome is the JDK used to compile and fork; "" = JAVA_HOME / PATH.
+	// JavaHome is the JDK used to compile and fork, and whose classes lint
+	// resolves java.* and javax.* against; "" = JAVA_HOME / PATH.
 	JavaHome string
 	// JVMArgs are extra flags of the forked JVMs.
 	JVMArgs []string
@@ -208,6 +209,9 @@ func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 	}
 	if next.ViolationError != old.ViolationError {
 		s.republishOpen(ctx)
+	}
+	if next.JavaHome != old.JavaHome {
+		s.recheckOpen(ctx) // against the new JDK's classes
 	}
 	if next.AllowMeasuring != old.AllowMeasuring {
 		s.trust.Set(next.AllowMeasuring, untrustedReason)

@@ -82,6 +82,24 @@ type LintOptions struct {
 	// workspace yet (an editor before its index is built): classes missing
 	// from it are then not reported.
 	Partial bool
+	// Unchecked, when not nil, is told of each reference lint could not
+	// check for want of a class: one the reference names, or a supertype
+	// of it, is neither in the index nor covered by External, so a
+	// misspelt method cannot be told from an inherited one. It is called
+	// from Lint's goroutine; formulas LintReusing takes from its memo are
+	// not checked, so not told of again.
+	Unchecked func(Unchecked)
+}
+
+// Unchecked is a reference lint could not check.
+type Unchecked struct {
+	Path string // the formula's file
+	Ref  string // as written: "a.B#m"
+	// Missing are the classes that could not be seen (binary or canonical
+	// names as resolved; for a name the file's wildcard imports leave
+	// open, one per import); empty when a class from External has
+	// supertypes its source does not resolve.
+	Missing []string
 }
 
 // Lint resolves the method and generator references of formulas against
@@ -117,6 +135,7 @@ type lookupKey struct{ cls, name string }
 type lookupResult struct {
 	ms              []candidate // shared: never modified
 	complete, known bool
+	missing         []string // classes whose absence made it incomplete
 	err             error
 }
 
@@ -326,23 +345,35 @@ func workspaceCandidate(m *javasrc.Method) *candidate {
 // classMember resolves class#name written in the formula.
 func (c *checker) classMember(sp spl.Span, class, name string, params []string, what string) (*candidate, bool) {
 	cls := c.className(class)
-	ms, complete, known, err := c.lookup(cls, name)
-	if err != nil {
-		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", class, err)
+	r := c.lookup(cls, name)
+	if r.err != nil {
+		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", class, r.err)
 		return nil, true
 	}
-	if !known {
-		c.unknownClass(sp, class, cls)
+	if !r.known {
+		c.unknownClass(sp, class, name, cls)
 		return nil, false
 	}
-	if len(ms) == 0 {
-		if !complete {
-			return nil, true // maybe inherited from a class we cannot see
+	if len(r.ms) == 0 {
+		if !r.complete {
+			c.unchecked(class, name, r.missing) // maybe inherited from a class we cannot see
+			return nil, true
 		}
 		c.add(sp, Error, CodeUnknownMethod, "%s has no %s %q%s", displayName(cls), what, name, c.suggest(cls, name))
 		return nil, false
 	}
-	return c.pick(sp, displayName(cls), name, ms, params, complete, what)
+	m, ok := c.pick(sp, displayName(cls), name, r.ms, params, r.complete, what)
+	if m == nil && ok {
+		c.unchecked(class, name, r.missing) // no overload fits, but one may be inherited
+	}
+	return m, ok
+}
+
+// unchecked tells opt.Unchecked of a reference lint could not check.
+func (c *checker) unchecked(class, name string, missing []string) {
+	if c.opt.Unchecked != nil {
+		c.opt.Unchecked(Unchecked{Path: c.f.Path, Ref: class + "#" + name, Missing: missing})
+	}
 }
 
 // className resolves a class as written in the formula, through the
@@ -360,8 +391,9 @@ func (c *checker) className(written string) string {
 
 func displayName(binary string) string { return strings.ReplaceAll(binary, "$", ".") }
 
-// unknownClass reports a class that resolves nowhere, when that is certain.
-func (c *checker) unknownClass(sp spl.Span, written, resolved string) {
+// unknownClass reports a class that resolves nowhere, when that is
+// certain; otherwise the reference to member of it is unchecked.
+func (c *checker) unknownClass(sp spl.Span, written, member, resolved string) {
 	ext := c.opt.External
 	switch {
 	case ext != nil && ext.Covers(resolved):
@@ -372,6 +404,8 @@ func (c *checker) unknownClass(sp spl.Span, written, resolved string) {
 			"unknown class %s: it is not in this package nor imported; write its qualified name, e.g. pkg.%s#method, or import it", written, written)
 	case c.ix.hasPackage(packageOf(resolved)):
 		c.add(sp, Error, CodeUnknownClass, "unknown class %s: package %s of the workspace has no such class", written, packageOf(resolved))
+	default:
+		c.unchecked(written, member, []string{resolved})
 	}
 }
 
@@ -384,22 +418,27 @@ func packageOf(name string) string {
 
 // lookup collects the methods named name of class cls (a binary name or a
 // name as written) and its supertypes. known is false when cls is found
-// nowhere; complete is false when a supertype could not be seen.
-func (c *checker) lookup(cls, name string) (ms []candidate, complete, known bool, err error) {
+// nowhere; complete is false when a supertype could not be seen, and
+// missing names it.
+func (c *checker) lookup(cls, name string) *lookupResult {
 	k := lookupKey{cls, name}
 	if r := c.lookups[k]; r != nil {
-		return r.ms, r.complete, r.known, r.err
+		return r
 	}
-	ms, complete, known, err = c.lookupUncached(cls, name)
+	r := &lookupResult{}
+	r.ms, r.complete, r.known, r.missing, r.err = c.lookupUncached(cls, name)
 	if c.lookups != nil {
-		c.lookups[k] = &lookupResult{ms, complete, known, err}
+		c.lookups[k] = r
 	}
-	return ms, complete, known, err
+	return r
 }
 
-func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, known bool, err error) {
+func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, known bool, missing []string, err error) {
 	complete = true
 	seen := map[string]bool{}
+	// files of the supertypes left unqualified (no lookup knows them), for
+	// what their names may stand for
+	bare := map[string]*javasrc.File{}
 	queue := []string{cls}
 	for len(queue) > 0 {
 		cur := queue[0]
@@ -415,11 +454,16 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 			}
 			file := c.ix.fileOf(t)
 			for _, s := range t.Supers {
+				r := ""
 				if c.opt.External != nil {
-					queue = append(queue, c.ix.ClassName(file, t, s, c.opt.External)) // a jar's class through a wildcard import
+					r = c.ix.ClassName(file, t, s, c.opt.External) // a jar's class through a wildcard import
 				} else {
-					queue = append(queue, c.ix.resolveClassIn(file, t, s))
+					r = c.ix.resolveClassIn(file, t, s)
 				}
+				if !strings.Contains(r, ".") && bare[r] == nil {
+					bare[r] = file
+				}
+				queue = append(queue, r)
 			}
 			if len(t.Supers) == 0 && t.Kind == javasrc.KindClass {
 				queue = append(queue, "java.lang.Object")
@@ -439,16 +483,18 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 		if ext == nil || !ext.Covers(cur) {
 			if cur != cls {
 				complete = false
+				missing = append(missing, wildcardCandidates(bare[cur], cur)...)
 			}
 			continue
 		}
 		ec, e := ext.Class(cur)
 		if e != nil {
-			return nil, false, known, e
+			return nil, false, known, nil, e
 		}
 		if ec == nil {
 			if cur != cls {
 				complete = false
+				missing = append(missing, cur)
 			}
 			continue
 		}
@@ -461,7 +507,24 @@ func (c *checker) lookupUncached(cls, name string) (ms []candidate, complete, kn
 		complete = complete && ec.Complete
 		queue = append(queue, ec.Supers...)
 	}
-	return ms, complete, known, nil
+	return ms, complete, known, missing, nil
+}
+
+// wildcardCandidates are the classes an unqualified name left unresolved
+// in file may be: one per wildcard import ("java.util.AbstractList" for
+// AbstractList under import java.util.*), and java.lang's, which every
+// file imports.
+func wildcardCandidates(file *javasrc.File, name string) []string {
+	if file == nil || strings.Contains(name, ".") {
+		return []string{name}
+	}
+	var out []string
+	for _, imp := range file.Imports {
+		if imp.Wildcard && !imp.Static {
+			out = append(out, imp.Path+"."+name)
+		}
+	}
+	return append(out, "java.lang."+name)
 }
 
 // objectMethods are java.lang.Object's, which every class inherits, for
@@ -660,23 +723,24 @@ func (c *checker) generator(ref *spl.GeneratorRef, sp spl.Span, nargs, depth int
 		}
 	}
 	cls := c.className(ref.Class)
-	ms, complete, known, err := c.lookup(cls, ref.Method)
-	if err != nil {
-		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", ref.Class, err)
+	r := c.lookup(cls, ref.Method)
+	if r.err != nil {
+		c.add(sp, Information, CodeUnsupported, "cannot check %s: %v", ref.Class, r.err)
 		return nil, true
 	}
-	if !known {
-		c.unknownClass(sp, ref.Class, cls)
+	if !r.known {
+		c.unknownClass(sp, ref.Class, ref.Method, cls)
 		return nil, false
 	}
-	if len(ms) == 0 {
-		if !complete {
+	if len(r.ms) == 0 {
+		if !r.complete {
+			c.unchecked(ref.Class, ref.Method, r.missing)
 			return nil, true
 		}
 		c.add(sp, Error, CodeUnknownMethod, "%s has no generator method %q%s", displayName(cls), ref.Method, c.suggest(cls, ref.Method))
 		return nil, false
 	}
-	return c.pickGenerator(sp, displayName(cls), ref.Method, ms, nargs)
+	return c.pickGenerator(sp, displayName(cls), ref.Method, r.ms, nargs)
 }
 
 // pickGenerator chooses among generator overloads by argument count.

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -216,6 +217,60 @@ func TestCheckSPLFile(t *testing.T) {
 		if errs[i].Code != w.code || text[errs[i].Span.Start:errs[i].Span.End] != w.at {
 			t.Errorf("#%d: got %s [%s] at %q, want %s at %q", i, errs[i], errs[i].Code, text[errs[i].Span.Start:errs[i].Span.End], w.code, w.at)
 		}
+	}
+}
+
+// Every reference lint could not check is told of, with the classes that
+// were missing; those it checked are not.
+func TestCheckUnchecked(t *testing.T) {
+	formulas := []string{
+		`SELF[gen](1) <= demo.ExtLib#whatever[gen](1)`,      // a supertype outside: unchecked
+		`SELF[gen](1) <= demo.ExtLib#whatever(int)[gen](1)`, // the same, with parameter types
+		`SELF[demo.ExtLib#g](1) <= plain[gen](1)`,           // a generator through it
+		`SELF[gen](1) <= org.elsewhere.Thing#x[gen](1)`,     // a class no lookup covers
+		`SELF[gen](1) <= java.util.ArrayList#nope[gen](1)`,  // the JDK's: checked, an error
+		`SELF[gen](1) <= demo.Sub#inherited[gen](1)`,        // the workspace's: checked
+		`SELF[gen](1) <= java.util.Vague#x[gen](1)`,         // a JDK class whose supertypes its source did not resolve
+	}
+	src := fmt.Sprintf(checkMain, strings.Join(formulas, `", "`))
+	src = strings.Replace(src, `@SPL("`, `@SPL({"`, 1)
+	src = strings.Replace(src, `")
+    public static int m`, `"})
+    public static int m`, 1)
+	files := []*javasrc.File{
+		parse(t, "/p/demo/Main.java", src), parse(t, "/p/demo/Base.java", checkBase),
+		parse(t, "/p/demo/Sub.java", checkSub), parse(t, "/p/demo/ExtLib.java", checkExtLib),
+	}
+	fs, syn := JavaFormulas(files[0])
+	if len(fs) != len(formulas) || len(syn) > 0 {
+		t.Fatalf("%d formulas, %v", len(fs), syn)
+	}
+	var got []string
+	diags := NewIndex(files).Lint(fs, LintOptions{External: jdk, Unchecked: func(u Unchecked) {
+		got = append(got, fmt.Sprintf("%s %s %v", filepath.Base(u.Path), u.Ref, u.Missing))
+	}})
+	want := []string{
+		"Main.java demo.ExtLib#whatever [org.unknown.Thing]",
+		"Main.java demo.ExtLib#whatever [org.unknown.Thing]",
+		"Main.java demo.ExtLib#g [org.unknown.Thing]",
+		"Main.java org.elsewhere.Thing#x [org.elsewhere.Thing]",
+		"Main.java java.util.Vague#x []",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("unchecked:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(diags) != 1 || diags[0].Code != CodeUnknownMethod {
+		t.Errorf("want only ArrayList's unknown method, got %v", diags)
+	}
+
+	// Without a JDK a supertype left open by wildcard imports is named as
+	// each import would make it.
+	wild := parse(t, "/p/demo/Wild.java", "package demo;\nimport java.util.*;\nimport org.acme.*;\npublic class Wild extends AbstractList { }\n")
+	fs, _ = JavaFormulas(parse(t, "/p/demo/Main.java", fmt.Sprintf(checkMain, `SELF[gen](1) <= demo.Wild#sizee[gen](1)`)))
+	got = nil
+	NewIndex([]*javasrc.File{wild}).Lint(fs, LintOptions{Unchecked: func(u Unchecked) { got = append(got, fmt.Sprintf("%s %v", u.Ref, u.Missing)) }})
+	if want := "demo.Wild#sizee [java.util.AbstractList org.acme.AbstractList java.lang.AbstractList]"; len(got) != 1 || got[0] != want {
+		t.Errorf("wildcard: %q, want %q", got, want)
 	}
 }
 

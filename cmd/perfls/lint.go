@@ -47,7 +47,7 @@ func (a *app) lintCommand() *cobra.Command {
 		},
 	}
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
-	cmd.Flags().StringVar(&jdkSrc, "jdk-src", "", "`src.zip` of the JDK to check java.*/javax.* references against (default: $JAVA_HOME/lib/src.zip or the javac on PATH; \"none\" to skip)")
+	cmd.Flags().StringVar(&jdkSrc, "jdk-src", "", "the JDK classes to check java.*/javax.* references against: a JDK home, or its `src.zip`, lib/ct.sym or lib/modules (default: the JDK of $JAVA_HOME, else of javac or java on PATH; \"none\" to skip)")
 	return cmd
 }
 

@@ -164,7 +164,7 @@ public class Broken {
 func TestLintPositionsAfterNonASCII(t *testing.T) {
 	dir := t.TempDir()
 	line := `    @SPL(/* é😀 */ "for n in {1, 2} SELF[g](n) <=> other[g](n)")`
-	src := "package p;\n\nclass A {\n" + line + "\n    static void m(int[] a) {}\n}\n"
+	src := "package p;\n\nclass A {\n" + line + "\n    static void m(int[] a) {}\n    static Iterable<Object[]> gen(int n) { return null; }\n}\n"
 	path := filepath.Join(dir, "A.java")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

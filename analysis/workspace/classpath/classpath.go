@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -165,11 +164,7 @@ func (cp *Classpath) ClassesWithPrefix(prefix string, limit int) []string {
 		if !ok {
 			continue
 		}
-		for pkg, cs := range j.pkgs {
-			if strings.HasPrefix(pkg+".", prefix) || strings.HasPrefix(prefix, pkg+".") {
-				names = append(names, cs...)
-			}
-		}
+		names = append(names, j.idx.PrefixClasses(prefix)...)
 	}
 	return workspace.SortedPrefix(names, prefix, limit)
 }
@@ -262,15 +257,11 @@ func (s *slots) slot(name string) *classSlot {
 	return sl
 }
 
-// jar is a jar's table of contents by package; its class files are parsed
-// one by one as they are asked for.
+// jar is a jar's table of contents; its class files are parsed one by one
+// as they are asked for.
 type jar struct {
-	a          *archive
-	sourcesJar string              // the -sources.jar beside it; "" when none
-	pkgs       map[string][]string // package → canonical names of its named classes
-	entries    map[string]string   // canonical name → entry name
-
-	parsed slots // by canonical name
+	a   *archive
+	idx *Index
 }
 
 // jars caches jar indexes by archive (itself cached by path, size and
@@ -290,47 +281,28 @@ func jarAt(jarPath string) (*jar, error) {
 	if j := jars.m[a]; j != nil {
 		return j, nil
 	}
-	j := &jar{a: a, pkgs: map[string][]string{}, entries: map[string]string{}}
+	sourcesJar := ""
+	src := strings.TrimSuffix(jarPath, filepath.Ext(jarPath)) + "-sources.jar"
+	if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
+		sourcesJar = src
+	}
+	j := &jar{a: a, idx: NewIndex(a.path, sourcesJar, func(entry string) ([]byte, error) { return a.read(a.files[entry]) })}
 	for name := range a.files {
 		// META-INF/versions/N/… (multi-release jars) repeats classes for
 		// newer JVMs; the base entries declare the same API.
-		if !strings.HasSuffix(name, ".class") || strings.HasPrefix(name, "META-INF/") {
-			continue
+		if internal, ok := strings.CutSuffix(name, ".class"); ok && !strings.HasPrefix(name, "META-INF/") {
+			j.idx.Add(internal, name)
 		}
-		dir, file := path.Split(strings.TrimSuffix(name, ".class"))
-		dir = strings.TrimSuffix(dir, "/")
-		if !named(file) {
-			continue
-		}
-		pkg := strings.ReplaceAll(dir, "/", ".")
-		cn := canonical(strings.ReplaceAll(strings.TrimSuffix(name, ".class"), "/", "."))
-		j.pkgs[pkg] = append(j.pkgs[pkg], cn)
-		j.entries[cn] = name
-	}
-	src := strings.TrimSuffix(jarPath, filepath.Ext(jarPath)) + "-sources.jar"
-	if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() {
-		j.sourcesJar = src
 	}
 	jars.m[a] = j
 	return j, nil
 }
 
-func (j *jar) where() string              { return j.a.path }
-func (j *jar) hasPackage(pkg string) bool { return len(j.pkgs[pkg]) > 0 }
+func (j *jar) where() string                  { return j.a.path }
+func (j *jar) hasPackage(pkg string) bool     { return j.idx.HasPackage(pkg) }
+func (j *jar) classNames(pkg string) []string { return j.idx.ClassNames(pkg) }
 
-func (j *jar) classNames(pkg string) []string { return j.pkgs[pkg] }
-
-func (j *jar) class(_, name string) (*workspace.ExternalClass, error) {
-	entry, ok := j.entries[name]
-	if !ok {
-		return nil, nil
-	}
-	c, err := j.parsed.slot(name).get(func() ([]byte, error) { return j.a.read(j.a.files[entry]) }, j.a.path, j.sourcesJar)
-	if err != nil {
-		return nil, fmt.Errorf("%s in %s: %w", entry, j.a.path, err)
-	}
-	return c, nil
-}
+func (j *jar) class(_, name string) (*workspace.ExternalClass, error) { return j.idx.Class(name) }
 
 // folder is a class folder (target/classes of another module). Class
 // files change when it is rebuilt, so a package is parsed again when its

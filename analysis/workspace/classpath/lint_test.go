@@ -1,4 +1,4 @@
-package classpath
+package classpath_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
 	"github.com/perfls/perfls/internal/fixture"
 )
@@ -43,7 +44,7 @@ func fakeSrcZip(t *testing.T) string {
 // like the workspace's and the JDK's; packages the classpath does not have
 // stay unchecked.
 func TestLintAgainstJar(t *testing.T) {
-	jar := acmeJar(t, false)
+	jar := classpath.AcmeJar(t, false)
 	// The JDK's sources, for Runnable and Object above the jar's classes:
 	// without them nothing is certain to be missing.
 	z, err := jdk.Open(fakeSrcZip(t))
@@ -51,7 +52,7 @@ func TestLintAgainstJar(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	ext := workspace.Externals{z, New([]string{jar})}
+	ext := workspace.Externals{z, classpath.New([]string{jar})}
 	for _, tc := range []struct{ formula, code, msg string }{
 		{`SELF[gen](1) <= org.acme.xml.Builder#create[gen](1)`, "", ""},
 		{`SELF[gen](1) <= Builder#build(File)[gen](1)`, "", ""},

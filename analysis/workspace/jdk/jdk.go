@@ -1,45 +1,20 @@
-// Package jdk implements workspace.External over a JDK's src.zip: the
-// archive's table of contents is read once, and each class's file is parsed
-// with javasrc the first time a formula names it, then kept.
+// Package jdk implements workspace.External over a JDK's classes: its
+// src.zip (the archive's table of contents is read once, and each class's
+// file is parsed with javasrc the first time a formula names it, then
+// kept), or without one its class data (classdata.go). home.go finds the
+// JDK, by its files only.
 package jdk
 
 import (
 	"archive/zip"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 )
-
-// Find returns the src.zip of the JDK in $JAVA_HOME, or else of the javac
-// on PATH.
-func Find() (string, error) {
-	var tried []string
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		tried = append(tried, filepath.Join(home, "lib", "src.zip"))
-	}
-	if javac, err := exec.LookPath("javac"); err == nil {
-		if real, err := filepath.EvalSymlinks(javac); err == nil {
-			tried = append(tried, filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "src.zip"))
-		}
-	}
-	for _, p := range tried {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if len(tried) == 0 {
-		return "", errors.New("no JDK found: set JAVA_HOME or put javac on PATH")
-	}
-	return "", fmt.Errorf("no JDK sources: none of %s exists", strings.Join(tried, ", "))
-}
 
 // SrcZip looks up JDK classes in a src.zip. It is safe for concurrent use.
 type SrcZip struct {
@@ -79,14 +54,23 @@ func Open(path string) (*SrcZip, error) {
 // Close releases the archive.
 func (z *SrcZip) Close() error { return z.zr.Close() }
 
-// Covers implements workspace.External: java.*, and the javax.* packages
-// the JDK has (javax.inject, javax.servlet and the like come in jars).
-func (z *SrcZip) Covers(class string) bool {
-	if strings.HasPrefix(class, "java.") {
-		return true
-	}
-	return strings.HasPrefix(class, "javax.") && z.packageOf(class) != ""
+// Covers implements workspace.External: java.*, and the packages of
+// Platform the JDK has (javax.inject, javax.servlet and the like come in
+// jars).
+func (z *SrcZip) Covers(class string) bool { return covers(class, z.hasPackage) }
+
+func (z *SrcZip) hasPackage(pkg string) bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.packagesLocked()
+	return len(z.packages[pkg]) > 0
 }
+
+// Path is the src.zip read.
+func (z *SrcZip) Path() string { return z.path }
+
+// String says what is read.
+func (z *SrcZip) String() string { return z.path }
 
 // packageOf finds the package of a class name among the JDK's: the longest
 // dotted prefix that holds a source file; "" when there is none.
