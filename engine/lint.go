@@ -13,6 +13,7 @@ import (
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -56,7 +57,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 			return nil, fmt.Errorf("lint: %w", err)
 		}
 		if strings.HasSuffix(p, ".spl") {
-			src, err := os.ReadFile(p)
+			src, err := input.ReadFile(ctx, p, input.SPL)
 			if err != nil {
 				return nil, fmt.Errorf("lint: %w", err)
 			}

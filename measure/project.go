@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/perfls/perfls/internal/input"
 )
 
 // Project is a set of Java sources to compile and measure.
@@ -104,7 +106,7 @@ var buildOutputs = []string{"target/classes", "target/test-classes", "build/clas
 // readConfig reads dir/perfls.json; nil when there is none.
 func readConfig(dir string) (*projectConfig, string, error) {
 	path := filepath.Join(dir, ConfigFile)
-	data, err := os.ReadFile(path)
+	data, err := input.ReadRegular(path, input.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}

@@ -204,6 +204,25 @@ func TestModelDocumentAndEnvironment(t *testing.T) {
 	if _, err := Read([]byte(`{"perfls_model": 99, "operations": [{}]}`)); err == nil {
 		t.Error("a future format was read")
 	}
+	// A model kind perfls does not know is refused, not evaluated as a
+	// constant (issue 34: "model":"bogus" predicted 12.0 ns).
+	for _, where := range []string{"best", "indistinct"} {
+		bogus := strings.Replace(string(data), `"model":"`+back.Operations[0].Dependencies[0].Best.Model+`"`, `"model":"bogus\u001b[2J"`, 1)
+		if where == "indistinct" {
+			d := back.Operations[0].Dependencies[0]
+			d.Indistinct = append(d.Indistinct, Fit{Model: "n^3"})
+			m.Operations[0].Dependencies[0] = d
+			b, _ := json.Marshal(m)
+			bogus = string(b)
+		}
+		_, err := Read([]byte(bogus))
+		if err == nil {
+			t.Fatalf("%s: an unknown model kind was read", where)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "unknown model kind") || !strings.Contains(msg, `"1", "log n", "n", "n log n", "n^2", "n^k", "exact"`) || strings.ContainsRune(msg, 0x1b) {
+			t.Errorf("%s: %q", where, msg)
+		}
+	}
 }
 
 // Apportioning: shares and their errors, the floor, and a callee's demand
