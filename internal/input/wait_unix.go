@@ -9,10 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pollSlice is how long one poll for a FIFO's writer waits before the
-// context is looked at again.
-const pollSlice = 100 // ms
-
 // waitWriter waits until the FIFO f, which read end of input before any
 // byte, has data or its writer hung up (a writer came and left: POLLHUP is
 // reported only once one connected), or until ctx is done.
@@ -21,25 +17,37 @@ func waitWriter(ctx context.Context, f *os.File) (hungUp bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	// Cancellation closes wake's write end, which ends the poll at once.
+	wake, woken, err := os.Pipe()
+	if err != nil {
+		return false, err
+	}
+	defer wake.Close()
+	stop := context.AfterFunc(ctx, func() { woken.Close() })
+	defer func() {
+		if stop() {
+			woken.Close()
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		var revents int16
+		var fifo int16
 		var perr error
 		if err := rc.Control(func(fd uintptr) {
-			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			_, perr = unix.Poll(p, pollSlice)
-			revents = p[0].Revents
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(wake.Fd()), Events: unix.POLLIN}}
+			_, perr = unix.Poll(p, -1)
+			fifo = p[0].Revents
 		}); err != nil {
 			return false, err
 		}
 		switch {
 		case perr != nil && perr != unix.EINTR:
 			return false, perr
-		case revents&unix.POLLIN != 0:
+		case fifo&unix.POLLIN != 0:
 			return false, nil
-		case revents&(unix.POLLHUP|unix.POLLERR) != 0:
+		case fifo&(unix.POLLHUP|unix.POLLERR) != 0:
 			return true, nil
 		}
 	}
