@@ -9,13 +9,13 @@
 package input
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"syscall"
 	"time"
 )
@@ -175,21 +175,27 @@ func kind(m fs.FileMode) string {
 }
 
 func readAll(in *File) ([]byte, error) {
-	// One allocation for a regular file (+1 to see it has not grown); else
-	// doubling, but never past the byte that says the limit is exceeded:
-	// /dev/zero costs the limit, not twice it.
-	b := make([]byte, 0, min(max(in.size+1, 512), in.limit.Max+1))
+	// Chunks, kept rather than regrown, joined at the end: a file past the
+	// limit (/dev/zero) costs the limit, not the garbage of doublings. A
+	// regular file is one chunk of its size (+1 to see it has not grown).
+	size := int64(64 << 10)
+	if in.size >= 0 {
+		size = in.size + 1
+	}
+	var chunks [][]byte
 	for {
-		if len(b) == cap(b) {
-			b = slices.Grow(b, int(min(int64(cap(b)), in.limit.Max+1-int64(cap(b)))))
-		}
-		n, err := in.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
+		c := make([]byte, min(size, in.limit.Max+1))
+		n, err := io.ReadFull(in, c)
+		chunks = append(chunks, c[:n])
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			if len(chunks) == 1 {
+				return chunks[0], nil
+			}
+			return bytes.Join(chunks, nil), nil
+		case err != nil:
 			return nil, err
 		}
+		size = min(2*size, 16<<20)
 	}
 }
