@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -45,7 +46,9 @@ const InterruptGrace = 700 * time.Millisecond
 // away, and a command that does not look at its context (a read of a FIFO,
 // a long loop) then never ends.
 func NotifyContext(parent context.Context, name string, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	g := new(grace)
+	g.d.Store(int64(InterruptGrace))
+	ctx, cancel := context.WithCancelCause(context.WithValue(parent, graceKey{}, g))
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -58,10 +61,14 @@ func NotifyContext(parent context.Context, name string, stderr io.Writer, exit f
 		case <-done:
 			return
 		}
-		grace := time.NewTimer(InterruptGrace)
-		defer grace.Stop()
+		d := time.Duration(g.d.Load())
+		if d > InterruptGrace {
+			fmt.Fprintf(stderr, "%s: %v: finishing the running work (up to %v); a second signal stops at once\n", name, first, d)
+		}
+		timer := time.NewTimer(d)
+		defer timer.Stop()
 		select {
-		case <-grace.C:
+		case <-timer.C:
 		case <-sigs:
 		case <-done:
 			return
@@ -73,5 +80,20 @@ func NotifyContext(parent context.Context, name string, stderr io.Writer, exit f
 		signal.Stop(sigs)
 		close(done)
 		cancel(nil)
+	}
+}
+
+// grace is how long a command has after a signal; ExtendGrace sets it.
+type grace struct{ d atomic.Int64 }
+
+type graceKey struct{}
+
+// ExtendGrace gives the command running under ctx d after a signal instead
+// of InterruptGrace: for one that stops by finishing what it has begun,
+// on purpose (perfls worker lets its running job finish). A second signal
+// still ends it at once. Outside NotifyContext it does nothing.
+func ExtendGrace(ctx context.Context, d time.Duration) {
+	if g, ok := ctx.Value(graceKey{}).(*grace); ok && d > InterruptGrace {
+		g.d.Store(int64(d))
 	}
 }

@@ -108,3 +108,32 @@ func TestRunMessagesArePrintable(t *testing.T) {
 		t.Errorf("a 1 MB message printed in %d bytes", len(s))
 	}
 }
+
+// A command that drains on purpose gets its longer grace, announced; a
+// second signal ends it at once.
+func TestExtendGrace(t *testing.T) {
+	var stderr lockedBuffer
+	exited := make(chan int, 1)
+	ctx, stop := NotifyContext(context.Background(), "tool", &stderr, func(code int) { exited <- code })
+	defer stop()
+	ExtendGrace(ctx, time.Hour)
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	<-ctx.Done()
+	select {
+	case code := <-exited:
+		t.Fatalf("exit(%d) before the extended grace", code)
+	case <-time.After(2 * InterruptGrace):
+	}
+	if !strings.Contains(stderr.String(), "tool: interrupted (SIGTERM): finishing the running work (up to 1h0m0s); a second signal stops at once") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	select {
+	case code := <-exited:
+		if code != 143 {
+			t.Errorf("exit(%d), want 143", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a second signal did not end it")
+	}
+}
