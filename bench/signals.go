@@ -256,7 +256,7 @@ public class Spin {
 		}},
 		signalCase{command: "measure", doing: "a forked JVM running", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
 			return []string{"measure", "--project", spin, "--method", "p.Spin#forever", "--args", "1", "--forks", "1", "--fork-timeout", "10m"}, "", 200 * time.Millisecond, none, nil
-		}, ready: func(pid int) bool { return len(javaChildren(pid)) > 0 }},
+		}, ready: forking},
 		signalCase{command: "daemon run", doing: "idle", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
 			return []string{"daemon", "run"}, "", time.Second, none, nil
 		}},
@@ -292,30 +292,10 @@ func holdsOpen(pid int, target string) bool {
 	return false
 }
 
-// javaChildren are the measuring JVMs (their command line names a crash
-// log) whose parent is pid.
-func javaChildren(pid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		id, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
-			continue
-		}
-		if cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); bytes.Contains(cl, []byte("-XX:ErrorFile=")) {
-			out = append(out, id)
-		}
-	}
-	return out
+// forking says whether pid has a measuring JVM child (its command line
+// names a crash log).
+func forking(pid int) bool {
+	return exec.Command("pgrep", "-P", strconv.Itoa(pid), "-f", "XX:ErrorFile=").Run() == nil
 }
 
 func medianDur(ds []time.Duration) time.Duration {

@@ -78,27 +78,11 @@ public class Spin {
 // command line names a crash-log file, unlike the short-lived helper JVMs)
 // of parent, or 0.
 func forkOf(parent int) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for pid, st := range processes() {
+		if st.comm != "java" || st.ppid != parent {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(stat)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		f := strings.Fields(s[close+1:])
-		if len(f) < 2 || s[open+1:close] != "java" || f[1] != strconv.Itoa(parent) {
-			continue
-		}
-		if cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); bytes.Contains(cl, []byte("-XX:ErrorFile=")) {
+		if cl, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); bytes.Contains(cl, []byte("-XX:ErrorFile=")) {
 			return pid
 		}
 	}
@@ -107,12 +91,45 @@ func forkOf(parent int) int {
 
 // alive says whether pid runs; a zombie nobody has reaped yet is not alive.
 func alive(pid int) bool {
+	st, ok := readStat(pid)
+	return ok && st.state != "Z"
+}
+
+// procStat is what /proc/PID/stat says of a process.
+type procStat struct {
+	comm, state string
+	ppid        int
+}
+
+// readStat reads /proc/PID/stat: pid (comm) state ppid ...
+func readStat(pid int) (procStat, bool) {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return false
+		return procStat{}, false
 	}
 	s := string(stat)
-	close := strings.LastIndexByte(s, ')')
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open {
+		return procStat{}, false
+	}
 	f := strings.Fields(s[close+1:])
-	return len(f) > 0 && f[0] != "Z"
+	if len(f) < 2 {
+		return procStat{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return procStat{comm: s[open+1 : close], state: f[0], ppid: ppid}, true
+}
+
+// processes are the running processes by pid.
+func processes() map[int]procStat {
+	out := map[int]procStat{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if st, ok := readStat(pid); ok {
+				out[pid] = st
+			}
+		}
+	}
+	return out
 }

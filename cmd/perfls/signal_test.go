@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -288,25 +287,10 @@ func (p *readingProcess) wait(t *testing.T) (int, string) {
 // descendantsOf lists the processes under pid (through /proc's parent
 // links).
 func descendantsOf(pid int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		id, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 {
-			parent[id], _ = strconv.Atoi(f[1])
-		}
-	}
+	procs := processes()
 	var out []int
-	for id := range parent {
-		for p := parent[id]; p > 1; p = parent[p] {
+	for id := range procs {
+		for p := procs[id].ppid; p > 1; p = procs[p].ppid {
 			if p == pid {
 				out = append(out, id)
 				break
