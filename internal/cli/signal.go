@@ -29,12 +29,14 @@ func (e Interrupted) Error() string {
 func (e Interrupted) Status() int { return 128 + int(e.Signal) }
 
 // InterruptGrace is how long a command has, after a signal, to return on
-// its own: long enough for what the cancelled context stops to stop —
-// forked JVMs killed and reaped, a store transaction rolled back (a few
-// milliseconds) — and short enough that perfls is gone within the second
-// users expect. A command still running then (a computation or a read that
-// does not look at the context) is ended by the exit.
-const InterruptGrace = 700 * time.Millisecond
+// its own: long enough for what the cancelled context stops to stop — a
+// forked JVM killed and reaped, a store transaction rolled back (5–40 ms,
+// go run ./bench signals) — and short enough that perfls is gone within
+// the second users expect even on a loaded machine (at load 14 on two
+// cores, a process got the processor back up to 1.2 s after a 0.7 s
+// timer). A command still running then (a computation or a read that does
+// not look at the context) is ended by the exit.
+const InterruptGrace = 500 * time.Millisecond
 
 // NotifyContext returns a context that SIGINT, SIGTERM or SIGHUP cancel
 // with Interrupted as the cause. After the signal the command has
