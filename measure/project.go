@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/perfls/perfls/internal/input"
 )
 
 // Project is a set of Java sources to compile and measure.
@@ -106,7 +104,7 @@ var buildOutputs = []string{"target/classes", "target/test-classes", "build/clas
 // readConfig reads dir/perfls.json; nil when there is none.
 func readConfig(dir string) (*projectConfig, string, error) {
 	path := filepath.Join(dir, ConfigFile)
-	data, err := input.ReadRegular(path, input.Config)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}

@@ -1,5 +1,5 @@
-// Package input is the one door through which perfls reads the files it is
-// given: a model, recorded results, CSV runs, perfls.json, .spl files. Every
+// Package input is the one door through which perfls's commands read the
+// files they are given: a model, recorded results, CSV runs, .spl files. Every
 // read has a size cap (a Limit, all stated in limits.go) and stops when its
 // context is cancelled, whatever the file is: a regular file, a FIFO with no
 // writer or with one that never writes, a device such as /dev/zero, or
@@ -129,22 +129,6 @@ func ReadFile(ctx context.Context, path string, limit Limit) ([]byte, error) {
 		return nil, err
 	}
 	defer in.Close()
-	return readAll(in)
-}
-
-// ReadRegular reads the whole of a regular file under limit and refuses
-// anything else at once: for files perfls finds rather than is given (a
-// project's perfls.json), where a FIFO or a device is a trap and never
-// what the user meant.
-func ReadRegular(path string, limit Limit) ([]byte, error) {
-	in, err := Open(context.Background(), path, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	if in.size < 0 {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
 	return readAll(in)
 }
 

@@ -26,8 +26,6 @@ var (
 	CSVRun = Limit{256 << 20, "a CSV run", "group the rows into fewer, longer intervals before exporting, or drop counters"}
 	// Env is a run's NAME.env: a few key=value lines.
 	Env = Limit{1 << 20, "an environment file", "it holds a few key=value lines (cores=8, jvm=21)"}
-	// Config is a project's perfls.json: hand-written settings.
-	Config = Limit{4 << 20, "perfls.json", "it holds a few settings; a long classpath belongs in a \"classpathFile\""}
 	// SPL is a standalone .spl file of formulas: as large as a Java source
 	// may be (javasrc.MaxSourceBytes).
 	SPL = Limit{4 << 20, "a .spl file", "split the formulas over several files"}
