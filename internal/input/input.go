@@ -101,6 +101,14 @@ func (in *File) Read(p []byte) (int, error) {
 		if err != nil && in.ctx.Err() != nil {
 			return n, in.ctx.Err()
 		}
+		if n == 0 && in.fifo && errors.Is(err, syscall.EAGAIN) {
+			// A FIFO Go does not poll (macOS): its O_NONBLOCK read says
+			// "no data yet"; wait for some here.
+			if _, err := waitWriter(in.ctx, in.f); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if n > 0 || err != io.EOF || !in.fifo || in.data {
 			return n, err
 		}

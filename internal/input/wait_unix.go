@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waitWriter waits until the FIFO f, which read end of input before any
-// byte, has data or its writer hung up (a writer came and left: POLLHUP is
-// reported only once one connected), or until ctx is done.
+// waitWriter waits until the FIFO f has data or its writer hung up (a
+// writer came and left: Linux reports POLLHUP only once one connected, so
+// a FIFO nobody opened yet is waited on), or until ctx is done.
 func waitWriter(ctx context.Context, f *os.File) (hungUp bool, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
