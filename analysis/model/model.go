@@ -175,8 +175,18 @@ func Read(data []byte) (*Model, error) {
 		return nil, errors.New("the model has no operations")
 	}
 	for _, op := range m.Operations {
+		// What predict prints as it is: text perfls wrote, never a
+		// terminal escape.
+		for _, s := range []string{op.Method, op.Workload, op.Parameter} {
+			if input.Printable(s) != s || strings.ContainsAny(s, "\n\t") {
+				return nil, fmt.Errorf("%s: a name holding control characters: not a model perfls wrote (extract it again with perfls model)", input.Quote(s))
+			}
+		}
 		for _, ds := range [][]Dependency{op.Dependencies, op.CalleeDependencies, op.CallDependencies} {
 			for _, d := range ds {
+				if s := string(d.Metric) + d.Unit; input.Printable(s) != s || strings.ContainsAny(s, "\n\t") {
+					return nil, fmt.Errorf("%s: a metric or unit holding control characters: not a model perfls wrote (extract it again with perfls model)", input.Quote(s))
+				}
 				for _, f := range append([]Fit{d.Best}, d.Indistinct...) {
 					if !slices.Contains(Kinds, f.Model) {
 						return nil, fmt.Errorf("%s: %s: unknown model kind %s: perfls knows %s (a model written by another perfls, or edited? extract it again with perfls model)",

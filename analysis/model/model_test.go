@@ -223,6 +223,11 @@ func TestModelDocumentAndEnvironment(t *testing.T) {
 			t.Errorf("%s: %q", where, msg)
 		}
 	}
+	// Names predict prints are text perfls wrote: no terminal escapes.
+	escaped := strings.Replace(string(data), `"method":"p.C#m(int[])"`, `"method":"p.C#m\u001b]0;pwned\u0007"`, 1)
+	if _, err := Read([]byte(escaped)); err == nil || !strings.Contains(err.Error(), "control characters") || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("a method name with an escape: %v", err)
+	}
 }
 
 // Apportioning: shares and their errors, the floor, and a callee's demand
