@@ -158,104 +158,26 @@ func (c signalCase) run(bin, tmp string, sig syscall.Signal) (signalRun, error) 
 // rows; evaluate in a long bootstrap; measure with a fork running; serve
 // and daemon run idle.
 func signalCases(tmp string) ([]signalCase, error) {
-	// ensemble's runs: the history's one run is the input (a link to it).
-	ens := filepath.Join(tmp, "ensemble")
-	for _, d := range []string{"history", "new"} {
-		if err := os.MkdirAll(filepath.Join(ens, d), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	os.WriteFile(filepath.Join(ens, "history", "r.env"), []byte("cores=2\n"), 0o644)
-	os.WriteFile(filepath.Join(ens, "new", "n.csv"), []byte("time,cpu,mem\n0,1,2\n1,2,3\n"), 0o644)
-	os.WriteFile(filepath.Join(ens, "new", "n.env"), []byte("cores=2\n"), 0o644)
-	huge := filepath.Join(tmp, "huge.csv")
-	var b strings.Builder
-	b.WriteString("time,cpu,mem\n")
-	for i := 0; i < 1000000; i++ {
-		fmt.Fprintf(&b, "%d,%d.%03d,%d.%03d\n", i, 10+i%7, i%1000, 100+i%5, (i*7)%1000)
-	}
-	if err := os.WriteFile(huge, []byte(b.String()), 0o644); err != nil {
+	f, err := writeSignalFixtures(tmp)
+	if err != nil {
 		return nil, err
 	}
-	results := filepath.Join(tmp, "results.json")
-	os.WriteFile(results, []byte(`[{"benchmark":"a.B.f","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op","rawData":[[10,11,12],[11,12,13],[10,12,11]]}},`+
-		`{"benchmark":"a.B.g","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op","rawData":[[10,11,12],[11,12,13],[10,12,11]]}}]`), 0o644)
-	spin := filepath.Join(tmp, "spin")
-	os.MkdirAll(filepath.Join(spin, "src", "p"), 0o755)
-	os.WriteFile(filepath.Join(spin, "src", "p", "Spin.java"), []byte(`package p;
-public class Spin {
-    public static int forever(int x) {
-        while (true) {
-            x = x * 31 + 7;
-            if (x == 42 && System.nanoTime() < 0) {
-                return x;
-            }
-        }
-    }
-}
-`), 0o644)
-
-	readers := []struct {
-		command string
-		args    func(in string) []string
-	}{
-		{"predict", func(in string) []string { return []string{"predict", "--model", in, "n=5"} }},
-		{"evaluate", func(in string) []string {
-			return []string{"evaluate", "--data", in, "--formula", "a.B#f[jmh] <= a.B#g[jmh]"}
-		}},
-		{"lint", func(in string) []string { return []string{"lint", in} }},
-		{"ensemble", func(in string) []string {
-			link := filepath.Join(ens, "history", "r.csv")
-			os.Remove(link)
-			os.Symlink(in, link)
-			return []string{"ensemble", "--history", filepath.Join(ens, "history"), "--new", filepath.Join(ens, "new")}
-		}},
-	}
 	none := func() {}
-	fifo := func() (string, error) {
-		p := filepath.Join(tmp, "fifo")
-		os.Remove(p)
-		return p, syscall.Mkfifo(p, 0o600)
-	}
+	readers := signalReaders(f.ensemble)
 	var cases []signalCase
 	for _, r := range readers {
-		cases = append(cases,
-			signalCase{command: r.command, doing: "FIFO, no writer", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-				p, err := fifo()
-				return r.args(p), p, 0, none, err
-			}},
-			signalCase{command: r.command, doing: "FIFO, a writer that never writes", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-				p, err := fifo()
-				if err != nil {
-					return nil, "", 0, none, err
-				}
-				w, err := os.OpenFile(p, os.O_RDWR, 0) // never blocks on Linux
-				return r.args(p), p, 0, func() { w.Close() }, err
-			}},
-			signalCase{command: r.command, doing: "stdin never written", setup: func(cmd *exec.Cmd) ([]string, string, time.Duration, func(), error) {
-				pr, pw, err := os.Pipe()
-				if err != nil {
-					return nil, "", 0, none, err
-				}
-				cmd.Stdin = pr
-				link, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", pr.Fd()))
-				return r.args("/dev/stdin"), link, 0, func() { pr.Close(); pw.Close() }, err
-			}},
-			signalCase{command: r.command, doing: "/dev/zero", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-				return r.args("/dev/zero"), "/dev/zero", 0, none, nil
-			}},
-		)
+		cases = append(cases, readerCases(tmp, r.command, r.args)...)
 	}
 	cases = append(cases,
 		signalCase{command: "ensemble", doing: "parsing 10⁶ rows (22 MB)", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-			return readers[3].args(huge), huge, 100 * time.Millisecond, none, nil
+			return readers[3].args(f.huge), f.huge, 100 * time.Millisecond, none, nil
 		}},
 		signalCase{command: "evaluate", doing: "bootstrap of 2·10⁷ resamples", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-			return []string{"evaluate", "--data", results, "--formula", "a.B#f[jmh] <= a.B#g[jmh]", "--interpretation", "nonparametric", "--resamples", "20000000"},
+			return []string{"evaluate", "--data", f.results, "--formula", "a.B#f[jmh] <= a.B#g[jmh]", "--interpretation", "nonparametric", "--resamples", "20000000"},
 				"", 500 * time.Millisecond, none, nil
 		}},
 		signalCase{command: "measure", doing: "a forked JVM running", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
-			return []string{"measure", "--project", spin, "--method", "p.Spin#forever", "--args", "1", "--forks", "1", "--fork-timeout", "10m"}, "", 200 * time.Millisecond, none, nil
+			return []string{"measure", "--project", f.spin, "--method", "p.Spin#forever", "--args", "1", "--forks", "1", "--fork-timeout", "10m"}, "", 200 * time.Millisecond, none, nil
 		}, ready: forking},
 		signalCase{command: "daemon run", doing: "idle", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
 			return []string{"daemon", "run"}, "", time.Second, none, nil
@@ -274,6 +196,114 @@ public class Spin {
 		stop.Run()
 	}})
 	return cases, nil
+}
+
+// signalReader is a command that reads the file it is given (args puts
+// the path in its command line).
+type signalReader struct {
+	command string
+	args    func(in string) []string
+}
+
+// signalReaders: predict, evaluate, lint and ensemble, whose history's one
+// run is the input (a link to it, in the directory ens).
+func signalReaders(ens string) []signalReader {
+	return []signalReader{
+		{"predict", func(in string) []string { return []string{"predict", "--model", in, "n=5"} }},
+		{"evaluate", func(in string) []string {
+			return []string{"evaluate", "--data", in, "--formula", "a.B#f[jmh] <= a.B#g[jmh]"}
+		}},
+		{"lint", func(in string) []string { return []string{"lint", in} }},
+		{"ensemble", func(in string) []string {
+			link := filepath.Join(ens, "history", "r.csv")
+			os.Remove(link)
+			os.Symlink(in, link)
+			return []string{"ensemble", "--history", filepath.Join(ens, "history"), "--new", filepath.Join(ens, "new")}
+		}},
+	}
+}
+
+// readerCases: the reader on a FIFO without a writer, a FIFO whose writer
+// never writes, stdin never written and /dev/zero.
+func readerCases(tmp, command string, args func(string) []string) []signalCase {
+	none := func() {}
+	fifo := func() (string, error) {
+		p := filepath.Join(tmp, "fifo")
+		os.Remove(p)
+		return p, syscall.Mkfifo(p, 0o600)
+	}
+	return []signalCase{
+		{command: command, doing: "FIFO, no writer", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
+			p, err := fifo()
+			return args(p), p, 0, none, err
+		}},
+		{command: command, doing: "FIFO, a writer that never writes", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
+			p, err := fifo()
+			if err != nil {
+				return nil, "", 0, none, err
+			}
+			w, err := os.OpenFile(p, os.O_RDWR, 0) // never blocks on Linux
+			return args(p), p, 0, func() { w.Close() }, err
+		}},
+		{command: command, doing: "stdin never written", setup: func(cmd *exec.Cmd) ([]string, string, time.Duration, func(), error) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return nil, "", 0, none, err
+			}
+			cmd.Stdin = pr
+			link, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", pr.Fd()))
+			return args("/dev/stdin"), link, 0, func() { pr.Close(); pw.Close() }, err
+		}},
+		{command: command, doing: "/dev/zero", setup: func(*exec.Cmd) ([]string, string, time.Duration, func(), error) {
+			return args("/dev/zero"), "/dev/zero", 0, none, nil
+		}},
+	}
+}
+
+// signalFixtures are the files the cases read.
+type signalFixtures struct {
+	ensemble, huge, results, spin string
+}
+
+// writeSignalFixtures writes ensemble's runs (the history's one run is
+// linked to the input per case), a CSV run of 10⁶ rows, JMH results, and a
+// project whose method never returns.
+func writeSignalFixtures(tmp string) (signalFixtures, error) {
+	f := signalFixtures{ensemble: filepath.Join(tmp, "ensemble"), huge: filepath.Join(tmp, "huge.csv"), results: filepath.Join(tmp, "results.json"), spin: filepath.Join(tmp, "spin")}
+	var b strings.Builder
+	b.WriteString("time,cpu,mem\n")
+	for i := 0; i < 1000000; i++ {
+		fmt.Fprintf(&b, "%d,%d.%03d,%d.%03d\n", i, 10+i%7, i%1000, 100+i%5, (i*7)%1000)
+	}
+	files := map[string]string{
+		filepath.Join(f.ensemble, "history", "r.env"): "cores=2\n",
+		filepath.Join(f.ensemble, "new", "n.csv"):     "time,cpu,mem\n0,1,2\n1,2,3\n",
+		filepath.Join(f.ensemble, "new", "n.env"):     "cores=2\n",
+		f.huge: b.String(),
+		f.results: `[{"benchmark":"a.B.f","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op","rawData":[[10,11,12],[11,12,13],[10,12,11]]}},` +
+			`{"benchmark":"a.B.g","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op","rawData":[[10,11,12],[11,12,13],[10,12,11]]}}]`,
+		filepath.Join(f.spin, "src", "p", "Spin.java"): `package p;
+public class Spin {
+    public static int forever(int x) {
+        while (true) {
+            x = x * 31 + 7;
+            if (x == 42 && System.nanoTime() < 0) {
+                return x;
+            }
+        }
+    }
+}
+`,
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return f, err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
 }
 
 // holdsOpen says whether pid holds target open on a descriptor other than
