@@ -22,6 +22,7 @@
 //	go run ./bench queue [-pairs N]   (not part of all: enqueue → start of N jobs on a local database, queue.go)
 //	go run ./bench throughput [-jobs N]   (not part of all: N independent jobs done by 1, then 2 perfls worker processes, throughput.go, ~5 min)
 //	go run ./bench model [-forks 3] [-samples 10]   (not part of all: model extraction and prediction error, model.go, ~5 min)
+//	go run ./bench signals [-runs 5] [-case TEXT]   (not part of all: the time from SIGINT/SIGTERM to the exit of perfls commands reading FIFOs, stdin, /dev/zero, parsing, computing, measuring, serving; signals.go, ~2 min)
 //
 // Each part takes a few minutes at most on two cores. It only prints
 // figures; nothing is asserted (the machine may be shared and noisy).

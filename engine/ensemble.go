@@ -75,7 +75,7 @@ func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.R
 	case csv && (req.Review != "" || req.PassedOnly):
 		return nil, errors.New("--review and --passed-only are for stored results (--method pkg.Class#m); in the CSV form the history directory holds the passed runs")
 	case csv:
-		return csvrun.Detect(req.History, req.New, req.Phase1, req.Config)
+		return csvrun.Detect(ctx, req.History, req.New, req.Phase1, req.Config)
 	case req.Phase1 != (ensemble.Phase1{}):
 		return nil, errors.New("--interval and --duration group CSV rows; a stored result's interval is one sample")
 	}

@@ -1,10 +1,10 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/dataset"
@@ -12,6 +12,7 @@ import (
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // EvaluateOptions checks perfls evaluate's settings — a data file and a
@@ -35,15 +36,18 @@ func EvaluateOptions(data, formula string, alpha float64, interpretation string,
 }
 
 // EvaluateFile decides the formula src against the recorded results in the
-// file at path (Evaluate).
-func EvaluateFile(src, path string, opt verdict.Options) (*report.Evaluation, error) {
-	raw, err := os.ReadFile(path)
+// file at path (Evaluate), read under input.Results and until ctx is done.
+func EvaluateFile(ctx context.Context, src, path string, opt verdict.Options) (*report.Evaluation, error) {
+	raw, err := input.ReadFile(ctx, path, input.Results)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	ms, err := dataset.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: %s: %w", path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return Evaluate(src, ms, path, opt)
 }

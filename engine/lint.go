@@ -15,6 +15,7 @@ import (
 	"github.com/perfls/perfls/analysis/workspace/classpath"
 	"github.com/perfls/perfls/analysis/workspace/jdk"
 	"github.com/perfls/perfls/cache/declindex"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
 )
@@ -84,7 +85,7 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 			return nil, fmt.Errorf("lint: %w", err)
 		}
 		if strings.HasSuffix(p, ".spl") {
-			src, err := os.ReadFile(p)
+			src, err := input.ReadFile(ctx, p, input.SPL)
 			if err != nil {
 				return nil, fmt.Errorf("lint: %w", err)
 			}
@@ -311,7 +312,10 @@ func sourceFiles(args []string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(p, ".java") || strings.HasSuffix(p, ".spl") {
+			if !strings.HasSuffix(p, ".java") && !strings.HasSuffix(p, ".spl") {
+				return nil
+			}
+			if _, ok := input.RegularEntry(p, d); ok { // a FIFO named X.java is not waited for
 				out = append(out, p)
 			}
 			return nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -335,15 +335,15 @@ func ModelEnvironment(opt measure.Options) (model.Environment, error) {
 // assign gives ("n=5000", or just "5000"), for method ("" when the model
 // has one operation). It refuses a model extracted on another machine or
 // JVM.
-func Predict(path, method, assign string) (*report.Predicted, error) {
-	op, ps, err := predict(path, method, assign)
+func Predict(ctx context.Context, path, method, assign string) (*report.Predicted, error) {
+	op, ps, err := predict(ctx, path, method, assign)
 	if err != nil {
 		return nil, err
 	}
 	return &report.Predicted{Method: op.Method, Workload: op.Workload, Parameter: op.Parameter, Predictions: ps}, nil
 }
 
-func predict(path, method, assign string) (*model.Operation, []model.Prediction, error) {
+func predict(ctx context.Context, path, method, assign string) (*model.Operation, []model.Prediction, error) {
 	name, value, named := strings.Cut(assign, "=")
 	if !named {
 		value = name
@@ -355,7 +355,7 @@ func predict(path, method, assign string) (*model.Operation, []model.Prediction,
 	if path == "" {
 		return nil, nil, errors.New("predict needs --model FILE (written by perfls model)")
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(ctx, path, input.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--model: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -58,7 +59,7 @@ func readSources(ctx context.Context, dir string, keep func(*workspace.Formula) 
 		if !strings.HasSuffix(path, ".spl") {
 			continue
 		}
-		text, err := os.ReadFile(path)
+		text, err := input.ReadFile(ctx, path, input.SPL)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -79,11 +79,6 @@ type classpathRecord struct {
 	Declares bool      `json:"declares"`
 	Time     time.Time `json:"time"`
 }
-
-// maxBuildFile is the most perfls reads of one build file (a pom.xml,
-// build.gradle, settings file): the largest poms of real projects are a
-// few hundred kilobytes.
-const maxBuildFile = 16 << 20
 
 // detectBuildTool names the build tool whose build file is in dir: "maven"
 // for pom.xml, "gradle" for build.gradle(.kts) or settings.gradle(.kts), ""
@@ -231,7 +226,7 @@ func (t *buildTool) key(dir string) (string, bool) {
 	fmt.Fprintf(h, "perfls-classpath-v1\n%s\n%s\n", t.name, dir)
 	declares := false
 	for _, f := range t.keyFiles(dir) {
-		data, err := safefile.Read(f, maxBuildFile)
+		data, err := input.ReadRegular(f, input.BuildFile)
 		if err != nil {
 			fmt.Fprintf(h, "missing %s\n", f)
 			continue

@@ -14,13 +14,12 @@ import (
 
 	mvnpom "deps.dev/util/maven"
 
-	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // Limits of MavenClasspathFromFiles: a hostile project or local repository
 // costs at most this much reading and memory.
 const (
-	maxPOMBytes      = 4 << 20   // one pom (the largest BOMs are a few hundred KB)
 	maxReadBytes     = 256 << 20 // all the files read by one call
 	maxParents       = 32        // length of a parent chain
 	maxGraphDepth    = 64        // levels of transitive dependencies
@@ -79,7 +78,7 @@ const (
 // module's or a dependency's broken pom is reported in missing.
 //
 // Every file is checked with Stat before it is opened and read only when
-// it is a regular file (never a FIFO or device), up to maxPOMBytes each and
+// it is a regular file (never a FIFO or device), up to input.POM each and
 // maxReadBytes in all; parent chains, graph depth, artifacts and modules are
 // bounded, so it never hangs.
 func MavenClasspathFromFiles(root, repo string) (cp []string, missing []string, err error) {
@@ -128,7 +127,7 @@ func MavenLocalRepository() (string, error) {
 func mavenLocalRepositoryIn(home string) (string, error) {
 	def := filepath.Join(home, ".m2", "repository")
 	settings := filepath.Join(home, ".m2", "settings.xml")
-	data, err := safefile.Read(settings, 1<<20)
+	data, err := input.ReadRegular(settings, input.Limit{Max: 1 << 20, What: "a Maven settings.xml", Hint: "is it ~/.m2/settings.xml?"})
 	if errors.Is(err, os.ErrNotExist) {
 		return def, nil
 	}
@@ -279,7 +278,7 @@ func (r *mavenReader) decodePOM(path string) (mvnpom.Project, pomExtra, error) {
 	if r.read >= maxReadBytes {
 		return mvnpom.Project{}, pomExtra{}, errReadBudget
 	}
-	data, err := safefile.Read(path, maxPOMBytes)
+	data, err := input.ReadRegular(path, input.POM)
 	r.read += int64(len(data))
 	if err != nil {
 		return mvnpom.Project{}, pomExtra{}, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	fx "github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // fakeRepo is a Maven local repository written by a test.
@@ -393,7 +394,7 @@ func TestMavenFilesHostile(t *testing.T) {
 		props.WriteString("<p" + strconv.Itoa(i) + ">${p" + strconv.Itoa(i-1) + "}${p" + strconv.Itoa(i-1) + "}</p" + strconv.Itoa(i) + ">")
 	}
 	props.WriteString("</properties>")
-	repo.add("big:huge:1", "<description>"+strings.Repeat("x", maxPOMBytes)+"</description>", true)
+	repo.add("big:huge:1", "<description>"+strings.Repeat("x", int(input.POM.Max))+"</description>", true)
 
 	dir := t.TempDir()
 	fx.WriteFiles(t, dir, map[string]string{

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -101,20 +101,13 @@ type projectConfig struct {
 	Repository string `json:"repository"`
 }
 
-// maxConfigFile is the most perfls reads of a perfls.json (a few
-// hundred bytes in practice), maxClasspathFile of a "classpathFile".
-const (
-	maxConfigFile    = 1 << 20
-	maxClasspathFile = 16 << 20
-)
-
 // buildOutputs are the build tools' class directories, relative to the root.
 var buildOutputs = []string{"target/classes", "target/test-classes", "build/classes/java/main", "build/classes/java/test"}
 
 // readConfig reads dir/perfls.json; nil when there is none.
 func readConfig(dir string) (*projectConfig, string, error) {
 	path := filepath.Join(dir, ConfigFile)
-	data, err := safefile.Read(path, maxConfigFile)
+	data, err := input.ReadRegular(path, input.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
@@ -173,7 +166,7 @@ func (p *Project) configClasspath(cfg *projectConfig, cfgPath string) error {
 		return nil
 	}
 	file := absIn(p.Dir, cfg.ClasspathFile)
-	data, err := safefile.Read(file, maxClasspathFile)
+	data, err := input.ReadRegular(file, input.ClasspathFile)
 	if err != nil {
 		return fmt.Errorf("%s: classpathFile: %w", cfgPath, err)
 	}

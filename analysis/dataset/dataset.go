@@ -41,16 +41,16 @@ func (m Measurement) Name() string {
 }
 
 // Parse reads a JMH result array, or perfls measurement JSON (one object
-// or an array of objects).
+// or an array of objects). Errors in an entry name the line it starts on;
+// a time that is negative or not finite is one.
 func Parse(data []byte) ([]Measurement, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty input")
 	}
 	// One JSON value (an object or an array of objects), or a stream of
 	// them one after another, as `perfls measure --phase both` and JSON
 	// Lines files write.
-	var items []json.RawMessage
+	var items []item
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc json.RawMessage
@@ -61,15 +61,16 @@ func Parse(data []byte) ([]Measurement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("not a JSON object or array (or a stream of them): %w", err)
 		}
+		start := dec.InputOffset() - int64(len(doc))
 		switch doc[0] {
 		case '{':
-			items = append(items, doc)
+			items = append(items, item{doc, start})
 		case '[':
-			var arr []json.RawMessage
-			if err := json.Unmarshal(doc, &arr); err != nil {
+			elems, err := elements(doc, start)
+			if err != nil {
 				return nil, fmt.Errorf("not a JSON array of objects: %w", err)
 			}
-			items = append(items, arr...)
+			items = append(items, elems...)
 		default:
 			return nil, fmt.Errorf("not a JSON object or array: starts with %q", doc[0])
 		}
@@ -80,25 +81,53 @@ func Parse(data []byte) ([]Measurement, error) {
 			Benchmark *string `json:"benchmark"`
 			Method    *string `json:"method"`
 		}
-		if err := json.Unmarshal(it, &probe); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
-		}
-		var m Measurement
-		var err error
+		m, err := Measurement{}, json.Unmarshal(it.raw, &probe)
 		switch {
+		case err != nil:
 		case probe.Benchmark != nil:
-			m, err = parseJMH(it)
+			m, err = parseJMH(it.raw)
 		case probe.Method != nil:
-			m, err = parsePerfls(it)
+			m, err = parsePerfls(it.raw)
 		default:
 			err = errors.New(`neither a JMH result (no "benchmark") nor a perfls measurement (no "method")`)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return nil, fmt.Errorf("line %d, entry %d: %w", 1+bytes.Count(data[:it.offset], []byte("\n")), i, err)
 		}
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// item is one entry of the input and where it starts (a byte offset).
+type item struct {
+	raw    json.RawMessage
+	offset int64
+}
+
+// elements are the values of the JSON array doc, which starts at offset.
+func elements(doc json.RawMessage, offset int64) ([]item, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if _, err := dec.Token(); err != nil { // [
+		return nil, err
+	}
+	var out []item
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, item{raw, offset + dec.InputOffset() - int64(len(raw))})
+	}
+	return out, nil
+}
+
+// checkTime refuses a time per operation that cannot be one.
+func checkTime(fork, sample int, ns float64) error {
+	if ns < 0 || math.IsNaN(ns) || math.IsInf(ns, 0) {
+		return fmt.Errorf("fork %d, sample %d: %g ns/op is not a time per operation (negative or not finite): fix or drop the entry", fork+1, sample+1, ns)
+	}
+	return nil
 }
 
 type jmhResult struct {
@@ -134,12 +163,12 @@ func parseJMH(b []byte) (Measurement, error) {
 	if len(r.PrimaryMetric.RawData) == 0 {
 		return m, fmt.Errorf("%s: no primaryMetric.rawData (mode %q); perfls needs per-fork iteration scores", r.Benchmark, r.Mode)
 	}
-	for _, fork := range r.PrimaryMetric.RawData {
+	for i, fork := range r.PrimaryMetric.RawData {
 		run := make([]float64, 0, len(fork))
-		for _, v := range fork {
+		for j, v := range fork {
 			ns := conv(v)
-			if math.IsNaN(ns) || math.IsInf(ns, 0) {
-				return m, fmt.Errorf("%s: score %g cannot be converted to ns/op", r.Benchmark, v)
+			if v < 0 || math.IsNaN(ns) || math.IsInf(ns, 0) {
+				return m, fmt.Errorf("%s: fork %d, iteration %d: score %g %s is not a time per operation (negative, or a throughput of 0): fix or drop the entry", r.Benchmark, i+1, j+1, v, r.PrimaryMetric.ScoreUnit)
 			}
 			run = append(run, ns)
 		}
@@ -270,7 +299,12 @@ func parsePerfls(b []byte) (Measurement, error) {
 	if len(r.Forks) == 0 {
 		return m, fmt.Errorf("%s: no forks", r.Method)
 	}
-	for _, f := range r.Forks {
+	for i, f := range r.Forks {
+		for j, ns := range f.NsPerOp {
+			if err := checkTime(i, j, ns); err != nil {
+				return m, fmt.Errorf("%s: %w", r.Method, err)
+			}
+		}
 		m.Runs = append(m.Runs, f.NsPerOp)
 	}
 	return m, nil

@@ -157,3 +157,27 @@ func TestParseAcceptsAStreamOfDocuments(t *testing.T) {
 		t.Error("a number was accepted")
 	}
 }
+
+// A time that cannot be one is refused with the line of its entry, the
+// fork and the sample (issue 34).
+func TestParseRefusesImpossibleTimes(t *testing.T) {
+	jmh := func(unit, mode, score string) string {
+		return `{"benchmark": "a.B.c", "mode": "` + mode + `", "primaryMetric": {"scoreUnit": "` + unit + `", "rawData": [[1, 2], [3, ` + score + `]]}}`
+	}
+	perfls := `{"method": "a.B#m", "forks": [{"ns_per_op": [1, 2]}, {"ns_per_op": [3, -4.5]}]}`
+	for in, want := range map[string]string{
+		"[\n" + jmh("ns/op", "avgt", "1") + ",\n" + jmh("ns/op", "avgt", "-2") + "\n]":    "line 3, entry 1: a.B.c: fork 2, iteration 2: score -2 ns/op is not a time per operation",
+		"[" + jmh("ops/s", "thrpt", "0") + "]":                                            "line 1, entry 0: a.B.c: fork 2, iteration 2: score 0 ops/s is not a time per operation",
+		"[" + jmh("ops/s", "thrpt", "-5") + "]":                                           "fork 2, iteration 2: score -5 ops/s",
+		"\n\n" + perfls:                                                                   "line 3, entry 0: a.B#m: fork 2, sample 2: -4.5 ns/op is not a time per operation",
+		perfls[:0] + `{"method": "a.B#m", "forks": [{"ns_per_op": [1]}]}` + "\n" + perfls: "line 2, entry 1: a.B#m: fork 2, sample 2",
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", in, err, want)
+		}
+	}
+	if _, err := Parse([]byte(`{"method": "a.B#m", "forks": [{"ns_per_op": [0, 1e-3]}]}`)); err != nil {
+		t.Errorf("zero and tiny times: %v", err)
+	}
+}

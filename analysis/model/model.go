@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -171,8 +174,42 @@ func Read(data []byte) (*Model, error) {
 	if len(m.Operations) == 0 {
 		return nil, errors.New("the model has no operations")
 	}
+	for _, op := range m.Operations {
+		// What predict prints as it is: text perfls wrote, never a
+		// terminal escape.
+		for _, s := range []string{op.Method, op.Workload, op.Parameter} {
+			if input.Printable(s) != s || strings.ContainsAny(s, "\n\t") {
+				return nil, fmt.Errorf("%s: a name holding control characters: not a model perfls wrote (extract it again with perfls model)", input.Quote(s))
+			}
+		}
+		for _, ds := range [][]Dependency{op.Dependencies, op.CalleeDependencies, op.CallDependencies} {
+			for _, d := range ds {
+				if s := string(d.Metric) + d.Unit; input.Printable(s) != s || strings.ContainsAny(s, "\n\t") {
+					return nil, fmt.Errorf("%s: a metric or unit holding control characters: not a model perfls wrote (extract it again with perfls model)", input.Quote(s))
+				}
+				for _, f := range append([]Fit{d.Best}, d.Indistinct...) {
+					if !slices.Contains(Kinds, f.Model) {
+						return nil, fmt.Errorf("%s: %s: unknown model kind %s: perfls knows %s (a model written by another perfls, or edited? extract it again with perfls model)",
+							op.Method, d.Metric, input.Quote(f.Model), quoted(Kinds))
+					}
+				}
+			}
+		}
+	}
 	return &m, nil
 }
+
+func quoted(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// Kinds are the models a dependency can have (Fit.Model): stats's cost
+// models, the power law, and the exact polynomial of invocation counts.
+var Kinds = []string{"1", "log n", "n", "n log n", "n^2", "n^k", ExactModel}
 
 // Predict evaluates every dependency of the operation (the only one when
 // method is "", else the one whose method contains it) at n.

@@ -204,6 +204,30 @@ func TestModelDocumentAndEnvironment(t *testing.T) {
 	if _, err := Read([]byte(`{"perfls_model": 99, "operations": [{}]}`)); err == nil {
 		t.Error("a future format was read")
 	}
+	// A model kind perfls does not know is refused, not evaluated as a
+	// constant (issue 34: "model":"bogus" predicted 12.0 ns).
+	for _, where := range []string{"best", "indistinct"} {
+		bogus := strings.Replace(string(data), `"model":"`+back.Operations[0].Dependencies[0].Best.Model+`"`, `"model":"bogus\u001b[2J"`, 1)
+		if where == "indistinct" {
+			d := back.Operations[0].Dependencies[0]
+			d.Indistinct = append(d.Indistinct, Fit{Model: "n^3"})
+			m.Operations[0].Dependencies[0] = d
+			b, _ := json.Marshal(m)
+			bogus = string(b)
+		}
+		_, err := Read([]byte(bogus))
+		if err == nil {
+			t.Fatalf("%s: an unknown model kind was read", where)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "unknown model kind") || !strings.Contains(msg, `"1", "log n", "n", "n log n", "n^2", "n^k", "exact"`) || strings.ContainsRune(msg, 0x1b) {
+			t.Errorf("%s: %q", where, msg)
+		}
+	}
+	// Names predict prints are text perfls wrote: no terminal escapes.
+	escaped := strings.Replace(string(data), `"method":"p.C#m(int[])"`, `"method":"p.C#m\u001b]0;pwned\u0007"`, 1)
+	if _, err := Read([]byte(escaped)); err == nil || !strings.Contains(err.Error(), "control characters") || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("a method name with an escape: %v", err)
+	}
 }
 
 // Apportioning: shares and their errors, the floor, and a callee's demand

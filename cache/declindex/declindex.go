@@ -25,6 +25,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/internal/atomicfile"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -171,7 +172,7 @@ func IndexRoot(root, cache string, done <-chan struct{}, progress func(parsed, t
 		if !strings.HasSuffix(p, ".java") {
 			return nil
 		}
-		info, ok := regularEntry(p, d)
+		info, ok := input.RegularEntry(p, d)
 		if !ok {
 			return nil // a FIFO, device or socket named *.java is never opened
 		}
@@ -277,4 +278,4 @@ feed:
 
 // MaxFileSize is the largest Java file read: bigger ones are generated
 // giants that declare nothing to measure.
-const MaxFileSize = 4 << 20
+const MaxFileSize = 4 << 20 // as input.JavaSource

@@ -4,6 +4,7 @@ package main
 // references, evaluate decides a formula against recorded results.
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -26,6 +28,12 @@ func (a *app) lintCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if len(paths) == 0 {
 				paths = []string{"."}
+			}
+			if jdkSrc != "" && jdkSrc != "none" {
+				// A zip is read at random: a FIFO or a device can only hang or flood.
+				if err := input.CheckRegular(jdkSrc); err != nil {
+					return cli.Usagef("--jdk-src: %v", err)
+				}
 			}
 			dir, _ := cache.Dir() // unusable: perfls.json's classpath still counts
 			// Lint is safe on any checkout (a CI job on a pull request, a
@@ -64,7 +72,7 @@ func (a *app) evaluateCommand() *cobra.Command {
 		Use:  "evaluate --data FILE --formula F [flags]",
 		Args: cli.NoArgs,
 	}
-	cmd.RunE = func(*cobra.Command, []string) error { return a.evaluate(f) }
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return a.evaluate(cmd.Context(), f) }
 	fs := cmd.Flags()
 	fs.StringVar(&f.data, "data", "", "recorded results: JMH JSON (-rf json) or perfls measurement JSON")
 	fs.StringVar(&f.formula, "formula", "", "SPL formula to decide, e.g. 'for n in {100} a.B#f[jmh](n) <= a.B#g[jmh](n)'")
@@ -76,12 +84,12 @@ func (a *app) evaluateCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) evaluate(f evaluateFlags) error {
+func (a *app) evaluate(ctx context.Context, f evaluateFlags) error {
 	opt, err := engine.EvaluateOptions(f.data, f.formula, f.alpha, f.interpretation, f.seed, f.resamples)
 	if err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
-	res, err := engine.EvaluateFile(f.formula, f.data, opt)
+	res, err := engine.EvaluateFile(ctx, f.formula, f.data, opt)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -34,13 +32,16 @@ var helpFiles embed.FS
 
 // app is what every command shares: the command line and the streams.
 type app struct {
+	ctx            context.Context // cancelled by a signal: nothing more is printed
 	args           []string
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGINT, SIGTERM and SIGHUP cancel the command's context; a command
+	// that has not returned soon after is ended with the signal's status.
+	ctx, stop := cli.NotifyContext(context.Background(), "perfls", os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -48,7 +49,7 @@ func main() {
 
 // run is main without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{ctx: ctx, args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
 	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.modelCommand(), a.predictCommand(),
 		a.calibrateCommand(), a.verifyCommand(), a.serveCommand(), a.daemonCommand(), a.workerCommand(), a.cacheCommand(), a.annotationsCommand(),
@@ -115,8 +116,13 @@ func (a *app) notices(ns []string) {
 	}
 }
 
-// output writes v as JSON when format is json, else runs text.
+// output writes v as JSON when format is json, else runs text; nothing
+// once a signal has cancelled the command, which then exits with the
+// signal's status.
 func (a *app) output(format string, v any, text func()) error {
+	if err := a.ctx.Err(); err != nil {
+		return err
+	}
 	if format == "json" {
 		return report.WriteJSON(a.stdout, v)
 	}

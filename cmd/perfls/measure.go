@@ -137,7 +137,7 @@ func (a *app) predictCommand() *cobra.Command {
 	var file, format string
 	cmd := &cobra.Command{Use: "predict --model FILE NAME=VALUE", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := engine.Predict(file, "", args[0])
+			p, err := engine.Predict(cmd.Context(), file, "", args[0])
 			if err == nil {
 				err = report.WritePredictions(a.stdout, format, p)
 			}

@@ -45,8 +45,8 @@ func TestNoJVMOutlivesItsPerfls(t *testing.T) {
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			if sig != syscall.SIGKILL {
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
-					t.Errorf("perfls after %v: %v, want a non-zero exit status\n%s", sig, err, out.String())
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
+					t.Errorf("perfls after %v: %v, want exit status %d\n%s", sig, err, 128+int(sig), out.String())
 				}
 			}
 			for i := 0; i < 600 && fixture.Alive(jvm); i++ {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +96,9 @@ func (a *app) workerCommand() *cobra.Command {
 	var label string
 	cmd := &cobra.Command{Use: "worker [--label L]", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			// After SIGTERM the running job finishes, for up to a minute
+			// (remote.RunWorker): its requester waits for it.
+			cli.ExtendGrace(cmd.Context(), time.Minute+5*time.Second)
 			return eng.RunWorker(cmd.Context(), label)
 		})}
 	cmd.Flags().StringVar(&label, "label", "", "take the jobs that ask for this label (e.g. quiet-x86)")

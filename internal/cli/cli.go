@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/internal/atomicfile"
+	"github.com/perfls/perfls/internal/input"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -30,7 +31,7 @@ const (
 	ExitOK        = 0
 	ExitFailed    = 1   // what was checked failed: a formula violated, a lint error, a slower workload
 	ExitUsage     = 2   // bad arguments, build errors, unreadable input, formulas that could not be decided
-	ExitInterrupt = 130 // interrupted (SIGINT, SIGTERM, SIGHUP)
+	ExitInterrupt = 130 // interrupted: a cancelled context (a signal exits 128 + its number: Interrupted)
 )
 
 // UsageError marks errors the user fixes by changing the command line.
@@ -47,9 +48,11 @@ type ExitStatus int
 func (e ExitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // Run runs root with args and returns the exit status: 0, or the command's
-// ExitStatus; for a usage error 2 after one line and a hint on stderr; 130
-// when ctx was cancelled (an interrupt); 2 after the message for any other
-// error. Help goes to root's output (stdout), errors to stderr.
+// ExitStatus; for a usage error 2 after one line and a hint on stderr; 128
+// + the signal's number when a signal cancelled ctx (NotifyContext), 130
+// when ctx was cancelled otherwise; 2 after the message for any other
+// error. Messages are printed cut and with terminal escapes defused
+// (message). Help goes to root's output (stdout), errors to stderr.
 func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SilenceErrors, root.SilenceUsage = true, true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err.Error()} })
@@ -58,20 +61,40 @@ func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writ
 	cmd, err := root.ExecuteContextC(ctx)
 	var ue UsageError
 	var status ExitStatus
+	var sig Interrupted
 	switch {
+	case errors.As(context.Cause(ctx), &sig):
+		// Whatever the command made of it: it was told to stop.
+		fmt.Fprintf(stderr, "%s: %v\n", root.Name(), sig)
+		return sig.Status()
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &status):
 		return int(status)
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", root.Name(), err, cmd.CommandPath())
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", root.Name(), message(err), cmd.CommandPath())
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "%s: interrupted\n", root.Name())
 		return ExitInterrupt
 	default:
-		fmt.Fprintf(stderr, "%s: %v\n", root.Name(), err)
+		fmt.Fprintf(stderr, "%s: %s\n", root.Name(), message(err))
 	}
 	return ExitUsage
+}
+
+// maxMessage is the most of an error message printed: messages quote
+// their input (input.Quote cuts it), but a message should never be what
+// floods a terminal.
+const maxMessage = 16 << 10
+
+// message is err's text as printed: cut at maxMessage, and nothing in it
+// that drives a terminal (input.Printable), whatever input it quotes.
+func message(err error) string {
+	s := err.Error()
+	if head, more := input.Cut(s, maxMessage); more > 0 {
+		s = fmt.Sprintf("%s… (%d bytes more)", head, more)
+	}
+	return input.Printable(s)
 }
 
 var singleDashLong = regexp.MustCompile(`^-([a-z][a-z0-9-]+)(=.*)?$`)

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/perfls/perfls/internal/safefile"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // GitDir is the git directory of the work tree holding dir ("" when
@@ -106,7 +106,7 @@ func IsFullHash(s string) bool {
 // readGitFile reads a small file of a git directory. The directory may be
 // a downloaded project's: a FIFO or a huge file is refused, not waited for.
 func readGitFile(path string) ([]byte, error) {
-	return safefile.Read(path, 64<<20)
+	return input.ReadRegular(path, input.GitFile)
 }
 
 // ResolveFromFiles looks name up among the refs of gitDir as files, for a

@@ -1,6 +1,7 @@
 package csvrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,12 +11,16 @@ import (
 	"strings"
 
 	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // Detect loads the runs (Load) and runs the detector on them.
-func Detect(history, current string, p1 ensemble.Phase1, cfg ensemble.Config) (*ensemble.Report, error) {
-	hist, cur, err := Load(history, current, p1)
+func Detect(ctx context.Context, history, current string, p1 ensemble.Phase1, cfg ensemble.Config) (*ensemble.Report, error) {
+	hist, cur, err := Load(ctx, history, current, p1)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return ensemble.Detect(hist, cur, cfg)
@@ -24,16 +29,17 @@ func Detect(history, current string, p1 ensemble.Phase1, cfg ensemble.Config) (*
 // Load reads the runs in history and the one run in current (directories of
 // NAME.csv with NAME.env beside each) and groups each run's rows into
 // intervals (Phase1: cropped to the expected duration, then medians per
-// interval).
-func Load(history, current string, p1 ensemble.Phase1) ([]ensemble.Run, ensemble.Run, error) {
+// interval). The files are read under input.CSVRun and input.Env, until
+// ctx is done.
+func Load(ctx context.Context, history, current string, p1 ensemble.Phase1) ([]ensemble.Run, ensemble.Run, error) {
 	if history == "" || current == "" {
 		return nil, ensemble.Run{}, errors.New("want a history directory and a new run's directory (--history DIR --new DIR)")
 	}
-	hist, err := ReadDir(history, p1)
+	hist, err := ReadDir(ctx, history, p1)
 	if err != nil {
 		return nil, ensemble.Run{}, err
 	}
-	cur, err := ReadDir(current, p1)
+	cur, err := ReadDir(ctx, current, p1)
 	if err != nil {
 		return nil, ensemble.Run{}, err
 	}
@@ -44,7 +50,7 @@ func Load(history, current string, p1 ensemble.Phase1) ([]ensemble.Run, ensemble
 }
 
 // ReadDir reads every NAME.csv of dir, in name order, as one run.
-func ReadDir(dir string, p1 ensemble.Phase1) ([]ensemble.Run, error) {
+func ReadDir(ctx context.Context, dir string, p1 ensemble.Phase1) ([]ensemble.Run, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err == nil && len(paths) == 0 {
 		if _, serr := os.Stat(dir); serr != nil {
@@ -59,7 +65,7 @@ func ReadDir(dir string, p1 ensemble.Phase1) ([]ensemble.Run, error) {
 	sort.Strings(paths)
 	var runs []ensemble.Run
 	for _, p := range paths {
-		r, err := readRun(p, p1)
+		r, err := readRun(ctx, p, p1)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +74,12 @@ func ReadDir(dir string, p1 ensemble.Phase1) ([]ensemble.Run, error) {
 	return runs, nil
 }
 
-func readRun(path string, p1 ensemble.Phase1) (ensemble.Run, error) {
-	f, err := os.Open(path)
+func readRun(ctx context.Context, path string, p1 ensemble.Phase1) (ensemble.Run, error) {
+	name := strings.TrimSuffix(filepath.Base(path), ".csv")
+	if err := checkName(name); err != nil {
+		return ensemble.Run{}, fmt.Errorf("%s: the run's name, its file's: %w", input.Printable(path), err)
+	}
+	f, err := input.Open(ctx, path, input.CSVRun)
 	if err != nil {
 		return ensemble.Run{}, err
 	}
@@ -79,7 +89,7 @@ func readRun(path string, p1 ensemble.Phase1) (ensemble.Run, error) {
 		return ensemble.Run{}, err
 	}
 	envPath := strings.TrimSuffix(path, ".csv") + ".env"
-	ef, err := os.Open(envPath)
+	ef, err := input.Open(ctx, envPath, input.Env)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ensemble.Run{}, fmt.Errorf("%s: no environment file %s beside it: write key=value lines (cores=8, memory=16g, jvm=21)", path, filepath.Base(envPath))
 	}
@@ -95,6 +105,5 @@ func readRun(path string, p1 ensemble.Phase1) (ensemble.Run, error) {
 	if err != nil {
 		return ensemble.Run{}, fmt.Errorf("%s: %w", path, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(path), ".csv")
 	return ensemble.Run{Name: name, Env: env, Counters: t.Counters, Intervals: iv}, nil
 }

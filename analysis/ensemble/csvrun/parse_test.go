@@ -1,6 +1,7 @@
 package csvrun
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/internal/input"
 )
 
 func TestParse(t *testing.T) {
@@ -47,6 +49,43 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// Nothing of the file reaches the output raw or whole: a long cell is
+// quoted cut, a name with a terminal escape or longer than MaxName is
+// refused, and so is a line longer than MaxLine (issue 34).
+func TestParseEchoesNoInputRaw(t *testing.T) {
+	cell := strings.Repeat("9", 5<<20) + "x"
+	for in, want := range map[string]string{
+		"time,a\n1,\x1b[2J\n":                           `r.csv:2: counter a: "\x1b[2J" is not a finite number`,
+		"time,a\n1," + strings.Repeat("z", 1000) + "\n": `"` + strings.Repeat("z", input.MaxQuote) + `"… (936 bytes more) is not a finite number`,
+		"time,a\n1,1\n2," + cell + "\n":                 "r.csv:3: a line longer than 1 MiB",
+		"time,\x1b]0;title\x07\n1,2\n":                  `r.csv:1: column 2: "\x1b]0;title\a" holds control characters`,
+		"time," + strings.Repeat("c", 300) + "\n1,2\n":  "r.csv:1: column 2: " + `"` + strings.Repeat("c", input.MaxQuote) + `"… (236 bytes more): 300 bytes, longer than the 256`,
+		"\x1b[31mtime,a\n1,2\n":                         "",
+	} {
+		_, err := Parse(strings.NewReader(in), "r.csv")
+		if want == "" { // the time column's name is not shown anywhere
+			if err != nil {
+				t.Errorf("Parse(%.40q) = %v", in, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%.40q) = %.200v, want %q", in, err, want)
+		}
+		if err != nil && (len(err.Error()) > 300 || strings.ContainsAny(err.Error(), "\x1b\x07")) {
+			t.Errorf("Parse(%.40q): the message echoes the input: %.300q", in, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"jvm=\x1b[2J21\n":                       `r.env:1: "\x1b[2J21" holds control characters`,
+		"k" + strings.Repeat("x", 300) + "=1\n": "r.env:1: \"kxxx",
+	} {
+		if _, err := ParseEnv(strings.NewReader(in), "r.env"); err == nil || !strings.Contains(err.Error(), want) || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("ParseEnv(%.40q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
 func TestParseEnv(t *testing.T) {
 	env, err := ParseEnv(strings.NewReader("# lab 3\ncores = 8\nmemory=16g\n\njvm=21\n"), "r.env")
 	if err != nil || !reflect.DeepEqual(env, ensemble.Environment{"cores": "8", "memory": "16g", "jvm": "21"}) {
@@ -71,11 +110,11 @@ func TestLoad(t *testing.T) {
 	write(filepath.Join(hist, "a.csv"), "t,x\n0,1\n1,3\n2,2\n5,7\n")
 	write(filepath.Join(hist, "a.env"), "cores=4\n")
 	write(filepath.Join(cur, "n.csv"), "t,x\n0,1\n")
-	if _, _, err := Load(hist, cur, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no environment file n.env") {
+	if _, _, err := Load(context.Background(), hist, cur, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no environment file n.env") {
 		t.Errorf("missing .env: %v", err)
 	}
 	write(filepath.Join(cur, "n.env"), "")
-	h, n, err := Load(hist, cur, ensemble.Phase1{Interval: 5})
+	h, n, err := Load(context.Background(), hist, cur, ensemble.Phase1{Interval: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,13 +122,13 @@ func TestLoad(t *testing.T) {
 		t.Errorf("loaded %+v and %+v", h, n)
 	}
 	// Expected duration 5: the row at t = 5 is outside the test and dropped.
-	if h, _, err := Load(hist, cur, ensemble.Phase1{Duration: 5, Interval: 5}); err != nil || !reflect.DeepEqual(h[0].Intervals, [][]float64{{2}}) {
+	if h, _, err := Load(context.Background(), hist, cur, ensemble.Phase1{Duration: 5, Interval: 5}); err != nil || !reflect.DeepEqual(h[0].Intervals, [][]float64{{2}}) {
 		t.Errorf("duration 5, interval 5: %v, %v", h, err)
 	}
-	if _, _, err := Load(filepath.Join(dir, "none"), cur, ensemble.Phase1{}); err == nil {
+	if _, _, err := Load(context.Background(), filepath.Join(dir, "none"), cur, ensemble.Phase1{}); err == nil {
 		t.Error("a missing history directory is accepted")
 	}
-	if _, _, err := Load(cur, dir, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no .csv files") {
+	if _, _, err := Load(context.Background(), cur, dir, ensemble.Phase1{}); err == nil || !strings.Contains(err.Error(), "no .csv files") {
 		t.Errorf("empty new directory: %v", err)
 	}
 }
