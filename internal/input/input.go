@@ -41,15 +41,8 @@ func Open(ctx context.Context, path string, limit Limit) (*File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK: open(2) of a FIFO returns at once instead of waiting for
-	// a writer, which nothing could interrupt.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := openNonblocking(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	in := &File{f: f, path: path, limit: limit, ctx: ctx, size: -1, fifo: st.Mode()&fs.ModeNamedPipe != 0}

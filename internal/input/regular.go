@@ -24,13 +24,8 @@ var ErrNotRegular = errors.New("not a regular file")
 // and the type is checked on the opened file, so a file swapped after a
 // check is caught too.
 func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := openNonblocking(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
@@ -74,4 +69,21 @@ func RegularEntry(path string, d fs.DirEntry) (info fs.FileInfo, ok bool) {
 		return info, err == nil && info.Mode().IsRegular()
 	}
 	return nil, false
+}
+
+// openNonblocking opens path for reading and tells what it opened. With
+// O_NONBLOCK, open(2) of a FIFO returns at once instead of waiting for a
+// writer, which nothing could interrupt; the type is that of the opened
+// file, so a path swapped after a check cannot fool it.
+func openNonblocking(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
