@@ -7,6 +7,7 @@ package classfile
 // apart from classfile.go, which reads declarations.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -40,39 +41,67 @@ type Canonical struct {
 // accepts are left out, those nested in kept annotations stay. A damaged
 // constant pool is an error; a body this reader cannot follow gives the
 // whole file (Opaque).
-func CanonicalForm(data []byte, drop func(descriptor string) bool) (*Canonical, error) {
-	r := &reader{b: data}
+func CanonicalForm(data []byte, drop func(descriptor string) bool) (Canonical, error) {
+	z := Canonicalizer{Drop: drop}
+	return z.Form(data)
+}
+
+// A Canonicalizer computes canonical forms one class after another,
+// reusing its memory: what Form returns is valid until its next call.
+// A cache fingerprints hundreds of classes on every check.
+type Canonicalizer struct {
+	Drop func(descriptor string) bool // as for CanonicalForm
+	c    canon
+	p    cpool
+}
+
+// Form is CanonicalForm with z's drop rule and memory.
+func (z *Canonicalizer) Form(data []byte) (Canonical, error) {
+	r := reader{b: data}
 	if r.u4() != 0xCAFEBABE {
-		return nil, ErrNotClass
+		return Canonical{}, ErrNotClass
 	}
 	r.u2() // minor
 	r.u2() // major
 	if r.err != nil {
-		return nil, fmt.Errorf("class file: %w", r.err)
+		return Canonical{}, fmt.Errorf("class file: %w", r.err)
 	}
-	p, err := scanPool(r)
-	if err != nil {
-		return nil, fmt.Errorf("class file: %w", err)
+	p := &z.p
+	if err := p.scan(&r); err != nil {
+		return Canonical{}, fmt.Errorf("class file: %w", err)
 	}
-	c := &canon{r: r, p: p, drop: drop, out: make([]byte, 0, len(data))}
-	c.out = append(c.out, data[4:8]...) // minor, major
-	if err := c.body(); err != nil {
-		return &Canonical{Form: data, Classes: p.classes(true), Opaque: err.Error()}, nil
+	// Values are longer than the indices they replace: room for most.
+	out := z.c.out[:0]
+	if cap(out) < 2*len(data) {
+		out = make([]byte, 0, 2*len(data))
 	}
-	return &Canonical{Form: c.out, Classes: p.classes(false)}, nil
+	z.c = canon{r: r, p: p, drop: z.Drop, out: append(out, data[4:8]...)} // minor, major
+	if err := z.c.body(); err != nil {
+		return Canonical{Form: data, Classes: p.classes(true), Opaque: err.Error()}, nil
+	}
+	return Canonical{Form: z.c.out, Classes: p.classes(false)}, nil
 }
 
 // cpool locates the constant pool's entries and keeps the canonical value
 // of those the kept parts name.
 type cpool struct {
+	arena    []byte          // backs the composite values; a full arena is replaced, never overwritten
+	named    map[string]bool // classes listed so far (classes)
 	data     []byte
 	off      []int    // offset of entry i's tag byte; 0 for index 0 and the second slot of a long or double
 	resolved [][]byte // canonical value of entry i once something kept named it
 }
 
-func scanPool(r *reader) (*cpool, error) {
+// scan locates the entries of the pool at r, reusing p's memory.
+func (p *cpool) scan(r *reader) error {
 	n := int(r.u2())
-	p := &cpool{data: r.b, off: make([]int, n), resolved: make([][]byte, n)}
+	if cap(p.off) < n {
+		p.off, p.resolved = make([]int, n), make([][]byte, n)
+	}
+	p.data, p.off, p.resolved = r.b, p.off[:n], p.resolved[:n]
+	clear(p.off)
+	clear(p.resolved)
+	p.arena = p.arena[:0]
 	for i := 1; i < n; i++ {
 		p.off[i] = r.off
 		switch tag := r.u1(); tag {
@@ -89,14 +118,14 @@ func scanPool(r *reader) (*cpool, error) {
 			r.bytes(3)
 		default:
 			if r.err == nil {
-				return nil, fmt.Errorf("constant pool entry %d: unknown tag %d", i, tag)
+				return fmt.Errorf("constant pool entry %d: unknown tag %d", i, tag)
 			}
 		}
 		if r.err != nil {
-			return nil, fmt.Errorf("constant pool entry %d: %w", i, r.err)
+			return fmt.Errorf("constant pool entry %d: %w", i, r.err)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 func (p *cpool) tag(i uint16) uint8 {
@@ -171,32 +200,48 @@ type ref struct {
 }
 
 func (p *cpool) compose(tag uint8, raw []byte, refs ...ref) ([]byte, error) {
-	v := append([]byte{tag}, raw...)
-	for _, r := range refs {
+	var parts [2][]byte
+	size := 1 + len(raw)
+	for k, r := range refs {
 		// The tags required (and the member check of method handles) make
 		// the references a DAG at most four deep: no entry reaches itself.
 		rv, err := p.resolve(r.index, r.tag)
 		if err != nil {
 			return nil, err
 		}
-		v = append(v, rv...)
+		parts[k] = rv
+		size += len(rv)
 	}
-	return v, nil
+	if cap(p.arena)-len(p.arena) < size {
+		p.arena = make([]byte, 0, max(4096, size))
+	}
+	start := len(p.arena)
+	p.arena = append(append(p.arena, tag), raw...)
+	for _, part := range parts[:len(refs)] {
+		p.arena = append(p.arena, part...)
+	}
+	return p.arena[start:len(p.arena):len(p.arena)], nil
 }
 
 // classes lists the classes named by the resolved entries (all entries
 // when all is set): Class entries, and the object types inside every Utf8
-// that may be a descriptor or a signature.
+// that may be a descriptor or a signature. Each name once.
 func (p *cpool) classes(all bool) []string {
 	var out []string
+	if p.named == nil {
+		p.named = map[string]bool{}
+	}
+	clear(p.named)
 	add := func(internal []byte) {
-		s := strings.TrimLeft(string(decodeModifiedUTF8(internal)), "[")
-		if strings.HasPrefix(s, "L") && strings.HasSuffix(s, ";") {
-			s = s[1 : len(s)-1]
+		internal = bytes.TrimLeft(internal, "[")
+		if len(internal) > 1 && internal[0] == 'L' && internal[len(internal)-1] == ';' {
+			internal = internal[1 : len(internal)-1]
 		}
-		if s != "" && !strings.ContainsAny(s, ";[<>()") {
-			out = append(out, strings.ReplaceAll(s, "/", "."))
+		if len(internal) == 0 || bytes.ContainsAny(internal, ";[<>()") || p.named[string(internal)] {
+			return
 		}
+		p.named[string(internal)] = true
+		out = append(out, binaryName(internal))
 	}
 	for i := range p.off {
 		if !all && p.resolved[i] == nil {
@@ -209,19 +254,36 @@ func (p *cpool) classes(all bool) []string {
 			}
 		case tagUtf8:
 			// Descriptors and generic signatures start with one of "([L<".
-			if s, _ := p.utf8(uint16(i)); len(s) > 0 && strings.IndexByte("([L<", s[0]) >= 0 {
-				descriptorClasses(string(s), func(name string) { add([]byte(name)) })
+			if s, _ := p.utf8(uint16(i)); len(s) > 0 && bytes.IndexByte([]byte("([L<"), s[0]) >= 0 {
+				descriptorClasses(s, add)
 			}
 		}
 	}
 	return out
 }
 
+// binaryName turns an internal name (modified UTF-8, slashes) into a
+// binary name with dots, in one allocation when it is ASCII.
+func binaryName(internal []byte) string {
+	var sb strings.Builder
+	sb.Grow(len(internal))
+	for _, c := range internal {
+		if c >= 0x80 || c == 0 {
+			return strings.ReplaceAll(decodeModifiedUTF8(internal), "/", ".")
+		}
+		if c == '/' {
+			c = '.'
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
 // descriptorClasses calls add for every class named in a field or method
 // descriptor or a generic signature: "(ILp/Config;)Ljava/util/List;" names
 // p/Config and java/util/List. Type variables ("TT;") are skipped; a false
 // match can only add a class, which over-invalidates but never misses one.
-func descriptorClasses(s string, add func(string)) {
+func descriptorClasses(s []byte, add func([]byte)) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case 'L':
@@ -229,7 +291,7 @@ func descriptorClasses(s string, add func(string)) {
 			for j < len(s) && s[j] != ';' && s[j] != '<' {
 				j++
 			}
-			if name := s[i+1 : j]; !strings.ContainsAny(name, ":.") {
+			if name := s[i+1 : j]; !bytes.ContainsAny(name, ":.") {
 				add(name)
 			}
 			i = j
@@ -244,7 +306,7 @@ func descriptorClasses(s string, add func(string)) {
 // canon reads the class body after the constant pool and writes its
 // canonical form to out.
 type canon struct {
-	r    *reader
+	r    reader // swapped for each attribute's body
 	p    *cpool
 	drop func(string) bool
 	out  []byte
@@ -377,18 +439,19 @@ func (c *canon) attributes() error {
 		if body == nil && size > 0 {
 			return c.r.err
 		}
-		sub := &canon{r: &reader{b: body}, p: c.p, drop: c.drop, out: c.out}
-		keep, err := sub.attribute(string(name))
-		if err == nil && sub.r.err == nil && sub.r.off != len(body) {
-			err = fmt.Errorf("%d bytes left", len(body)-sub.r.off)
+		outer := c.r
+		c.r = reader{b: body}
+		keep, err := c.attribute(name)
+		if err == nil && c.r.err == nil && c.r.off != len(body) {
+			err = fmt.Errorf("%d bytes left", len(body)-c.r.off)
 		}
 		if err == nil {
-			err = sub.r.err
+			err = c.r.err
 		}
+		c.r = outer
 		if err != nil {
 			return fmt.Errorf("attribute %s: %w", name, err)
 		}
-		c.out = sub.out
 		if !keep {
 			c.out = c.out[:start]
 			continue
@@ -403,8 +466,8 @@ func (c *canon) attributes() error {
 // attribute reads one attribute's body (JVMS 4.7) and reports whether it
 // stays (an annotation table whose annotations were all dropped does not,
 // so that the first formula added to a method changes nothing).
-func (c *canon) attribute(name string) (bool, error) {
-	switch name {
+func (c *canon) attribute(name []byte) (bool, error) {
+	switch string(name) { // no copy: the compiler compares the bytes
 	case "Deprecated", "Synthetic", "SourceDebugExtension":
 		c.raw(len(c.r.b))
 	case "SourceFile", "Signature":

@@ -98,7 +98,7 @@ func TestCanonicalFormIgnoresDroppedAnnotationsOnly(t *testing.T) {
 		sources[fmt.Sprintf("v%02d/A.java", i)] = strings.Replace(src, "PKG", fmt.Sprintf("v%02d", i), 1)
 	}
 	classes := compile(t, sources)
-	form := func(i int, drop func(string) bool) *Canonical {
+	form := func(i int, drop func(string) bool) Canonical {
 		t.Helper()
 		data := bytes.ReplaceAll(classes[fmt.Sprintf("v%02d.A", i)], []byte(fmt.Sprintf("v%02d/", i)), []byte("v00/"))
 		c, err := CanonicalForm(data, drop)
