@@ -163,6 +163,7 @@ public class Gen {
 	}{
 		{"formula bound", "p/Hot.java", "1.2 *", "1.3 *", true},
 		{"formula sizes", "p/Hot.java", "{100, 200}", "{100, 200, 400}", true},
+		{"a formula added on a line of its own", "p/Hot.java", "\t@Tag(\"hot\")", "\t@SPL(\"Hot#slow[Gen#ints](100) <= 2 * Hot#compute[Gen#ints](100)\")\n\t@Tag(\"hot\")", true},
 		{"workload binding", "p/Hot.java", `@Workload("p.Gen#ints")`, `@Workload("p.Gen.ints(int)")`, true},
 		{"see-also", "p/Hot.java", `@SeeAlso("p.Hot#compute")`, `@SeeAlso({"p.Hot#compute", "p.Hot#slow"})`, true},
 		{"param min", "p/Gen.java", "min = 1,", "min = 10,", true},

@@ -16,7 +16,7 @@ import (
 // Canonical is a class file reduced to what can change its behaviour.
 type Canonical struct {
 	// Form is the bytes to hash. Every part of the class file is in it in
-	// file order — versions, flags, names, fields, methods, bytecode,
+	// file order, after a 0 byte — versions, flags, names, fields, methods, bytecode,
 	// attributes — except the dropped annotations, with each constant pool
 	// index replaced by the value it names (so a constant only a dropped
 	// annotation used is gone, and renumbering the pool changes nothing).
@@ -75,7 +75,8 @@ func (z *Canonicalizer) Form(data []byte) (Canonical, error) {
 	if cap(out) < 2*len(data) {
 		out = make([]byte, 0, 2*len(data))
 	}
-	z.c = canon{r: r, p: p, drop: z.Drop, out: append(out, data[4:8]...)} // minor, major
+	// A 0 first: no canonical form is the bytes of a class file (0xCA…).
+	z.c = canon{r: r, p: p, drop: z.Drop, out: append(append(out, 0), data[4:8]...)} // minor, major
 	if err := z.c.body(); err != nil {
 		return Canonical{Form: data, Classes: p.classes(true), Opaque: err.Error()}, nil
 	}
