@@ -1,9 +1,7 @@
 package cache
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,165 +11,115 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/classfile"
 )
+
+// fingerprintVersion is the first line of every fingerprint's digest:
+// when what is hashed changes, every stored key misses once instead of a
+// key computed one way answering for code hashed another. 2: perfls's
+// annotations left out, constants by value, lines counted per method.
+const fingerprintVersion = 2
+
+// perflsAnnotations are the simple names of perfls's annotations, matched
+// whatever their package (DESIGN §3). They are left out of the fingerprint:
+// no running code reads them (the harness reads none, and perfls reads
+// them from the source), and what they decide — the formula, the workload,
+// the arguments — is judged on the raw data or is a part of the key.
+var perflsAnnotations = map[string]bool{
+	"SPL": true, "SPLs": true, "Workload": true, "Workloads": true, "Generator": true,
+	"Param": true, "ParamNum": true, "ParamDesc": true, "SeeAlso": true,
+}
+
+// perflsAnnotation tells the descriptor of a perfls annotation type:
+// "Ldev/perfls/SPL;", "Lorg/spl/SPL;", "Lp/Outer$Workload;".
+func perflsAnnotation(desc string) bool {
+	name := strings.TrimSuffix(strings.TrimPrefix(desc, "L"), ";")
+	return perflsAnnotations[name[strings.LastIndexAny(name, "/$")+1:]]
+}
 
 // Fingerprint hashes the compiled code a measurement depends on: the class
 // files of the given root classes and, transitively, of every project class
-// their constant pools refer to. Classes outside classDirs (the JDK, jars)
+// their kept parts refer to. Classes outside classDirs (the JDK, jars)
 // are not followed: the JVM's version and the classpath's jars are part of
 // the cache key separately.
 //
 // The granularity is the class: editing any method of a reachable class
 // changes the fingerprint, while edits to classes the measured code cannot
-// reach keep it. It returns the hex digest and the binary names it covered.
+// reach keep it. Each class counts by its canonical form
+// (classfile.CanonicalForm) without perfls's annotations, so editing a
+// formula, a workload binding or a parameter's documentation changes
+// nothing, while code, its constants (by value, so a string a formula and
+// the code share still counts) and other tools' annotations do. It returns
+// the hex digest and the binary names it covered.
 func Fingerprint(classDirs []string, roots []string) (string, []string, error) {
 	seen := map[string]bool{}
 	queue := append([]string(nil), roots...)
 	var covered []string
-	files := map[string][]byte{}
+	sums := map[string][sha256.Size]byte{}
+	canon := classfile.Canonicalizer{Drop: perflsAnnotation}
+	var buf []byte
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		if seen[name] {
+		if seen[name] || strings.HasPrefix(name, "java.") { // java.* loads from the JDK only
 			continue
 		}
 		seen[name] = true
 		rel := filepath.FromSlash(strings.ReplaceAll(name, ".", "/")) + ".class"
 		var b []byte
 		var path string
+		found := false
 		for _, dir := range classDirs {
 			path = filepath.Join(dir, rel)
 			var err error
-			b, err = os.ReadFile(path)
-			if err == nil {
+			if b, err = readInto(buf, path); err == nil {
+				buf, found = b, true
 				break
 			}
 			if !errors.Is(err, fs.ErrNotExist) {
 				return "", nil, fmt.Errorf("fingerprint %s: %w", name, err)
 			}
 		}
-		if b == nil {
+		if !found {
 			continue // not a project class
 		}
-		refs, err := classReferences(b)
+		c, err := canon.Form(b)
 		if err != nil {
 			return "", nil, fmt.Errorf("fingerprint %s: %w", path, err)
 		}
-		files[name] = b
+		sums[name] = sha256.Sum256(c.Form)
 		covered = append(covered, name)
-		queue = append(queue, refs...)
+		queue = append(queue, c.Classes...)
 	}
 	sort.Strings(covered)
 	h := sha256.New()
+	fmt.Fprintf(h, "perfls fingerprint %d\n", fingerprintVersion)
 	for _, name := range covered {
-		sum := sha256.Sum256(files[name])
-		fmt.Fprintf(h, "%s %x\n", name, sum)
+		fmt.Fprintf(h, "%s %x\n", name, sums[name])
 	}
 	return hex.EncodeToString(h.Sum(nil)), covered, nil
 }
 
-// classReferences lists the classes a class file names in its constant
-// pool: CONSTANT_Class entries and the object types inside descriptors and
-// signatures (a parameter type need not appear as a CONSTANT_Class).
-// Names are returned in binary form with dots (pkg.Outer$Inner).
-func classReferences(b []byte) ([]string, error) {
-	r := bytes.NewReader(b)
-	var header struct {
-		Magic        uint32
-		Minor, Major uint16
-		Count        uint16
+// readInto reads the file at path into buf's memory when it is large
+// enough: the fingerprint reads hundreds of class files on every check.
+func readInto(buf []byte, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	if err := binary.Read(r, binary.BigEndian, &header); err != nil {
-		return nil, fmt.Errorf("truncated class file header")
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	if header.Magic != 0xCAFEBABE {
-		return nil, fmt.Errorf("not a class file")
+	if size := int(st.Size()); cap(buf) < size {
+		buf = make([]byte, size)
+	} else {
+		buf = buf[:size]
 	}
-	utf8 := map[uint16]string{}
-	var classIdx []uint16
-	for i := uint16(1); i < header.Count; i++ {
-		tag, err := r.ReadByte()
-		if err != nil {
-			return nil, fmt.Errorf("truncated constant pool")
-		}
-		skip := 0
-		switch tag {
-		case 1: // Utf8
-			var n uint16
-			if err := binary.Read(r, binary.BigEndian, &n); err != nil {
-				return nil, fmt.Errorf("truncated constant pool")
-			}
-			s := make([]byte, n)
-			if _, err := io.ReadFull(r, s); err != nil {
-				return nil, fmt.Errorf("truncated constant pool")
-			}
-			utf8[i] = string(s)
-		case 7: // Class
-			var idx uint16
-			if err := binary.Read(r, binary.BigEndian, &idx); err != nil {
-				return nil, fmt.Errorf("truncated constant pool")
-			}
-			classIdx = append(classIdx, idx)
-		case 8, 16, 19, 20: // String, MethodType, Module, Package
-			skip = 2
-		case 15: // MethodHandle
-			skip = 3
-		case 3, 4, 9, 10, 11, 12, 17, 18: // Integer, Float, refs, NameAndType, (Invoke)Dynamic
-			skip = 4
-		case 5, 6: // Long, Double take two slots
-			skip = 8
-			i++
-		default:
-			return nil, fmt.Errorf("unknown constant pool tag %d", tag)
-		}
-		if skip > 0 {
-			if _, err := r.Seek(int64(skip), 1); err != nil {
-				return nil, fmt.Errorf("truncated constant pool")
-			}
-		}
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	var refs []string
-	add := func(internal string) {
-		internal = strings.TrimLeft(internal, "[")
-		if strings.HasPrefix(internal, "L") && strings.HasSuffix(internal, ";") {
-			internal = internal[1 : len(internal)-1]
-		}
-		if internal != "" && !strings.ContainsAny(internal, ";[<>()") {
-			refs = append(refs, strings.ReplaceAll(internal, "/", "."))
-		}
-	}
-	for _, idx := range classIdx {
-		add(utf8[idx])
-	}
-	// Descriptors and generic signatures start with one of "([L<".
-	for _, s := range utf8 {
-		if s != "" && strings.ContainsRune("([L<", rune(s[0])) {
-			descriptorClasses(s, add)
-		}
-	}
-	return refs, nil
-}
-
-// descriptorClasses calls add for every class named in a field or method
-// descriptor or a generic signature: "(ILp/Config;)Ljava/util/List;" names
-// p/Config and java/util/List. Type variables ("TT;") are skipped; a false
-// match can only add a class, which over-invalidates but never misses one.
-func descriptorClasses(s string, add func(string)) {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case 'L':
-			j := i + 1
-			for j < len(s) && s[j] != ';' && s[j] != '<' {
-				j++
-			}
-			if name := s[i+1 : j]; !strings.ContainsAny(name, ":.") {
-				add(name)
-			}
-			i = j
-		case 'T':
-			for i < len(s) && s[i] != ';' {
-				i++
-			}
-		}
-	}
+	return buf, nil
 }

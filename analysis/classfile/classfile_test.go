@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// compile compiles Java sources with javac (-parameters) and returns the
-// class files by binary name.
-func compile(t *testing.T, sources map[string]string) map[string][]byte {
+// compile compiles Java sources with javac (-parameters and flags) and
+// returns the class files by binary name.
+func compile(t *testing.T, sources map[string]string, flags ...string) map[string][]byte {
 	t.Helper()
 	if _, err := exec.LookPath("javac"); err != nil {
 		t.Skip("no javac")
@@ -31,7 +31,7 @@ func compile(t *testing.T, sources map[string]string) map[string][]byte {
 		files = append(files, p)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command("javac", append([]string{"-parameters", "-d", out}, files...)...)
+	cmd := exec.Command("javac", append(append([]string{"-parameters", "-d", out}, flags...), files...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, b)
 	}
