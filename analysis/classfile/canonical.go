@@ -105,22 +105,11 @@ func (p *cpool) scan(r *reader) error {
 	p.arena = p.arena[:0]
 	for i := 1; i < n; i++ {
 		p.off[i] = r.off
-		switch tag := r.u1(); tag {
-		case tagUtf8:
+		tag := r.u1()
+		if tag == tagUtf8 {
 			r.bytes(int(r.u2()))
-		case tagClass, tagString, tagMethodType, tagModule, tagPackage:
-			r.bytes(2)
-		case tagInteger, tagFloat, tagFieldref, tagMethodref, tagInterfaceMethodref, tagNameAndType, tagDynamic, tagInvokeDynamic:
-			r.bytes(4)
-		case tagLong, tagDouble:
-			r.bytes(8)
-			i++ // takes two entries (JVMS 4.4.5)
-		case tagMethodHandle:
-			r.bytes(3)
-		default:
-			if r.err == nil {
-				return fmt.Errorf("constant pool entry %d: unknown tag %d", i, tag)
-			}
+		} else if err := skipEntry(r, tag, &i); err != nil {
+			return err
 		}
 		if r.err != nil {
 			return fmt.Errorf("constant pool entry %d: %w", i, r.err)

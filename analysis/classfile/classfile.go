@@ -192,16 +192,9 @@ func readPool(r *reader) (*pool, error) {
 			p.utf8[i] = decodeModifiedUTF8(r.bytes(l))
 		case tagClass, tagString, tagMethodType, tagModule, tagPackage:
 			p.index[i] = r.u2()
-		case tagInteger, tagFloat, tagFieldref, tagMethodref, tagInterfaceMethodref, tagNameAndType, tagDynamic, tagInvokeDynamic:
-			r.bytes(4)
-		case tagLong, tagDouble:
-			r.bytes(8)
-			i++ // takes two entries (JVMS 4.4.5)
-		case tagMethodHandle:
-			r.bytes(3)
 		default:
-			if r.err == nil {
-				return nil, fmt.Errorf("constant pool entry %d: unknown tag %d", i, tag)
+			if err := skipEntry(r, tag, &i); err != nil {
+				return nil, err
 			}
 		}
 		if r.err != nil {
@@ -209,6 +202,28 @@ func readPool(r *reader) (*pool, error) {
 		}
 	}
 	return p, nil
+}
+
+// skipEntry skips the contents of constant pool entry *i after its tag
+// (Utf8 aside, whose length comes first); a long or double takes two
+// entries (JVMS 4.4.5), so *i moves past the second.
+func skipEntry(r *reader, tag uint8, i *int) error {
+	switch tag {
+	case tagClass, tagString, tagMethodType, tagModule, tagPackage:
+		r.bytes(2)
+	case tagInteger, tagFloat, tagFieldref, tagMethodref, tagInterfaceMethodref, tagNameAndType, tagDynamic, tagInvokeDynamic:
+		r.bytes(4)
+	case tagLong, tagDouble:
+		r.bytes(8)
+		*i++
+	case tagMethodHandle:
+		r.bytes(3)
+	default:
+		if r.err == nil {
+			return fmt.Errorf("constant pool entry %d: unknown tag %d", *i, tag)
+		}
+	}
+	return nil
 }
 
 // decodeModifiedUTF8 decodes the JVM's modified UTF-8 (NUL as two bytes,
