@@ -36,6 +36,7 @@ public final class ProfileMarks {
     public static Object begin() {
         ProfileIteration e = new ProfileIteration();
         e.begin();
+        e.nanoStart = System.nanoTime();
         return e;
     }
 
@@ -63,6 +64,14 @@ public final class ProfileMarks {
      * @throws IllegalStateException when no recording is running
      */
     public static void finish(JfrSummary.Sink out) throws IOException {
+        finish(out, null);
+    }
+
+    /**
+     * As {@link #finish(JfrSummary.Sink)}, leaving out what happened during {@code gaps}: the set-up
+     * a workload loop runs between its measured spans (see {@link SpanGaps}); null: none.
+     */
+    public static void finish(JfrSummary.Sink out, SpanGaps gaps) throws IOException {
         Recording chosen = null;
         List<Recording> all = FlightRecorder.getFlightRecorder().getRecordings();
         for (Recording r : all) {
@@ -81,7 +90,7 @@ public final class ProfileMarks {
             chosen.dump(tmp);
             chosen.stop();
             chosen.close(); // a JVM that lives on (the warm worker) keeps no stopped recordings
-            JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, out);
+            JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, gaps, out);
         } finally {
             Files.deleteIfExists(tmp);
         }
