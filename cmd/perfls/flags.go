@@ -8,7 +8,6 @@ import (
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -31,39 +30,6 @@ func (m *measureFlags) bind(fs *pflag.FlagSet, def measure.Options) {
 	fs.StringVar(&m.opts.CPUs, "cpus", "", "pin each fork's measuring thread to these processors, e.g. 0 or 2-3 (Linux; processors can differ in speed: docs/measurement.md)")
 	fs.StringArrayVar(&m.opts.JVMArgs, "jvm-arg", nil, "an extra flag of the forked JVMs, e.g. --jvm-arg=-XX:+UseSerialGC (repeatable)")
 	fs.BoolVarP(&m.verbose, "verbose", "v", false, "report each fork on stderr")
-}
-
-// selector is the workload selection of measure, calibrate and verify.
-type selector struct{ project, method, workload, args, format string }
-
-func (s *selector) bind(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	fs.StringVar(&s.project, "project", ".", "project directory")
-	fs.StringVar(&s.method, "method", "", "method: pkg.Class#m or pkg.Class#m(int[],int)")
-	fs.StringVar(&s.workload, "workload", "", "workload generator: pkg.Class#gen (optional)")
-	fs.StringVar(&s.args, "args", "", "comma-separated arguments of the generator (or of the method without one); quote a string that holds commas: 'a, b'")
-	cli.Enum(cmd, &s.format, "format", "text", "output format: text or json", "text", "json")
-	cmd.RegisterFlagCompletionFunc("method", completeMethods(&s.project, false))
-	cmd.RegisterFlagCompletionFunc("workload", completeMethods(&s.project, true))
-	cmd.MarkFlagDirname("project")
-}
-
-// run checks the selection and runs an action on its project directory
-// and workload with an engine that measures through the daemon when one
-// runs.
-func (s *selector) run(a *app, cmd *cobra.Command, run func(dir string, w engine.Workload, eng *engine.Engine) error) error {
-	if s.method == "" {
-		return cli.Usagef("%s needs --method pkg.Class#m", cmd.Name())
-	}
-	w, err := engine.ParseWorkload(s.method, s.workload, s.args)
-	if err != nil {
-		return cli.UsageError{Msg: err.Error()}
-	}
-	dir, err := cli.Dir(s.project, "--project ")
-	if err != nil {
-		return err
-	}
-	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
 }
 
 // completeMethods completes --method (generators false) or --workload

@@ -71,6 +71,8 @@ import jdk.jfr.consumer.RecordingFile;
 public final class JfrSummary {
     public static final int VERSION = 1;
     static final int DEFAULT_SEGMENTS = 4;
+    /** How much later than its recorded end a workload loop's gap is taken to end (recordingGaps). */
+    static final long GAP_MARGIN_NS = 1_000;
 
     /** Receives summary lines; {@code Protocol::line} is one. */
     public interface Sink {
@@ -515,6 +517,13 @@ public final class JfrSummary {
             long offset = known.get(k).start - known.get(k).nanoStart;
             from[i] = gaps.from(i) + offset;
             to[i] = gaps.to(i) + offset;
+        }
+        // An event is stamped when it is done (an allocation once its memory is cleared), so the
+        // set-up's last events can be stamped just after their gap: a gap is taken to end up to a
+        // microsecond later, never more than a quarter of the span that follows it.
+        for (int i = 0; i < to.length; i++) {
+            long span = i + 1 < to.length ? from[i + 1] - to[i] : GAP_MARGIN_NS * 4;
+            to[i] += Math.max(0, Math.min(GAP_MARGIN_NS, span / 4));
         }
         return new long[][] {from, to};
     }
