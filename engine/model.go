@@ -99,7 +99,7 @@ func Widest(forks []measure.Fork) (model.Metric, float64) {
 // ModelRequest asks for the performance model of one method on one
 // workload over one parameter: the generator's first parameter.
 type ModelRequest struct {
-	Dir      string   // the project directory (absolute)
+	Dir string // the project directory (absolute)
 	// Workload: Generator nil = the method's only binding (a workload loop:
 	// itself); Args: the other generator arguments, nil = their documented
 	// minimums.
