@@ -43,6 +43,13 @@ func (s *selector) selection(cmd *cobra.Command, args []string) (string, engine.
 	if s.method == "" {
 		return "", sel, cli.Usagef("%s needs --method pkg.Class#m", cmd.Name())
 	}
+	gen := s.workload
+	if gen == engine.NoWorkload {
+		gen = ""
+	}
+	if _, err := engine.ParseWorkload(s.method, gen, s.args); err != nil {
+		return "", sel, cli.UsageError{Msg: err.Error()}
+	}
 	path, what := s.project, "--project "
 	if len(args) == 1 {
 		if cmd.Flags().Changed("project") && filepath.Clean(args[0]) != filepath.Clean(s.project) {
@@ -65,10 +72,7 @@ func (s *selector) run(a *app, cmd *cobra.Command, args []string, run func(dir s
 	if sel.Workload == engine.NoWorkload {
 		sel.Workload = ""
 	}
-	w, err := engine.ParseWorkload(sel.Method, sel.Workload, sel.Args)
-	if err != nil {
-		return cli.UsageError{Msg: err.Error()}
-	}
+	w, _ := engine.ParseWorkload(sel.Method, sel.Workload, sel.Args) // checked by selection
 	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
 }
 
