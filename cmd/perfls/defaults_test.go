@@ -8,9 +8,9 @@ import (
 	"github.com/perfls/perfls/internal/fixture"
 )
 
-// TestSelectorRefusals: the workload commands take the project as DIR or
-// --project and refuse, saying why and what to do, what they cannot act on
-// — before measuring anything.
+// TestSelectorRefusals: the commands take the project as DIR or --project
+// (not two different ones), and the workload commands refuse, saying why
+// and what to do, what they cannot act on — before measuring anything.
 func TestSelectorRefusals(t *testing.T) {
 	fixture.Isolate(t)
 	dir := fixture.Project(t, fixture.WorkloadForms)
@@ -21,6 +21,10 @@ func TestSelectorRefusals(t *testing.T) {
 	}{
 		{[]string{"measure", "--method", "w.Hot#compute", "--project", other, dir}, []string{"two projects named"}},
 		{[]string{"profile", "--method", "w.Hot#compute", dir, other}, []string{"accepts at most 1 arg"}},
+		{[]string{"check", "--project", other, dir}, []string{"two projects named"}},
+		{[]string{"diff", "--project", other, dir}, []string{"two projects named"}},
+		{[]string{"regressions", "--project", other, dir}, []string{"two projects named"}},
+		{[]string{"measure", "--method", "w.Hot#compute", "--project", other + "/nosuch"}, []string{"--project " + other + "/nosuch is not a directory"}},
 		{[]string{"measure", "--method", "w.Hot#bareSum", dir}, []string{"no documented minimum", "--args", "--workload none"}},
 		{[]string{"profile", "--method", "w.Hot#bareSum", dir}, []string{"no documented minimum"}},
 		{[]string{"calibrate", "--method", "w.Hot#bareSum", dir}, []string{"no documented minimum"}},

@@ -26,14 +26,32 @@ type selector struct{ project, method, workload, args, format string }
 func (s *selector) bind(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	cmd.Args = cli.UsageArgs(cobra.MaximumNArgs(1))
-	fs.StringVar(&s.project, "project", ".", "project directory (or give it as the argument DIR)")
+	projectFlag(cmd, &s.project)
 	fs.StringVar(&s.method, "method", "", "method: pkg.Class#m or pkg.Class#m(int[],int)")
 	fs.StringVar(&s.workload, "workload", "", "workload generator or loop, pkg.Class#gen (default: the method's own — its @Workload, or the generators its formulas measure it on; "+engine.NoWorkload+": call the method itself with --args)")
 	fs.StringVar(&s.args, "args", "", "comma-separated arguments of the generator (or of the method without one; default: each parameter's @Param(min = …)); quote a string that holds commas: 'a, b'")
 	cli.Enum(cmd, &s.format, "format", "text", "output format: text or json", "text", "json")
 	cmd.RegisterFlagCompletionFunc("method", completeMethods(&s.project, false))
 	cmd.RegisterFlagCompletionFunc("workload", completeMethods(&s.project, true))
+}
+
+// projectFlag binds --project, the project a command otherwise takes as its
+// argument DIR: both spellings work on every command that takes a project.
+func projectFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "project", ".", "project directory (or give it as the argument DIR)")
 	cmd.MarkFlagDirname("project")
+}
+
+// projectArg is the project a command was given: its argument DIR (rest
+// holds it, or nothing) or --project; both given must agree.
+func projectArg(cmd *cobra.Command, project string, rest []string) (path string, flag bool, err error) {
+	switch {
+	case len(rest) == 0:
+		return project, true, nil
+	case cmd.Flags().Changed("project") && filepath.Clean(rest[0]) != filepath.Clean(project):
+		return "", false, cli.Usagef("two projects named: %s and --project %s; give one", rest[0], project)
+	}
+	return rest[0], false, nil
 }
 
 // selection checks the selection and returns it with the project
@@ -50,12 +68,13 @@ func (s *selector) selection(cmd *cobra.Command, args []string) (string, engine.
 	if _, err := engine.ParseWorkload(s.method, gen, s.args); err != nil {
 		return "", sel, cli.UsageError{Msg: err.Error()}
 	}
-	path, what := s.project, "--project "
-	if len(args) == 1 {
-		if cmd.Flags().Changed("project") && filepath.Clean(args[0]) != filepath.Clean(s.project) {
-			return "", sel, cli.Usagef("two projects named: %s and --project %s; give one", args[0], s.project)
-		}
-		path, what = args[0], ""
+	path, flag, err := projectArg(cmd, s.project, args)
+	if err != nil {
+		return "", sel, err
+	}
+	what := ""
+	if flag {
+		what = "--project "
 	}
 	dir, err := cli.Dir(path, what)
 	return dir, sel, err
