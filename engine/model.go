@@ -409,8 +409,8 @@ func (e *Engine) PredictStored(ctx context.Context, method, assign string) (*rep
 }
 
 // modelPlan resolves the workload (its generator from the method's only
-// @Workload when none is named), the varied parameter's name and the
-// values to measure.
+// binding when none is named: modelWorkload), the varied parameter's name
+// and the values to measure.
 func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64, error) {
 	w := req.Workload
 	var values []int64
@@ -443,31 +443,12 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 	}
 	param, lo, hi := "n", rng[0], rng[1]
 	if gen != nil {
-		params := gen.Params
-		first := 0
-		if isLoop(gen) {
-			first = 1 // a loop's controller is the harness's; its first own parameter varies
+		var doc [2]int64
+		if param, doc, err = modelParameter(gen, &w); err != nil {
+			return w, "", nil, err
 		}
-		if len(params) <= first || params[first].Erased != "int" && params[first].Erased != "long" {
-			return w, "", nil, fmt.Errorf("%s: a model varies the first parameter of %s, which must be an int or a long", w.Method, gen.Name)
-		}
-		param = params[first].Name
-		var doc *javasrc.ParamDoc
-		if gen.Generator != nil && len(gen.Generator.Params) > first {
-			doc = &gen.Generator.Params[first]
-		}
-		if doc != nil && doc.Min != nil && doc.Max != nil && lo == 0 && hi == 0 {
-			lo, hi = int64(*doc.Min), int64(*doc.Max)
-		}
-		if len(w.Args) == 0 && len(params) > first+1 {
-			// The other parameters are fixed: --args, else their documented minimums.
-			rest, err := documentedArgsFrom(gen, first+1)
-			if err != nil {
-				return w, "", nil, fmt.Errorf("the other parameters of %s: %w, or give them with --args", gen.Name, err)
-			}
-			for _, a := range rest {
-				w.Args = append(w.Args, arg(a))
-			}
+		if lo == 0 && hi == 0 {
+			lo, hi = doc[0], doc[1]
 		}
 	}
 	if len(values) == 0 {
@@ -487,6 +468,38 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 		return w, "", nil, fmt.Errorf("a model needs at least 3 parameter values (got %d)", len(values))
 	}
 	return w, param, values, nil
+}
+
+// modelParameter is the parameter of gen that a model varies — its first,
+// a loop's first after the controller, an int or a long — with its
+// documented range (zero when not documented), and fixes gen's other
+// parameters in w.Args, when they are not given, to their documented
+// minimums.
+func modelParameter(gen *javasrc.Method, w *Workload) (string, [2]int64, error) {
+	var rng [2]int64
+	first := 0
+	if isLoop(gen) {
+		first = 1 // a loop's controller is the harness's
+	}
+	params := gen.Params
+	if len(params) <= first || params[first].Erased != "int" && params[first].Erased != "long" {
+		return "", rng, fmt.Errorf("%s: a model varies the first parameter of %s, which must be an int or a long", w.Method, gen.Name)
+	}
+	if gen.Generator != nil && len(gen.Generator.Params) > first {
+		if doc := gen.Generator.Params[first]; doc.Min != nil && doc.Max != nil {
+			rng = [2]int64{int64(*doc.Min), int64(*doc.Max)}
+		}
+	}
+	if len(w.Args) == 0 && len(params) > first+1 {
+		rest, err := documentedArgsFrom(gen, first+1)
+		if err != nil {
+			return "", rng, fmt.Errorf("the other parameters of %s: %w, or give them with --args", gen.Name, err)
+		}
+		for _, a := range rest {
+			w.Args = append(w.Args, arg(a))
+		}
+	}
+	return params[first].Name, rng, nil
 }
 
 // modelWorkload completes w, named without a generator, from the source
