@@ -139,20 +139,18 @@ func (a *app) predictCommand() *cobra.Command {
 	var file, method, format string
 	cmd := &cobra.Command{Use: "predict (--model FILE | --method pkg.Class#m) NAME=VALUE", Args: cli.UsageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if file != "" || method == "" {
-				p, err := engine.Predict(file, method, args[0])
-				if err == nil {
-					err = report.WritePredictions(a.stdout, format, p)
+			write := func(p *report.Predicted, err error) error {
+				if err != nil {
+					return err
 				}
-				return err
+				return report.WritePredictions(a.stdout, format, p)
+			}
+			if file != "" || method == "" {
+				return write(engine.Predict(file, method, args[0]))
 			}
 			// The model perfls model stored for the method (the hover's).
 			return a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
-				p, err := eng.PredictStored(cmd.Context(), method, args[0])
-				if err == nil {
-					err = report.WritePredictions(a.stdout, format, p)
-				}
-				return err
+				return write(eng.PredictStored(cmd.Context(), method, args[0]))
 			})(cmd, nil)
 		}}
 	cmd.Flags().StringVar(&file, "model", "", "the model file (written by perfls model --format json)")

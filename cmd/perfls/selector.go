@@ -7,9 +7,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -139,39 +137,4 @@ func (s *selector) each(a *app, cmd *cobra.Command, args []string, calibrated bo
 		}
 		return worst
 	})(cmd, nil)
-}
-
-// worse is the exit status to end with: an error (2) over a failure (1)
-// over "not applicable" (3) over success.
-func worse(a, b error) error {
-	rank := func(err error) int {
-		var s cli.ExitStatus
-		switch {
-		case err == nil:
-			return 0
-		case !errors.As(err, &s) || s == cli.ExitUsage:
-			return 3
-		case s == cli.ExitFailed:
-			return 2
-		}
-		return 1
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
-}
-
-// numbered is path for the n-th of several outputs: path itself for the
-// first, "prof-2.pb.gz" for the second of "prof.pb.gz".
-func numbered(path string, n int) string {
-	if n <= 1 || path == "" {
-		return path
-	}
-	base := filepath.Base(path)
-	stem, ext, _ := strings.Cut(base, ".")
-	if ext != "" {
-		ext = "." + ext
-	}
-	return filepath.Join(filepath.Dir(path), fmt.Sprintf("%s-%d%s", stem, n, ext))
 }
