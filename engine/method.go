@@ -192,6 +192,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 	if err != nil {
 		return nil, err
 	}
+	req.warn(w.warnings)
 	// Both phases: the user who clicked Measure sees a preliminary figure
 	// from the warm worker JVM in the progress within a second or so, then
 	// the forks refine it.
@@ -258,6 +259,7 @@ func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks i
 	if err != nil {
 		return nil, err
 	}
+	req.warn(w.warnings)
 	store, err := e.Store()
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
@@ -313,7 +315,9 @@ func (e *Engine) editorBase(def measure.Options) measure.Options {
 // and CalibrateMethod calibrates.
 type workloads struct {
 	reqs     []workspace.Request
+	from     []string // where each request comes from: "a formula", "@Workload"…
 	problems []string // @Workload annotations that name no usable workload
+	warnings []string // arguments a call uses up, on a generator (consumedWarnings)
 	self     *javasrc.Method
 	selfFile *javasrc.File
 }
@@ -326,6 +330,27 @@ func methodWorkloads(req MethodRequest) (workloads, error) {
 	if err != nil {
 		return workloads{}, err
 	}
+	w, err := sourceWorkloads(src, req, true)
+	if err != nil {
+		return w, err
+	}
+	if len(w.reqs) == 0 {
+		msg := "no workload to measure it on: add @Workload(\"pkg.Class#generator\") or a formula measuring SELF[generator](…)"
+		if len(w.problems) > 0 {
+			msg = strings.Join(w.problems, "; ")
+		}
+		return w, fmt.Errorf("%s#%s: %s", req.Class, req.Method, msg)
+	}
+	return w, nil
+}
+
+// sourceWorkloads are the workloads the source binds the requested method
+// to, as the editor's lenses measure it: the requests of the formulas that
+// measure SELF on a generator (in src.formulas), then each @Workload
+// generator — called with each parameter's documented minimum when
+// withArgs, else without arguments (the caller supplies them). A binding
+// that names no usable workload is a problem, not an error.
+func sourceWorkloads(src *sources, req MethodRequest, withArgs bool) (workloads, error) {
 	var w workloads
 	for _, f := range src.files {
 		if f.Path != req.File {
@@ -342,50 +367,54 @@ func methodWorkloads(req MethodRequest) (workloads, error) {
 	}
 	ix := workspace.NewIndex(src.files)
 	seen := map[string]bool{}
-	add := func(r workspace.Request) {
+	add := func(r workspace.Request, from string) {
 		if !seen[r.Key()] {
 			seen[r.Key()] = true
 			w.reqs = append(w.reqs, r)
+			w.from = append(w.from, from)
 		}
 	}
 	var formulas []*workspace.Formula
 	for _, f := range src.formulas {
-		if !f.Broken {
+		if !f.Broken && req.keep(f) {
 			formulas = append(formulas, f)
 		}
 	}
 	for _, r := range workspace.PlanCheck(ix, formulas).Requests {
 		if r.Method.Decl == w.self {
-			add(r)
+			add(r, "a formula")
 		}
 	}
 	at := &workspace.Formula{Path: req.File, File: w.selfFile, Method: w.self}
 	self := workspace.Target{Class: req.Class, Method: req.Method, Params: req.Params, Decl: w.self}
 	for _, wl := range w.self.Workloads {
-		r, err := annotatedWorkload(ix, at, self, wl.Text)
+		t, err := bindingGenerator(ix, at, wl.Text)
+		var args []spl.Value
+		if err == nil && withArgs {
+			args, err = documentedArgs(t.Decl)
+		}
 		if err != nil {
 			w.problems = append(w.problems, fmt.Sprintf("@Workload(%q): %v", wl.Text, err))
 			continue
 		}
-		add(r)
-	}
-	if len(w.reqs) == 0 {
-		msg := "no workload to measure it on: add @Workload(\"pkg.Class#generator\") or a formula measuring SELF[generator](…)"
-		if len(w.problems) > 0 {
-			msg = strings.Join(w.problems, "; ")
+		from := "@Workload"
+		if len(args) > 0 {
+			from += ", @Param minimum"
 		}
-		return w, fmt.Errorf("%s#%s: %s", req.Class, req.Method, msg)
+		add(workspace.Request{Method: self, Generator: t, Args: args}, from)
+	}
+	for _, r := range w.reqs {
+		if r.Generator.Class != "" && (r.Generator.Decl == nil || !isLoop(r.Generator.Decl)) {
+			w.warnings = consumedWarnings(w.self)
+			break
+		}
 	}
 	return w, nil
 }
 
 // annotatedWorkload is the request of one @Workload generator reference.
 func annotatedWorkload(ix *workspace.Index, at *workspace.Formula, self workspace.Target, text string) (workspace.Request, error) {
-	gen, ds := spl.ParseGenerator(strings.TrimSpace(text))
-	if gen == nil || len(ds) > 0 {
-		return workspace.Request{}, fmt.Errorf("not a generator reference")
-	}
-	t, err := ix.ResolveGenerator(at, gen)
+	t, err := bindingGenerator(ix, at, text)
 	if err != nil {
 		return workspace.Request{}, err
 	}
@@ -396,15 +425,30 @@ func annotatedWorkload(ix *workspace.Index, at *workspace.Formula, self workspac
 	return workspace.Request{Method: self, Generator: t, Args: args}, nil
 }
 
+// bindingGenerator resolves one @Workload generator reference.
+func bindingGenerator(ix *workspace.Index, at *workspace.Formula, text string) (workspace.Target, error) {
+	gen, ds := spl.ParseGenerator(strings.TrimSpace(text))
+	if gen == nil || len(ds) > 0 {
+		return workspace.Target{}, fmt.Errorf("not a generator reference")
+	}
+	return ix.ResolveGenerator(at, gen)
+}
+
 // documentedArgs are the arguments a @Workload generator is called with:
 // each parameter's documented minimum (@Param(min=…), @ParamNum).
 func documentedArgs(gen *javasrc.Method) ([]spl.Value, error) {
+	return documentedArgsFrom(gen, 0)
+}
+
+// documentedArgsFrom are the documented minimums of gen's parameters from
+// the from-th on.
+func documentedArgsFrom(gen *javasrc.Method, from int) ([]spl.Value, error) {
 	if gen == nil {
 		return nil, nil // outside the workspace: called without arguments
 	}
 	var args []spl.Value
 	for i, p := range gen.Params {
-		if strings.HasSuffix(p.Erased, "SPLController") {
+		if i < from || i == 0 && isLoop(gen) {
 			continue // a workload loop's controller is supplied by the harness
 		}
 		var min *float64

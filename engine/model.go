@@ -99,11 +99,15 @@ func Widest(forks []measure.Fork) (model.Metric, float64) {
 // ModelRequest asks for the performance model of one method on one
 // workload over one parameter: the generator's first parameter.
 type ModelRequest struct {
-	Dir      string   // the project directory (absolute)
-	Workload Workload // Generator nil: the method's only @Workload; Args: the other generator arguments, if any
+	Dir string // the project directory (absolute)
+	// Workload: Generator nil = the method's only binding (a workload loop:
+	// itself); Args: the other generator arguments, nil = their documented
+	// minimums.
+	Workload Workload
 	// Values are the parameter values as the user gave them: "10,100,1000",
 	// or "LO..HI" for a geometric grid of Points values ("LO..HI:K": K
-	// values); "": a grid over the generator's @Param(min, max).
+	// values); "": a grid over the generator's @Param(min, max). Values
+	// need no documented range.
 	Values  string
 	Points  int // the grid's size; 0: DefaultModelPoints
 	Options measure.Options
@@ -344,16 +348,11 @@ func Predict(ctx context.Context, path, method, assign string) (*report.Predicte
 }
 
 func predict(ctx context.Context, path, method, assign string) (*model.Operation, []model.Prediction, error) {
-	name, value, named := strings.Cut(assign, "=")
-	if !named {
-		value = name
-	}
-	n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--param %q: want NAME=VALUE, e.g. n=5000", assign)
+	if _, _, err := parseAssign(assign); err != nil {
+		return nil, nil, err
 	}
 	if path == "" {
-		return nil, nil, errors.New("predict needs --model FILE (written by perfls model)")
+		return nil, nil, errors.New("predict needs --model FILE (written by perfls model) or --method pkg.Class#m (its model stored by perfls model)")
 	}
 	data, err := input.ReadFile(ctx, path, input.Model)
 	if err != nil {
@@ -363,23 +362,68 @@ func predict(ctx context.Context, path, method, assign string) (*model.Operation
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return predictWith(m, path, method, assign)
+}
+
+// parseAssign reads predict's NAME=VALUE (or VALUE); name is "" when not
+// given.
+func parseAssign(assign string) (name string, n float64, err error) {
+	pname, value, named := strings.Cut(assign, "=")
+	if !named {
+		value, pname = pname, ""
+	}
+	n, err = strconv.ParseFloat(strings.TrimSpace(value), 64)
+	if err != nil {
+		return "", 0, fmt.Errorf("--param %q: want NAME=VALUE, e.g. n=5000", assign)
+	}
+	return strings.TrimSpace(pname), n, nil
+}
+
+// predictWith evaluates m (named so in messages) at assign for method.
+func predictWith(m *model.Model, name, method, assign string) (*model.Operation, []model.Prediction, error) {
+	pname, n, err := parseAssign(assign)
+	if err != nil {
+		return nil, nil, err
+	}
 	cur, err := ModelEnvironment(measure.Options{HeapMB: m.Environment.HeapMB, JVMArgs: m.Environment.JVMArgs, CPUs: m.Environment.CPUs})
 	if err != nil {
 		return nil, nil, err
 	}
 	if diff := m.Environment.Mismatch(cur); diff != "" {
-		return nil, nil, fmt.Errorf("%s was extracted in another environment: %s differs; its demands do not apply here: extract the model here with perfls model", path, diff)
+		return nil, nil, fmt.Errorf("%s was extracted in another environment: %s differs; its demands do not apply here: extract the model here with perfls model", name, diff)
 	}
 	op, ps, err := m.Predict(method, n)
-	if err == nil && named && strings.TrimSpace(name) != op.Parameter {
-		return nil, nil, fmt.Errorf("--param %s: the model's parameter is %s", strings.TrimSpace(name), op.Parameter)
+	if err == nil && pname != "" && pname != op.Parameter {
+		return nil, nil, fmt.Errorf("--param %s: the model's parameter is %s", pname, op.Parameter)
 	}
 	return op, ps, err
 }
 
+// PredictStored evaluates the newest model of method that perfls model
+// stored on this machine (the one the hover shows) at the parameter value
+// assign gives: perfls predict --method without --model.
+func (e *Engine) PredictStored(ctx context.Context, method, assign string) (*report.Predicted, error) {
+	s, err := measure.ParseMethodSpec(method)
+	if err != nil {
+		return nil, fmt.Errorf("--method: %w", err)
+	}
+	ms, err := e.storedModels(ctx, s.Matches)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no model of %s is stored for this machine: extract one with perfls model --method %s (or give --model FILE)", method, method)
+	}
+	op, ps, err := predictWith(ms[0], "the stored model of "+method, ms[0].Operations[0].Method, assign)
+	if err != nil {
+		return nil, err
+	}
+	return &report.Predicted{Method: op.Method, Workload: op.Workload, Parameter: op.Parameter, Predictions: ps}, nil
+}
+
 // modelPlan resolves the workload (its generator from the method's only
-// @Workload when none is named), the varied parameter's name and the
-// values to measure.
+// binding when none is named: modelWorkload), the varied parameter's name
+// and the values to measure.
 func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64, error) {
 	w := req.Workload
 	var values []int64
@@ -402,30 +446,31 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 	if err != nil {
 		return w, "", nil, err
 	}
-	ix := workspace.NewIndex(src.files)
+	var gen *javasrc.Method // the declaration whose first parameter varies
 	if w.Generator == nil {
-		g, err := onlyWorkload(ix, src.files, w.Method)
-		if err != nil {
+		if gen, err = modelWorkload(src, req.Dir, &w); err != nil {
 			return w, "", nil, err
 		}
-		w.Generator = &g
+	} else {
+		gen = findDecl(src.files, *w.Generator)
 	}
-	gen := findDecl(src.files, *w.Generator)
 	param, lo, hi := "n", rng[0], rng[1]
 	if gen != nil {
-		if len(gen.Params) == 0 || gen.Params[0].Erased != "int" && gen.Params[0].Erased != "long" {
-			return w, "", nil, fmt.Errorf("%s: a model varies the generator's first parameter, which must be an int", w.Generator)
+		var doc [2]int64
+		if param, doc, err = modelParameter(gen, &w); err != nil {
+			return w, "", nil, err
 		}
-		param = gen.Params[0].Name
-		if gen.Generator != nil && len(gen.Generator.Params) > 0 && lo == 0 && hi == 0 {
-			if p := gen.Generator.Params[0]; p.Min != nil && p.Max != nil {
-				lo, hi = int64(*p.Min), int64(*p.Max)
-			}
+		if lo == 0 && hi == 0 {
+			lo, hi = doc[0], doc[1]
 		}
 	}
 	if len(values) == 0 {
 		if lo <= 0 || hi <= lo {
-			return w, "", nil, fmt.Errorf("no parameter values for %s of %s: give --values 10,100,1000 or --values LO..HI, or document @Param(min = …, max = …)", param, w.Generator)
+			of := w.Method.String()
+			if w.Generator != nil {
+				of = w.Generator.String()
+			}
+			return w, "", nil, fmt.Errorf("no parameter values for %s of %s: give --values 10,100,1000 or --values LO..HI, or document @Param(min = …, max = …)", param, of)
 		}
 		if points == 0 {
 			points = DefaultModelPoints
@@ -438,30 +483,83 @@ func modelPlan(ctx context.Context, req ModelRequest) (Workload, string, []int64
 	return w, param, values, nil
 }
 
-// onlyWorkload is the generator of the method's only @Workload.
-func onlyWorkload(ix *workspace.Index, files []*javasrc.File, m measure.MethodSpec) (measure.MethodSpec, error) {
-	for _, f := range files {
-		for _, decl := range f.Methods {
-			if !declIs(decl, m) {
-				continue
-			}
-			if len(decl.Workloads) != 1 {
-				return measure.MethodSpec{}, fmt.Errorf("%s has %d @Workload annotations: name the generator with --workload", m, len(decl.Workloads))
-			}
-			var params []string
-			for _, p := range decl.Params {
-				params = append(params, p.Erased)
-			}
-			at := &workspace.Formula{Path: f.Path, File: f, Method: decl}
-			self := workspace.Target{Class: decl.Type.BinaryName, Method: decl.Name, Params: params, Decl: decl}
-			r, err := annotatedWorkload(ix, at, self, decl.Workloads[0].Text)
-			if err != nil {
-				return measure.MethodSpec{}, fmt.Errorf("@Workload of %s: %w", m, err)
-			}
-			return spec(r.Generator), nil
+// modelParameter is the parameter of gen that a model varies — its first,
+// a loop's first after the controller, an int or a long — with its
+// documented range (zero when not documented), and fixes gen's other
+// parameters in w.Args, when they are not given, to their documented
+// minimums.
+func modelParameter(gen *javasrc.Method, w *Workload) (string, [2]int64, error) {
+	var rng [2]int64
+	first := 0
+	if isLoop(gen) {
+		first = 1 // a loop's controller is the harness's
+	}
+	params := gen.Params
+	if len(params) <= first || params[first].Erased != "int" && params[first].Erased != "long" {
+		return "", rng, fmt.Errorf("%s: a model varies the first parameter of %s, which must be an int or a long", w.Method, gen.Name)
+	}
+	if gen.Generator != nil && len(gen.Generator.Params) > first {
+		if doc := gen.Generator.Params[first]; doc.Min != nil && doc.Max != nil {
+			rng = [2]int64{int64(*doc.Min), int64(*doc.Max)}
 		}
 	}
-	return measure.MethodSpec{}, fmt.Errorf("%s is not declared in the project: name the generator with --workload", m)
+	if len(w.Args) == 0 && len(params) > first+1 {
+		rest, err := documentedArgsFrom(gen, first+1)
+		if err != nil {
+			return "", rng, fmt.Errorf("the other parameters of %s: %w, or give them with --args", gen.Name, err)
+		}
+		for _, a := range rest {
+			w.Args = append(w.Args, arg(a))
+		}
+	}
+	return params[first].Name, rng, nil
+}
+
+// modelWorkload completes w, named without a generator, from the source
+// as SelectWorkloads does: a workload loop is its own workload; else the
+// method's only binding (@Workload, or the generator its formulas measure
+// SELF on) is the generator. It returns the declaration whose first
+// parameter a model varies, and refuses when the binding is not one.
+func modelWorkload(src *sources, dir string, w *Workload) (*javasrc.Method, error) {
+	decl, file, err := sourceMethod(src.files, w.Method)
+	switch {
+	case err != nil:
+		return nil, err
+	case decl == nil:
+		return nil, fmt.Errorf("%s is not declared in the project: name the generator with --workload", w.Method)
+	case isLoop(decl):
+		return decl, nil
+	}
+	req := MethodRequest{Root: dir, File: file.Path, Class: decl.Type.BinaryName, Method: decl.Name, Params: erasedParams(decl)}
+	ws, err := sourceWorkloads(src, req, false)
+	if err != nil {
+		return nil, err
+	}
+	var gens []workspace.Target
+	seen := map[string]bool{}
+	for _, r := range ws.reqs {
+		if g := spec(r.Generator); r.Generator.Class != "" && !seen[g.String()] {
+			seen[g.String()] = true
+			gens = append(gens, r.Generator)
+		}
+	}
+	switch len(gens) {
+	case 1:
+		g := spec(gens[0])
+		w.Generator = &g
+		return gens[0].Decl, nil
+	case 0:
+		msg := "it has no workload: add @Workload(\"pkg.Class#generator\")"
+		if len(ws.problems) > 0 {
+			msg = strings.Join(ws.problems, "; ")
+		}
+		return nil, fmt.Errorf("%s: %s, or name the generator with --workload", w.Method, msg)
+	}
+	var names []string
+	for _, g := range gens {
+		names = append(names, spec(g).String())
+	}
+	return nil, fmt.Errorf("%s has %d workloads (%s): a model varies one; name it with --workload", w.Method, len(gens), strings.Join(names, ", "))
 }
 
 // findDecl is the workspace declaration of a method, nil when it is not in

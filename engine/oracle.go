@@ -317,3 +317,51 @@ func (e *Engine) judgeCalibrated(ctx context.Context, items []service.ItemResult
 // oraclePolicyDefaults is the configuration of a model calibrated without
 // settings: oracle's defaults.
 func oraclePolicyDefaults() oracle.Config { return oracle.Config{Policy: oracle.DefaultPolicy()} }
+
+// CalibratedWorkloads are the calibrated workloads (stored bounds-oracle
+// models) of the method sel names, narrowed by what sel gives: --workload
+// (NoWorkload: the method called itself), --args. It is what verify,
+// calibrate --rebuild and --accept act on when the workload is left out,
+// as the editor shows the oracle's lenses on every calibrated workload of
+// a method. None is cache.ErrNotCalibrated, with what to run.
+func (e *Engine) CalibratedWorkloads(ctx context.Context, sel Selection) ([]Workload, error) {
+	w, err := ParseWorkload(sel.Method, "", sel.Args)
+	if err != nil {
+		return nil, err
+	}
+	var gen *measure.MethodSpec
+	if sel.Workload != "" && sel.Workload != NoWorkload {
+		g, err := measure.ParseMethodSpec(sel.Workload)
+		if err != nil {
+			return nil, fmt.Errorf("--workload: %w", err)
+		}
+		gen = &g
+	}
+	store, err := e.Store()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := store.OracleModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Workload
+	for _, k := range keys {
+		switch {
+		case !w.Method.Matches(k.Method),
+			sel.ArgsSet && k.Args != measure.ArgsKey(w.Args),
+			sel.Workload == NoWorkload && k.Workload != "",
+			gen != nil && !gen.Matches(k.Workload):
+			continue
+		}
+		cw, err := ParseWorkload(k.Method, k.Workload, k.Args)
+		if err != nil {
+			continue // a key this perfls cannot read: not one to act on
+		}
+		out = append(out, cw)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no calibrated workload matching the flags: %w (run perfls calibrate --method %s first)", w.Method, cache.ErrNotCalibrated, sel.Method)
+	}
+	return out, nil
+}

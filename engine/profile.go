@@ -226,14 +226,11 @@ func (e *Engine) ProfileMethod(ctx context.Context, req MethodRequest, report fu
 	if err != nil {
 		return nil, err
 	}
+	req.warn(w.warnings)
 	var out []*Profiled
 	var problems []string
 	for i, r := range w.reqs {
-		it := item(r)
-		wl := Workload{Method: it.Method, Args: it.Args}
-		if it.Generator.Class != "" {
-			wl.Generator = &it.Generator
-		}
+		wl := requestWorkload(r)
 		progress := messages(func(m string) { report(fmt.Sprintf("%d/%d %s", i+1, len(w.reqs), m)) })
 		pr := ProfileRequest{Dir: req.dir(), Workload: wl, Options: opt, Priority: service.Interactive,
 			Budget: req.Budget, Progress: progress, Preliminary: req.Preliminary}

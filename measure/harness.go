@@ -230,7 +230,7 @@ func writeGenerate(b *strings.Builder, req Request) ([]string, error) {
 	b.WriteString("    @Override protected Object generate() throws Throwable {\n")
 	if g.IsZero() {
 		if !m.Static {
-			return nil, fmt.Errorf("instance method %s needs a generator that supplies the receiver as args[0]", m)
+			return nil, fmt.Errorf("instance method %s needs a generator that supplies the receiver as args[0] (each tuple's first element, the arguments after it): name one with --workload, or bind it with @Workload(\"pkg.Class#generator\")", m)
 		}
 		if exprs, argv, err = bindArgs("method "+m.String(), req.Args, m.ParamTypes); err != nil {
 			return nil, err

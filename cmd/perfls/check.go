@@ -20,7 +20,7 @@ type checkFlags struct {
 	alpha                               float64
 	fresh, remote                       bool
 	maxForks                            int
-	label                               string
+	label, project                      string
 }
 
 func (a *app) checkCommand() *cobra.Command {
@@ -38,13 +38,18 @@ func (a *app) checkCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if req.Dir, req.Keep, err = engine.CheckTarget(append(args, ".")[0]); err != nil {
+			target, _, err := projectArg(cmd, f.project, args)
+			if err != nil {
+				return err
+			}
+			if req.Dir, req.Keep, err = engine.CheckTarget(target); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
 			return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return a.check(cmd, eng, req, f) })(cmd, nil)
 		},
 	}
 	fs := cmd.Flags()
+	projectFlag(cmd, &f.project)
 	f.measure.bind(fs, engine.MeasureDefaults())
 	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
 	fs.Float64Var(&f.alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")

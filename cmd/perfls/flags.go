@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -33,39 +36,6 @@ func (m *measureFlags) bind(fs *pflag.FlagSet, def measure.Options) {
 	fs.BoolVarP(&m.verbose, "verbose", "v", false, "report each fork on stderr")
 }
 
-// selector is the workload selection of measure, calibrate and verify.
-type selector struct{ project, method, workload, args, format string }
-
-func (s *selector) bind(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	fs.StringVar(&s.project, "project", ".", "project directory")
-	fs.StringVar(&s.method, "method", "", "method: pkg.Class#m or pkg.Class#m(int[],int)")
-	fs.StringVar(&s.workload, "workload", "", "workload generator: pkg.Class#gen (optional)")
-	fs.StringVar(&s.args, "args", "", "comma-separated arguments of the generator (or of the method without one); quote a string that holds commas: 'a, b'")
-	cli.Enum(cmd, &s.format, "format", "text", "output format: text or json", "text", "json")
-	cmd.RegisterFlagCompletionFunc("method", completeMethods(&s.project, false))
-	cmd.RegisterFlagCompletionFunc("workload", completeMethods(&s.project, true))
-	cmd.MarkFlagDirname("project")
-}
-
-// run checks the selection and runs an action on its project directory
-// and workload with an engine that measures through the daemon when one
-// runs.
-func (s *selector) run(a *app, cmd *cobra.Command, run func(dir string, w engine.Workload, eng *engine.Engine) error) error {
-	if s.method == "" {
-		return cli.Usagef("%s needs --method pkg.Class#m", cmd.Name())
-	}
-	w, err := engine.ParseWorkload(s.method, s.workload, s.args)
-	if err != nil {
-		return cli.UsageError{Msg: err.Error()}
-	}
-	dir, err := cli.Dir(s.project, "--project ")
-	if err != nil {
-		return err
-	}
-	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
-}
-
 // completeMethods completes --method (generators false) or --workload
 // (true) with the methods declared in the project --project names, read
 // from the declaration index. perfls completion bash|zsh|fish prints the
@@ -83,4 +53,39 @@ func completeMethods(project *string, generators bool) cobra.CompletionFunc {
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// worse is the exit status to end with: an error (2) over a failure (1)
+// over "not applicable" (3) over success.
+func worse(a, b error) error {
+	rank := func(err error) int {
+		var s cli.ExitStatus
+		switch {
+		case err == nil:
+			return 0
+		case !errors.As(err, &s) || s == cli.ExitUsage:
+			return 3
+		case s == cli.ExitFailed:
+			return 2
+		}
+		return 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// numbered is path for the n-th of several outputs: path itself for the
+// first, "prof-2.pb.gz" for the second of "prof.pb.gz".
+func numbered(path string, n int) string {
+	if n <= 1 || path == "" {
+		return path
+	}
+	base := filepath.Base(path)
+	stem, ext, _ := strings.Cut(base, ".")
+	if ext != "" {
+		ext = "." + ext
+	}
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf("%s-%d%s", stem, n, ext))
 }

@@ -25,7 +25,7 @@ import (
 // (engine/diff.go, engine/bisect.go, docs/revisions.md).
 func (a *app) historyCommand(bisect bool) *cobra.Command {
 	var m measureFlags
-	var format, junit, html string
+	var format, junit, html, project string
 	var req engine.HistoryRequest
 	cmd := &cobra.Command{Use: "diff [--base REV] [flags] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1))}
 	if bisect {
@@ -33,7 +33,11 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		revs, rest := args[:len(args)&^1], args[len(args)&^1:] // diff: [DIR]; bisect: GOOD BAD [DIR]
-		dir, err := cli.Dir(append(rest, ".")[0], "")
+		path, _, err := projectArg(cmd, project, rest)
+		if err != nil {
+			return err
+		}
+		dir, err := cli.Dir(path, "")
 		if err != nil {
 			return err
 		}
@@ -69,6 +73,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 		})(cmd, nil)
 	}
 	fs := cmd.Flags()
+	projectFlag(cmd, &project)
 	m.bind(fs, engine.MeasureDefaults())
 	fs.BoolVar(&req.Fetch, "fetch", fetchFromEnv(), "fetch what a shallow or single-branch clone lacks (the base branch, history below its boundary) from its remote, into remote-tracking refs or FETCH_HEAD only (default: $"+fetchEnv+")")
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")

@@ -25,14 +25,13 @@ func (a *app) measureCommand() *cobra.Command {
 		fresh   bool
 	}
 	cmd := &cobra.Command{
-		Use:  "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags]",
-		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use: "measure --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [flags] [DIR]",
+		RunE: func(cmd *cobra.Command, args []string) error {
 			phase := f.phase
 			if err := engine.ValidateOptions(f.measure.opts, 1); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
-			return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+			return f.sel.each(a, cmd, args, false, func(dir string, w engine.Workload, eng *engine.Engine) error {
 				emit := func(m *engine.Measured) error { return report.WriteMeasurement(a.stdout, f.sel.format, m.Report()) }
 				req := engine.MeasureRequest{Dir: dir, Workload: w, Options: f.measure.opts, Phase: phase, Fresh: f.fresh, Budget: f.budget}
 				if f.measure.verbose {
@@ -73,13 +72,13 @@ func (a *app) measureCommand() *cobra.Command {
 func (a *app) profileCommand() *cobra.Command {
 	sel, mf, req, pprof := selector{}, measureFlags{}, engine.ProfileRequest{Priority: service.Interactive}, ""
 	cmd := &cobra.Command{
-		Use:  "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags]",
-		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use: "profile --method pkg.Class#m [--workload pkg.Class#gen] [--args 100,5] [--pprof FILE] [flags] [DIR]",
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := engine.ValidateOptions(mf.opts, 1); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
-			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+			n := 0 // workloads profiled: the second's pprof file is FILE-2…
+			return sel.each(a, cmd, args, false, func(dir string, w engine.Workload, eng *engine.Engine) error {
 				emit := func(p *engine.Profiled) error {
 					return a.output(sel.format, p.Report, func() { fmt.Fprint(a.stdout, p.Report.Text(10)) })
 				}
@@ -95,7 +94,10 @@ func (a *app) profileCommand() *cobra.Command {
 				case p.Cached:
 					a.note("answered from the cache: profiled %s, code unchanged since (--fresh profiles again)", p.MeasuredAt.Local().Format(time.DateTime))
 				}
-				if err := p.WritePprof(pprof); err != nil {
+				if n++; n > 1 && pprof != "" {
+					a.note("%s: pprof in %s", w, numbered(pprof, n))
+				}
+				if err := p.WritePprof(numbered(pprof, n)); err != nil {
 					return err
 				}
 				return emit(p)
@@ -112,9 +114,9 @@ func (a *app) profileCommand() *cobra.Command {
 
 func (a *app) modelCommand() *cobra.Command {
 	sel, mf, req := selector{}, measureFlags{}, engine.ModelRequest{}
-	cmd := &cobra.Command{Use: "model --method pkg.Class#m [--workload pkg.Class#gen] [--values 10,100,1000 | LO..HI] [--format json|yaml]", Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+	cmd := &cobra.Command{Use: "model --method pkg.Class#m [--workload pkg.Class#gen] [--values 10,100,1000 | LO..HI] [--format json|yaml] [DIR]",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sel.run(a, cmd, args, func(dir string, w engine.Workload, eng *engine.Engine) error {
 				progress, done := a.progress(mf.verbose)
 				req.Dir, req.Workload, req.Progress, req.Options = dir, w, progress, mf.opts
 				m, err := eng.ExtractModel(cmd.Context(), req)
@@ -134,16 +136,25 @@ func (a *app) modelCommand() *cobra.Command {
 }
 
 func (a *app) predictCommand() *cobra.Command {
-	var file, format string
-	cmd := &cobra.Command{Use: "predict --model FILE NAME=VALUE", Args: cobra.ExactArgs(1),
+	var file, method, format string
+	cmd := &cobra.Command{Use: "predict (--model FILE | --method pkg.Class#m) NAME=VALUE", Args: cli.UsageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := engine.Predict(cmd.Context(), file, "", args[0])
-			if err == nil {
-				err = report.WritePredictions(a.stdout, format, p)
+			write := func(p *report.Predicted, err error) error {
+				if err != nil {
+					return err
+				}
+				return report.WritePredictions(a.stdout, format, p)
 			}
-			return err
+			if file != "" || method == "" {
+				return write(engine.Predict(cmd.Context(), file, method, args[0]))
+			}
+			// The model perfls model stored for the method (the hover's).
+			return a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+				return write(eng.PredictStored(cmd.Context(), method, args[0]))
+			})(cmd, nil)
 		}}
 	cmd.Flags().StringVar(&file, "model", "", "the model file (written by perfls model --format json)")
+	cmd.Flags().StringVar(&method, "method", "", "the method: its operation in --model FILE, or without it the model perfls model stored for it on this machine")
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	return cmd
 }

@@ -50,8 +50,8 @@ public class C {
 // TestModelAndPredict extracts a model over four values of the generator's
 // first parameter (the second fixed by --args): demands, dependencies, the
 // callee that does the work with its share and fitted demand, the
-// environment; then predicts from it, flags an extrapolation and refuses a
-// model from another machine.
+// environment; then predicts from it (and from the stored model, by
+// method), flags an extrapolation and refuses a model from another machine.
 func TestModelAndPredict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
@@ -123,6 +123,10 @@ func TestModelAndPredict(t *testing.T) {
 	code, pout, perrs := runCLI(t, "predict", "--model", file, "n=300")
 	if code != exitOK || !strings.Contains(pout, "at n = 300") || !strings.Contains(pout, "wall ") || strings.Contains(pout, "extrapolated") {
 		t.Errorf("predict: exit %d\n%s\n%s", code, pout, perrs)
+	}
+	// Without --model: the model perfls model stored for the method.
+	if code, pout, perrs = runCLI(t, "predict", "--method", "c.C#compute", "n=300"); code != exitOK || !strings.Contains(pout, "at n = 300") {
+		t.Errorf("predict --method: exit %d\n%s\n%s", code, pout, perrs)
 	}
 	if _, pout, _ = runCLI(t, "predict", "--model", file, "n=100000"); !strings.Contains(pout, "extrapolated") {
 		t.Errorf("extrapolation not flagged:\n%s", pout)

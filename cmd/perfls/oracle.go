@@ -24,9 +24,8 @@ type calibrateFlags struct {
 func (a *app) calibrateCommand() *cobra.Command {
 	var f calibrateFlags
 	cmd := &cobra.Command{
-		Use:  "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags]",
-		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.calibrate(cmd, f) },
+		Use:  "calibrate --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 30] [flags] [DIR]",
+		RunE: func(cmd *cobra.Command, args []string) error { return a.calibrate(cmd, args, f) },
 	}
 	f.sel.bind(cmd)
 	fs := cmd.Flags()
@@ -47,13 +46,15 @@ func (a *app) calibrateCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) calibrate(cmd *cobra.Command, f calibrateFlags) error {
+func (a *app) calibrate(cmd *cobra.Command, args []string, f calibrateFlags) error {
 	act := f.act
 	act.Options, act.Changed = f.measure.opts, cmd.Flags().Changed
 	if err := act.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
-	return f.sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+	// Rebuilding and accepting act on stored models: by default every
+	// calibrated workload of the method.
+	return f.sel.each(a, cmd, args, act.Rebuild || act.Accept, func(dir string, w engine.Workload, eng *engine.Engine) error {
 		start := time.Now()
 		progress, done := a.progress(f.measure.verbose)
 		act.Dir, act.Workload, act.Progress = dir, w, progress
@@ -78,13 +79,13 @@ func (a *app) verifyCommand() *cobra.Command {
 	var req engine.VerifyRequest
 	var verbose bool
 	cmd := &cobra.Command{
-		Use:  "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json]",
-		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use: "verify --method pkg.Class#m [--workload pkg.Class#gen] [--args 100] [--forks 1] [--format json] [DIR]",
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if req.Forks < 1 {
 				return cli.Usagef("--forks must be ≥ 1")
 			}
-			return sel.run(a, cmd, func(dir string, w engine.Workload, eng *engine.Engine) error {
+			// Every calibrated workload of the method unless the flags name one.
+			return sel.each(a, cmd, args, true, func(dir string, w engine.Workload, eng *engine.Engine) error {
 				progress, done := a.progress(verbose)
 				req.Dir, req.Workload, req.Progress = dir, w, progress
 				j, err := eng.Verify(cmd.Context(), req)

@@ -11,16 +11,21 @@ import (
 
 // regressionsCommand is perfls regressions: change points of the stored results over commits (engine/regressions.go).
 func (a *app) regressionsCommand() *cobra.Command {
-	req, format := engine.RegressionsRequest{}, ""
+	req, format, project := engine.RegressionsRequest{}, "", ""
 	cmd := &cobra.Command{Use: "regressions [--since REV] [--method pkg.Class#m] [--format text|json] [DIR]", Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
-			req.Dir = append(cmd.Flags().Args(), ".")[0]
+			dir, _, err := projectArg(cmd, project, cmd.Flags().Args())
+			if err != nil {
+				return err
+			}
+			req.Dir = dir
 			res, err := eng.Regressions(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
 			return a.result(format, res)
 		})}
+	projectFlag(cmd, &project)
 	cmd.Flags().StringVar(&req.Since, "since", "", "count slow-downs at commits after this revision only (default: the whole line)")
 	cmd.Flags().StringVar(&req.Method, "method", "", "only this method, pkg.Class#m or pkg.Class#m(types)")
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")

@@ -390,7 +390,7 @@ public abstract class Bench {
             s++;
         }
         if (opt.profile) {
-            finishProfile(out);
+            finishProfile(out, null);
         }
         if (opt.count) {
             Counts.report(out, ops);
@@ -409,12 +409,13 @@ public abstract class Bench {
     }
 
     /**
-     * Reduces a profiled fork's recording to its summary (perfls-prof-* lines); a failure is
-     * reported as perfls-prof-error, so that the samples still count.
+     * Reduces a profiled fork's recording to its summary (perfls-prof-* lines), leaving out a
+     * workload loop's gaps between spans (null: none); a failure is reported as perfls-prof-error,
+     * so that the samples still count.
      */
-    private static void finishProfile(Protocol out) {
+    static void finishProfile(Protocol out, SpanGaps gaps) {
         try {
-            ProfileMarks.finish(out::line);
+            ProfileMarks.finish(out::line, gaps);
         } catch (Throwable t) {
             out.line("prof-error", Protocol.escape(t.toString()));
         }

@@ -29,7 +29,8 @@ import jdk.jfr.consumer.RecordingFile;
  * timings, GC and CPU load. Only this summary leaves the JVM; the recording itself is not kept.
  *
  * <p>The measured region is bounded by the {@link ProfileIteration} events the harness commits
- * (the whole recording when there are none). Threads are the measured ones (those that
+ * (the whole recording when there are none). For a workload loop, the intervals between its
+ * measured spans (its per-operation set-up: {@link SpanGaps}) are left out, in every thread. Threads are the measured ones (those that
  * committed iterations) or, by default, every Java thread except the JVM's own (thread groups
  * "system" and "InnocuousThreadGroup", JFR's threads), so that a workload's worker threads
  * count.
@@ -41,7 +42,9 @@ import jdk.jfr.consumer.RecordingFile;
  * perfls-prof-begin &lt;version&gt;
  * perfls-prof-meta &lt;key&gt; &lt;value&gt;          period.ns, window.ns, segments, alloc (sample|tlab|none),
  *                                          threads (marked|all), truncated (stacks cut at the depth limit),
- *                                          java.version
+ *                                          java.version; for a workload loop also gaps (intervals left
+ *                                          out), gaps.excluded (events in them), gaps.untracked.ns
+ *                                          (set-up time too finely cut to be left out)
  * perfls-prof-iter &lt;index&gt; &lt;ns&gt; &lt;ops&gt; &lt;start&gt; &lt;cpu ns&gt; &lt;alloc bytes&gt;
  *                                          one measured iteration; start is ns after the window
  *                                          start; cpu ns and alloc bytes: the measuring thread's
@@ -68,6 +71,8 @@ import jdk.jfr.consumer.RecordingFile;
 public final class JfrSummary {
     public static final int VERSION = 1;
     static final int DEFAULT_SEGMENTS = 4;
+    /** How much later than its recorded end a workload loop's gap is taken to end (recordingGaps). */
+    static final long GAP_MARGIN_NS = 1_000;
 
     /** Receives summary lines; {@code Protocol::line} is one. */
     public interface Sink {
@@ -110,6 +115,7 @@ public final class JfrSummary {
     /** One measured iteration. */
     private static final class Iter {
         final long start, end, ns, ops, cpuNs, allocBytes, thread;
+        long nanoStart = Long.MIN_VALUE; // System.nanoTime at its start; MIN_VALUE: not recorded
 
         Iter(long start, long end, long ns, long ops, long cpuNs, long allocBytes, long thread) {
             this.start = start;
@@ -164,6 +170,14 @@ public final class JfrSummary {
      *     carries its weight per group (time per operation of each frame over the run)
      */
     public static void reduce(Path jfr, boolean markedOnly, int segments, Sink out) throws IOException {
+        reduce(jfr, markedOnly, segments, null, out);
+    }
+
+    /**
+     * As {@link #reduce(Path, boolean, int, Sink)}, leaving out the events that start inside
+     * {@code gaps} (nanoTime intervals between a workload loop's spans; null: none).
+     */
+    static void reduce(Path jfr, boolean markedOnly, int segments, SpanGaps gaps, Sink out) throws IOException {
         if (segments < 1) {
             segments = 1;
         }
@@ -188,10 +202,14 @@ public final class JfrSummary {
                 switch (n) {
                     case ProfileIteration.NAME:
                         RecordedThread th = e.getThread();
-                        iters.add(new Iter(s, nanos(e.getEndTime()), e.getLong("ns"), e.getLong("ops"),
+                        Iter it = new Iter(s, nanos(e.getEndTime()), e.getLong("ns"), e.getLong("ops"),
                                 e.hasField("cpuNs") ? e.getLong("cpuNs") : -1,
                                 e.hasField("allocBytes") ? e.getLong("allocBytes") : -1,
-                                th == null ? -1 : th.getJavaThreadId()));
+                                th == null ? -1 : th.getJavaThreadId());
+                        if (e.hasField("nanoStart")) {
+                            it.nanoStart = e.getLong("nanoStart");
+                        }
+                        iters.add(it);
                         break;
                     case "jdk.ObjectAllocationSample":
                         allocSamples = true;
@@ -230,6 +248,8 @@ public final class JfrSummary {
         for (int i = 0; i < starts.length; i++) {
             starts[i] = iters.get(i).start;
         }
+        long[][] gap = recordingGaps(gaps, iters);
+        long excluded = 0;
 
         // Pass 2: aggregate the events of the region's threads.
         Map<String, Integer> methodIds = new LinkedHashMap<>();
@@ -339,6 +359,18 @@ public final class JfrSummary {
                     default:
                         continue;
                 }
+                if (inGap(gap, t)) {
+                    excluded++;
+                    continue;
+                }
+                RecordedStackTrace st = e.getStackTrace();
+                if (st == null || st.getFrames().isEmpty()) {
+                    if (!kind.equals("cpu") && !kind.equals("native") && !kind.equals("alloc")) {
+                        // Blocking without a Java frame is the JVM's thread life cycle (a thread that
+                        // ends takes its own monitor to wake its joiners): no code of the workload's.
+                        continue;
+                    }
+                }
                 RecordedThread th = e.hasField(threadField) ? e.getThread(threadField) : e.getThread();
                 if (th == null) {
                     continue;
@@ -356,7 +388,6 @@ public final class JfrSummary {
                 if (kind.equals("cpu")) {
                     ti.samples++;
                 }
-                RecordedStackTrace st = e.getStackTrace();
                 int[] ids;
                 if (st == null) {
                     ids = new int[0];
@@ -401,6 +432,11 @@ public final class JfrSummary {
         counted.line("prof-meta", "threads", markedOnly && !marked.isEmpty() ? "marked" : "all");
         counted.line("prof-meta", "truncated", Long.toString(truncated));
         counted.line("prof-meta", "java.version", Protocol.escape(System.getProperty("java.version", "")));
+        if (gaps != null) {
+            counted.line("prof-meta", "gaps", Integer.toString(gap[0].length));
+            counted.line("prof-meta", "gaps.excluded", Long.toString(excluded));
+            counted.line("prof-meta", "gaps.untracked.ns", Long.toString(gaps.droppedNs()));
+        }
         for (int i = 0; i < iters.size(); i++) {
             Iter it = iters.get(i);
             long ns = it.ns > 0 ? it.ns : it.end - it.start;
@@ -454,6 +490,51 @@ public final class JfrSummary {
             counted.line("prof-cpu", "-1", "-1", "-1");
         }
         out.line("prof-end", Integer.toString(lines[0]));
+    }
+
+    /**
+     * The gaps on the recording's clock: starts and ends (epoch ns, sorted by start). Each gap is
+     * moved by the offset between the two clocks at the iteration that began last before it (the
+     * clocks may drift apart by microseconds per second; an iteration lasts a sample).
+     */
+    private static long[][] recordingGaps(SpanGaps gaps, List<Iter> iters) {
+        List<Iter> known = new ArrayList<>();
+        for (Iter it : iters) {
+            if (it.nanoStart != Long.MIN_VALUE) {
+                known.add(it);
+            }
+        }
+        if (gaps == null || gaps.size() == 0 || known.isEmpty()) {
+            return new long[][] {new long[0], new long[0]};
+        }
+        known.sort((a, b) -> Long.compare(a.nanoStart, b.nanoStart));
+        long[] from = new long[gaps.size()], to = new long[gaps.size()];
+        int k = 0;
+        for (int i = 0; i < gaps.size(); i++) {
+            while (k + 1 < known.size() && known.get(k + 1).nanoStart <= gaps.from(i)) {
+                k++;
+            }
+            long offset = known.get(k).start - known.get(k).nanoStart;
+            from[i] = gaps.from(i) + offset;
+            to[i] = gaps.to(i) + offset;
+        }
+        // An event is stamped when it is done (an allocation once its memory is cleared), so the
+        // set-up's last events can be stamped just after their gap: a gap is taken to end up to a
+        // microsecond later, never more than a quarter of the span that follows it.
+        for (int i = 0; i < to.length; i++) {
+            long span = i + 1 < to.length ? from[i + 1] - to[i] : GAP_MARGIN_NS * 4;
+            to[i] += Math.max(0, Math.min(GAP_MARGIN_NS, span / 4));
+        }
+        return new long[][] {from, to};
+    }
+
+    /** Whether time t lies inside one of the gaps (starts sorted, gaps disjoint). */
+    private static boolean inGap(long[][] gap, long t) {
+        int i = Arrays.binarySearch(gap[0], t);
+        if (i < 0) {
+            i = -i - 2;
+        }
+        return i >= 0 && t <= gap[1][i];
     }
 
     /** The segment of the iteration that contains (or last started before) time t. */

@@ -34,4 +34,8 @@ final class ProfileIteration extends jdk.jfr.Event {
     @Label("Allocated bytes")
     @Description("Bytes the measuring thread allocated during the iteration; -1 when not measured")
     long allocBytes;
+
+    @Label("Start (System.nanoTime)")
+    @Description("System.nanoTime when the iteration began: maps the harness's clock onto the recording's")
+    long nanoStart;
 }

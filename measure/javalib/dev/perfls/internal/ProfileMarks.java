@@ -35,7 +35,11 @@ public final class ProfileMarks {
     /** Starts one measured iteration; pass the result to {@link #end}. */
     public static Object begin() {
         ProfileIteration e = new ProfileIteration();
+        // Read just before the event's own clock: events are stamped when they are done, so a
+        // clock offset that errs makes the gaps of a workload loop (SpanGaps) end late, not early.
+        long now = System.nanoTime();
         e.begin();
+        e.nanoStart = now;
         return e;
     }
 
@@ -63,6 +67,14 @@ public final class ProfileMarks {
      * @throws IllegalStateException when no recording is running
      */
     public static void finish(JfrSummary.Sink out) throws IOException {
+        finish(out, null);
+    }
+
+    /**
+     * As {@link #finish(JfrSummary.Sink)}, leaving out what happened during {@code gaps}: the set-up
+     * a workload loop runs between its measured spans (see {@link SpanGaps}); null: none.
+     */
+    public static void finish(JfrSummary.Sink out, SpanGaps gaps) throws IOException {
         Recording chosen = null;
         List<Recording> all = FlightRecorder.getFlightRecorder().getRecordings();
         for (Recording r : all) {
@@ -81,7 +93,7 @@ public final class ProfileMarks {
             chosen.dump(tmp);
             chosen.stop();
             chosen.close(); // a JVM that lives on (the warm worker) keeps no stopped recordings
-            JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, out);
+            JfrSummary.reduce(tmp, false, JfrSummary.DEFAULT_SEGMENTS, gaps, out);
         } finally {
             Files.deleteIfExists(tmp);
         }

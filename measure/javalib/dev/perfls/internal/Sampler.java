@@ -7,6 +7,11 @@ package dev.perfls.internal;
  * passed (and at least a few spans were seen); then consecutive spans are grouped so that one
  * sample lasts at least the minimum sample time, and each sample is reported with its span
  * count as the number of operations.
+ *
+ * <p>In a profiled fork every sample is an iteration of the recording ({@link ProfileMarks}),
+ * from its first span's start to its last span's end, and the intervals between spans (the
+ * loop's set-up, the harness's reporting) are kept in {@link SpanGaps} so that the profile
+ * leaves them out. The recording covers every thread, so threads the loop starts are profiled.
  */
 public final class Sampler {
     private static final int WARMUP = 0;
@@ -47,10 +52,17 @@ public final class Sampler {
     private long iterAlloc;
     private long iterProc;
 
+    // A profiled fork: the current sample's recording mark (null: none begun), the gaps between
+    // spans, and where the current gap began (0: none open).
+    private Object mark;
+    private final SpanGaps gaps;
+    private long gapFrom;
+
     Sampler(Protocol out, Meters meters, Options opt) {
         this.out = out;
         this.meters = meters;
         this.opt = opt;
+        this.gaps = opt.profile ? new SpanGaps() : null;
     }
 
     public boolean needsMore() {
@@ -77,6 +89,7 @@ public final class Sampler {
         if (opt.count && state == MEASURE) {
             Counts.begin();
         }
+        beginMark();
         iterProc = meters.processCpu();
         iterAlloc = meters.allocated();
         iterCpu = meters.cpu();
@@ -93,6 +106,11 @@ public final class Sampler {
         }
         open = true;
         explicit = true;
+        if (gaps != null && gapFrom != 0) {
+            gaps.add(gapFrom, System.nanoTime());
+            gapFrom = 0;
+        }
+        beginMark();
         if (opt.count && state == MEASURE) {
             Counts.begin();
         }
@@ -115,6 +133,16 @@ public final class Sampler {
             record(w - spanWall, spanCpu < 0 ? -1 : c - spanCpu, spanAlloc < 0 || a < 0 ? -1 : a - spanAlloc,
                     spanProc < 0 || pc < 0 ? -1 : pc - spanProc);
         }
+        if (gaps != null && state == MEASURE) {
+            gapFrom = System.nanoTime();
+        }
+    }
+
+    /** In a profiled fork, begins the recording's iteration for the sample about to take spans. */
+    private void beginMark() {
+        if (gaps != null && state == MEASURE && mark == null) {
+            mark = ProfileMarks.begin();
+        }
     }
 
     /** Fails when the workload returned before enough samples were taken. */
@@ -125,6 +153,9 @@ public final class Sampler {
         }
         if (opt.count) {
             Counts.report(out, batch);
+        }
+        if (opt.profile) {
+            Bench.finishProfile(out, gaps);
         }
     }
 
@@ -164,6 +195,14 @@ public final class Sampler {
         accProc = (accProc < 0 || proc < 0) ? -1 : accProc + proc;
         accOps++;
         if (accOps >= batch) {
+            if (mark != null) {
+                // The measuring thread's CPU time stands for the sample's only when it did most of
+                // the process's work: a loop whose spans run other threads (and wait for them) is
+                // judged by its wall time.
+                long profCpu = accCpu >= 0 && accProc > 0 && 2 * accCpu < accProc ? -1 : accCpu;
+                ProfileMarks.end(mark, accOps, accNs, profCpu, accAlloc);
+                mark = null;
+            }
             long gc = meters.gcCount();
             String[] st = meters.state(gcMs0);
             int cpuNow = meters.processor();
