@@ -26,7 +26,7 @@ import (
 // line; elapsed is how long the check took.
 func (r *CheckResult) Report(project, command string, elapsed time.Duration) *report.Check {
 	c := &report.Check{
-		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha, Looks: r.Looks, ExtraForks: r.ExtraForks,
+		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha, Semantics: r.Semantics, Looks: r.Looks, ExtraForks: r.ExtraForks,
 		Notices: r.Notices, Methods: r.Methods, Oracle: r.Oracle, Requests: r.Requests, Cached: r.Cached,
 		Costs: r.costs(), Environment: r.environment(),
 	}

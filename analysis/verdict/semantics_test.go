@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -167,5 +168,22 @@ func TestParseSemantics(t *testing.T) {
 	}
 	if _, err := ParseSemantics("lenient"); err == nil || !strings.Contains(err.Error(), "classic") {
 		t.Errorf("ParseSemantics(lenient): %v", err)
+	}
+}
+
+// A withheld side leaves the comparison undecided, not failed, with its
+// reason and the evidence of the data there are; an error still fails it.
+func TestWithheldSide(t *testing.T) {
+	l := Side{Runs: [][]float64{oneForkL}, Withheld: "warm-up did not settle in 2 of 3 forks"}
+	r := Side{Runs: [][]float64{scaled(oneForkR, 2)}}
+	for _, s := range []Semantics{Shown, Classic} {
+		c := Compare(spl.LE, l, r, nil, Options{Interpretation: stats.Quick, Semantics: s})
+		if c.Outcome != Undecided || c.Failed || c.Reason != "left side: warm-up did not settle in 2 of 3 forks" || c.Evidence.Left.Samples != 5 || c.Evidence.MoreForks != 0 {
+			t.Errorf("%s: %v failed=%v %q %+v", s, c.Outcome, c.Failed, c.Reason, c.Evidence)
+		}
+	}
+	r.Err = errors.New("not measured")
+	if c := Compare(spl.LE, l, r, nil, Options{}); !c.Failed || c.Reason != "right side: not measured" {
+		t.Errorf("with an error: failed=%v %q", c.Failed, c.Reason)
 	}
 }

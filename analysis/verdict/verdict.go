@@ -144,6 +144,11 @@ type Side struct {
 	Scale   float64     // multiplier from `c * term` or a lambda; 0 means 1
 	History [][]float64 // optional earlier runs of the same measurement (between-run variance)
 	Err     error       // the measurement failed; the comparison is undecided
+	// Withheld, when set, says why the measured data cannot decide (forks
+	// whose warm-up did not settle and could not be replaced): the
+	// comparison is undecided for that reason, not failed, and shows the
+	// evidence of the data there are.
+	Withheld string
 
 	desc *stats.Described // set by Prepare
 }
@@ -262,11 +267,20 @@ type comparer struct {
 }
 
 // Compare decides `left op right`. delta is the explicit interval of `=(δ)`,
-// or nil for the default.
+// or nil for the default. A side's Withheld reason leaves it undecided,
+// with the evidence its data give.
 func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
+	c := compare(op, left, right, delta, opt)
+	if (left.Withheld != "" || right.Withheld != "") && !c.Failed {
+		c.Outcome, c.Reason, c.Evidence.MoreForks = Undecided, joinReasons(left.Withheld, right.Withheld), 0
+	}
+	return c
+}
+
+func compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
 	opt = opt.withDefaults()
 	if left.Err != nil || right.Err != nil {
-		return Comparison{Reason: joinErrs(left.Err, right.Err), Failed: true, Evidence: Evidence{Semantics: string(opt.Semantics)}}
+		return Comparison{Reason: joinReasons(errText(left.Err), errText(right.Err)), Failed: true, Evidence: Evidence{Semantics: string(opt.Semantics)}}
 	}
 	if lu, ru := spl.MetricUnit(left.Metric), spl.MetricUnit(right.Metric); lu != ru {
 		return Comparison{Reason: fmt.Sprintf("the sides measure different units (%s and %s): compare the same metric on both", lu, ru), Failed: true, Evidence: Evidence{Semantics: string(opt.Semantics)}}
@@ -636,14 +650,23 @@ func sideEvidence(s stats.Summary, side Side) SideEvidence {
 	return e
 }
 
-func joinErrs(a, b error) string {
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// joinReasons says what is wrong with the left side (a) and the right (b),
+// either of which may be empty.
+func joinReasons(a, b string) string {
 	switch {
-	case a != nil && b != nil:
-		return fmt.Sprintf("left side: %v; right side: %v", a, b)
-	case a != nil:
-		return fmt.Sprintf("left side: %v", a)
+	case a != "" && b != "":
+		return fmt.Sprintf("left side: %s; right side: %s", a, b)
+	case a != "":
+		return "left side: " + a
 	default:
-		return fmt.Sprintf("right side: %v", b)
+		return "right side: " + b
 	}
 }
 

@@ -8,6 +8,10 @@ import * as os from 'os';
 export const INTERPRETATIONS = ['auto', 'quick', 'parametric', 'nonparametric', 'rank'] as const;
 export type Interpretation = (typeof INTERPRETATIONS)[number];
 
+/** Values of perfls.semantics, as the server accepts them. */
+export const SEMANTICS = ['auto', 'shown', 'classic'] as const;
+export type Semantics = (typeof SEMANTICS)[number];
+
 /** Values of perfls.violationSeverity. */
 export const SEVERITIES = ['warning', 'error'] as const;
 export type ViolationSeverity = (typeof SEVERITIES)[number];
@@ -20,6 +24,7 @@ export type ViolationSeverity = (typeof SEVERITIES)[number];
 export interface ServerOptions {
   alpha?: number;
   interpretation?: Interpretation;
+  semantics?: Semantics;
   budgetSeconds?: number;
   measureOnSave: boolean;
   javaHome?: string;
@@ -70,6 +75,15 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
       options.interpretation = interp as Interpretation;
     } else {
       problems.push(`perfls.interpretation must be one of ${INTERPRETATIONS.join(', ')}, not ${show(interp)}: using "auto"`);
+    }
+  }
+
+  const semantics = cfg.get<unknown>('semantics');
+  if (semantics !== undefined && semantics !== null && semantics !== '') {
+    if (typeof semantics === 'string' && (SEMANTICS as readonly string[]).includes(semantics)) {
+      options.semantics = semantics as Semantics;
+    } else {
+      problems.push(`perfls.semantics must be one of ${SEMANTICS.join(', ')}, not ${show(semantics)}: using "auto"`);
     }
   }
 
