@@ -393,7 +393,11 @@ func (e *Engine) addForks(ctx context.Context, svc service.Service, req CheckReq
 		if len(resp.compileErrors) > 0 {
 			return got, fmt.Errorf("the project no longer compiles while forks were added")
 		}
-		out.Notices = append(out.Notices, resp.notices...)
+		for _, n := range resp.notices { // each round repeats the service's notices
+			if !slices.Contains(out.Notices, n) {
+				out.Notices = append(out.Notices, n)
+			}
+		}
 		for _, r := range which {
 			key := r.Key()
 			more, had := resp.results[key], out.results[key]

@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/fixture"
-	"github.com/perfls/perfls/measure"
 )
 
 // revClass is a class whose work method loops n*factor times, with a
@@ -161,11 +161,10 @@ class Unused { static int f() { return 1; } }
 	e := openEngine(t, small)
 	opts := small
 	opts.Forks = 3
-	// Forks whose warm-up hits the cap do not decide: the default cap (on
-	// a loaded 2-core VM the loop's forks settled after 0.5–1.3 s, some
-	// not within 3 s, the heap still growing), and room to replace those
-	// that still hit it.
-	opts.MaxWarmup = measure.DefaultMaxWarmup
+	// Forks whose warm-up hits the cap do not decide: a cap the loop's
+	// forks settle within on a loaded 2-core VM (0.5–1.1 s), and room to
+	// replace one that still hits it.
+	opts.MaxWarmup = 3 * time.Second
 	res, err := e.Check(context.Background(), CheckRequest{Dir: dir, Options: opts, MaxForks: 2 * opts.Forks})
 	if err != nil {
 		t.Fatal(err)
