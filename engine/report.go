@@ -73,7 +73,7 @@ func (r *CheckResult) reportSide(o workspace.Operand) report.Side {
 	if !ok || res.Error != "" {
 		return s
 	}
-	for _, f := range res.Forks {
+	for _, f := range measure.Settled(res.Forks) { // the forks the verdict rests on
 		s.Forks = append(s.Forks, f.NsPerOp)
 	}
 	return s
@@ -116,7 +116,7 @@ func (r *CheckResult) costs() []report.Cost {
 			subjects = append(subjects, q)
 		}
 		pt := report.CostPoint{N: float64(q.Args[0].Int)}
-		for _, f := range res.Forks {
+		for _, f := range measure.Settled(res.Forks) {
 			if len(f.NsPerOp) > 0 {
 				pt.ForkMeans = append(pt.ForkMeans, stat.Mean(f.NsPerOp, nil))
 			}
