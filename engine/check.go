@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/model"
@@ -28,7 +29,10 @@ type CheckRequest struct {
 	// Interpretation overrides the project's choice for every formula
 	// without its own interpretation= element; "" = none.
 	Interpretation string
-	Priority       service.Priority
+	// Semantics is what satisfied means, shown or classic
+	// (verdict.Semantics); "" = perfls.json's, else shown.
+	Semantics string
+	Priority  service.Priority
 	// MaxForks bounds the forks per measurement when formula instances are
 	// undecided for lack of evidence: check then measures their operands
 	// again (as many forks as the first round each time) and decides again,
@@ -54,6 +58,9 @@ func (r CheckRequest) Validate() error {
 	if _, err := stats.ParseInterpretation(r.Interpretation); err != nil {
 		return fmt.Errorf("interpretation: %w", err)
 	}
+	if _, err := verdict.ParseSemantics(r.Semantics); err != nil {
+		return fmt.Errorf("semantics: %w", err)
+	}
 	return ValidateOptions(r.Options, 1)
 }
 
@@ -64,11 +71,15 @@ type CheckResult struct {
 	CompileErrors []measure.CompilerMessage // the project does not compile; nothing was decided
 	Notices       []string                  // e.g. the cache was set aside
 	Alpha         float64                   // the significance level used, over all looks
+	Semantics     verdict.Semantics         // what satisfied meant
 	Looks         int                       // how many times the formulas may be decided (≥ 1); each at Alpha/Looks
 	ExtraForks    int                       // forks measured after the first look, all measurements together
-	Oracle        []oracle.Judgement        // bounds-oracle judgements of calibrated workloads measured
-	Requests      int                       // distinct measurements needed
-	Cached        int                       // of which the cache answered
+	// ReplacedForks counts the forks measured in place of forks whose
+	// warm-up hit its cap (--max-warmup), which the verdicts leave out.
+	ReplacedForks int
+	Oracle        []oracle.Judgement // bounds-oracle judgements of calibrated workloads measured
+	Requests      int                // distinct measurements needed
+	Cached        int                // of which the cache answered
 
 	// plan and results are what was measured (results by
 	// workspace.Request.Key), for the reports that show samples.
@@ -99,6 +110,9 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if err != nil {
 		return nil, err
 	}
+	if _, err := checkSemantics(req.Semantics, src.project); err != nil {
+		return nil, err // before measuring: a typo in perfls.json costs no forks
+	}
 	ix := workspace.NewIndex(src.files)
 	plan := workspace.PlanCheck(ix, src.formulas)
 	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
@@ -122,7 +136,8 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	for _, r := range plan.Requests {
 		it := out.results[r.Key()]
 		items = append(items, it)
-		out.Notices = append(out.Notices, measure.SteadyStateWarnings(r.Key(), it.Forks, req.Options.Defaults().MaxWarmup)...)
+		// Forks whose warm-up hit its cap are decideLooks's to replace.
+		out.Notices = append(out.Notices, measure.DriftWarnings(r.Key(), it.Forks)...)
 		if it.Cached {
 			out.Cached++
 		}
@@ -156,12 +171,23 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 		opt.Alpha = verdict.DefaultAlpha
 	}
 	out.Alpha = opt.Alpha
+	sem, err := checkSemantics(req.Semantics, project)
+	if err != nil {
+		return err
+	}
+	opt.Semantics, out.Semantics = sem, sem
 	forks := req.Options.Defaults().Forks
 	maxForks := req.MaxForks
 	if maxForks == 0 {
 		maxForks = 3 * forks
 	}
 	out.Looks = verdict.Looks(forks, maxForks)
+	if sem == verdict.Classic {
+		// The seed's reading tests once at α; it leaves undecided only data
+		// a test cannot be computed on, which more looks would not justify
+		// spending α on.
+		out.Looks = 1
+	}
 	opt.Alpha /= float64(out.Looks)
 	// The most specific choice wins: the formula's annotation, then the
 	// request (the command line, the editor), then perfls.json, then the
@@ -175,86 +201,230 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 		return stats.Auto, nil
 	}
 	plan := out.plan
+	// want is the settled forks each measurement should have: forks whose
+	// warm-up hit its cap are left out and measured again within maxForks.
+	want := map[string]int{}
+	for _, r := range plan.Requests {
+		want[r.Key()] = forks
+	}
+	if err := e.replaceCapped(ctx, svc, req, out, want, maxForks); err != nil {
+		return err
+	}
 	for look := 1; ; look++ {
 		var more map[string]bool
 		var err error
-		if out.Methods, more, err = decide(plan, out.results, opt, interpretation); err != nil {
+		if out.Methods, more, err = decide(plan, settledResults(out.results), opt, interpretation, withheld(out.results, want, maxForks, req.Options.Defaults().MaxWarmup)); err != nil {
 			return err
 		}
 		if look == out.Looks || len(more) == 0 {
 			break
 		}
-		add, err := e.moreForks(ctx, svc, req, out, more, min(forks, maxForks-forks*look))
+		add := map[string]int{}
+		for key := range more {
+			if n := min(forks, maxForks-len(out.results[key].Forks)); n > 0 {
+				add[key] = n
+			}
+		}
+		if len(add) == 0 {
+			break
+		}
+		got, err := e.addForks(ctx, svc, req, out, add, true)
 		if err != nil {
 			return err
 		}
-		out.ExtraForks += add
+		for key, n := range got {
+			want[key] += n
+			out.ExtraForks += n
+		}
+		if err := e.replaceCapped(ctx, svc, req, out, want, maxForks); err != nil {
+			return err
+		}
 	}
+	out.Notices = append(out.Notices, cappedNotices(out.results, want, maxForks, req.Options.Defaults().MaxWarmup)...)
 	return nil
+}
+
+// replaceCapped measures new forks in place of those whose warm-up hit its
+// cap, until every measurement has want[key] settled forks or maxForks
+// forks in all. A capped fork's figures may be high (its code was still
+// compiling, its heap growing), so pooling it with settled ones would bias
+// the verdict; the replacements are no look (they are measured for the
+// warm-up, whatever the verdict), so α is not spread further for them.
+func (e *Engine) replaceCapped(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, want map[string]int, maxForks int) error {
+	stuck := map[string]bool{} // nothing came back for it: do not ask again
+	for {
+		add := map[string]int{}
+		for _, r := range out.plan.Requests {
+			key := r.Key()
+			res, ok := out.results[key]
+			if !ok || res.Error != "" || stuck[key] {
+				continue
+			}
+			if n := min(want[key]-len(measure.Settled(res.Forks)), maxForks-len(res.Forks)); n > 0 {
+				add[key] = n
+			}
+		}
+		if len(add) == 0 {
+			return nil
+		}
+		got, err := e.addForks(ctx, svc, req, out, add, false)
+		if err != nil {
+			return err
+		}
+		for key := range add {
+			if got[key] == 0 {
+				stuck[key] = true
+			}
+			out.ReplacedForks += got[key]
+		}
+	}
+}
+
+// settledResults are the results with only the forks whose warm-up did not
+// hit its cap: the forks verdicts and figures rest on.
+func settledResults(results map[string]service.ItemResult) map[string]service.ItemResult {
+	out := make(map[string]service.ItemResult, len(results))
+	for key, r := range results {
+		r.Forks = measure.Settled(r.Forks)
+		out[key] = r
+	}
+	return out
+}
+
+// withheld says, by request key, why a measurement cannot decide: forks
+// whose warm-up hit its cap that maxForks left no room to replace, so it
+// has fewer settled forks than it should.
+func withheld(results map[string]service.ItemResult, want map[string]int, maxForks int, maxWarmup time.Duration) map[string]string {
+	out := map[string]string{}
+	for key, r := range results {
+		capped, why, remedy := measure.Capped(r.Forks)
+		if capped == 0 || r.Error != "" || len(measure.Settled(r.Forks)) >= want[key] {
+			continue
+		}
+		if why != "" {
+			why = " (" + strings.TrimPrefix(why, "; ") + ")"
+		}
+		out[key] = fmt.Sprintf("warm-up did not settle in %d of %d forks of %s within --max-warmup %s%s, and --max-forks %d leaves no room for new forks in their place: %s, or raise --max-forks",
+			capped, len(r.Forks), key, maxWarmup, why, maxForks, remedy)
+	}
+	return out
+}
+
+// cappedNotices tell the user which measurements had forks whose warm-up
+// hit its cap, and whether new forks replaced them.
+func cappedNotices(results map[string]service.ItemResult, want map[string]int, maxForks int, maxWarmup time.Duration) []string {
+	reasons := withheld(results, want, maxForks, maxWarmup)
+	var out []string
+	for key, r := range results {
+		capped, why, _ := measure.Capped(r.Forks)
+		switch {
+		case capped == 0:
+		case reasons[key] != "":
+			out = append(out, fmt.Sprintf("%s: %s; the formulas that use it are undecided", key, reasons[key]))
+		default:
+			out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap%s): left out of the verdicts and replaced by new forks", key, capped, len(r.Forks), maxWarmup, why))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkSemantics is the semantics a check decides with: the request's, else
+// perfls.json's, else shown.
+func checkSemantics(requested string, project *measure.Project) (verdict.Semantics, error) {
+	sem, err := verdict.ParseSemantics(requested)
+	if err != nil {
+		return "", fmt.Errorf("semantics: %w", err)
+	}
+	if sem == "" && project != nil {
+		if sem, err = verdict.ParseSemantics(project.Semantics); err != nil {
+			return "", fmt.Errorf("%s: \"semantics\": %w", project.Config, err)
+		}
+	}
+	if sem == "" {
+		sem = verdict.Shown
+	}
+	return sem, nil
 }
 
 // Failed reports whether an error left some instance undecided: perfls
 // check then exits 2.
 func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0 }
 
-// moreForks measures add more forks of the requests whose keys are in keys
-// and appends them to their results in out; it returns how many forks it
-// measured.
-// The merged result is decided on this check's forks alone: the run history
-// (earlier measurements' fork means) would now include the first round.
-func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, keys map[string]bool, add int) (int, error) {
-	opts := req.Options
-	opts.Forks = add
-	params := service.Params{Options: opts, Priority: req.Priority, Fresh: true}
-	var which []workspace.Request
-	for _, r := range out.plan.Requests {
-		if keys[r.Key()] {
-			which = append(which, r)
+// addForks measures add[key] more forks of each request named and appends
+// them to its result in out; it returns how many forks came back per key.
+// A new look (look true) decides on this check's forks alone: the run
+// history (earlier measurements' fork means) would now include the first
+// round. Forks measured in place of capped ones are no look and keep it.
+func (e *Engine) addForks(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, add map[string]int, look bool) (map[string]int, error) {
+	// One service call per distinct number of forks (usually one).
+	var counts []int
+	for _, n := range add {
+		if !slices.Contains(counts, n) {
+			counts = append(counts, n)
 		}
 	}
-	if !req.Fresh {
-		// Forks stored by another run (another machine of a shared store)
-		// answer instead of measuring, when this check has not used them.
+	slices.Sort(counts)
+	got := map[string]int{}
+	for _, n := range counts {
+		opts := req.Options
+		opts.Forks = n
+		params := service.Params{Options: opts, Priority: req.Priority, Fresh: true}
+		var which []workspace.Request
 		for _, r := range out.plan.Requests {
-			if id := out.results[r.Key()].CacheID; id != 0 && !slices.Contains(out.used, id) {
-				out.used = append(out.used, id)
+			if add[r.Key()] == n && !slices.ContainsFunc(which, func(w workspace.Request) bool { return w.Key() == r.Key() }) {
+				which = append(which, r)
 			}
 		}
-		params.Besides = append([]int64{}, out.used...)
-	}
-	resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
-	if err != nil {
-		return 0, err
-	}
-	if len(resp.compileErrors) > 0 {
-		return 0, fmt.Errorf("the project no longer compiles while forks were added")
-	}
-	out.Notices = append(out.Notices, resp.notices...)
-	n := 0
-	for _, r := range which {
-		key := r.Key()
-		got, had := resp.results[key], out.results[key]
-		out.Notices = append(out.Notices, measure.SteadyStateWarnings(key, got.Forks, opts.Defaults().MaxWarmup)...)
-		if got.Error != "" {
-			had.Error = got.Error
+		if !req.Fresh {
+			// Forks stored by another run (another machine of a shared store)
+			// answer instead of measuring, when this check has not used them.
+			for _, r := range out.plan.Requests {
+				if id := out.results[r.Key()].CacheID; id != 0 && !slices.Contains(out.used, id) {
+					out.used = append(out.used, id)
+				}
+			}
+			params.Besides = append([]int64{}, out.used...)
 		}
-		had.Forks = append(had.Forks, got.Forks...)
-		if got.CacheID != 0 {
-			out.used = append(out.used, got.CacheID)
+		resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
+		if err != nil {
+			return got, err
 		}
-		had.History = nil
-		had.Cached = false
-		out.results[key] = had
-		n += len(got.Forks)
+		if len(resp.compileErrors) > 0 {
+			return got, fmt.Errorf("the project no longer compiles while forks were added")
+		}
+		for _, n := range resp.notices { // each round repeats the service's notices
+			if !slices.Contains(out.Notices, n) {
+				out.Notices = append(out.Notices, n)
+			}
+		}
+		for _, r := range which {
+			key := r.Key()
+			more, had := resp.results[key], out.results[key]
+			out.Notices = append(out.Notices, measure.DriftWarnings(key, more.Forks)...)
+			if more.Error != "" {
+				had.Error = more.Error
+			}
+			had.Forks = append(had.Forks, more.Forks...)
+			if more.CacheID != 0 {
+				out.used = append(out.used, more.CacheID)
+			}
+			if look {
+				had.History = nil
+			}
+			had.Cached = false
+			out.results[key] = had
+			got[key] += len(more.Forks)
+		}
 	}
-	return n, nil
+	return got, nil
 }
 
 // decide turns measurements into verdicts, grouped by annotated method, in
 // plan order; interpretation says how each formula is decided. It also
 // returns the keys of the requests that more forks may decide: the operands
 // of instances undecided for lack of evidence.
-func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error)) ([]verdict.MethodResult, map[string]bool, error) {
+func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt verdict.Options, interpretation func(*workspace.Formula) (stats.Interpretation, error), withheld map[string]string) ([]verdict.MethodResult, map[string]bool, error) {
 	var methods []verdict.MethodResult
 	more := map[string]bool{}
 	byMethod := map[string]int{}
@@ -270,6 +440,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 		sd, ok := prepared[key]
 		if !ok {
 			sd = side(o, results).Prepare()
+			sd.Withheld = withheld[o.Request.Key()]
 			prepared[key] = sd
 		}
 		return sd

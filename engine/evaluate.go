@@ -17,8 +17,9 @@ import (
 
 // EvaluateOptions checks perfls evaluate's settings — a data file and a
 // formula given, α in (0, 0.5], an interpretation's name ("" = automatic),
-// resamples ≥ 100 — and returns them as verdict options.
-func EvaluateOptions(data, formula string, alpha float64, interpretation string, seed uint64, resamples int) (verdict.Options, error) {
+// a semantics' name ("" = shown), resamples ≥ 100 — and returns them as
+// verdict options.
+func EvaluateOptions(data, formula string, alpha float64, interpretation, semantics string, seed uint64, resamples int) (verdict.Options, error) {
 	if data == "" || formula == "" {
 		return verdict.Options{}, errors.New("evaluate needs --data FILE and --formula F")
 	}
@@ -29,10 +30,17 @@ func EvaluateOptions(data, formula string, alpha float64, interpretation string,
 	if err != nil {
 		return verdict.Options{}, err
 	}
+	sem, err := verdict.ParseSemantics(semantics)
+	if err != nil {
+		return verdict.Options{}, fmt.Errorf("--semantics: %w", err)
+	}
+	if sem == "" {
+		sem = verdict.Shown
+	}
 	if resamples < 100 {
 		return verdict.Options{}, fmt.Errorf("--resamples must be at least 100")
 	}
-	return verdict.Options{Alpha: alpha, Interpretation: interp, Bootstrap: stats.BootstrapConfig{Seed: seed, Resamples: resamples}}, nil
+	return verdict.Options{Alpha: alpha, Interpretation: interp, Semantics: sem, Bootstrap: stats.BootstrapConfig{Seed: seed, Resamples: resamples}}, nil
 }
 
 // EvaluateFile decides the formula src against the recorded results in the
@@ -73,7 +81,11 @@ func Evaluate(src string, ms []dataset.Measurement, source string, opt verdict.O
 	for _, a := range unit.Aliases {
 		ev.aliases[a.Name] = a
 	}
-	res := &report.Evaluation{Formula: src, Alpha: opt.Alpha}
+	sem := opt.Semantics
+	if sem == "" {
+		sem = verdict.Shown
+	}
+	res := &report.Evaluation{Formula: src, Alpha: opt.Alpha, Semantics: string(sem)}
 	var counts verdict.Counts
 	for _, f := range unit.Formulas {
 		insts, _ := spl.Expand(f)

@@ -37,6 +37,9 @@ type MethodRequest struct {
 	// Interpretation overrides the project's choice for formulas without
 	// their own interpretation=; "" = automatic.
 	Interpretation string
+	// Semantics is what satisfied means, shown or classic; "" = the
+	// project's perfls.json, else shown.
+	Semantics string
 	// Budget limits the measuring of one request (its measurements share
 	// it); 0 = none.
 	Budget time.Duration
@@ -166,7 +169,7 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 	}
 	defer closeSvc()
 	out, err := e.check(ctx, svc, CheckRequest{
-		Dir: req.dir(), Keep: req.keep, Options: opts, Alpha: req.Alpha, Interpretation: req.Interpretation,
+		Dir: req.dir(), Keep: req.keep, Options: opts, Alpha: req.Alpha, Interpretation: req.Interpretation, Semantics: req.Semantics,
 		Priority: service.Interactive, Progress: messages(report),
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 // line; elapsed is how long the check took.
 func (r *CheckResult) Report(project, command string, elapsed time.Duration) *report.Check {
 	c := &report.Check{
-		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha, Looks: r.Looks, ExtraForks: r.ExtraForks,
+		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha, Semantics: r.Semantics, Looks: r.Looks, ExtraForks: r.ExtraForks,
 		Notices: r.Notices, Methods: r.Methods, Oracle: r.Oracle, Requests: r.Requests, Cached: r.Cached,
 		Costs: r.costs(), Environment: r.environment(),
 	}
@@ -73,7 +73,7 @@ func (r *CheckResult) reportSide(o workspace.Operand) report.Side {
 	if !ok || res.Error != "" {
 		return s
 	}
-	for _, f := range res.Forks {
+	for _, f := range measure.Settled(res.Forks) { // the forks the verdict rests on
 		s.Forks = append(s.Forks, f.NsPerOp)
 	}
 	return s
@@ -116,7 +116,7 @@ func (r *CheckResult) costs() []report.Cost {
 			subjects = append(subjects, q)
 		}
 		pt := report.CostPoint{N: float64(q.Args[0].Int)}
-		for _, f := range res.Forks {
+		for _, f := range measure.Settled(res.Forks) {
 			if len(f.NsPerOp) > 0 {
 				pt.ForkMeans = append(pt.ForkMeans, stat.Mean(f.NsPerOp, nil))
 			}

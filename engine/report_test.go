@@ -24,7 +24,7 @@ func TestFitCostsFindsQuadraticGrowth(t *testing.T) {
 		for f := 0; f < 3; f++ {
 			noise := 1 + 0.01*float64((i+f)%3-1)
 			y := 2 * float64(n) * float64(n) * noise
-			forks = append(forks, measure.Fork{NsPerOp: []float64{y, y}})
+			forks = append(forks, measure.Fork{NsPerOp: []float64{y, y}, WarmupSettled: 1})
 		}
 		results[r.Key()] = service.ItemResult{Forks: forks}
 	}

@@ -56,11 +56,12 @@ type Project struct {
 	Release int
 	// Config is the path of the perfls.json read, "" when there is none.
 	Config string
-	// Interpretation and Alpha are the project's defaults for deciding
-	// formulas (perfls.json "interpretation", "alpha"); empty and 0 when
-	// not set.
+	// Interpretation, Alpha and Semantics are the project's defaults for
+	// deciding formulas (perfls.json "interpretation", "alpha",
+	// "semantics"); empty and 0 when not set.
 	Interpretation string
 	Alpha          float64
+	Semantics      string
 	// JVMArgs are perfls.json's "jvmArgs": flags of every forked JVM, before
 	// those of the command line or the editor (e.g. -Xmx2g, -XX:+UseParallelGC).
 	JVMArgs []string
@@ -72,7 +73,7 @@ type Project struct {
 //	{"classpath": ["lib/dep.jar", "lib/*.jar", "~/jars/x.jar", "../other/classes"],
 //	 "classpathFile": "target/cp.txt",
 //	 "sourceRoots": ["src/main/java", "src/test/java"],
-//	 "interpretation": "parametric", "alpha": 0.01, "jvmArgs": ["-Xmx2g"]}
+//	 "interpretation": "parametric", "alpha": 0.01, "semantics": "shown", "jvmArgs": ["-Xmx2g"]}
 //
 // Paths are relative to the root (absolute paths are kept, a leading ~ is
 // the home directory); classpath entries may be globs. "classpathFile" names
@@ -91,6 +92,7 @@ type projectConfig struct {
 	SourceRoots    []string `json:"sourceRoots"`
 	Interpretation string   `json:"interpretation"`
 	Alpha          float64  `json:"alpha"`
+	Semantics      string   `json:"semantics"` // shown or classic (docs/statistics.md); checked by the engine
 	JVMArgs        []string `json:"jvmArgs"`
 	// Store names the measurement store the team shares (a postgres://
 	// URL without a password); read by StoreSetting, not by the build.
@@ -328,7 +330,7 @@ func configured(abs string) (*Project, *projectConfig, error) {
 	}
 	if cfg != nil {
 		p.Config = cfgPath
-		p.Interpretation, p.Alpha, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.JVMArgs
+		p.Interpretation, p.Alpha, p.Semantics, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.Semantics, cfg.JVMArgs
 		if err := p.configClasspath(cfg, cfgPath); err != nil {
 			return nil, nil, err
 		}

@@ -63,7 +63,7 @@ func (s *server) request(args MethodArgs) engine.MethodRequest {
 	return engine.MethodRequest{
 		Root: s.root(file), File: file,
 		Class: args.Class, Method: args.Method, Params: args.Params,
-		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation,
+		Alpha: cfg.Alpha, Interpretation: cfg.Interpretation, Semantics: cfg.Semantics,
 		Budget:   time.Duration(cfg.BudgetSeconds * float64(time.Second)),
 		JavaHome: cfg.JavaHome, JVMArgs: append([]string(nil), cfg.JVMArgs...), CPUs: cfg.CPUs,
 	}

@@ -104,7 +104,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	dir0 := t.TempDir()
 	checker.result = violatedResult("", "")
 	ss := openSession(t, server.Options{Actions: checker}, map[string]any{
-		"alpha": 0.01, "interpretation": "rank", "budgetSeconds": 2.5, "javaHome": dir0, "jvmArgs": []string{"-Xint"},
+		"alpha": 0.01, "interpretation": "rank", "semantics": "classic", "budgetSeconds": 2.5, "javaHome": dir0, "jvmArgs": []string{"-Xint"},
 		"violationSeverity": "error", "remote": true, "remoteLabel": "quiet-x86", "cpus": " 1 ",
 	}, lensSource)
 	checker.mu.Lock()
@@ -130,7 +130,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 		t.Errorf("related information %+v", d.RelatedInformation)
 	}
 	req := checker.checkRequests()[0]
-	if req.Alpha != 0.01 || req.Interpretation != "rank" || req.Budget != 2500*time.Millisecond || req.JavaHome != dir0 || len(req.JVMArgs) != 1 || req.JVMArgs[0] != "-Xint" ||
+	if req.Alpha != 0.01 || req.Interpretation != "rank" || req.Semantics != "classic" || req.Budget != 2500*time.Millisecond || req.JavaHome != dir0 || len(req.JVMArgs) != 1 || req.JVMArgs[0] != "-Xint" ||
 		!req.Remote || req.Label != "quiet-x86" || req.CPUs != "1" {
 		t.Errorf("settings not passed: %+v", req)
 	}
@@ -160,12 +160,12 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	})
 	// A bad value is reported and keeps the others.
 	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{
-		Settings: map[string]any{"alpha": 3, "interpretation": "quick", "remoteLabel": "Quiet x86", "cpus": "1-"},
+		Settings: map[string]any{"alpha": 3, "interpretation": "quick", "remoteLabel": "Quiet x86", "cpus": "1-", "semantics": "lenient"},
 	})
 	ss.Await(t, "a settings warning", func() bool {
 		for _, m := range messages(ss.Client) {
 			if strings.Contains(m, "alpha: 3 is outside (0, 0.5]") && strings.Contains(m, `remoteLabel: worker label "Quiet x86"`) &&
-				strings.Contains(m, `cpus: processor list "1-"`) {
+				strings.Contains(m, `cpus: processor list "1-"`) && strings.Contains(m, `semantics: "lenient" is not auto, shown or classic`) {
 				return true
 			}
 		}
@@ -173,7 +173,7 @@ func TestSettingsSeverityRelatedInformationAndStatus(t *testing.T) {
 	})
 	ss.execute(t, server.CommandCheck, args)
 	ss.Await(t, "a second check", func() bool { return len(checker.checkRequests()) == 2 })
-	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" || req.Label != "quiet-x86" || req.CPUs != "1" {
+	if req := checker.checkRequests()[1]; req.Alpha != 0.01 || req.Interpretation != "quick" || req.Semantics != "classic" || req.Label != "quiet-x86" || req.CPUs != "1" {
 		t.Errorf("after a bad alpha: %+v", req)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/measure"
 )
@@ -21,6 +22,9 @@ type Settings struct {
 	// Interpretation is "" for auto (the project's choice, else perfls's
 	// default), or quick, parametric, nonparametric, rank.
 	Interpretation string
+	// Semantics is what satisfied means: "" (the project's perfls.json,
+	// else shown), shown or classic (verdict.Semantics).
+	Semantics string
 	// BudgetSeconds limits one measuring command; 0 = no limit.
 	BudgetSeconds float64
 	// MeasureOnSave re-checks, on save, the formulas of methods changed
@@ -55,6 +59,7 @@ func DefaultSettings() Settings { return Settings{AllowMeasuring: true} }
 type rawSettings struct {
 	Alpha             *float64  `json:"alpha"`
 	Interpretation    *string   `json:"interpretation"`
+	Semantics         *string   `json:"semantics"`
 	BudgetSeconds     *float64  `json:"budgetSeconds"`
 	MeasureOnSave     *bool     `json:"measureOnSave"`
 	JavaHome          *string   `json:"javaHome"`
@@ -135,6 +140,16 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 			s.Interpretation = i
 		default:
 			*problems = append(*problems, fmt.Sprintf("interpretation: %q is not auto, quick, parametric, nonparametric or rank", i))
+		}
+	}
+	if raw.Semantics != nil {
+		switch m := strings.TrimSpace(*raw.Semantics); m {
+		case "", "auto":
+			s.Semantics = ""
+		case string(verdict.Shown), string(verdict.Classic):
+			s.Semantics = m
+		default:
+			*problems = append(*problems, fmt.Sprintf("semantics: %q is not auto, shown or classic", m))
 		}
 	}
 	if raw.BudgetSeconds != nil {

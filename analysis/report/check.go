@@ -26,7 +26,9 @@ type Check struct {
 	Finished time.Time     // when the check ended
 	Elapsed  time.Duration // how long it took
 	Alpha    float64       // the significance level used, over all looks
-	Looks    int           // how often the formulas could be decided, forks added between looks; each look at Alpha/Looks
+	// Semantics is what satisfied meant (verdict.Semantics); "" = shown.
+	Semantics verdict.Semantics
+	Looks     int // how often the formulas could be decided, forks added between looks; each look at Alpha/Looks
 	// ExtraForks is the forks added after the first look.
 	ExtraForks int
 	// Environment describes where and how the measurements ran (JVM, OS,
@@ -170,6 +172,9 @@ func WriteCheckText(w io.Writer, c *Check) {
 		}
 	}
 	level := fmt.Sprintf("α = %g", c.Alpha)
+	if c.Semantics == verdict.Classic {
+		level += ", " + ClassicNote
+	}
 	if c.Looks > 1 {
 		level += fmt.Sprintf(" over up to %d looks, %.3g each", c.Looks, c.Alpha/float64(c.Looks))
 		if c.ExtraForks > 0 {
@@ -261,6 +266,7 @@ type CheckSummary struct {
 	Undecided  int     `json:"undecided"`
 	Failed     int     `json:"failed"`
 	Alpha      float64 `json:"alpha"`
+	Semantics  string  `json:"semantics"` // what satisfied means: shown or classic
 	Looks      int     `json:"looks"`
 	ExtraForks int     `json:"extraForks"`
 	// Measurements is how many distinct measurements the formulas needed,
@@ -276,7 +282,7 @@ func CheckJSON(c *Check) CheckDocument {
 	n := c.Counts()
 	doc := CheckDocument{
 		Summary: CheckSummary{Result: c.Result(), Satisfied: n.Satisfied, Violated: n.Violated, Undecided: n.Undecided,
-			Failed: n.Failed, Alpha: c.Alpha, Looks: c.Looks, ExtraForks: c.ExtraForks, Measurements: c.Requests,
+			Failed: n.Failed, Alpha: c.Alpha, Semantics: semanticsName(c.Semantics), Looks: c.Looks, ExtraForks: c.ExtraForks, Measurements: c.Requests,
 			Cached: c.Cached, Seconds: math.Round(c.Elapsed.Seconds()*1000) / 1000, Project: c.Project},
 		Environment: c.Environment, Notices: c.Notices, Diagnostics: c.Diagnostics,
 	}

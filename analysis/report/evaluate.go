@@ -13,6 +13,7 @@ type Evaluation struct {
 	Result    verdict.Outcome     `json:"result"`
 	Formula   string              `json:"formula"`
 	Alpha     float64             `json:"alpha"`
+	Semantics string              `json:"semantics"` // what satisfied means: shown or classic
 	Instances []EvaluatedInstance `json:"instances"`
 }
 
@@ -64,5 +65,9 @@ func WriteEvaluationText(w io.Writer, res *Evaluation) {
 			fmt.Fprintf(w, "  %-9s %s  %s  (%s)\n", c.Outcome, c.Text, Evidence(c.ComparisonResult), c.Evidence.Test)
 		}
 	}
-	fmt.Fprintf(w, "%s (α = %g)\n", res.Result, res.Alpha)
+	level := fmt.Sprintf("α = %g", res.Alpha)
+	if res.Semantics == string(verdict.Classic) {
+		level += ", " + ClassicNote
+	}
+	fmt.Fprintf(w, "%s (%s)\n", res.Result, level)
 }

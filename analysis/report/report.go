@@ -105,9 +105,22 @@ func PValue(p float64) string {
 	}
 }
 
+// ClassicNote names the classic semantics wherever a verdict decided under
+// it is shown, so that its satisfied is not read as the default's.
+const ClassicNote = "classic semantics: satisfied = not rejected (seed 004)"
+
+// semanticsName is the name a document records: shown when not set.
+func semanticsName(s verdict.Semantics) string {
+	if s == "" {
+		return string(verdict.Shown)
+	}
+	return string(s)
+}
+
 // Evidence is the CLI form of a comparison's evidence:
 // "18.2 ns/op vs 312 ns/op  ratio 0.058 [0.055, 0.061]  p=1.000", followed by
-// the reason when the comparison is undecided.
+// the reason when the comparison is undecided, and "[classic]" when the
+// classic semantics decided it.
 func Evidence(c verdict.ComparisonResult) string {
 	ev := c.Evidence
 	if ev.Left.Samples == 0 && ev.Right.Samples == 0 {
@@ -116,6 +129,9 @@ func Evidence(c verdict.ComparisonResult) string {
 	s := fmt.Sprintf("%s vs %s  ratio %s  p=%s", perOp(ev.Left), perOp(ev.Right), Ratio(ev), PValue(ev.P))
 	if c.Reason != "" {
 		s += "  (" + c.Reason + ")"
+	}
+	if ev.Semantics == string(verdict.Classic) {
+		s += "  [classic]"
 	}
 	return s
 }
@@ -360,6 +376,9 @@ func meaningOfSatisfied(res *verdict.MethodResult) string {
 			test := fmt.Sprintf("α = %.3g", ev.Alpha)
 			if ev.Test != "" {
 				test = ev.Test + ", " + test
+			}
+			if ev.Semantics == string(verdict.Classic) {
+				return fmt.Sprintf("Classic semantics (seed 004): *satisfied* means no significant evidence against the formula (%s), not proof; by default it must be shown to hold.", test)
 			}
 			if ev.Margin > 0 {
 				return fmt.Sprintf("*satisfied* means the data show the formula holds within a %g %% margin (%s).", 100*ev.Margin, test)

@@ -105,3 +105,37 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 		t.Errorf("edited method not marked stale:\n%s", md)
 	}
 }
+
+// A verdict decided under the classic semantics says so in the CLI line,
+// the hover and the check summary; the default's shows nothing more.
+func TestClassicSemanticsIsShown(t *testing.T) {
+	ev := verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 103, Samples: 5}, Right: verdict.SideEvidence{MeanNs: 100, Samples: 5},
+		Ratio: 1.03, RatioLow: 0.97, RatioHigh: 1.09, P: 0.19, Alpha: 0.05, Test: "Welch t-test, pooled samples, one-sided", Semantics: "classic"}
+	c := verdict.ComparisonResult{Outcome: verdict.Satisfied, Evidence: ev}
+	if got := Evidence(c); !strings.HasSuffix(got, "p=0.190  [classic]") {
+		t.Errorf("classic evidence line %q", got)
+	}
+	c.Evidence.Semantics = "shown"
+	if got := Evidence(c); strings.Contains(got, "classic") {
+		t.Errorf("default evidence line %q", got)
+	}
+	src := "package p;\nclass A {\n    @SPL(\"SELF[gen](1) <= p.A#b[gen](1)\")\n    static int a(int x) { return 0; }\n}\n"
+	f, err := javasrc.Parse("/p/A.java", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Methods[0]
+	res := verdict.MethodResult{File: "/p/A.java", Class: "p.A", Method: "a", Params: []string{"int"}, Source: m.SourceHash(f),
+		Instances: []verdict.InstanceResult{{Outcome: verdict.Satisfied, Comparisons: []verdict.ComparisonResult{{Outcome: verdict.Satisfied, Evidence: ev}}}}}
+	if md := MethodHover(f, m, nil, []verdict.MethodResult{res}); !strings.Contains(md, "Classic semantics (seed 004): *satisfied* means no significant evidence against the formula") {
+		t.Errorf("hover does not name the classic semantics:\n%s", md)
+	}
+	var b strings.Builder
+	WriteCheckText(&b, &Check{Alpha: 0.05, Semantics: verdict.Classic, Looks: 1, Methods: []verdict.MethodResult{res}})
+	if !strings.Contains(b.String(), "(α = 0.05, "+ClassicNote+";") {
+		t.Errorf("check summary:\n%s", b.String())
+	}
+	if doc := CheckJSON(&Check{Alpha: 0.05}); doc.Summary.Semantics != "shown" {
+		t.Errorf("JSON summary semantics %q, want shown", doc.Summary.Semantics)
+	}
+}

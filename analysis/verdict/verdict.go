@@ -5,14 +5,17 @@
 // The interpretations of seed 004 (quick, parametric, non-parametric) and a
 // rank test are in analysis/stats; see docs/statistics.md. `<=` fails when
 // the one-sided test rejects mean(L) ≤ mean(R) at α, `==` when the two-sided
-// test rejects equality at 2α. A formula that holds means "no significant
-// evidence against", never "proven".
+// test rejects equality at 2α. What holding means is the Semantics: by
+// default the data must also show the relation holds within a margin
+// (Shown); seed 004's classic reading (Classic) calls every relation the
+// test does not reject satisfied. Neither is a proof.
 package verdict
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
@@ -57,6 +60,39 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Semantics says what "satisfied" means: which outcome a relation gets
+// when the test does not reject it.
+type Semantics string
+
+const (
+	// Shown (the default): satisfied only when the data also show that the
+	// relation holds within Options.Delta; violated when the test rejects
+	// it; otherwise undecided, with the forks that would decide.
+	Shown Semantics = "shown"
+	// Classic is seed 004's (Defs. 8–10, L1694–L1727, L1892–L1917,
+	// L2036–L2054): satisfied when the test does not reject the relation
+	// at α, violated when it does, however little data there is. Strict
+	// `<` and `>`, which the seed does not define, are the negation of `>=`
+	// and `<=` (as SPL Tools decides them): satisfied when the difference
+	// is significant, else violated. Data the test cannot be computed on
+	// (fewer than 2 samples, one fork without a run history under
+	// parametric) stay undecided.
+	Classic Semantics = "classic"
+)
+
+// SemanticsNames lists the accepted names, for messages and completion.
+var SemanticsNames = []string{string(Shown), string(Classic)}
+
+// ParseSemantics reads a semantics' name; "" is "not chosen" (the next
+// setting, else Shown).
+func ParseSemantics(name string) (Semantics, error) {
+	switch s := Semantics(strings.TrimSpace(name)); s {
+	case "", Shown, Classic:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown semantics %q: use shown (satisfied when the data show the relation holds within 5 %%, the default) or classic (seed 004: satisfied unless the test rejects it)", name)
+}
+
 // Options configure the tests.
 type Options struct {
 	// Alpha is the significance level of each test; default 0.05. A check
@@ -67,11 +103,8 @@ type Options struct {
 	// without an explicit (δ), and the margin within which `<=`, `>=` and
 	// `==` must be shown to hold. Default 0.05.
 	Delta float64
-	// Lenient takes the paper's reading: a relation holds unless the data
-	// reject it, however little data there is. By default holding must be
-	// shown too (within Delta), else the comparison is undecided and says
-	// how many more forks would decide it.
-	Lenient bool
+	// Semantics is what satisfied means; "" is Shown.
+	Semantics Semantics
 	// Interpretation selects the test; Auto is parametric: fork means with
 	// the between-fork variance from the forks (≥ 2 per side) or from a run
 	// history. Samples are never pooled across forks unless quick or rank
@@ -91,6 +124,9 @@ func (o Options) withDefaults() Options {
 	if o.Delta <= 0 {
 		o.Delta = DefaultDelta
 	}
+	if o.Semantics == "" {
+		o.Semantics = Shown
+	}
 	return o
 }
 
@@ -108,6 +144,11 @@ type Side struct {
 	Scale   float64     // multiplier from `c * term` or a lambda; 0 means 1
 	History [][]float64 // optional earlier runs of the same measurement (between-run variance)
 	Err     error       // the measurement failed; the comparison is undecided
+	// Withheld, when set, says why the measured data cannot decide (forks
+	// whose warm-up did not settle and could not be replaced): the
+	// comparison is undecided for that reason, not failed, and shows the
+	// evidence of the data there are.
+	Withheld string
 
 	desc *stats.Described // set by Prepare
 }
@@ -175,18 +216,22 @@ type Evidence struct {
 	// a difference), 0.95 for the descriptive interval of untested data.
 	RatioLevel float64 `json:"ratio_ci_level,omitempty"`
 	// Interpretation is quick, parametric, nonparametric or rank.
-	Interpretation string  `json:"interpretation,omitempty"`
-	Tolerance      float64 `json:"tolerance,omitempty"` // quick tolerance τ applied
-	Test           string  `json:"test"`
-	StatName       string  `json:"statistic_name,omitempty"` // t, U or d (bootstrap: difference of means)
-	T              float64 `json:"t"`                        // the statistic (named by StatName)
-	DF             float64 `json:"df"`                       // 0 when the test has none
-	P              float64 `json:"p"`
-	Alpha          float64 `json:"alpha"` // the level P was compared with
-	Seed           *uint64 `json:"seed,omitempty"`
-	Resamples      int     `json:"resamples,omitempty"`
+	Interpretation string `json:"interpretation,omitempty"`
+	// Semantics is what satisfied meant when this was decided: shown or
+	// classic (Semantics); "" in records written before it was recorded,
+	// which were decided as shown.
+	Semantics string  `json:"semantics,omitempty"`
+	Tolerance float64 `json:"tolerance,omitempty"` // quick tolerance τ applied
+	Test      string  `json:"test"`
+	StatName  string  `json:"statistic_name,omitempty"` // t, U or d (bootstrap: difference of means)
+	T         float64 `json:"t"`                        // the statistic (named by StatName)
+	DF        float64 `json:"df"`                       // 0 when the test has none
+	P         float64 `json:"p"`
+	Alpha     float64 `json:"alpha"` // the level P was compared with
+	Seed      *uint64 `json:"seed,omitempty"`
+	Resamples int     `json:"resamples,omitempty"`
 	// Margin is the relative difference within which the relation had to
-	// be shown to hold (0: the paper's lenient reading), and PHolds the
+	// be shown to hold (0: the classic semantics), and PHolds the
 	// p-value of that test (satisfied when below Alpha).
 	Margin float64 `json:"margin,omitempty"`
 	PHolds float64 `json:"p_holds,omitempty"`
@@ -222,14 +267,23 @@ type comparer struct {
 }
 
 // Compare decides `left op right`. delta is the explicit interval of `=(δ)`,
-// or nil for the default.
+// or nil for the default. A side's Withheld reason leaves it undecided,
+// with the evidence its data give.
 func Compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
+	c := compare(op, left, right, delta, opt)
+	if (left.Withheld != "" || right.Withheld != "") && !c.Failed {
+		c.Outcome, c.Reason, c.Evidence.MoreForks = Undecided, joinReasons(left.Withheld, right.Withheld), 0
+	}
+	return c
+}
+
+func compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Comparison {
 	opt = opt.withDefaults()
 	if left.Err != nil || right.Err != nil {
-		return Comparison{Reason: joinErrs(left.Err, right.Err), Failed: true}
+		return Comparison{Reason: joinReasons(errText(left.Err), errText(right.Err)), Failed: true, Evidence: Evidence{Semantics: string(opt.Semantics)}}
 	}
 	if lu, ru := spl.MetricUnit(left.Metric), spl.MetricUnit(right.Metric); lu != ru {
-		return Comparison{Reason: fmt.Sprintf("the sides measure different units (%s and %s): compare the same metric on both", lu, ru), Failed: true}
+		return Comparison{Reason: fmt.Sprintf("the sides measure different units (%s and %s): compare the same metric on both", lu, ru), Failed: true, Evidence: Evidence{Semantics: string(opt.Semantics)}}
 	}
 	c, stop := newComparer(left, right, opt)
 	if stop != nil {
@@ -272,7 +326,7 @@ func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) 
 		c.tol, c.up = opt.Tolerance, 1+opt.Tolerance
 	}
 	c.ev = Evidence{Left: sideEvidence(lraw, left), Right: sideEvidence(rraw, right), Alpha: opt.Alpha,
-		Interpretation: string(interp), Tolerance: c.tol}
+		Interpretation: string(interp), Semantics: string(opt.Semantics), Tolerance: c.tol}
 	c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
 	halt := func(reason string) (*comparer, *Comparison) {
 		r := c.undecided(reason)
@@ -435,7 +489,8 @@ func (c *comparer) atMost(op spl.CmpOp) Comparison {
 }
 
 // strict decides `L < R` and `L > R`, which need positive evidence of the
-// difference.
+// difference. Under the classic semantics, where `L >= R` holds unless
+// rejected, `L < R` is its negation: violated without that evidence.
 func (c *comparer) strict(op spl.CmpOp) Comparison {
 	t, stop := c.run(c.cl, c.cr)
 	if stop != nil {
@@ -450,7 +505,7 @@ func (c *comparer) strict(op spl.CmpOp) Comparison {
 	switch {
 	case pFor < c.opt.Alpha:
 		return c.decided(Satisfied)
-	case pAgainst < c.opt.Alpha:
+	case pAgainst < c.opt.Alpha || c.opt.Semantics == Classic:
 		return c.decided(Violated)
 	}
 	c.ev.MoreForks = moreForks(t.Z, c.opt.Alpha, c.minForks)
@@ -515,9 +570,9 @@ func (c *comparer) equal(op spl.CmpOp) Comparison {
 // shown tests that the relation holds within the margin: satisfied when
 // the p-value of that test (PLess when less, else PGreater) is below α —
 // then next, if given, decides the rest. v is the violation test, for the
-// estimate of the forks that would decide. The lenient reading skips it.
+// estimate of the forks that would decide. The classic semantics skips it.
 func (c *comparer) shown(a, b float64, less bool, v stats.Test, next func() Comparison) Comparison {
-	if c.opt.Lenient {
+	if c.opt.Semantics == Classic {
 		return c.decided(Satisfied)
 	}
 	t, stop := c.run(a, b)
@@ -595,14 +650,23 @@ func sideEvidence(s stats.Summary, side Side) SideEvidence {
 	return e
 }
 
-func joinErrs(a, b error) string {
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// joinReasons says what is wrong with the left side (a) and the right (b),
+// either of which may be empty.
+func joinReasons(a, b string) string {
 	switch {
-	case a != nil && b != nil:
-		return fmt.Sprintf("left side: %v; right side: %v", a, b)
-	case a != nil:
-		return fmt.Sprintf("left side: %v", a)
+	case a != "" && b != "":
+		return fmt.Sprintf("left side: %s; right side: %s", a, b)
+	case a != "":
+		return "left side: " + a
 	default:
-		return fmt.Sprintf("right side: %v", b)
+		return "right side: " + b
 	}
 }
 

@@ -163,7 +163,7 @@ func TestDefaultSelection(t *testing.T) {
 	if c := Compare(spl.LE, Side{Runs: forkRuns(rng, 110, 1, 200)}, one, nil, Options{Interpretation: stats.Quick}); c.Evidence.Tolerance != 0 || c.Outcome != Violated {
 		t.Errorf("explicit quick, 10%% slower: %v %+v", c.Outcome, c.Evidence)
 	}
-	if c := Compare(spl.LE, Side{Runs: forkRuns(rng, 103, 1, 200)}, one, nil, Options{Interpretation: stats.Quick, Tolerance: 0.05, Lenient: true}); c.Evidence.Tolerance != 0.05 ||
+	if c := Compare(spl.LE, Side{Runs: forkRuns(rng, 103, 1, 200)}, one, nil, Options{Interpretation: stats.Quick, Tolerance: 0.05, Semantics: Classic}); c.Evidence.Tolerance != 0.05 ||
 		c.Outcome != Satisfied || !strings.Contains(c.Evidence.Test, "tolerance 5%") {
 		t.Errorf("explicit quick with 5%% tolerance, 3%% slower: %v %+v", c.Outcome, c.Evidence)
 	}
@@ -199,7 +199,7 @@ func TestHoldingMustBeShown(t *testing.T) {
 	if c.Outcome != Undecided || c.Failed || c.Evidence.MoreForks <= 0 || !strings.Contains(c.Reason, "more forks per side") {
 		t.Errorf("noisy A/A: %v %q %+v", c.Outcome, c.Reason, c.Evidence)
 	}
-	if c := Compare(spl.LE, l, r, nil, Options{Lenient: true}); c.Outcome != Satisfied || c.Evidence.Margin != 0 {
+	if c := Compare(spl.LE, l, r, nil, Options{Semantics: Classic}); c.Outcome != Satisfied || c.Evidence.Margin != 0 {
 		t.Errorf("noisy A/A, lenient: %v %+v", c.Outcome, c.Evidence)
 	}
 	for _, op := range []spl.CmpOp{spl.GE, spl.EQ, spl.EQI} {

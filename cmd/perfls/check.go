@@ -9,14 +9,21 @@ import (
 
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/report/htmlreport"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure/service"
 )
 
+// semanticsUsage describes --semantics (check, evaluate): what satisfied
+// means. It is named apart from --interpretation, which picks the test
+// (seed 004's word); this picks how the test's answer reads.
+const semanticsUsage = "what satisfied means: shown (the data show the relation holds within 5 %) or classic (seed 004: satisfied unless the test rejects it at α)"
+
 type checkFlags struct {
 	measure                             measureFlags
 	format, interpretation, junit, html string
+	semantics                           string
 	alpha                               float64
 	fresh, remote                       bool
 	maxForks                            int
@@ -29,7 +36,7 @@ func (a *app) checkCommand() *cobra.Command {
 		Use:  "check [flags] [DIR | FILE]",
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Priority: service.Batch, Fresh: f.fresh,
+			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Semantics: f.semantics, Priority: service.Batch, Fresh: f.fresh,
 				MaxForks: f.maxForks, Remote: f.remote, Label: f.label}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
@@ -54,6 +61,7 @@ func (a *app) checkCommand() *cobra.Command {
 	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
 	fs.Float64Var(&f.alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric: fork means, never pooled samples)")
+	cli.Enum(cmd, &f.semantics, "semantics", "", semanticsUsage+" (default: perfls.json's, else shown; classic decides in one look)", verdict.SemanticsNames...)
 	fs.IntVar(&f.maxForks, "max-forks", 0, "forks per measurement up to which undecided formulas are measured again and decided again, α spread over the looks (default 3 × --forks; --forks or less: one look)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
 	fs.BoolVar(&f.remote, "remote", false, "let the shared store's workers measure (perfls worker; docs/team.md) and wait for them")

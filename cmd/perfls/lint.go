@@ -60,10 +60,10 @@ func (a *app) lintCommand() *cobra.Command {
 }
 
 type evaluateFlags struct {
-	data, formula, format, interpretation string
-	alpha                                 float64
-	seed                                  uint64
-	resamples                             int
+	data, formula, format, interpretation, semantics string
+	alpha                                            float64
+	seed                                             uint64
+	resamples                                        int
 }
 
 func (a *app) evaluateCommand() *cobra.Command {
@@ -77,7 +77,8 @@ func (a *app) evaluateCommand() *cobra.Command {
 	fs.StringVar(&f.data, "data", "", "recorded results: JMH JSON (-rf json) or perfls measurement JSON")
 	fs.StringVar(&f.formula, "formula", "", "SPL formula to decide, e.g. 'for n in {100} a.B#f[jmh](n) <= a.B#g[jmh](n)'")
 	cli.Enum(cmd, &f.format, "format", "text", "output format: text or json", "text", "json")
-	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank (default: parametric with ≥ 5 forks per side, else quick with 5% tolerance)")
+	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank (default: parametric: fork means, never pooled samples)")
+	cli.Enum(cmd, &f.semantics, "semantics", string(verdict.Shown), semanticsUsage, verdict.SemanticsNames...)
 	fs.Float64Var(&f.alpha, "alpha", verdict.DefaultAlpha, "significance level, 0 < α ≤ 0.5")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the non-parametric bootstrap")
 	fs.IntVar(&f.resamples, "resamples", 10000, "bootstrap resamples of the non-parametric interpretation")
@@ -85,7 +86,7 @@ func (a *app) evaluateCommand() *cobra.Command {
 }
 
 func (a *app) evaluate(ctx context.Context, f evaluateFlags) error {
-	opt, err := engine.EvaluateOptions(f.data, f.formula, f.alpha, f.interpretation, f.seed, f.resamples)
+	opt, err := engine.EvaluateOptions(f.data, f.formula, f.alpha, f.interpretation, f.semantics, f.seed, f.resamples)
 	if err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}

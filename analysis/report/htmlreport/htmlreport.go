@@ -260,8 +260,17 @@ func meaning(c verdict.ComparisonResult) string {
 	switch {
 	case c.Failed:
 		return "Failed: an error left the comparison undecided: " + c.Reason + "."
+	case c.Outcome == verdict.Satisfied && ev.Margin > 0:
+		return fmt.Sprintf("Holds: the data show the relation holds within %g %% (p = %s < α = %g) and do not reject it (p = %s). This is not a proof.", 100*ev.Margin, report.PValue(ev.PHolds), ev.Alpha, report.PValue(ev.P))
+	case c.Outcome == verdict.Satisfied && ev.P < ev.Alpha:
+		// A strict relation: it holds on evidence of the difference.
+		return fmt.Sprintf("Holds: the data show the difference (p = %s < α = %g). This is not a proof.", report.PValue(ev.P), ev.Alpha)
 	case c.Outcome == verdict.Satisfied:
-		return fmt.Sprintf("Holds: the data give no significant evidence against the relation (p = %s ≥ α = %g). This is not a proof.", report.PValue(ev.P), ev.Alpha)
+		how := ""
+		if ev.Semantics == string(verdict.Classic) {
+			how = " (" + report.ClassicNote + ")"
+		}
+		return fmt.Sprintf("Holds: the data give no significant evidence against the relation (p = %s ≥ α = %g)%s. This is not a proof.", report.PValue(ev.P), ev.Alpha, how)
 	case c.Outcome == verdict.Violated:
 		return fmt.Sprintf("Violated: the data reject the relation (p = %s < α = %g).", report.PValue(ev.P), ev.Alpha)
 	default:

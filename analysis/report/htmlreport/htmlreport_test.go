@@ -282,3 +282,22 @@ func TestFailuresFirst(t *testing.T) {
 		t.Errorf("p.A#slow (violated) at %d, p.A#fine (satisfied) at %d: want the violated one first", slow, fine)
 	}
 }
+
+// What a satisfied comparison means follows how it was decided: shown
+// within the margin, a strict relation's significant difference, or not
+// rejected under the classic semantics.
+func TestMeaningFollowsTheSemantics(t *testing.T) {
+	ev := verdict.Evidence{P: 0.19, Alpha: 0.05, Margin: 0.05, PHolds: 0.01, Semantics: "shown"}
+	c := verdict.ComparisonResult{Outcome: verdict.Satisfied, Evidence: ev}
+	if got := meaning(c); !strings.Contains(got, "show the relation holds within 5 %") {
+		t.Errorf("shown: %q", got)
+	}
+	c.Evidence.Margin, c.Evidence.PHolds, c.Evidence.Semantics = 0, 0, "classic"
+	if got := meaning(c); !strings.Contains(got, "no significant evidence against") || !strings.Contains(got, "classic semantics") {
+		t.Errorf("classic: %q", got)
+	}
+	c.Evidence.P = 0.001
+	if got := meaning(c); !strings.Contains(got, "show the difference") {
+		t.Errorf("strict: %q", got)
+	}
+}

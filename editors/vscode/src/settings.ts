@@ -8,6 +8,10 @@ import * as os from 'os';
 export const INTERPRETATIONS = ['auto', 'quick', 'parametric', 'nonparametric', 'rank'] as const;
 export type Interpretation = (typeof INTERPRETATIONS)[number];
 
+/** Values of perfls.semantics, as the server accepts them. */
+export const SEMANTICS = ['auto', 'shown', 'classic'] as const;
+export type Semantics = (typeof SEMANTICS)[number];
+
 /** Values of perfls.violationSeverity. */
 export const SEVERITIES = ['warning', 'error'] as const;
 export type ViolationSeverity = (typeof SEVERITIES)[number];
@@ -20,6 +24,7 @@ export type ViolationSeverity = (typeof SEVERITIES)[number];
 export interface ServerOptions {
   alpha?: number;
   interpretation?: Interpretation;
+  semantics?: Semantics;
   budgetSeconds?: number;
   measureOnSave: boolean;
   javaHome?: string;
@@ -64,13 +69,13 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
     }
   }
 
-  const interp = cfg.get<unknown>('interpretation');
-  if (interp !== undefined && interp !== null && interp !== '') {
-    if (typeof interp === 'string' && (INTERPRETATIONS as readonly string[]).includes(interp)) {
-      options.interpretation = interp as Interpretation;
-    } else {
-      problems.push(`perfls.interpretation must be one of ${INTERPRETATIONS.join(', ')}, not ${show(interp)}: using "auto"`);
-    }
+  const interp = oneOf(cfg, 'interpretation', INTERPRETATIONS, problems);
+  if (interp !== undefined) {
+    options.interpretation = interp;
+  }
+  const semantics = oneOf(cfg, 'semantics', SEMANTICS, problems);
+  if (semantics !== undefined) {
+    options.semantics = semantics;
   }
 
   const budget = cfg.get<unknown>('budgetSeconds');
@@ -144,6 +149,23 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
   }
 
   return { options, problems };
+}
+
+/**
+ * oneOf reads a setting whose value is one of values ("auto" first): the
+ * value, or undefined when unset, empty or not one of them (then with a
+ * problem, and the server keeps "auto").
+ */
+function oneOf<T extends string>(cfg: ConfigReader, key: string, values: readonly T[], problems: string[]): T | undefined {
+  const v = cfg.get<unknown>(key);
+  if (v === undefined || v === null || v === '') {
+    return undefined;
+  }
+  if (typeof v === 'string' && (values as readonly string[]).includes(v)) {
+    return v as T;
+  }
+  problems.push(`perfls.${key} must be one of ${values.join(', ')}, not ${show(v)}: using "${values[0]}"`);
+  return undefined;
 }
 
 /** The didChangeConfiguration params for the options: settings.perfls holds them. */

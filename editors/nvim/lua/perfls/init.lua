@@ -9,9 +9,9 @@ local defaults = {
   filetypes = { 'java', 'spl' },
   root_markers = { 'perfls.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', '.git' },
   codelens = true, -- show and refresh the "Measure" / "Check N formulas" lenses
-  -- settings of the editor contract (alpha, interpretation, budgetSeconds,
-  -- measureOnSave, javaHome, jvmArgs, cpus, violationSeverity, allowMeasuring,
-  -- remote, remoteLabel),
+  -- settings of the editor contract (alpha, interpretation, semantics,
+  -- budgetSeconds, measureOnSave, javaHome, jvmArgs, cpus, violationSeverity,
+  -- allowMeasuring, remote, remoteLabel),
   -- sent as initializationOptions and with workspace/didChangeConfiguration.
   settings = {},
   -- on_status(status) is called with every perfls/status notification

@@ -42,7 +42,7 @@ const quickstart = path.join(repoRoot, 'examples', 'quickstart');
 
 // The defaults VS Code hands the extension when nothing is set (package.json's).
 const defaultSettings: Record<string, unknown> = {
-  alpha: 0.05, interpretation: 'auto', budgetSeconds: 0, measureOnSave: false,
+  alpha: 0.05, interpretation: 'auto', semantics: 'auto', budgetSeconds: 0, measureOnSave: false,
   javaHome: '', jvmArgs: [], violationSeverity: 'warning', path: '',
 };
 const reader = (v: Record<string, unknown>) => ({ get: <T>(k: string) => v[k] as T | undefined });

@@ -8,6 +8,7 @@ const reader = (values: Record<string, unknown>) => ({ get: <T>(k: string) => va
 const defaults = {
   alpha: 0.05,
   interpretation: 'auto',
+  semantics: 'auto',
   budgetSeconds: 0,
   measureOnSave: false,
   javaHome: '',
@@ -25,6 +26,7 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
   assert.deepEqual(options, {
     alpha: 0.05,
     interpretation: 'auto',
+    semantics: 'auto',
     budgetSeconds: 0,
     measureOnSave: false,
     javaHome: '',
@@ -40,13 +42,14 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
 
 test('set values pass through; ~ in javaHome expands; blank JVM flags are dropped', () => {
   const { options, problems } = serverOptions(
-    reader({ ...defaults, alpha: 0.01, interpretation: 'rank', budgetSeconds: 90, measureOnSave: true, javaHome: ' ~/jdk-17 ', jvmArgs: ['-Xmx2g', ' ', '-XX:+UseG1GC'], violationSeverity: 'error' }),
+    reader({ ...defaults, alpha: 0.01, interpretation: 'rank', semantics: 'classic', budgetSeconds: 90, measureOnSave: true, javaHome: ' ~/jdk-17 ', jvmArgs: ['-Xmx2g', ' ', '-XX:+UseG1GC'], violationSeverity: 'error' }),
     true,
     '/home/u',
   );
   assert.deepEqual(problems, []);
   assert.equal(options.alpha, 0.01);
   assert.equal(options.interpretation, 'rank');
+  assert.equal(options.semantics, 'classic');
   assert.equal(options.budgetSeconds, 90);
   assert.equal(options.measureOnSave, true);
   assert.equal(options.javaHome, '/home/u/jdk-17');
@@ -73,17 +76,18 @@ test('an untrusted workspace never measures, whatever the settings say', () => {
 
 test('invalid values are left out (the server keeps its default) with one message each', () => {
   const { options, problems } = serverOptions(
-    reader({ alpha: 1.5, interpretation: 'bayesian', budgetSeconds: -3, measureOnSave: 'yes', javaHome: 17, jvmArgs: '-Xmx2g', violationSeverity: 'fatal' }),
+    reader({ alpha: 1.5, interpretation: 'bayesian', semantics: 'lenient', budgetSeconds: -3, measureOnSave: 'yes', javaHome: 17, jvmArgs: '-Xmx2g', violationSeverity: 'fatal' }),
     true,
     '/home/u',
   );
-  for (const key of ['alpha', 'interpretation', 'budgetSeconds', 'javaHome', 'jvmArgs', 'violationSeverity'] as const) {
+  for (const key of ['alpha', 'interpretation', 'semantics', 'budgetSeconds', 'javaHome', 'jvmArgs', 'violationSeverity'] as const) {
     assert.ok(!(key in options), `${key} should be left out, got ${JSON.stringify(options)}`);
   }
   assert.equal(options.measureOnSave, false);
-  assert.equal(problems.length, 7, problems.join('\n'));
+  assert.equal(problems.length, 8, problems.join('\n'));
   assert.match(problems[0], /perfls\.alpha must be a number in \(0, 0\.5\].*1\.5/);
   assert.match(problems[1], /perfls\.interpretation must be one of auto, quick, parametric, nonparametric, rank.*"bayesian"/);
+  assert.match(problems[2], /perfls\.semantics must be one of auto, shown, classic, not "lenient"/);
   assert.match(problems.join('\n'), /perfls\.violationSeverity must be "warning" or "error", not "fatal"/);
 });
 

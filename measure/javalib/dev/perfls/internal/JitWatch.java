@@ -53,6 +53,10 @@ final class JitWatch {
     private final Meters meters;
     private final long allocAtStart;
     private long allocAtGrowth, committed, gcAtGrowth;
+    // Bytes this watch allocated itself (MXBean results, the trend's arrays): in a workload loop
+    // it runs after every span, and a few hundred bytes a span passed the allocation floor of
+    // rule (5) within seconds, so that code allocating nothing never settled.
+    private long own;
     private long lastGcCount = -1, lastGcMs, lastGcNs;
     private final double[] gcShares = new double[QUIET_GCS]; // pause share of recent GC intervals
     private int gcIntervals; // intervals recorded in gcShares since the heap last grew
@@ -125,6 +129,18 @@ final class JitWatch {
      * per call to count in the trend. True when warm-up should end.
      */
     boolean done(long now, long n, long dtNs, boolean long_) {
+        long before = meters.allocated();
+        try {
+            return decide(now, n, dtNs, long_);
+        } finally {
+            long after = meters.allocated();
+            if (before >= 0 && after >= before) {
+                own += after - before;
+            }
+        }
+    }
+
+    private boolean decide(long now, long n, long dtNs, boolean long_) {
         iters++;
         calls += n;
         if (long_ && n > 0) {
@@ -212,6 +228,9 @@ final class JitWatch {
      */
     private boolean memoryWarm(long now) {
         long alloc = meters.allocated();
+        if (alloc >= 0) {
+            alloc -= own; // the code's allocation, not this watch's
+        }
         long heap = meters.heapCommitted();
         if (alloc < 0 || allocAtGrowth < 0 || heap <= 0) {
             return true;
@@ -225,7 +244,10 @@ final class JitWatch {
             gcIntervals = 0;
             sawGrowth = true;
         }
-        if (!sawGrowth && alloc - allocAtStart < ALLOC_FLOOR) {
+        if (alloc - allocAtStart < ALLOC_FLOOR) {
+            // Code that hardly allocates touches no new pages, whatever the heap does: G1 also
+            // resizes the committed heap on its own (startup allocations, uncommitting), and a
+            // workload loop allocating nothing then waited for an allocation that never came.
             return true;
         }
         if (alloc - allocAtGrowth < Math.min(ALLOC_CEILING, committed)) {
