@@ -122,6 +122,10 @@ var pgMigrations = []string{
 	`ALTER TABLE forks ADD COLUMN processors BYTEA NOT NULL DEFAULT ''::bytea;`,
 	// 8: a result's review, as SQLite's 8.
 	`ALTER TABLE measurements ADD COLUMN review TEXT NOT NULL DEFAULT '';`,
+	// 9: the commit measured and its tree hash, as SQLite's 9.
+	`ALTER TABLE measurements ADD COLUMN commit_hash TEXT NOT NULL DEFAULT '';
+	ALTER TABLE measurements ADD COLUMN tree_hash TEXT NOT NULL DEFAULT '';
+	CREATE INDEX measurements_commit ON measurements(commit_hash);`,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so

@@ -8,7 +8,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -156,8 +155,7 @@ func newSeriesSet(l *commitLine) *seriesSet {
 // add places a result's fork means on its series, or counts why it is left
 // out (no commit, a tree with changes, a commit off the line).
 func (set *seriesSet) add(m *cache.Measurement) {
-	var env measure.Environment
-	json.Unmarshal(m.Environment, &env) // an older result's may be empty
+	env := environmentOf(m)
 	pos, ok := set.line.pos[env.Commit]
 	switch {
 	case env.Commit == "":
