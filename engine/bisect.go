@@ -64,11 +64,11 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	if err != nil {
 		return nil, err
 	}
-	rs := newRevisions(req.Dir, work.index, work.reqs, req.CommitConfig)
+	rs := newRevisions(req.Dir, work.src, work.index, allWorkloads(work.src, work.index), req.CommitConfig)
 	rs.names[out.Good], rs.names[out.Bad] = req.Good, req.Bad
 	defer func() { out.Notices = appendNew(out.Notices, rs.notices...) }()
 	if req.Method == "" {
-		done, err := e.bisectFormulas(ctx, line, req, out, work)
+		done, err := e.bisectFormulas(ctx, line, req, out, work, rs)
 		if err != nil {
 			return nil, err
 		}

@@ -40,12 +40,12 @@ func (k instanceKey) String() string {
 // after more forks for those undecided (naming each instance with its
 // evidence in out.AtGood and saying so in out.Fallback): then the
 // workloads are compared.
-func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRequest, out *report.Bisect, work *treeSide) (bool, error) {
+func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRequest, out *report.Bisect, work *treeSide, rs *revisions) (bool, error) {
 	if !hasFormulas(work.src) {
 		return false, nil
 	}
 	svc := e.service(ctx)
-	good, measured, err := e.checkCommit(ctx, svc, req, out.Good, nil, out)
+	good, measured, err := e.checkCommit(ctx, svc, req, rs, out.Good, nil, out)
 	if err != nil {
 		return false, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
 	}
@@ -60,7 +60,7 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 		// Undecided for lack of evidence: more forks may show them holding.
 		more := req
 		more.MaxForks = 3 * maxForks(req.HistoryRequest)
-		again, measured, err := e.checkCommit(ctx, svc, more, out.Good, undecided, out)
+		again, measured, err := e.checkCommit(ctx, svc, more, rs, out.Good, undecided, out)
 		if err != nil {
 			return false, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
 		}
@@ -85,7 +85,7 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 	follow := held
 	var violated []instanceKey // at the last commit judged
 	judge := func(i int) (string, error) {
-		res, measured, err := e.checkCommit(ctx, svc, req, line[i], follow, out)
+		res, measured, err := e.checkCommit(ctx, svc, req, rs, line[i], follow, out)
 		if err != nil {
 			return "", err
 		}
@@ -155,20 +155,19 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 
 // holding are the instances that hold (satisfied, not failed).
 func holding(res map[instanceKey]verdict.InstanceResult) map[instanceKey]bool {
-	out := map[instanceKey]bool{}
-	for k, in := range res {
-		if in.Outcome == verdict.Satisfied && !in.Failed {
-			out[k] = true
-		}
-	}
-	return out
+	return outcome(res, verdict.Satisfied)
 }
 
 // undecidedKeys are the instances undecided for lack of evidence.
 func undecidedKeys(res map[instanceKey]verdict.InstanceResult) map[instanceKey]bool {
+	return outcome(res, verdict.Undecided)
+}
+
+// outcome are the instances with outcome o that did not fail.
+func outcome(res map[instanceKey]verdict.InstanceResult, o verdict.Outcome) map[instanceKey]bool {
 	out := map[instanceKey]bool{}
 	for k, in := range res {
-		if in.Outcome == verdict.Undecided && !in.Failed {
+		if in.Outcome == o && !in.Failed {
 			out[k] = true
 		}
 	}
@@ -229,10 +228,10 @@ func failure(in verdict.InstanceResult) string {
 
 // checkCommit decides the working tree's formulas that hold one of keys
 // (all when keys is nil) as they read at commit (CheckRequest.At: terms
-// without a revision measured in the commit's tree, with the working
-// tree's set-up); measured tells whether forks ran. A commit that does
+// without a revision measured in the commit's tree, built in rs with the
+// working tree's set-up); measured tells whether forks ran. A commit that does
 // not compile leaves its instances failed, saying so. Notices go to out.
-func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req BisectRequest, commit string, keys map[instanceKey]bool, out *report.Bisect) (map[instanceKey]verdict.InstanceResult, bool, error) {
+func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req BisectRequest, rs *revisions, commit string, keys map[instanceKey]bool, out *report.Bisect) (map[instanceKey]verdict.InstanceResult, bool, error) {
 	rel := func(path string) string {
 		r, err := filepath.Rel(req.Dir, path)
 		if err != nil {
@@ -252,7 +251,7 @@ func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req Bisec
 		return false
 	}
 	res, err := e.check(ctx, svc, CheckRequest{Dir: req.Dir, Keep: keep, At: commit, CommitConfig: req.CommitConfig, Options: req.Options,
-		Alpha: req.Alpha, MaxForks: req.MaxForks, Priority: req.Priority, Progress: req.Progress})
+		Alpha: req.Alpha, MaxForks: req.MaxForks, Priority: req.Priority, Progress: req.Progress, revs: rs})
 	if err != nil {
 		return nil, false, err
 	}

@@ -51,6 +51,9 @@ type CheckRequest struct {
 	// is measured in the commit's tree (bisect's formula mode). Its
 	// verdicts are not recorded for the editor.
 	At string
+	// revs, when set, are the commits earlier checks of the same action
+	// built (bisect's steps), else this check's own.
+	revs *revisions
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -112,8 +115,12 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if req.At != "" {
 		atCommit(plan, req.At)
 	}
+	revs := req.revs
+	if revs == nil {
+		revs = newRevisions(req.Dir, src, ix, atRevisions(plan), req.CommitConfig)
+	}
 	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
-		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, revs: newRevisions(req.Dir, ix, atRevisions(plan), req.CommitConfig)}
+		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, revs: revs}
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}

@@ -77,7 +77,7 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 	if err != nil {
 		return nil, err
 	}
-	rs := newRevisions(req.Dir, head.index, head.reqs, req.CommitConfig)
+	rs := newRevisions(req.Dir, head.src, head.index, head.reqs, req.CommitConfig)
 	rs.names[base] = name
 	old, err := e.commitSide(ctx, rs, base, req.Options, head)
 	if err != nil {

@@ -35,10 +35,14 @@ type revisions struct {
 	// own: a commit's own perfls.json wins where it has one
 	// (--commit-config); else the working tree's does.
 	own bool
-	// reqs are the working tree's requests measured at commits: their
-	// generators' and loops' sources are overlaid, their methods' are not.
-	reqs  []workspace.Request
-	now   *workspace.Index // the working tree's declarations
+	// workloads are all the working tree's workloads (its formulas' and
+	// @Workload annotations' requests): their generators' and loops'
+	// sources are overlaid, but not those that declare the class of a
+	// method measured at a commit (measured): that code is the commit's.
+	// All of them, not only those an action measures, so that every action
+	// builds a commit in the same tree.
+	workloads, measured []workspace.Request
+	now                 *workspace.Index // the working tree's declarations
 	setup *setup           // the overlay, found on first use
 	trees map[string]*tree // by name as written
 	// byCommit holds the trees by full hash: two names of one commit are
@@ -50,8 +54,21 @@ type revisions struct {
 	notices []string // what was overlaid, once per commit
 }
 
-func newRevisions(dir string, now *workspace.Index, reqs []workspace.Request, own bool) *revisions {
-	return &revisions{dir: dir, own: own, reqs: reqs, now: now, trees: map[string]*tree{}, byCommit: map[string]*tree{}, names: map[string]string{}}
+func newRevisions(dir string, src *sources, now *workspace.Index, measured []workspace.Request, own bool) *revisions {
+	return &revisions{dir: dir, own: own, workloads: allWorkloads(src, now), measured: measured, now: now,
+		trees: map[string]*tree{}, byCommit: map[string]*tree{}, names: map[string]string{}}
+}
+
+// allWorkloads are the requests of every formula of src that parses and
+// of its @Workload annotations.
+func allWorkloads(src *sources, now *workspace.Index) []workspace.Request {
+	var formulas []*workspace.Formula
+	for _, f := range src.all {
+		if !f.Broken {
+			formulas = append(formulas, f)
+		}
+	}
+	return append(workspace.PlanCheck(now, formulas).Requests, projectWorkloads(src)...)
 }
 
 // setup is what the working tree contributes to every commit's tree.
@@ -62,9 +79,9 @@ type setup struct {
 }
 
 // workloadFiles are the working tree's files (absolute) that declare the
-// generators and workload loops reqs measure on, but not the class of a
-// method they measure: that code at a commit is the commit's.
-func workloadFiles(reqs []workspace.Request, now *workspace.Index) (files []string) {
+// generators and workload loops of workloads, but not the class of a
+// method measured: that code at a commit is the commit's.
+func workloadFiles(workloads, measured []workspace.Request, now *workspace.Index) (files []string) {
 	fileOf := func(class string) string {
 		if t := now.Type(class); t != nil {
 			if f := now.FileOf(t); f != nil {
@@ -74,10 +91,10 @@ func workloadFiles(reqs []workspace.Request, now *workspace.Index) (files []stri
 		return ""
 	}
 	subject := map[string]bool{}
-	for _, r := range reqs {
+	for _, r := range measured {
 		subject[fileOf(r.Method.Class)] = true
 	}
-	for _, r := range reqs {
+	for _, r := range workloads {
 		if f := fileOf(r.Generator.Class); f != "" && !subject[f] && !slices.Contains(files, f) {
 			files = append(files, f)
 		}
@@ -101,7 +118,7 @@ func (rs *revisions) setupOf() *setup {
 		s.err = fmt.Errorf("the working tree's %s: %w", measure.ConfigFile, err)
 		return s
 	}
-	for _, path := range workloadFiles(rs.reqs, rs.now) {
+	for _, path := range workloadFiles(rs.workloads, rs.measured, rs.now) {
 		rel, err := filepath.Rel(rs.dir, path)
 		if err != nil || !filepath.IsLocal(rel) {
 			continue // a file outside the project: not part of its tree

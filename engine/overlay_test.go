@@ -13,8 +13,8 @@ import (
 )
 
 // overlaid builds the tree of commit with the working tree's set-up in
-// dir, measuring p.A#work on w.W#gen, and returns it with the perfls.json
-// it is built with (nil: none) and the notices.
+// dir (its formula measures p.A#work on w.W#gen) and returns it with the
+// perfls.json it is built with (nil: none) and the notices.
 func overlaid(t *testing.T, dir, commit string, own bool) (*tree, map[string]any, []string) {
 	t.Helper()
 	ctx := context.Background()
@@ -22,8 +22,8 @@ func overlaid(t *testing.T, dir, commit string, own bool) (*tree, map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := []workspace.Request{{Method: workspace.Target{Class: "p.A", Method: "work"}, Generator: workspace.Target{Class: "w.W", Method: "gen"}}}
-	rs := newRevisions(dir, workspace.NewIndex(src.files), reqs, own)
+	ix := workspace.NewIndex(src.files)
+	rs := newRevisions(dir, src, ix, allWorkloads(src, ix), own)
 	e := &Engine{cfg: Config{CacheDir: t.TempDir()}}
 	tr := rs.tree(ctx, e, commit)
 	if tr.Err != nil {
@@ -54,7 +54,7 @@ func TestOverlayWorkingTreeSetup(t *testing.T) {
 		map[string]string{"elsewhere/p/A.java": cls, "src/main/java/p/A.java": ""})
 	fixture.WriteFiles(t, dir, map[string]string{
 		"perfls.json":                           `{"sourceRoots": ["src/main/java", "src/util/java", "src/bench/java"], "classpath": ["lib/*.jar", "deps/x.jar"], "release": 8}`,
-		"src/main/java/p/A.java":                cls,
+		"src/main/java/p/A.java":                strings.Replace(cls, "public static", `@dev.perfls.SPL("SELF[w.W#gen](10) <= 2 * SELF[w.W#gen](10)") public static`, 1),
 		"src/util/java/p/U.java":                "package p; class U {}",
 		"src/bench/java/w/W.java":               "package w; public class W { public static Iterable<Object[]> gen(int n) { return null; } }",
 		"deps/x.jar":                            "jar",
