@@ -43,8 +43,8 @@ type revisions struct {
 	// builds a commit in the same tree.
 	workloads, measured []workspace.Request
 	now                 *workspace.Index // the working tree's declarations
-	setup *setup           // the overlay, found on first use
-	trees map[string]*tree // by name as written
+	setup               *setup           // the overlay, found on first use
+	trees               map[string]*tree // by name as written
 	// byCommit holds the trees by full hash: two names of one commit are
 	// one tree.
 	byCommit map[string]*tree
