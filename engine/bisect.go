@@ -67,28 +67,36 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	rs := newRevisions(req.Dir, work.src, work.index, allWorkloads(work.src, work.index), req.CommitConfig)
 	rs.names[out.Good], rs.names[out.Bad] = req.Good, req.Bad
 	defer func() { out.Notices = appendNew(out.Notices, rs.notices...) }()
+	done := false
 	if req.Method == "" {
-		done, err := e.bisectFormulas(ctx, line, req, out, work, rs)
-		if err != nil {
+		if done, err = e.bisectFormulas(ctx, line, req, out, work, rs); err != nil {
 			return nil, err
 		}
-		if done {
-			if out.FirstBad != "" {
-				out.Subject = repo.Subject(ctx, out.FirstBad)
-			}
-			return out, nil
+	}
+	if !done {
+		if err := e.bisectSlower(ctx, line, req, out, work, rs); err != nil {
+			return nil, err
 		}
 	}
+	if out.FirstBad != "" {
+		out.Subject = repo.Subject(ctx, out.FirstBad)
+	}
+	return out, nil
+}
+
+// bisectSlower searches line for the first commit at which a workload of
+// the working tree (of req.Method, else any) is slower than at Good.
+func (e *Engine) bisectSlower(ctx context.Context, line []string, req BisectRequest, out *report.Bisect, work *treeSide, rs *revisions) error {
 	out.Mode = "slower"
 	good, err := e.commitSide(ctx, rs, out.Good, req.Options, work)
 	if err != nil {
-		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
+		return fmt.Errorf("good %s: %w", req.Good, errorOf(err))
 	}
 	if !hasWorkload(good.reqs, req.Method) {
 		if !hasWorkload(work.reqs, req.Method) {
-			return nil, fmt.Errorf("nothing to measure: the working tree has no workload of %s (a @Workload annotation, or a formula measuring a method on a generator)", orAll(req.Method))
+			return fmt.Errorf("nothing to measure: the working tree has no workload of %s (a @Workload annotation, or a formula measuring a method on a generator)", orAll(req.Method))
 		}
-		return nil, fmt.Errorf("nothing to measure at %s: it has none of the methods of the working tree's workloads of %s", req.Good, orAll(req.Method))
+		return fmt.Errorf("nothing to measure at %s: it has none of the methods of the working tree's workloads of %s", req.Good, orAll(req.Method))
 	}
 	measuredGood := false
 	svc := e.service(ctx)
@@ -107,17 +115,16 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	// Bad first: without a regression there is nothing to search.
 	v, err := judge(len(line) - 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if v != stepBad {
 		out.Reason = fmt.Sprintf("%s is %s", req.Bad, map[string]string{stepGood: "not slower than " + req.Good, stepSkip: "undecided or does not build"}[v])
 	} else {
 		first, candidates, err := bisectSearch(len(line), judge)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.FirstBad = line[first]
-		out.Subject = repo.Subject(ctx, out.FirstBad)
 		for _, c := range candidates {
 			out.Candidates = append(out.Candidates, line[c])
 		}
@@ -125,7 +132,7 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	if measuredGood {
 		out.Measured++ // Good's own figures
 	}
-	return out, nil
+	return nil
 }
 
 // bisectSearch finds the first bad index of a line of n commits whose

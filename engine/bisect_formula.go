@@ -45,83 +45,19 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 		return false, nil
 	}
 	svc := e.service(ctx)
-	good, measured, err := e.checkCommit(ctx, svc, req, rs, out.Good, nil, out)
-	if err != nil {
-		return false, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
-	}
-	if len(good) == 0 {
-		return false, nil
-	}
-	if measured {
-		out.Measured++
-	}
-	held := holding(good)
-	if undecided := undecidedKeys(good); len(held) == 0 && len(undecided) > 0 {
-		// Undecided for lack of evidence: more forks may show them holding.
-		more := req
-		more.MaxForks = 3 * maxForks(req.HistoryRequest)
-		again, measured, err := e.checkCommit(ctx, svc, more, rs, out.Good, undecided, out)
-		if err != nil {
-			return false, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
-		}
-		if measured {
-			out.Measured++
-		}
-		for k, in := range again {
-			good[k] = in
-		}
-		held = holding(good)
-	}
-	if len(held) == 0 {
-		keys := sortedKeys(good)
-		for _, k := range keys {
-			out.AtGood = append(out.AtGood, k.String()+": "+instanceEvidence(good[k]))
-		}
-		out.Fallback = fmt.Sprintf("no formula instance holds at %s (%d instance(s), each above with its evidence there): searching instead for the first commit at which a workload is slower than at %s",
-			req.Good, len(keys), req.Good)
-		return false, nil
+	held, err := e.heldAtGood(ctx, svc, req, rs, out)
+	if err != nil || len(held) == 0 {
+		return false, err
 	}
 	out.Mode = "formula"
 	follow := held
 	var violated []instanceKey // at the last commit judged
 	judge := func(i int) (string, error) {
-		res, measured, err := e.checkCommit(ctx, svc, req, rs, line[i], follow, out)
+		step, v, err := e.formulaStep(ctx, svc, req, rs, line[i], follow, out)
 		if err != nil {
 			return "", err
 		}
-		step := report.BisectStep{Commit: line[i], Verdict: stepGood}
-		if measured {
-			out.Measured++
-		}
-		violated = nil
-		missing, why := 0, ""
-		for k := range follow {
-			in, ok := res[k]
-			switch {
-			case !ok || in.Failed:
-				missing++
-				if why == "" && ok {
-					why = failure(in)
-				}
-			case in.Outcome == verdict.Violated:
-				violated = append(violated, k)
-			}
-		}
-		sort.Slice(violated, func(a, b int) bool { return violated[a].String() < violated[b].String() })
-		for _, k := range violated {
-			step.Violated = append(step.Violated, k.String())
-		}
-		switch {
-		case len(violated) > 0:
-			step.Verdict = stepBad
-		case missing == len(follow):
-			step.Verdict, step.Reason = stepSkip, "the formulas could not be decided here"
-			if why != "" {
-				step.Reason += ": " + why
-			}
-		case missing > 0:
-			step.Reason = fmt.Sprintf("%d of %d formula instance(s) missing here or not decided", missing, len(follow))
-		}
+		violated = v
 		out.Steps = append(out.Steps, step)
 		return step.Verdict, nil
 	}
@@ -151,6 +87,92 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 		out.Candidates = append(out.Candidates, line[c])
 	}
 	return true, nil
+}
+
+// heldAtGood are the working tree's formula instances that hold at Good,
+// those undecided for lack of evidence measured again with more forks.
+// When none holds, out.AtGood names each with its evidence and
+// out.Fallback says the workloads are compared instead; when there are
+// none, it returns none and says nothing.
+func (e *Engine) heldAtGood(ctx context.Context, svc service.Service, req BisectRequest, rs *revisions, out *report.Bisect) (map[instanceKey]bool, error) {
+	good, measured, err := e.checkCommit(ctx, svc, req, rs, out.Good, nil, out)
+	if err != nil {
+		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
+	}
+	if len(good) == 0 {
+		return nil, nil
+	}
+	if measured {
+		out.Measured++
+	}
+	held := holding(good)
+	if undecided := undecidedKeys(good); len(held) == 0 && len(undecided) > 0 {
+		more := req
+		more.MaxForks = 3 * maxForks(req.HistoryRequest)
+		again, measured, err := e.checkCommit(ctx, svc, more, rs, out.Good, undecided, out)
+		if err != nil {
+			return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
+		}
+		if measured {
+			out.Measured++
+		}
+		for k, in := range again {
+			good[k] = in
+		}
+		held = holding(good)
+	}
+	if len(held) == 0 {
+		keys := sortedKeys(good)
+		for _, k := range keys {
+			out.AtGood = append(out.AtGood, k.String()+": "+instanceEvidence(good[k]))
+		}
+		out.Fallback = fmt.Sprintf("no formula instance holds at %s (%d instance(s), each above with its evidence there): searching instead for the first commit at which a workload is slower than at %s",
+			req.Good, len(keys), req.Good)
+	}
+	return held, nil
+}
+
+// formulaStep judges commit by the instances followed: bad when one is
+// violated there (violated lists them), skipped when none could be
+// decided (it does not build, say), else good.
+func (e *Engine) formulaStep(ctx context.Context, svc service.Service, req BisectRequest, rs *revisions, commit string, follow map[instanceKey]bool, out *report.Bisect) (step report.BisectStep, violated []instanceKey, err error) {
+	res, measured, err := e.checkCommit(ctx, svc, req, rs, commit, follow, out)
+	if err != nil {
+		return step, nil, err
+	}
+	step = report.BisectStep{Commit: commit, Verdict: stepGood}
+	if measured {
+		out.Measured++
+	}
+	missing, why := 0, ""
+	for k := range follow {
+		in, ok := res[k]
+		switch {
+		case !ok || in.Failed:
+			missing++
+			if why == "" && ok {
+				why = failure(in)
+			}
+		case in.Outcome == verdict.Violated:
+			violated = append(violated, k)
+		}
+	}
+	sort.Slice(violated, func(a, b int) bool { return violated[a].String() < violated[b].String() })
+	for _, k := range violated {
+		step.Violated = append(step.Violated, k.String())
+	}
+	switch {
+	case len(violated) > 0:
+		step.Verdict = stepBad
+	case missing == len(follow):
+		step.Verdict, step.Reason = stepSkip, "the formulas could not be decided here"
+		if why != "" {
+			step.Reason += ": " + why
+		}
+	case missing > 0:
+		step.Reason = fmt.Sprintf("%d of %d formula instance(s) missing here or not decided", missing, len(follow))
+	}
+	return step, violated, nil
 }
 
 // holding are the instances that hold (satisfied, not failed).

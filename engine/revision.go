@@ -135,27 +135,8 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, p ser
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if t.Err == nil {
-				t.Err = t.indexed(ctx)
-			}
-			if t.Err != nil {
-				for _, r := range group {
-					fail(r, fmt.Sprintf("revision @%s: %v", rev, t.Err))
-				}
-				continue
-			}
 			q.Project, q.Commit, q.Tree = t.Dir, t.Commit, t.TreeHash
-			var mapped []workspace.Request
-			for _, r := range group {
-				ra, err := t.at(r, rs.now)
-				if err != nil {
-					fail(r, err.Error())
-					continue
-				}
-				mapped = append(mapped, r)
-				q.Items = append(q.Items, item(ra))
-			}
-			group = mapped
+			group, q.Items = rs.itemsAt(ctx, t, group, fail)
 		} else {
 			for _, r := range group {
 				q.Items = append(q.Items, item(r))
@@ -187,6 +168,29 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, p ser
 	}
 	out.notices = append(out.notices, rs.notices[noticed:]...)
 	return out, nil
+}
+
+// itemsAt are the items of group as declared in t, and the requests they
+// stand for; those t cannot measure (it could not be materialised, a
+// method is not there) are given to fail with the reason.
+func (rs *revisions) itemsAt(ctx context.Context, t *tree, group []workspace.Request, fail func(workspace.Request, string)) (mapped []workspace.Request, items []service.Item) {
+	if t.Err == nil {
+		t.Err = t.indexed(ctx)
+	}
+	for _, r := range group {
+		if t.Err != nil {
+			fail(r, fmt.Sprintf("revision @%s: %v", r.Revision(), t.Err))
+			continue
+		}
+		ra, err := t.at(r, rs.now)
+		if err != nil {
+			fail(r, err.Error())
+			continue
+		}
+		mapped = append(mapped, r)
+		items = append(items, item(ra))
+	}
+	return mapped, items
 }
 
 // revisionDiagnostics point at the "@rev" text of every operand a revision
