@@ -122,6 +122,16 @@ var pgMigrations = []string{
 	`ALTER TABLE forks ADD COLUMN processors BYTEA NOT NULL DEFAULT ''::bytea;`,
 	// 8: a result's review, as SQLite's 8.
 	`ALTER TABLE measurements ADD COLUMN review TEXT NOT NULL DEFAULT '';`,
+	// 9: the commit measured and its tree hash, as SQLite's 9.
+	`ALTER TABLE measurements ADD COLUMN commit_hash TEXT NOT NULL DEFAULT '';
+	ALTER TABLE measurements ADD COLUMN tree_hash TEXT NOT NULL DEFAULT '';
+	CREATE INDEX measurements_commit ON measurements(commit_hash);`,
+	// 10: commits at which a result's code was seen again, as SQLite's 10.
+	`CREATE TABLE seen_at (
+		measurement_id BIGINT NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,
+		commit_hash    TEXT NOT NULL,
+		PRIMARY KEY (measurement_id, commit_hash)
+	);`,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so

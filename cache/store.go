@@ -138,6 +138,19 @@ var migrations = []string{
 	`ALTER TABLE forks ADD COLUMN processors BLOB NOT NULL DEFAULT x'';`,
 	// 8: a result's review (review.go): "" none, "passed" or "regression".
 	`ALTER TABLE measurements ADD COLUMN review TEXT NOT NULL DEFAULT '';`,
+	// 9: the commit whose code was measured and its git tree hash ("" when
+	// unknown; older results keep their commit only in the environment).
+	`ALTER TABLE measurements ADD COLUMN commit_hash TEXT NOT NULL DEFAULT '';
+	ALTER TABLE measurements ADD COLUMN tree_hash TEXT NOT NULL DEFAULT '';
+	CREATE INDEX measurements_commit ON measurements(commit_hash);`,
+	// 10: further commits at which a result's code was found unchanged
+	// (its key answered from the cache there), so that a result measured
+	// once is placed at the first commit known to hold its code.
+	`CREATE TABLE seen_at (
+		measurement_id INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,
+		commit_hash    TEXT NOT NULL,
+		PRIMARY KEY (measurement_id, commit_hash)
+	);`,
 }
 
 // dbName is the store's file in the cache directory.
@@ -320,6 +333,15 @@ type Measurement struct {
 	// none, ReviewPassed or ReviewRegression. Put ignores it: a new result
 	// is not reviewed.
 	Review string
+	// Commit is the git commit whose code was measured (a work tree's HEAD,
+	// with changes when the environment says Dirty, or a materialised
+	// commit's), Tree the git tree hash of the project's directory at that
+	// commit when the measured tree was exactly it; "" when unknown
+	// (schema 9: older results have their commit in the environment only).
+	Commit, Tree string
+	// SeenAt are further commits whose code was found to be this result's
+	// (the same key answered from the cache at them), in no order.
+	SeenAt []string
 }
 
 // Put stores m in one transaction and sets m.ID: after Put returns, the
@@ -349,10 +371,10 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 		defer tx.Rollback() // no-op after Commit
 		k := m.Key
 		id, err := tx.insert(ctx, `INSERT INTO measurements
-			(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash, tree_hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
-			string(env), boolInt(m.Preliminary), m.CreatedAt.UnixNano(), size)
+			string(env), boolInt(m.Preliminary), m.CreatedAt.UnixNano(), size, m.Commit, m.Tree)
 		if err != nil {
 			return fmt.Errorf("store measurement: %w", err)
 		}
@@ -484,8 +506,8 @@ func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	var env string
 	var created, prelim int64
 	k := &m.Key
-	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, review
-		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &prelim, &created, &m.Review)
+	err := db.QueryRowContext(ctx, `SELECT method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, review, commit_hash, tree_hash
+		FROM measurements WHERE id = ?`, id).Scan(&k.Method, &k.Workload, &k.Args, &k.Code, &k.JVM, &k.Harness, &k.Machine, &env, &prelim, &created, &m.Review, &m.Commit, &m.Tree)
 	m.Preliminary = prelim != 0
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no measurement %d in the cache", id)
@@ -518,6 +540,9 @@ func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read forks of %d: %w", id, err)
+	}
+	if m.SeenAt, err = seenAt(ctx, db, id); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

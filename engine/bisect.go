@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -57,30 +58,50 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 		return nil, fmt.Errorf("no commits between %s and %s", req.Good, req.Bad)
 	}
 	out.Commits = len(line)
+	// Every commit is built and measured with the working tree's set-up:
+	// its perfls.json, workloads and formulas (overlay.go).
+	work, err := e.workingSide(ctx, req.Dir, "worktree")
+	if err != nil {
+		return nil, err
+	}
+	rs := newRevisions(req.Dir, work.src, work.index, allWorkloads(work.src, work.index), req.CommitConfig)
+	rs.names[out.Good], rs.names[out.Bad] = req.Good, req.Bad
+	defer func() { out.Notices = appendNew(out.Notices, rs.notices...) }()
+	done := false
 	if req.Method == "" {
-		done, err := e.bisectFormulas(ctx, line, req, out)
-		if err != nil {
+		if done, err = e.bisectFormulas(ctx, line, req, out, work, rs); err != nil {
 			return nil, err
 		}
-		if done {
-			if out.FirstBad != "" {
-				out.Subject = repo.Subject(ctx, out.FirstBad)
-			}
-			return out, nil
+	}
+	if !done {
+		if err := e.bisectSlower(ctx, line, req, out, work, rs); err != nil {
+			return nil, err
 		}
 	}
+	if out.FirstBad != "" {
+		out.Subject = repo.Subject(ctx, out.FirstBad)
+	}
+	return out, nil
+}
+
+// bisectSlower searches line for the first commit at which a workload of
+// the working tree (of req.Method, else any) is slower than at Good.
+func (e *Engine) bisectSlower(ctx context.Context, line []string, req BisectRequest, out *report.Bisect, work *treeSide, rs *revisions) error {
 	out.Mode = "slower"
-	good, err := e.commitSide(ctx, req.Dir, out.Good, req.Options)
+	good, err := e.commitSide(ctx, rs, out.Good, req.Options, work)
 	if err != nil {
-		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
+		return fmt.Errorf("good %s: %w", req.Good, errorOf(err))
 	}
 	if !hasWorkload(good.reqs, req.Method) {
-		return nil, fmt.Errorf("nothing to measure at %s: no workload of %s", req.Good, orAll(req.Method))
+		if !hasWorkload(work.reqs, req.Method) {
+			return fmt.Errorf("nothing to measure: the working tree has no workload of %s (a @Workload annotation, or a formula measuring a method on a generator)", orAll(req.Method))
+		}
+		return fmt.Errorf("nothing to measure at %s: it has none of the methods of the working tree's workloads of %s", req.Good, orAll(req.Method))
 	}
 	measuredGood := false
 	svc := e.service(ctx)
 	judge := func(i int) (string, error) {
-		step, head, base, err := e.bisectStep(ctx, svc, good, line[i], req)
+		step, head, base, err := e.bisectStep(ctx, svc, rs, good, work, line[i], req)
 		if err != nil {
 			return "", err
 		}
@@ -94,17 +115,16 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	// Bad first: without a regression there is nothing to search.
 	v, err := judge(len(line) - 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if v != stepBad {
 		out.Reason = fmt.Sprintf("%s is %s", req.Bad, map[string]string{stepGood: "not slower than " + req.Good, stepSkip: "undecided or does not build"}[v])
 	} else {
 		first, candidates, err := bisectSearch(len(line), judge)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.FirstBad = line[first]
-		out.Subject = repo.Subject(ctx, out.FirstBad)
 		for _, c := range candidates {
 			out.Candidates = append(out.Candidates, line[c])
 		}
@@ -112,7 +132,7 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 	if measuredGood {
 		out.Measured++ // Good's own figures
 	}
-	return out, nil
+	return nil
 }
 
 // bisectSearch finds the first bad index of a line of n commits whose
@@ -165,9 +185,9 @@ func untried(lo, hi int, skipped map[int]bool) int {
 // bisectStep judges one commit against good; head and base tell whether
 // forks ran at the commit and at good (a commit whose code is good's is
 // judged without measuring, and the cache answers what was measured).
-func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *treeSide, commit string, req BisectRequest) (step report.BisectStep, head, base bool, err error) {
+func (e *Engine) bisectStep(ctx context.Context, svc service.Service, rs *revisions, good, work *treeSide, commit string, req BisectRequest) (step report.BisectStep, head, base bool, err error) {
 	step = report.BisectStep{Commit: commit}
-	s, err := e.commitSide(ctx, req.Dir, commit, req.Options)
+	s, err := e.commitSide(ctx, rs, commit, req.Options, work)
 	var ce *CompileError
 	switch {
 	case errors.As(err, &ce):
@@ -198,6 +218,10 @@ func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *tree
 	switch {
 	case len(step.Slower) > 0:
 		step.Verdict = stepBad
+	case len(d.Changes)+len(d.Unchanged) == 0:
+		// Nothing to judge by (the methods are not here): no evidence
+		// either way.
+		step.Verdict, step.Reason = stepSkip, fmt.Sprintf("none of the workloads is here: %s", examples(d.Added, 3))
 	case undecided > 0:
 		// Measured up to MaxForks and still not shown slower: as SPL reads
 		// a relation, it holds unless the data reject it.
@@ -208,16 +232,41 @@ func (e *Engine) bisectStep(ctx context.Context, svc service.Service, good *tree
 	return step, d.MeasuredHead > 0, d.Measured > d.MeasuredHead, nil
 }
 
-// commitSide materialises commit and reads and compiles its project. A
+// commitSide materialises commit with the working tree's set-up (rs),
+// reads and compiles its project, and finds there the working tree's
+// workloads (work's: those whose method the commit lacks are left out). A
 // project that does not compile is a *CompileError, or a
 // *revision.HistoryError when the tree lacks submodules (incomplete).
-func (e *Engine) commitSide(ctx context.Context, dir, commit string, opts measure.Options) (*treeSide, error) {
-	t := e.materialise(ctx, dir, commit, false)
+func (e *Engine) commitSide(ctx context.Context, rs *revisions, commit string, opts measure.Options, work *treeSide) (*treeSide, error) {
+	t := rs.tree(ctx, e, commit)
 	if t.Err != nil {
 		return nil, t.Err
 	}
 	s, err := e.treeSide(ctx, t.Dir, commit, opts)
-	return s, incomplete(ctx, dir, commit, err)
+	if err != nil {
+		return nil, incomplete(ctx, rs.dir, commit, t.relative(err))
+	}
+	if t.index == nil && t.same == nil {
+		t.index = s.index
+	}
+	if err := t.indexed(ctx); err != nil {
+		return nil, err
+	}
+	s.commit, s.tree = t.Commit, t.TreeHash
+	own := s.reqs
+	s.reqs, s.keys = nil, nil
+	for i, r := range work.reqs {
+		if ra, err := t.at(r, work.index); err == nil {
+			s.reqs = append(s.reqs, ra)
+			s.keys = append(s.keys, work.keys[i])
+		}
+	}
+	for _, r := range own {
+		if _, err := work.index.Member(r.Method.Class, r.Method.Method, r.Method.Params); err != nil {
+			s.removed = append(s.removed, r)
+		}
+	}
+	return s, nil
 }
 
 // matches tells whether r measures method (pkg.C#m; "" matches all).
@@ -232,6 +281,16 @@ func hasWorkload(reqs []workspace.Request, method string) bool {
 		}
 	}
 	return false
+}
+
+// appendNew appends the xs that to does not hold yet.
+func appendNew(to []string, xs ...string) []string {
+	for _, x := range xs {
+		if !slices.Contains(to, x) {
+			to = append(to, x)
+		}
+	}
+	return to
 }
 
 func orAll(method string) string {

@@ -113,3 +113,42 @@ public class A {
 		t.Errorf("the commit that does not build was not skipped: %+v", b.Steps)
 	}
 }
+
+// When no formula instance holds at Good, bisect names each with its
+// evidence there and searches for a slower workload instead, saying so.
+// "SELF <= 0.5 * SELF@HEAD~2" at HEAD~2 compares one measurement with
+// half itself: violated, whatever the noise.
+func TestBisectFormulaFallsBack(t *testing.T) {
+	class := func(factor string) string {
+		return `package p;
+import dev.perfls.*;
+public class A {
+    @SPL("SELF[gen](3000) <= 0.5 * SELF@HEAD~2[gen](3000)")
+    public static long work(int n) { long s = 0; for (int i = 0; i < n * ` + factor + `; i++) s += i ^ (s >>> 3); return s; }
+    public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
+}
+`
+	}
+	dir, commits := fixture.GitProject(t,
+		map[string]string{"src/p/A.java": class("1")},
+		map[string]string{"src/p/A.java": class("100")},
+		map[string]string{"src/p/A.java": class("100"), "NOTES": "notes"})
+	e := openEngine(t, small)
+	opts := small
+	opts.Forks = 3
+	b, err := e.Bisect(context.Background(), BisectRequest{HistoryRequest: HistoryRequest{Dir: dir, Options: opts, MaxForks: 3}, Good: commits[0], Bad: commits[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	b.WriteText(&text)
+	t.Log(text.String())
+	if b.Mode != "slower" || b.FirstBad != commits[1] || len(b.AtGood) != 1 ||
+		!strings.Contains(b.AtGood[0], "src/p/A.java: SELF[gen](3000) <= 0.5 * SELF@HEAD~2[gen](3000): violated: ") ||
+		!strings.Contains(b.AtGood[0], "ratio 2 [2, 2]") || !strings.Contains(b.Fallback, "searching instead for the first commit at which a workload is slower") {
+		t.Errorf("mode %q, first bad %.12s (want %.12s), at good %q, fallback %q", b.Mode, b.FirstBad, commits[1], b.AtGood, b.Fallback)
+	}
+	if !strings.Contains(text.String(), "at good: src/p/A.java") || !strings.Contains(text.String(), "searching instead") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}

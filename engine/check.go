@@ -47,6 +47,17 @@ type CheckRequest struct {
 	// them; Label picks the workers labelled so ("" = unlabelled ones).
 	Remote bool
 	Label  string
+	// CommitConfig builds a revision (@REV) with its own perfls.json where
+	// it has one, not the working tree's (docs/revisions.md).
+	CommitConfig bool
+	// At, when set (a full commit hash), decides the working tree's
+	// formulas as they read at that commit: every term without a revision
+	// is measured in the commit's tree (bisect's formula mode). Its
+	// verdicts are not recorded for the editor.
+	At string
+	// revs, when set, are the commits earlier checks of the same action
+	// built (bisect's steps), else this check's own.
+	revs *revisions
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -87,7 +98,7 @@ type CheckResult struct {
 	results map[string]service.ItemResult
 	options measure.Options
 	index   *workspace.Index // the working tree's declarations
-	trees   map[string]*tree // the revisions the formulas name
+	revs    *revisions       // the revisions the formulas name
 	used    []int64          // stored measurements the looks have used
 	models  []*model.Model   // stored models (perfls model), for the callees in the report
 }
@@ -115,13 +126,20 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	}
 	ix := workspace.NewIndex(src.files)
 	plan := workspace.PlanCheck(ix, src.formulas)
+	if req.At != "" {
+		atCommit(plan, req.At)
+	}
+	revs := req.revs
+	if revs == nil {
+		revs = newRevisions(req.Dir, src, ix, atRevisions(plan), req.CommitConfig)
+	}
 	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
-		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, trees: map[string]*tree{}}
+		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, revs: revs}
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}
 	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
-	got, err := e.measureRequests(ctx, svc, req.Dir, params, plan.Requests, out.index, out.trees, req.Progress)
+	got, err := e.measureRequests(ctx, svc, params, plan.Requests, out.revs, req.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +168,9 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	}
 	// The stored models of the methods measured, for the report's callees.
 	out.models, _ = e.storedModels(ctx, func(string) bool { return true })
+	if req.At != "" {
+		return out, nil // the formulas at another commit: not what the editor shows
+	}
 	if err := e.recordVerdicts(ctx, out.Methods); err != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("could not record the verdicts for editors: %v", err))
 	}
@@ -386,7 +407,7 @@ func (e *Engine) addForks(ctx context.Context, svc service.Service, req CheckReq
 			}
 			params.Besides = append([]int64{}, out.used...)
 		}
-		resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
+		resp, err := e.measureRequests(ctx, svc, params, which, out.revs, req.Progress)
 		if err != nil {
 			return got, err
 		}
@@ -458,6 +479,7 @@ func decide(plan *workspace.Plan, results map[string]service.ItemResult, opt ver
 			inputs[i] = verdict.Input{Node: c.Node, Text: c.Text, Left: sideOf(c.Left), Right: sideOf(c.Right)}
 		}
 		ir := verdict.DecideInstance(in.Inst.Body, inputs, opt)
+		sameMeasurement(&ir, in, results, verdict.DefaultDelta)
 		ir.Line, ir.Instance, ir.Formula = f.Line(), in.Label(), f.Text()
 		if ir.Outcome == verdict.Undecided && !ir.Failed {
 			for i, c := range ir.Comparisons {

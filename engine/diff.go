@@ -51,9 +51,12 @@ type HistoryRequest struct {
 	Fresh    bool
 	// Profile (Diff only) profiles every slower workload in both trees
 	// and says what changed in its profile (diff --profile).
-	Profile  bool
-	Priority service.Priority
-	Progress func(service.Progress)
+	Profile bool
+	// CommitConfig builds each commit with its own perfls.json where it
+	// has one, instead of the working tree's (--commit-config).
+	CommitConfig bool
+	Priority     service.Priority
+	Progress     func(service.Progress)
 }
 
 // Diff measures every method that has a workload (@Workload, or measured
@@ -74,7 +77,9 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 	if err != nil {
 		return nil, err
 	}
-	old, err := e.commitSide(ctx, req.Dir, base, req.Options)
+	rs := newRevisions(req.Dir, head.src, head.index, head.reqs, req.CommitConfig)
+	rs.names[base] = name
+	old, err := e.commitSide(ctx, rs, base, req.Options, head)
 	if err != nil {
 		return nil, fmt.Errorf("base %s: %w", name, errorOf(err))
 	}
@@ -84,6 +89,10 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 		return nil, err
 	}
 	d.BaseName = name
+	d.Notices = append(rs.notices, d.Notices...)
+	if err := comparable(d, head, name, req.Method); err != nil {
+		return nil, err
+	}
 	if clean, _ := repo.Clean(ctx); clean {
 		d.Head, _ = repo.Resolve(ctx, "HEAD")
 	}
@@ -93,6 +102,28 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 		}
 	}
 	return d, nil
+}
+
+// comparable refuses a diff that compared nothing: no workload in the
+// working tree (of the method asked for), or none whose method the base
+// has. Green on nothing would pass any slow-down.
+func comparable(d *report.Diff, head *treeSide, base, method string) error {
+	if len(d.Changes)+len(d.Unchanged) > 0 {
+		return nil
+	}
+	if !hasWorkload(head.reqs, method) {
+		return fmt.Errorf("nothing to compare: the working tree has no workload of %s (a @Workload annotation, or a formula measuring the method on a generator: SELF[gen](n))", orAll(method))
+	}
+	return fmt.Errorf("nothing to compare with base %s: its tree has none of the working tree's %d workload(s) of %s: %s",
+		base, len(d.Added), orAll(method), examples(d.Added, 3))
+}
+
+// examples lists up to n of xs, and how many more there are.
+func examples(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
 }
 
 // diffBase resolves Diff's base (named, or the default one) and refuses
@@ -141,31 +172,24 @@ func diffBase(ctx context.Context, repo *revision.Repo, named string) (base, nam
 // between the two profiles (profile.Compare: callees whose share grew, a
 // grown call subtree; callees the base lacks are listed, not judged).
 func (e *Engine) profileSlower(ctx context.Context, base, head *treeSide, d *report.Diff, req HistoryRequest) error {
-	find := func(s *treeSide, c report.DiffChange) (workspace.Request, bool) {
-		for _, r := range s.reqs {
+	find := func(c report.DiffChange) (key string, ok bool) {
+		for i, r := range head.reqs {
 			if r.Method.String() == c.Method && r.Generator.String() == c.Workload && argsText(r.Args) == c.Args {
-				return r, true
+				return head.keys[i], true
 			}
 		}
-		return workspace.Request{}, false
+		return "", false
 	}
 	opts := measure.Options{Java: req.Options.Java, JVMArgs: req.Options.JVMArgs} // else ProfileDefaults'
 	for i := range d.Changes {
 		c := &d.Changes[i]
-		hr, ok := find(head, *c)
+		key, ok := find(*c)
 		if c.Verdict != report.Slower || !ok {
 			continue
 		}
 		var got [2]*Profiled
 		for j, s := range []*treeSide{base, head} {
-			r := hr
-			if j == 0 {
-				for _, br := range s.reqs {
-					if br.Key() == hr.Key() {
-						r = br
-					}
-				}
-			}
+			r, _ := s.request(key)
 			it := item(r)
 			wl := Workload{Method: it.Method, Args: it.Args}
 			if it.Generator.Class != "" {
@@ -193,39 +217,91 @@ func (e *Engine) profileSlower(ctx context.Context, base, head *treeSide, d *rep
 	return nil
 }
 
-// errorOf spells out a compile error's first message.
+// errorOf spells out a compile error's first message, and its hint.
 func errorOf(err error) error {
 	var ce *CompileError
 	if errors.As(err, &ce) && len(ce.Messages) > 0 {
+		if ce.Hint != "" {
+			return fmt.Errorf("%w; %s", compileError(ce.Messages), ce.Hint)
+		}
 		return compileError(ce.Messages)
 	}
 	return err
 }
 
+// compileReason says why a tree does not compile: its first message (and
+// how many more) and the hint, or the error as it is.
+func compileReason(err error) string {
+	var ce *CompileError
+	if !errors.As(err, &ce) || len(ce.Messages) == 0 {
+		return err.Error()
+	}
+	s := firstMessage(ce.Messages)
+	if ce.Hint != "" {
+		s += "; " + ce.Hint
+	}
+	return s
+}
+
 // treeSide is one tree of a comparison: its project, its workloads and
 // its compiled classes.
 type treeSide struct {
-	name  string // a commit hash or "worktree"
-	dir   string
+	name string // a commit hash or "worktree"
+	dir  string
+	// commit and tree name a materialised commit and its tree hash, for
+	// the results' records; "" for the working tree.
+	commit, tree string
+	// reqs are the tree's workloads: the working tree's, as declared in
+	// this tree (commitSide); keys[i] is the Key of the working tree's
+	// request reqs[i] stands for, which pairs them across trees.
 	reqs  []workspace.Request
+	keys  []string
 	build *measure.Build
+	src   *sources         // the tree's sources
+	index *workspace.Index // and declarations
+	// removed are the tree's own workloads (its @Workload annotations and
+	// formulas) whose method the working tree no longer has.
+	removed []workspace.Request
+}
+
+// request is the tree's request that stands for the working tree's of key.
+func (s *treeSide) request(key string) (workspace.Request, bool) {
+	for i, k := range s.keys {
+		if k == key {
+			return s.reqs[i], true
+		}
+	}
+	return workspace.Request{}, false
+}
+
+// workingSide is the working tree in dir as the comparisons see it — its
+// sources, declarations and workloads — without compiling it.
+func (e *Engine) workingSide(ctx context.Context, dir, name string) (*treeSide, error) {
+	src, err := readSources(ctx, dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &treeSide{name: name, dir: dir, src: src, index: workspace.NewIndex(src.files), reqs: projectWorkloads(src)}
+	for _, r := range s.reqs {
+		s.keys = append(s.keys, r.Key())
+	}
+	return s, nil
 }
 
 // treeSide reads and compiles the project in dir and lists its workloads.
 // A project that does not compile is a *CompileError.
 func (e *Engine) treeSide(ctx context.Context, dir, name string, opts measure.Options) (*treeSide, error) {
-	src, err := readSources(ctx, dir, nil)
+	s, err := e.workingSide(ctx, dir, name)
 	if err != nil {
 		return nil, err
 	}
-	s := &treeSide{name: name, dir: dir, reqs: projectWorkloads(src)}
-	if src.project.Release, err = measure.ForkRelease(ctx, opts); err != nil {
+	if err := s.src.project.ApplyOptions(ctx, opts); err != nil {
 		return nil, err
 	}
-	s.build, err = measure.Compile(ctx, src.project, e.cfg.CacheDir)
+	s.build, err = measure.Compile(ctx, s.src.project, e.cfg.CacheDir)
 	var ce *measure.CompileError
 	if errors.As(err, &ce) {
-		return nil, &CompileError{Messages: ce.Messages}
+		return nil, &CompileError{Messages: ce.Messages, Hint: ce.Hint}
 	}
 	if err != nil {
 		return nil, err
@@ -316,10 +392,7 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 		return d, nil
 	}
 	forks := req.Options.Defaults().Forks
-	maxForks := req.MaxForks
-	if maxForks == 0 {
-		maxForks = 3 * forks
-	}
+	maxForks := maxForks(req)
 	looks := verdict.Looks(forks, maxForks)
 	opt := verdict.Options{Alpha: alpha / float64(looks)}
 	results := map[*pair][2]service.ItemResult{}
@@ -363,31 +436,26 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 // them) and whose code differs; it lists the others in d as added,
 // removed or unchanged.
 func pairUp(base, head *treeSide, keep func(workspace.Request) bool, d *report.Diff) []*pair {
-	inBase := map[string]workspace.Request{}
-	for _, r := range base.reqs {
-		inBase[r.Key()] = r
-	}
 	var pairs []*pair
-	for _, r := range head.reqs {
+	for i, r := range head.reqs {
 		if !keep(r) {
 			continue
 		}
-		b, ok := inBase[r.Key()]
-		delete(inBase, r.Key())
+		b, ok := base.request(head.keys[i])
 		if !ok {
-			d.Added = append(d.Added, r.Key())
+			d.Added = append(d.Added, head.keys[i])
 			continue
 		}
 		hf, herr := head.fingerprint(r)
 		bf, berr := base.fingerprint(b)
 		if herr == nil && berr == nil && hf == bf {
-			d.Unchanged = append(d.Unchanged, r.Key())
+			d.Unchanged = append(d.Unchanged, head.keys[i])
 			continue
 		}
 		pairs = append(pairs, &pair{head: r, base: b, change: report.DiffChange{Method: r.Method.String(), Workload: r.Generator.String(), Args: argsText(r.Args)}})
 	}
-	for _, r := range base.reqs {
-		if _, gone := inBase[r.Key()]; gone && keep(r) {
+	for _, r := range base.removed {
+		if keep(r) {
 			d.Removed = append(d.Removed, r.Key())
 		}
 	}
@@ -400,7 +468,7 @@ func (e *Engine) measurePairs(ctx context.Context, svc service.Service, base, he
 	got := map[*pair][2]service.ItemResult{}
 	for i, s := range []*treeSide{base, head} {
 		q := p
-		q.Project, q.Items = s.dir, nil
+		q.Project, q.Items, q.Commit, q.Tree = s.dir, nil, s.commit, s.tree
 		for _, pr := range pairs {
 			r := pr.head
 			if i == 0 {
@@ -414,7 +482,7 @@ func (e *Engine) measurePairs(ctx context.Context, svc service.Service, base, he
 		}
 		d.Notices = append(d.Notices, resp.Notices...)
 		if len(resp.CompileErrors) > 0 {
-			return nil, fmt.Errorf("%s: %w", s.name, errorOf(&CompileError{Messages: resp.CompileErrors}))
+			return nil, fmt.Errorf("%s: %w", s.name, errorOf(&CompileError{Messages: resp.CompileErrors, Hint: resp.CompileHint}))
 		}
 		for j, pr := range pairs {
 			r := got[pr]

@@ -31,6 +31,12 @@ func ValidateOptions(o measure.Options, minForks int) error {
 			return err
 		}
 	}
+	if err := measure.CheckRelease(o.Release); err != nil {
+		return fmt.Errorf("--release: %w", err)
+	}
+	if err := measure.CheckJavacArgs(o.JavacArgs); err != nil {
+		return fmt.Errorf("--javac-arg: %w", err)
+	}
 	return nil
 }
 

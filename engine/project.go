@@ -20,7 +20,8 @@ import (
 type sources struct {
 	project  *measure.Project
 	files    []*javasrc.File
-	formulas []*workspace.Formula
+	formulas []*workspace.Formula   // those keep selected
+	all      []*workspace.Formula   // every formula, for the set-up of revisions (overlay.go)
 	diags    []workspace.Diagnostic // formula problems in every file
 }
 
@@ -42,6 +43,7 @@ func readSources(ctx context.Context, dir string, keep func(*workspace.Formula) 
 		}
 		s.files = append(s.files, f)
 		fs, ds := workspace.JavaFormulas(f)
+		s.all = append(s.all, fs...)
 		for _, fm := range fs {
 			if keep == nil || keep(fm) {
 				s.formulas = append(s.formulas, fm)
@@ -64,6 +66,7 @@ func readSources(ctx context.Context, dir string, keep func(*workspace.Formula) 
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		fs, ds := workspace.SPLFile(path, string(text))
+		s.all = append(s.all, fs...)
 		for _, fm := range fs {
 			if keep == nil || keep(fm) {
 				s.formulas = append(s.formulas, fm)
@@ -120,6 +123,15 @@ func arg(v spl.Value) measure.Arg {
 
 // compileError sums up a project that does not compile, for the editor.
 func compileError(msgs []measure.CompilerMessage) error {
+	return fmt.Errorf("the project does not compile: %s", firstMessage(msgs))
+}
+
+// firstMessage is javac's first message and how many more there are.
+func firstMessage(msgs []measure.CompilerMessage) string {
 	m := msgs[0]
-	return fmt.Errorf("the project does not compile: %s:%d: %s (and %d more)", m.File, m.Line, m.Message, len(msgs)-1)
+	s := fmt.Sprintf("%s:%d: %s", m.File, m.Line, m.Message)
+	if len(msgs) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(msgs)-1)
+	}
+	return s
 }

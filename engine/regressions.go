@@ -8,7 +8,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -154,13 +153,23 @@ func newSeriesSet(l *commitLine) *seriesSet {
 }
 
 // add places a result's fork means on its series, or counts why it is left
-// out (no commit, a tree with changes, a commit off the line).
+// out (no commit, a tree with changes, a commit off the line). A result is
+// placed at the first commit of the line known to hold its code: its own,
+// or an earlier one where its key was answered from the cache (a bisect or
+// diff that found the code unchanged there), so that a change is dated at
+// the commit that made it, not at the later one measured first.
 func (set *seriesSet) add(m *cache.Measurement) {
-	var env measure.Environment
-	json.Unmarshal(m.Environment, &env) // an older result's may be empty
+	env := environmentOf(m)
 	pos, ok := set.line.pos[env.Commit]
+	if !env.Dirty {
+		for _, c := range m.SeenAt {
+			if p, on := set.line.pos[c]; on && (!ok || p < pos) {
+				pos, ok = p, true
+			}
+		}
+	}
 	switch {
-	case env.Commit == "":
+	case env.Commit == "" && !ok:
 		set.left.NoCommit++
 		return
 	case env.Dirty:

@@ -118,6 +118,35 @@ func TestRegressions(t *testing.T) {
 	}
 }
 
+// A result measured once at a later commit and found unchanged (its key
+// answered from the cache) at an earlier one dates a change at the earlier
+// commit, the one that made it: here the slow code is measured at commit
+// 18 only, and seen at 10.
+func TestRegressionsPlaceAResultAtItsFirstCommit(t *testing.T) {
+	ctx := context.Background()
+	e, r, dir, hashes := regrSetup(t, 20)
+	for i, h := range hashes {
+		if i < 10 {
+			r.put(h, false, "x", 100)
+		}
+	}
+	r.put(hashes[18], false, "x", 130)
+	slow := int64(r.n)
+	for _, i := range []int{10, 14} {
+		if err := r.store.SeenAt(ctx, slow, hashes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.put(hashes[19], false, "x", 131)
+	res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Commit != hashes[10] {
+		t.Errorf("changes %+v, want one at commit 10 %.12s", res.Changes, hashes[10])
+	}
+}
+
 // watchSetup stores 15 commits of p.A#m on this machine with a +18 %
 // step at commit 8 and returns a watch that looks again on every call.
 func watchSetup(t *testing.T) (r *regrStore, dir string, hashes []string, here string, w *RegressionWatch) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,7 +91,8 @@ func operandLabel(r workspace.Request) string {
 
 // costs collects, for every method measured at two or more values of a
 // single integer argument, its fork means per value and the cost model
-// fitted to them (one point per fork mean).
+// fitted to them (one point per fork mean). A method at a revision
+// (m@v1.0) is a curve of its own: other code.
 func (r *CheckResult) costs() []report.Cost {
 	if r.plan == nil {
 		return nil
@@ -108,6 +110,9 @@ func (r *CheckResult) costs() []report.Cost {
 			continue
 		}
 		subject := fmt.Sprintf("%s#%s[%s]", q.Method.Class, q.Method.Method, q.Generator.Method)
+		if rev := q.Revision(); rev != "" {
+			subject += "@" + rev
+		}
 		i, ok := index[subject]
 		if !ok {
 			i = len(curves)
@@ -121,13 +126,22 @@ func (r *CheckResult) costs() []report.Cost {
 				pt.ForkMeans = append(pt.ForkMeans, stat.Mean(f.NsPerOp, nil))
 			}
 		}
-		curves[i].Points = append(curves[i].Points, pt)
+		// A repeated n (another overload, say) adds forks, not a value.
+		if j := slices.IndexFunc(curves[i].Points, func(p report.CostPoint) bool { return p.N == pt.N }); j >= 0 {
+			curves[i].Points[j].ForkMeans = append(curves[i].Points[j].ForkMeans, pt.ForkMeans...)
+		} else {
+			curves[i].Points = append(curves[i].Points, pt)
+		}
 		measured[i] = append(measured[i], model.Measured{N: pt.N, Forks: res.Forks})
 	}
 	for i := range curves {
 		curves[i].Callees = r.calleesOf(subjects[i])
 		curves[i].Fit = fitCost(curves[i].Points)
-		if len(measured[i]) >= 3 {
+		values := map[float64]bool{}
+		for _, m := range measured[i] {
+			values[m.N] = true
+		}
+		if len(values) >= 3 { // a repeated n is no new value
 			for _, d := range model.Extract("", "", "n", nil, measured[i]).Dependencies {
 				if d.Metric != model.Wall {
 					curves[i].Demands = append(curves[i].Demands, d)

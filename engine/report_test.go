@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/stats"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -47,5 +51,77 @@ func TestFitCostsFindsQuadraticGrowth(t *testing.T) {
 		case "1", "log n", "n", "n log n":
 			t.Errorf("%q reported indistinguishable from quadratic growth over 3 decades", m)
 		}
+	}
+}
+
+// A method measured in the working tree and at a revision is two curves,
+// each with its own values of n: measurements at v1 are other code, and
+// the same n at two revisions is not two values.
+func TestCostsGroupByRevision(t *testing.T) {
+	var reqs []workspace.Request
+	results := map[string]service.ItemResult{}
+	for _, rev := range []string{"", "v1"} {
+		for _, n := range []int64{1000, 10000} {
+			r := workspace.Request{
+				Method:    workspace.Target{Class: "p.C", Method: "sort", Revision: rev},
+				Generator: workspace.Target{Class: "p.C", Method: "gen", Revision: rev},
+				Args:      []spl.Value{{Kind: spl.Int, Int: n}},
+			}
+			reqs = append(reqs, r)
+			y := float64(n)
+			results[r.Key()] = service.ItemResult{Forks: []measure.Fork{{NsPerOp: []float64{y, y}}, {NsPerOp: []float64{y * 1.01, y}}}}
+		}
+	}
+	costs := (&CheckResult{plan: &workspace.Plan{Requests: reqs}, results: results}).costs()
+	if len(costs) != 2 || costs[0].Subject != "p.C#sort[gen]" || costs[1].Subject != "p.C#sort[gen]@v1" {
+		t.Fatalf("costs %+v, want one curve per revision", costs)
+	}
+	for _, c := range costs {
+		if len(c.Points) != 2 || len(c.Demands) != 0 {
+			t.Errorf("%s: %d points, demands %v; want 2 values and no demand model from 2 values", c.Subject, len(c.Points), c.Demands)
+		}
+	}
+}
+
+// Both sides one measurement (m at a commit whose code is v1's, and
+// m@v1): the comparison is decided by its factors, however noisy the
+// forks; other data is decided by the tests as before.
+func TestSameMeasurementDecidedByFactors(t *testing.T) {
+	dir, _ := writeProject(t, "src/p/A.java", `package p;
+import dev.perfls.*;
+public class A {
+    @SPL({"SELF[gen](10) <= 1.2 * SELF@v1[gen](10)", "1.3 * SELF[gen](10) <= SELF@v1[gen](10)", "SELF[gen](10) < SELF@v1[gen](10)", "SELF[gen](10) = SELF@v1[gen](10)"})
+    public static int work(int n) { return n; }
+    public static Iterable<Object[]> gen(int n) { return null; }
+}
+`)
+	src, err := readSources(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := workspace.PlanCheck(workspace.NewIndex(src.files), src.formulas)
+	noisy := []measure.Fork{{NsPerOp: []float64{10, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
+	results := map[string]service.ItemResult{}
+	for _, r := range plan.Requests {
+		results[r.Key()] = service.ItemResult{Forks: noisy}
+	}
+	outcomes := func() string {
+		methods, _, err := decide(plan, results, verdict.Options{Alpha: 0.05}, func(*workspace.Formula) (stats.Interpretation, error) { return stats.Auto, nil }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, in := range methods[0].Instances {
+			out = append(out, in.Outcome.String())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := outcomes(); got != "satisfied violated violated satisfied" {
+		t.Errorf("one measurement on both sides: %s", got)
+	}
+	other := []measure.Fork{{NsPerOp: []float64{11, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
+	results[plan.Requests[1].Key()] = service.ItemResult{Forks: other}
+	if got := outcomes(); strings.Contains(got, "violated") {
+		t.Errorf("two noisy measurements: %s, want nothing violated", got)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/spl"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure"
@@ -21,86 +23,54 @@ import (
 	"github.com/perfls/perfls/measure/service"
 )
 
-// tree is a commit's materialised project.
+// tree is a commit's materialised project, with the working tree's set-up
+// overlaid (overlay.go).
 type tree struct {
-	Name   string // as the user named it
-	Commit string // full hash
-	Dir    string // the project directory inside the materialised tree
-	index  *workspace.Index
-	Err    error // the revision could not be materialised
+	Name     string // as the user named it
+	Commit   string // full hash
+	Dir      string // the project directory inside the materialised tree
+	TreeHash string // git's tree hash of the project's directory at Commit ("" unknown)
+	index    *workspace.Index
+	same     *tree // the tree of the same commit under another name, which owns the index
+	Err      error // the revision could not be materialised
 }
 
-// label names the tree in messages: "v1.0 (commit 1a2b3c4d5e6f)".
+// label names the tree in messages: "v1.0 (commit 1a2b3c4d5e6f)", or
+// "commit 1a2b3c4d5e6f" when it was named by its hash.
 func (t *tree) label() string {
-	if t.Commit == "" || t.Commit[:min(len(t.Name), len(t.Commit))] == t.Name {
+	switch {
+	case t.Commit == "":
 		return t.Name
+	case strings.HasPrefix(t.Commit, t.Name):
+		return fmt.Sprintf("commit %.12s", t.Commit)
 	}
 	return fmt.Sprintf("%s (commit %.12s)", t.Name, t.Commit)
 }
 
-// materialise resolves name in the git repository holding dir and
-// materialises its commit's tree in the cache directory; with index it
-// also parses the tree's sources.
-func (e *Engine) materialise(ctx context.Context, dir, name string, index bool) *tree {
-	t := &tree{Name: name}
-	repo, err := revision.Open(ctx, dir)
-	if err != nil {
-		t.Err = err
-		return t
-	}
-	if t.Commit, err = repo.Resolve(ctx, name); err != nil {
-		t.Err = err
-		return t
-	}
-	if t.Dir, err = repo.Materialise(ctx, e.cfg.CacheDir, t.Commit); err != nil {
-		t.Err = err
-		return t
-	}
-	if _, err := os.Stat(t.Dir); err != nil {
-		t.Err = fmt.Errorf("%s has no directory %s: the project is not there at that commit", t.label(), filepath.ToSlash(repo.Rel))
-		return t
-	}
-	if index {
-		src, err := readSources(ctx, t.Dir, func(*workspace.Formula) bool { return false })
-		if err != nil {
-			t.Err = fmt.Errorf("read %s: %w", t.label(), err)
-			return t
-		}
-		t.index = workspace.NewIndex(src.files)
-	}
-	return t
-}
-
 // at is r as declared in the tree: its method and generator found among
 // the tree's sources (parameter types as they are there). A class in
-// neither tree (the JDK's, a jar's) is passed on as named. A workload
-// (generator or loop) whose class the tree lacks but the working tree has
-// is the working tree's: added, its file (path in the working tree) is
-// returned, to be compiled with the tree's classes.
-func (t *tree) at(r workspace.Request, now *workspace.Index) (_ workspace.Request, added string, _ error) {
+// neither tree (the JDK's, a jar's) is passed on as named; a generator's
+// overload is the harness's to pick. The tree holds the working tree's
+// workloads (overlay.go).
+func (t *tree) at(r workspace.Request, now *workspace.Index) (workspace.Request, error) {
 	out := workspace.Request{Args: r.Args}
 	for i, tg := range []workspace.Target{r.Method, r.Generator} {
 		if tg.Class == "" {
 			continue
 		}
 		found := tg
-		switch {
-		case i == 1 && t.index.Type(tg.Class) == nil && now.Type(tg.Class) != nil:
-			added = now.FileOf(now.Type(tg.Class)).Path
-			found.Params = nil // its overload is picked by the harness
-		case t.index.Type(tg.Class) != nil || now.Type(tg.Class) != nil:
-			var err error
+		if t.index.Type(tg.Class) != nil || now.Type(tg.Class) != nil {
 			params := tg.Params
 			if i == 1 {
-				params = nil // a generator's overload is picked by the harness
+				params = nil
 			}
-			found, err = t.index.Member(tg.Class, tg.Method, params)
-			if err != nil {
-				return out, "", fmt.Errorf("%s#%s at %s: %w", tg.Class, tg.Method, t.label(), err)
+			var err error
+			if found, err = t.index.Member(tg.Class, tg.Method, params); err != nil {
+				return out, fmt.Errorf("%s#%s at %s: %w", tg.Class, tg.Method, t.label(), err)
 			}
-			if i == 1 {
-				found.Params = nil
-			}
+		}
+		if i == 1 {
+			found.Params = nil
 		}
 		found.Revision, found.Decl = tg.Revision, nil
 		if i == 0 {
@@ -109,31 +79,18 @@ func (t *tree) at(r workspace.Request, now *workspace.Index) (_ workspace.Reques
 			out.Generator = found
 		}
 	}
-	return out, added, nil
+	return out, nil
 }
 
-// withAdded is the project directory of t with the working tree's files
-// added (paths in the working tree, whose project directory is dir).
-func (e *Engine) withAdded(ctx context.Context, dir string, t *tree, files []string) (string, error) {
-	add := map[string][]byte{}
-	for _, f := range files {
-		rel, err := filepath.Rel(dir, f)
-		if err != nil || !filepath.IsLocal(rel) {
-			return "", fmt.Errorf("workload file %s is outside the project %s", f, dir)
-		}
-		if add[rel], err = os.ReadFile(f); err != nil {
-			return "", fmt.Errorf("workload for %s: %w", t.label(), err)
+// atRevisions are the requests of plan measured at a revision.
+func atRevisions(plan *workspace.Plan) []workspace.Request {
+	var out []workspace.Request
+	for _, r := range plan.Requests {
+		if r.Revision() != "" {
+			out = append(out, r)
 		}
 	}
-	repo, err := revision.Open(ctx, dir)
-	if err != nil {
-		return "", err
-	}
-	pdir, err := repo.MaterialiseWith(ctx, e.cfg.CacheDir, t.Commit, add)
-	if err != nil {
-		return "", fmt.Errorf("%s with the working tree's workload: %w", t.label(), err)
-	}
-	return pdir, nil
+	return out
 }
 
 // measured is what measureRequests found.
@@ -146,12 +103,12 @@ type measured struct {
 	notices       []string
 }
 
-// measureRequests measures reqs through svc with p's settings (p.Items and
-// p.Project are set here): those of the working tree in dir, each
-// revision's in its materialised tree (trees, filled as revisions are
-// met). A revision that cannot be measured is no error: its requests get
-// their reason in revisionErrs and as their item's error.
-func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir string, p service.Params, reqs []workspace.Request, now *workspace.Index, trees map[string]*tree, progress func(service.Progress)) (*measured, error) {
+// measureRequests measures reqs through svc with p's settings (p.Items,
+// p.Project, p.Commit and p.Tree are set here): those of the working tree
+// in rs.dir, each revision's in its materialised tree (rs.tree). A
+// revision that cannot be measured is no error: its requests get their
+// reason in revisionErrs and as their item's error.
+func (e *Engine) measureRequests(ctx context.Context, svc service.Service, p service.Params, reqs []workspace.Request, rs *revisions, progress func(service.Progress)) (*measured, error) {
 	out := &measured{results: map[string]service.ItemResult{}, revisionErrs: map[string]string{}}
 	groups := map[string][]workspace.Request{}
 	var revs []string
@@ -167,53 +124,20 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 		out.revisionErrs[r.Key()] = msg
 		out.results[r.Key()] = service.ItemResult{Error: msg}
 	}
+	noticed := len(rs.notices)
 	for _, rev := range revs {
 		q := p
-		q.Project, q.Items = dir, nil
-		var group []workspace.Request
-		if rev == "" {
-			group = groups[rev]
-		} else {
-			t := trees[rev]
-			if t == nil {
-				t = e.materialise(ctx, dir, rev, true)
-				trees[rev] = t
-			}
+		q.Project, q.Items, q.Commit, q.Tree = rs.dir, nil, "", ""
+		group := groups[rev]
+		var t *tree
+		if rev != "" {
+			t = rs.tree(ctx, e, rev)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if t.Err != nil {
-				for _, r := range groups[rev] {
-					fail(r, fmt.Sprintf("revision @%s: %v", rev, t.Err))
-				}
-				continue
-			}
-			q.Project = t.Dir
-			var added []string
-			for _, r := range groups[rev] {
-				ra, file, err := t.at(r, now)
-				if err != nil {
-					fail(r, err.Error())
-					continue
-				}
-				if file != "" && !slices.Contains(added, file) {
-					added = append(added, file)
-				}
-				group = append(group, r)
-				q.Items = append(q.Items, item(ra))
-			}
-			if len(added) > 0 {
-				pdir, err := e.withAdded(ctx, dir, t, added)
-				if err != nil {
-					for _, r := range group {
-						fail(r, err.Error())
-					}
-					continue
-				}
-				q.Project = pdir
-			}
-		}
-		if rev == "" {
+			q.Project, q.Commit, q.Tree = t.Dir, t.Commit, t.TreeHash
+			group, q.Items = rs.itemsAt(ctx, t, group, fail)
+		} else {
 			for _, r := range group {
 				q.Items = append(q.Items, item(r))
 			}
@@ -227,15 +151,12 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 		}
 		out.notices = append(out.notices, resp.Notices...)
 		if len(resp.CompileErrors) > 0 {
-			if rev == "" {
+			if t == nil {
 				out.compileErrors = resp.CompileErrors
 				return out, nil
 			}
-			m := resp.CompileErrors[0]
-			msg := fmt.Sprintf("revision @%s does not compile: %s:%d: %s", trees[rev].label(), m.File, m.Line, m.Message)
-			if he, ok := incomplete(ctx, dir, trees[rev].Commit, &CompileError{Messages: resp.CompileErrors}).(*revision.HistoryError); ok {
-				msg = fmt.Sprintf("revision @%s does not compile: %s", trees[rev].label(), he.Error())
-			}
+			msg := fmt.Sprintf("revision @%s does not compile: %s", t.label(),
+				compileReason(incomplete(ctx, rs.dir, t.Commit, t.relative(&CompileError{Messages: resp.CompileErrors, Hint: resp.CompileHint}))))
 			for _, r := range group {
 				fail(r, msg)
 			}
@@ -245,7 +166,31 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 			out.results[r.Key()] = resp.Items[i]
 		}
 	}
+	out.notices = append(out.notices, rs.notices[noticed:]...)
 	return out, nil
+}
+
+// itemsAt are the items of group as declared in t, and the requests they
+// stand for; those t cannot measure (it could not be materialised, a
+// method is not there) are given to fail with the reason.
+func (rs *revisions) itemsAt(ctx context.Context, t *tree, group []workspace.Request, fail func(workspace.Request, string)) (mapped []workspace.Request, items []service.Item) {
+	if t.Err == nil {
+		t.Err = t.indexed(ctx)
+	}
+	for _, r := range group {
+		if t.Err != nil {
+			fail(r, fmt.Sprintf("revision @%s: %v", r.Revision(), t.Err))
+			continue
+		}
+		ra, err := t.at(r, rs.now)
+		if err != nil {
+			fail(r, err.Error())
+			continue
+		}
+		mapped = append(mapped, r)
+		items = append(items, item(ra))
+	}
+	return mapped, items
 }
 
 // revisionDiagnostics point at the "@rev" text of every operand a revision
@@ -415,4 +360,89 @@ func revisionFromFiles(ctx context.Context, dir, rev string) error {
 		return &revision.UnknownError{Name: rev, Msg: "no such tag or branch in " + filepath.Dir(gitDir)}
 	}
 	return nil
+}
+
+// sameMeasurement decides again, exactly, the comparisons of ir whose two
+// sides are one measurement — the same code, workload, JVM and machine,
+// as m@v1.0 is and m at a commit with v1.0's code: "a·L REL b·R" with
+// L = R holds or not by the factors a and b alone, whatever the noise
+// (at bisect's GOOD, "SELF <= 1.2 * SELF@GOOD" holds by identity). The
+// instance's outcome is combined again from its comparisons.
+func sameMeasurement(ir *verdict.InstanceResult, in *workspace.Instance, results map[string]service.ItemResult, delta float64) {
+	changed := false
+	for i, c := range in.Comparisons {
+		if i >= len(ir.Comparisons) || c.Left.Err != nil || c.Right.Err != nil || c.Left.Metric != c.Right.Metric {
+			continue
+		}
+		l, r := results[c.Left.Request.Key()], results[c.Right.Request.Key()]
+		if !sameData(l, r) {
+			continue
+		}
+		a, b := scale(c.Left.Scale), scale(c.Right.Scale)
+		d := delta
+		if c.Node.Interval != nil {
+			d = *c.Node.Interval
+		}
+		var holds bool
+		switch c.Node.Op {
+		case spl.LE:
+			holds = a <= b
+		case spl.LT:
+			holds = a < b
+		case spl.GE:
+			holds = a >= b
+		case spl.GT:
+			holds = a > b
+		case spl.EQ:
+			holds = a == b
+		case spl.EQI:
+			holds = a*(1-d) <= b*(1+d) && a*(1+d) >= b*(1-d)
+		default:
+			continue
+		}
+		cr := &ir.Comparisons[i]
+		cr.Outcome, cr.Failed, cr.Reason = verdict.Violated, false, ""
+		if holds {
+			cr.Outcome = verdict.Satisfied
+		}
+		ev := &cr.Evidence
+		ev.Ratio, ev.RatioLow, ev.RatioHigh, ev.RatioLevel = a/b, a/b, a/b, 1
+		ev.Test, ev.P, ev.PHolds, ev.MoreForks = "one measurement on both sides (the same code, workload, JVM and machine): decided by the factors", 0, 0, 0
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	outcomes := map[*spl.Comparison]verdict.Outcome{}
+	failed := false
+	for i, c := range in.Comparisons {
+		if i < len(ir.Comparisons) {
+			outcomes[c.Node] = ir.Comparisons[i].Outcome
+			failed = failed || ir.Comparisons[i].Failed
+		}
+	}
+	ir.Outcome = verdict.Combine(in.Inst.Body, func(c *spl.Comparison) verdict.Outcome { return outcomes[c] })
+	ir.Failed = ir.Outcome == verdict.Undecided && failed
+}
+
+func scale(s float64) float64 {
+	if s == 0 {
+		return 1
+	}
+	return s
+}
+
+// sameData reports whether two results are one measurement: the same
+// forks, sample for sample (the cache answered both, or one run was
+// shared).
+func sameData(a, b service.ItemResult) bool {
+	if a.Error != "" || b.Error != "" || len(a.Forks) == 0 || len(a.Forks) != len(b.Forks) {
+		return false
+	}
+	for i := range a.Forks {
+		if !slices.Equal(a.Forks[i].NsPerOp, b.Forks[i].NsPerOp) || len(a.Forks[i].NsPerOp) == 0 {
+			return false
+		}
+	}
+	return true
 }

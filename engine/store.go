@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -83,4 +84,16 @@ func (e *Engine) sameStore(c *service.Client) error {
 	}
 	return errors.New("the running daemon keeps its results in " + c.Store() + ", not in " + e.store.Path() +
 		" (stop it with perfls daemon stop to measure through it)")
+}
+
+// environmentOf is a stored result's environment, its commit the one
+// stored with it (schema 9: a materialised commit's, which the environment
+// of results measured before did not hold) when there is one.
+func environmentOf(m *cache.Measurement) measure.Environment {
+	var env measure.Environment
+	json.Unmarshal(m.Environment, &env) // an older result's may be empty
+	if m.Commit != "" {
+		env.Commit = m.Commit
+	}
+	return env
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +11,6 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/analysis/stats"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/remote"
 	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
@@ -39,8 +37,7 @@ func (e *Engine) MethodHistory(ctx context.Context, method string) ([]report.His
 	}
 	rows := make([]report.HistoryRow, 0, len(ms))
 	for _, m := range ms {
-		var env measure.Environment
-		json.Unmarshal(m.Environment, &env) // an older result's may be empty
+		env := environmentOf(m)
 		k := m.Key
 		row := report.HistoryRow{ID: m.ID, MeasuredAt: m.CreatedAt, Method: k.Method, Workload: k.Workload, Args: k.Args,
 			Commit: env.Commit, Dirty: env.Dirty, Code: short(k.Code, 12), Machine: k.Machine,

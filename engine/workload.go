@@ -68,7 +68,12 @@ func ParseWorkload(method, generator, args string) (Workload, error) {
 
 // CompileError says that the project does not compile: nothing was
 // measured. Messages are javac's.
-type CompileError struct{ Messages []measure.CompilerMessage }
+type CompileError struct {
+	Messages []measure.CompilerMessage
+	// Hint says what likely made it fail and what fixes it (a missing
+	// dependency, code older than the JDK): measure.CompileError's.
+	Hint string
+}
 
 func (e *CompileError) Error() string { return "the project does not compile" }
 
@@ -82,7 +87,7 @@ func measureOne(ctx context.Context, svc service.Service, p service.Params, prog
 		return nil, nil, err
 	}
 	if len(resp.CompileErrors) > 0 {
-		return resp, nil, &CompileError{Messages: resp.CompileErrors}
+		return resp, nil, &CompileError{Messages: resp.CompileErrors, Hint: resp.CompileHint}
 	}
 	if len(resp.Items) != len(p.Items) || len(p.Items) != 1 {
 		return resp, nil, fmt.Errorf("the measurement service answered %d items for %d", len(resp.Items), len(p.Items))

@@ -201,6 +201,14 @@ func compileLibrary(ctx context.Context, j *jdk, cacheDir string) (_ string, err
 // compiler's default when this javac does not support that release. A
 // compiler failure is a *CompileError.
 func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, release int) error {
+	return runJavac(ctx, j, out, classpath, srcs, javacFlags{release: release})
+}
+
+// runJavac is javac with the project's flags: with f.strict a javac that
+// cannot compile for f.release is an error (releaseError), and f.args
+// follow perfls's own flags.
+func runJavac(ctx context.Context, j *jdk, out string, classpath, srcs []string, f javacFlags) error {
+	release := f.release
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -230,12 +238,16 @@ func javac(ctx context.Context, j *jdk, out string, classpath, srcs []string, re
 	if len(classpath) > 0 {
 		args = append(args, "-cp", strings.Join(classpath, string(os.PathListSeparator)))
 	}
+	args = append(args, f.args...)
 	withRelease := args
 	if release > 0 {
 		withRelease = append(append([]string{}, args...), "--release", strconv.Itoa(release))
 	}
 	output, err := runTool(ctx, j.javac, append(withRelease, "@"+argfile.Name()), "", 4<<20)
 	if err != nil && release > 0 && ctx.Err() == nil && releaseUnsupported(output) {
+		if f.strict {
+			return releaseError(j, release)
+		}
 		output, err = runTool(ctx, j.javac, append(args, "@"+argfile.Name()), "", 4<<20)
 	}
 	if err == nil {
@@ -398,7 +410,7 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err er
 	depCP := append([]string{lib}, p.Classpath...)
 
 	defer dirLocks.lock(bdir)()
-	stamp, err := buildStamp(j, p.Release, projDir, depCP, p.Sources)
+	stamp, err := buildStamp(j, p.javacFlags(), projDir, depCP, p.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", projDir, err)
 	}
@@ -427,10 +439,10 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err er
 		}
 	}
 	if len(srcs) > 0 {
-		if err := javac(ctx, j, tmp, depCP, srcs, p.Release); err != nil {
+		if err := runJavac(ctx, j, tmp, depCP, srcs, p.javacFlags()); err != nil {
 			var ce *CompileError
 			if errors.As(err, &ce) {
-				ce.Hint = DependencyHint(p, ce.Messages)
+				ce.Hint = joinHints(DependencyHint(p, ce.Messages), JDKHint(p, j.major, ce.Messages))
 				return nil, ce
 			}
 			return nil, fmt.Errorf("compile %s: %w", projDir, err)
@@ -448,12 +460,26 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err er
 	return b, nil
 }
 
+// joinHints joins the hints that are not empty, one a line.
+func joinHints(hints ...string) string {
+	var out []string
+	for _, h := range hints {
+		if h != "" {
+			out = append(out, h)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // buildStamp describes everything a project compilation depends on.
-func buildStamp(j *jdk, release int, projDir string, classpath, sources []string) (string, error) {
+func buildStamp(j *jdk, f javacFlags, projDir string, classpath, sources []string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "perfls-build-v1\nproject %s\njavac %s %s\n", projDir, j.javac, j.version)
-	if release > 0 {
-		fmt.Fprintf(&b, "release %d\n", release)
+	if f.release > 0 {
+		fmt.Fprintf(&b, "release %d\n", f.release)
+	}
+	if len(f.args) > 0 {
+		fmt.Fprintf(&b, "javac flags %q\n", f.args)
 	}
 	for _, c := range classpath {
 		fmt.Fprintf(&b, "cp %s\n", c)

@@ -204,7 +204,7 @@ func instrumentedClasses(ctx context.Context, p *Project, b *Build) (_ string, _
 	classes, namesFile, stampFile := filepath.Join(dir, "classes"), filepath.Join(dir, "methods.json"), filepath.Join(dir, "stamp")
 
 	defer dirLocks.lock(dir)()
-	stamp, err := buildStamp(j, p.Release, p.Dir, depCP, p.Sources)
+	stamp, err := buildStamp(j, p.javacFlags(), p.Dir, depCP, p.Sources)
 	if err != nil {
 		return "", nil, err
 	}
@@ -255,7 +255,7 @@ func instrumentedClasses(ctx context.Context, p *Project, b *Build) (_ string, _
 		return "", nil, errors.New("the project has no sources to instrument")
 	}
 	built := filepath.Join(tmp, "classes")
-	if err := javac(ctx, j, built, depCP, srcs, p.Release); err != nil {
+	if err := runJavac(ctx, j, built, depCP, srcs, p.javacFlags()); err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
 			return "", nil, fmt.Errorf("the instrumented copy does not compile: %w", err)

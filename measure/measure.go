@@ -148,6 +148,11 @@ type Options struct {
 	// counters around each sample and retakes none. Its timings are never
 	// used.
 	Count bool `json:",omitempty"`
+	// Release and JavacArgs compile the project for an older Java release
+	// and with extra javac flags (--release, --javac-arg), after
+	// perfls.json's "release" and "javacArgs" (Project.ApplyOptions).
+	Release   int      `json:",omitempty"`
+	JavacArgs []string `json:",omitempty"`
 }
 
 // Fill returns o with its zero SamplesPerFork, MinSampleTime, Warmup,

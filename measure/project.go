@@ -51,9 +51,17 @@ type Project struct {
 	// instead of compiling when they are fresh.
 	Outputs []string
 	// Release, when set, is the Java release Compile compiles for (javac
-	// --release): the forked JVM's, when it is older than javac
-	// (ForkRelease). Not read from disk: the caller sets it.
+	// --release): perfls.json's "release" as FindProject reads it; then
+	// ApplyOptions makes it the command line's, and the forked JVM's when
+	// that is older (ForkRelease).
 	Release int
+	// JavacArgs are extra javac flags of the project's compilation:
+	// perfls.json's "javacArgs", then the command line's (ApplyOptions).
+	JavacArgs []string
+	// releaseSet says Release was asked for (perfls.json or the command
+	// line), not only needed by the forked JVM: a javac that cannot
+	// compile for it is then an error, not passed over.
+	releaseSet bool
 	// Config is the path of the perfls.json read, "" when there is none.
 	Config string
 	// Interpretation, Alpha and Semantics are the project's defaults for
@@ -73,7 +81,8 @@ type Project struct {
 //	{"classpath": ["lib/dep.jar", "lib/*.jar", "~/jars/x.jar", "../other/classes"],
 //	 "classpathFile": "target/cp.txt",
 //	 "sourceRoots": ["src/main/java", "src/test/java"],
-//	 "interpretation": "parametric", "alpha": 0.01, "semantics": "shown", "jvmArgs": ["-Xmx2g"]}
+//	 "interpretation": "parametric", "alpha": 0.01, "semantics": "shown", "jvmArgs": ["-Xmx2g"],
+//	 "release": 8, "javacArgs": ["-Xlint:none"]}
 //
 // Paths are relative to the root (absolute paths are kept, a leading ~ is
 // the home directory); classpath entries may be globs. "classpathFile" names
@@ -82,7 +91,9 @@ type Project struct {
 // `mvn dependency:build-classpath -Dmdep.outputFile=FILE` writes; its
 // entries follow "classpath"'s. Either one, even an empty "classpath": [],
 // keeps perfls from asking Maven or Gradle (ResolveClasspath). With sourceRoots, only those
-// directories are searched for sources.
+// directories are searched for sources. "release" compiles the project for
+// an older Java release (javac --release: old code that clashes with a
+// newer JDK's methods), "javacArgs" adds javac flags (CheckJavacArgs).
 const ConfigFile = "perfls.json"
 
 // projectConfig is the content of perfls.json.
@@ -94,6 +105,8 @@ type projectConfig struct {
 	Alpha          float64  `json:"alpha"`
 	Semantics      string   `json:"semantics"` // shown or classic (docs/statistics.md); checked by the engine
 	JVMArgs        []string `json:"jvmArgs"`
+	Release        int      `json:"release"`
+	JavacArgs      []string `json:"javacArgs"`
 	// Store names the measurement store the team shares (a postgres://
 	// URL without a password); read by StoreSetting, not by the build.
 	Store string `json:"store"`
@@ -120,7 +133,13 @@ func readConfig(dir string) (*projectConfig, string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"classpathFile\": \"...\", \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05})", path, err)
+		return nil, path, fmt.Errorf("%s: %w (want {\"classpath\": [...], \"classpathFile\": \"...\", \"sourceRoots\": [...], \"interpretation\": \"...\", \"alpha\": 0.05, \"release\": 8, \"javacArgs\": [...]})", path, err)
+	}
+	if err := CheckRelease(c.Release); err != nil {
+		return nil, path, fmt.Errorf("%s: \"release\": %w", path, err)
+	}
+	if err := CheckJavacArgs(c.JavacArgs); err != nil {
+		return nil, path, fmt.Errorf("%s: \"javacArgs\": %w", path, err)
 	}
 	// 0 is "not set"; anything else must be a probability a test can use.
 	if c.Alpha != 0 && !(c.Alpha > 0 && c.Alpha <= 0.5) {
@@ -331,6 +350,7 @@ func configured(abs string) (*Project, *projectConfig, error) {
 	if cfg != nil {
 		p.Config = cfgPath
 		p.Interpretation, p.Alpha, p.Semantics, p.JVMArgs = cfg.Interpretation, cfg.Alpha, cfg.Semantics, cfg.JVMArgs
+		p.Release, p.releaseSet, p.JavacArgs = cfg.Release, cfg.Release > 0, cfg.JavacArgs
 		if err := p.configClasspath(cfg, cfgPath); err != nil {
 			return nil, nil, err
 		}

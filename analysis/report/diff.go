@@ -212,6 +212,14 @@ type Bisect struct {
 	// Formulas are, in formula mode, the instances that hold at Good and
 	// are violated at Bad: the ones the search follows.
 	Formulas []string `json:"formulas,omitempty"`
+	// AtGood, when no formula instance holds at Good, names each with its
+	// outcome and evidence there; Fallback then says that the search
+	// compares workloads instead ("slower" mode).
+	AtGood   []string `json:"atGood,omitempty"`
+	Fallback string   `json:"fallback,omitempty"`
+	// Notices are what the user should know: e.g. the working tree's
+	// set-up that each commit was built with.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // BisectStep is one commit judged: bad (some workload slower than at
@@ -237,6 +245,12 @@ func (b *Bisect) ExitStatus() int {
 
 // WriteText writes the steps and the first bad commit.
 func (b *Bisect) WriteText(w io.Writer) {
+	if b.Fallback != "" {
+		for _, in := range b.AtGood {
+			fmt.Fprintf(w, "at good: %s\n", in)
+		}
+		fmt.Fprintf(w, "%s\n", b.Fallback)
+	}
 	for _, s := range b.Steps {
 		fmt.Fprintf(w, "%-4s %.12s", s.Verdict, s.Commit)
 		if len(s.Slower) > 0 {
@@ -259,4 +273,7 @@ func (b *Bisect) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "first bad commit: %s %s\n", b.FirstBad, b.Subject)
 	}
 	fmt.Fprintf(w, "%d commits on the line, %d judged, %d measured\n", b.Commits, len(b.Steps), b.Measured)
+	for _, note := range b.Notices {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
 }

@@ -25,7 +25,7 @@ type checkFlags struct {
 	format, interpretation, junit, html string
 	semantics                           string
 	alpha                               float64
-	fresh, remote                       bool
+	fresh, remote, commitConfig         bool
 	maxForks                            int
 	label, project                      string
 }
@@ -37,7 +37,7 @@ func (a *app) checkCommand() *cobra.Command {
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Semantics: f.semantics, Priority: service.Batch, Fresh: f.fresh,
-				MaxForks: f.maxForks, Remote: f.remote, Label: f.label}
+				MaxForks: f.maxForks, Remote: f.remote, Label: f.label, CommitConfig: f.commitConfig}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
@@ -64,6 +64,7 @@ func (a *app) checkCommand() *cobra.Command {
 	cli.Enum(cmd, &f.semantics, "semantics", "", semanticsUsage+" (default: perfls.json's, else shown; classic decides in one look)", verdict.SemanticsNames...)
 	fs.IntVar(&f.maxForks, "max-forks", 0, "forks per measurement up to which undecided formulas are measured again and decided again, α spread over the looks (default 3 × --forks; --forks or less: one look)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
+	fs.BoolVar(&f.commitConfig, "commit-config", false, "build a revision a formula names (@REV) with its own perfls.json where it has one (default: the working tree's)")
 	fs.BoolVar(&f.remote, "remote", false, "let the shared store's workers measure (perfls worker; docs/team.md) and wait for them")
 	fs.StringVar(&f.label, "label", "", "with --remote: only workers started with this --label take the jobs")
 	fs.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")

@@ -33,6 +33,8 @@ func (m *measureFlags) bind(fs *pflag.FlagSet, def measure.Options) {
 	fs.IntVar(&m.opts.HeapMB, "heap", def.HeapMB, "heap of each forked JVM in MB (0: the default)")
 	fs.StringVar(&m.opts.CPUs, "cpus", "", "pin each fork's measuring thread to these processors, e.g. 0 or 2-3 (Linux; processors can differ in speed: docs/measurement.md)")
 	fs.StringArrayVar(&m.opts.JVMArgs, "jvm-arg", nil, "an extra flag of the forked JVMs, e.g. --jvm-arg=-XX:+UseSerialGC (repeatable)")
+	fs.IntVar(&m.opts.Release, "release", 0, "compile the project (and every commit measured) for this Java release, e.g. 8 for old code that clashes with a newer JDK's methods (default: perfls.json's \"release\")")
+	fs.StringArrayVar(&m.opts.JavacArgs, "javac-arg", nil, "an extra javac flag for the project, e.g. --javac-arg=-Xlint:none (repeatable; after perfls.json's \"javacArgs\")")
 	fs.BoolVarP(&m.verbose, "verbose", "v", false, "report each fork on stderr")
 }
 

@@ -80,6 +80,8 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	fs.Float64Var(&req.Alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again, α spread over the looks (default 3 × --forks)")
 	fs.StringVar(&req.Method, "method", "", "only the workloads of this method, pkg.Class#m (default: every method with a workload; bisect: the formulas)")
+	fs.BoolVar(&req.Fresh, "fresh", false, "measure again even when the cache has fresh results (each result is stored with its commit)")
+	fs.BoolVar(&req.CommitConfig, "commit-config", false, "build each commit with its own perfls.json where it has one (default: the working tree's, with its workloads and formulas, for every commit)")
 	if !bisect {
 		fs.StringVar(&req.Base, "base", "", "base revision (default: the merge base with origin/HEAD, main, master, origin/main or origin/master; without a remote and these, HEAD)")
 		fs.StringVar(&junit, "junit", "", "also write the comparisons as JUnit XML to this file (slower: a failure)")

@@ -161,6 +161,16 @@ func (r *Repo) Date(ctx context.Context, commit string) time.Time {
 	return t
 }
 
+// TreeHash is the git tree hash of the project's directory at commit:
+// the same hash at two commits is the same files.
+func (r *Repo) TreeHash(ctx context.Context, commit string) (string, error) {
+	rel := filepath.ToSlash(r.Rel)
+	if rel == "." {
+		rel = ""
+	}
+	return git(ctx, r.Top, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+":"+rel)
+}
+
 // Clean reports whether the work tree has no changes, untracked files
 // included: then HEAD is what it holds.
 func (r *Repo) Clean(ctx context.Context) (bool, error) {
@@ -261,12 +271,13 @@ func publish(tmp, root, id string) error {
 	return nil
 }
 
-// MaterialiseWith is Materialise with files added: the commit's tree plus
-// files (paths relative to the project directory, contents), in a tree of
-// its own under <cache>/revisions/<commit>-<digest of files>, so that the
-// commit's own tree stays as the commit has it. It serves a workload that
-// exists only in the working tree and is measured against a revision's
-// classes. Files that exist at the commit are not replaced: an error says so.
+// MaterialiseWith is Materialise with files overlaid: the commit's tree
+// plus files (paths relative to the project directory, contents), which
+// replace the commit's files of the same paths, in a tree of its own under
+// <cache>/revisions/<commit>-<digest of files>, so that the commit's own
+// tree stays as the commit has it. It serves the working tree's set-up
+// (perfls.json, workloads written after the commit) measured against a
+// revision's classes.
 func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, files map[string][]byte) (string, error) {
 	baseRoot, err := r.materialise(ctx, cacheDir, commit)
 	if err != nil {
@@ -280,9 +291,6 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 	for name := range files {
 		if !filepath.IsLocal(name) {
 			return "", fmt.Errorf("materialise %.12s with %s: not a path inside the project", commit, name)
-		}
-		if _, err := os.Lstat(filepath.Join(base, name)); err == nil {
-			return "", fmt.Errorf("materialise %.12s with %s: the commit has that file", commit, name)
 		}
 		names = append(names, name)
 	}
@@ -309,6 +317,11 @@ func (r *Repo) MaterialiseWith(ctx context.Context, cacheDir, commit string, fil
 	for _, name := range names {
 		path := filepath.Join(tmp, r.Rel, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("materialise %.12s with %s: %w", commit, name, err)
+		}
+		// The commit's file is a hard link into its own tree: unlink it,
+		// never write through it.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("materialise %.12s with %s: %w", commit, name, err)
 		}
 		if err := os.WriteFile(path, files[name], 0o644); err != nil {

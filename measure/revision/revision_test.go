@@ -114,7 +114,8 @@ func TestRevisionDefaultBase(t *testing.T) {
 
 // A workload only in the working tree is measured against a commit's
 // classes in a tree of its own: the commit's tree stays as it was, the
-// same files give the same tree, and a file the commit has is refused.
+// same files give the same tree, and a file the commit has is replaced in
+// the derived tree only (never written through to the commit's).
 func TestRevisionMaterialiseWith(t *testing.T) {
 	ctx := context.Background()
 	top, commits := gitRepo(t, "class A { int v = 1; }", "class A { int v = 2; }")
@@ -148,8 +149,18 @@ func TestRevisionMaterialiseWith(t *testing.T) {
 	if err != nil || other == dir {
 		t.Errorf("other content: %s, %v; want a tree other than %s", other, err, dir)
 	}
-	if _, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"A.java": nil}); err == nil || !strings.Contains(err.Error(), "the commit has that file") {
-		t.Errorf("replacing a file of the commit: %v", err)
+	replaced, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"A.java": []byte("class A { int v = 3; }")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(replaced, "A.java")); string(got) != "class A { int v = 3; }" {
+		t.Errorf("the replaced A.java = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(base, "A.java")); string(got) != "class A { int v = 1; }" {
+		t.Errorf("the commit's own A.java became %q", got)
+	}
+	if h, err := r.TreeHash(ctx, commits[0]); err != nil || len(h) != 40 || h != fixture.Git(t, top, "rev-parse", commits[0]+":sub") {
+		t.Errorf("tree hash %q, %v", h, err)
 	}
 	if _, err := r.MaterialiseWith(ctx, cache, commits[0], map[string][]byte{"../x.java": nil}); err == nil {
 		t.Error("a path outside the project was accepted")

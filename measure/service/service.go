@@ -35,7 +35,13 @@ type Item struct {
 
 // Params is a measurement request for one project.
 type Params struct {
-	Project  string          `json:"project"` // absolute project directory
+	Project string `json:"project"` // absolute project directory
+	// Commit, for a project that is a commit's materialised tree (not a
+	// git work tree), is that commit, and Tree the git tree hash of the
+	// project's directory in it: results are stored with them. "" for a
+	// work tree, whose HEAD (and changes) git tells (ProjectCommit).
+	Commit   string          `json:"commit,omitempty"`
+	Tree     string          `json:"tree,omitempty"`
 	Items    []Item          `json:"items"`
 	Options  measure.Options `json:"options"`
 	Priority Priority        `json:"priority"`
@@ -127,7 +133,10 @@ type Preliminary struct {
 type Response struct {
 	Items         []ItemResult              `json:"items"`
 	CompileErrors []measure.CompilerMessage `json:"compile_errors,omitempty"` // the project did not compile
-	Notices       []string                  `json:"notices,omitempty"`        // e.g. a corrupt cache was set aside
+	// CompileHint says what likely made it fail and what fixes it (a
+	// missing dependency, code older than the JDK); also a notice.
+	CompileHint string   `json:"compile_hint,omitempty"`
+	Notices     []string `json:"notices,omitempty"` // e.g. a corrupt cache was set aside
 }
 
 // Status describes what a measurement server is doing.
@@ -270,17 +279,19 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		qo.JVMArgs = append(slices.Clone(proj.JVMArgs), qo.JVMArgs...)
 		p.QuickOptions = &qo
 	}
-	// A JVM older than the compiling JDK (an editor's javaHome) needs
-	// classes compiled for its release.
-	if proj.Release, err = measure.ForkRelease(ctx, p.Options); err != nil {
+	// The release and javac flags asked for; a JVM older than the
+	// compiling JDK (an editor's javaHome) needs classes compiled for its
+	// release.
+	if err := proj.ApplyOptions(ctx, p.Options); err != nil {
 		return nil, err
 	}
 	build, err := l.compile(ctx, proj)
 	var ce *measure.CompileError
 	if errors.As(err, &ce) {
 		resp.CompileErrors = ce.Messages
-		if ce.Hint != "" { // a missing dependency: where the classpath came from, what to do
+		if ce.Hint != "" { // a missing dependency, a newer JDK: what to do
 			resp.Notices = append(resp.Notices, ce.Hint)
+			resp.CompileHint = ce.Hint
 		}
 		return resp, nil
 	}
@@ -394,6 +405,9 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		if (!p.Fresh || p.Besides != nil) && l.answerFromCache(ctx, key, opt, p.Besides, out, warn) {
+			if p.Besides == nil {
+				l.noteSeenAt(ctx, p, out.CacheID, warn)
+			}
 			l.addHistory(ctx, key, out, warn)
 			continue
 		}
@@ -569,8 +583,8 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			return partial(), false, nil
 		}
 		// Which commit was measured, for history across commits and machines.
-		acc.Env.Commit, acc.Env.Dirty = measure.ProjectCommit(ctx, p.Project)
-		return l.save(ctx, key, acc, req.Key(), emit), true, nil
+		acc.Env.Commit, acc.Env.Dirty = l.commitOf(ctx, p)
+		return l.save(ctx, key, acc, req.Key(), p.Tree, emit), true, nil
 	}
 	label := req.Key()
 	v, err := l.sched.DoSteps(ctx, key.Hash()+fmt.Sprint(opt.Forks, opt.SamplesPerFork), label, p.Priority, p.Budget, step, progress)
@@ -591,11 +605,15 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 // save stores a finished measurement, keeps the cache within its size
 // limit, and reports (through emit and the result's warnings) what failed:
 // the measurement is returned either way.
-func (l *Local) save(ctx context.Context, key cache.Key, acc measure.Result, label string, emit func(Progress)) storedResult {
+func (l *Local) save(ctx context.Context, key cache.Key, acc measure.Result, label, tree string, emit func(Progress)) storedResult {
 	if l.store == nil {
 		return storedResult{Result: acc, at: time.Now()}
 	}
 	m := toCache(key, acc)
+	m.Commit = acc.Env.Commit
+	if !acc.Env.Dirty {
+		m.Tree = tree
+	}
 	if err := l.store.Put(ctx, m); err != nil {
 		msg := fmt.Sprintf("could not save the measurement of %s in the cache (%v): it is not kept and will be measured again next time", label, err)
 		if cache.IsReadOnly(err) {
@@ -700,6 +718,34 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 		})
 	}
 	return m
+}
+
+// noteSeenAt records that the cached result id answered for a clean commit,
+// so that the result's code is known to be there too (regressions place a
+// result at the first commit known to hold its code, also when the same
+// code was measured once at a later commit).
+func (l *Local) noteSeenAt(ctx context.Context, p Params, id int64, warn func(string)) {
+	commit, dirty := l.commitOf(ctx, p)
+	if commit == "" || dirty || l.store == nil {
+		return
+	}
+	if err := l.store.SeenAt(ctx, id, commit); err != nil && ctx.Err() == nil {
+		warn(fmt.Sprintf("could not record in %s that result %d's code is at commit %.12s: %v", l.store.Path(), id, commit, err))
+	}
+}
+
+// commitOf is the commit a request's project holds: the one it names
+// (a materialised tree), else its work tree's HEAD and whether the tree
+// has changes. A tree materialised in the cache directory is no work
+// tree: git would answer for a repository around the cache directory.
+func (l *Local) commitOf(ctx context.Context, p Params) (string, bool) {
+	if p.Commit != "" {
+		return p.Commit, false
+	}
+	if rel, err := filepath.Rel(filepath.Join(l.cacheDir, "revisions"), p.Project); err == nil && filepath.IsLocal(rel) {
+		return "", false
+	}
+	return measure.ProjectCommit(ctx, p.Project)
 }
 
 // compile builds a project, one compile per project at a time.
