@@ -83,7 +83,11 @@ func TestRemoteCheckThroughAWorker(t *testing.T) {
 	fixture.Background(t, ctx, func(ctx context.Context) error { return worker.RunWorker(ctx, "t") })
 	dir, _ := writeProject(t, "p/A.java", classA("return n;"))
 	var said []string
-	res, err := client.Check(ctx, CheckRequest{Dir: dir, Options: small, MaxForks: 2, Remote: true, Label: "t",
+	// Forks whose warm-up hits the cap do not decide: a cap the JIT settles
+	// within on a busy machine, and room to replace a fork that still hits it.
+	opts := small
+	opts.MaxWarmup = 3 * time.Second
+	res, err := client.Check(ctx, CheckRequest{Dir: dir, Options: opts, MaxForks: 4, Remote: true, Label: "t",
 		Progress: func(p service.Progress) { said = append(said, p.Message) }})
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +95,8 @@ func TestRemoteCheckThroughAWorker(t *testing.T) {
 	if len(res.Methods) != 1 || len(res.Methods[0].Instances) != 1 || res.Requests != 2 {
 		t.Fatalf("check %+v", res)
 	}
-	if ev := res.Methods[0].Instances[0].Comparisons[0].Evidence; ev.Left.Forks != 2 || ev.Right.Forks != 2 {
-		t.Errorf("evidence %+v, want 2 forks a side", ev)
+	if ev := res.Methods[0].Instances[0].Comparisons[0].Evidence; ev.Left.Forks < 2 || ev.Right.Forks < 2 {
+		t.Errorf("evidence %+v, want at least 2 settled forks a side", ev)
 	}
 	if client.local != nil {
 		t.Error("the client measured in-process")
