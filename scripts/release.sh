@@ -12,6 +12,7 @@
 #   go build -trimpath -buildvcs=false \
 #     -ldflags "-s -w -buildid= -X …/internal/version.release=VERSION -X …/internal/version.commit=COMMIT"
 #
+# (on Linux also static: -tags netgo,osusergo, -extldflags -static)
 # and packed as DIR/perfls_VERSION_OS_ARCH.tar.gz (the binary, README.md, and
 # LICENSE when the tree has one), every entry dated SOURCE_DATE_EPOCH (default:
 # the commit's time). DIR/SHA256SUMS lists every archive of VERSION in DIR;
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --ref) [ $# -ge 2 ] || die "--ref needs a commit, tag or branch"; ref=$2; shift 2 ;;
     --verify) verify=1; shift ;;
     --sums) sums_only=1; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown flag $1 (see --help)" ;;
     *) [ -z "$version" ] || die "two versions given: $version and $1"; version=$1; shift ;;
   esac
@@ -123,7 +124,7 @@ c_compiler() {
 
 # build_all DEST: exports the commit, builds every target and packs it into DEST.
 build_all() {
-  local dest=$1 work src t os arch cc stage dir
+  local dest=$1 work src t os arch cc stage dir tags link
   work=$(mktemp -d)
   tmpdirs+=("$work")
   src=$work/src
@@ -136,10 +137,14 @@ build_all() {
     dir=perfls_${name_version}_${os}_${arch}
     stage=$work/stage/$dir
     mkdir -p "$stage"
+    # Linux binaries are static (pure-Go DNS and user lookup), so that they
+    # run on any distribution's C library; macOS's are linked as macOS wants.
+    tags="" link=""
+    if [ "$os" = linux ]; then tags="netgo,osusergo" link="-linkmode external -extldflags -static"; fi
     note "building $t with $cc ($(go version | cut -d' ' -f3), commit ${commit:0:12})"
     (cd "$src" && GOOS=$os GOARCH=$arch GOAMD64=v1 GOARM64=v8.0 CGO_ENABLED=1 CC=$cc \
-      go build -trimpath -buildvcs=false \
-        -ldflags "-s -w -buildid= -X $MODULE/internal/version.release=$version -X $MODULE/internal/version.commit=$commit" \
+      go build -trimpath -buildvcs=false -tags "$tags" \
+        -ldflags "-s -w -buildid= $link -X $MODULE/internal/version.release=$version -X $MODULE/internal/version.commit=$commit" \
         -o "$stage/perfls" ./cmd/perfls)
     sed -e "s/@VERSION@/$version/g" -e "s/@COMMIT@/$commit/g" -e "s|@TARGET@|$t|g" "$src/scripts/archive-README.md" >"$stage/README.md"
     [ ! -f "$src/LICENSE" ] || cp "$src/LICENSE" "$stage/LICENSE"
