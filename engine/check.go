@@ -43,6 +43,10 @@ type CheckRequest struct {
 	// them; Label picks the workers labelled so ("" = unlabelled ones).
 	Remote bool
 	Label  string
+	// ClasspathFile is a file holding the project's whole classpath, which
+	// replaces perfls.json's and the build tool's ("" = those): Maven's and
+	// Gradle's plugins pass what they resolved (service.Params.ClasspathFile).
+	ClasspathFile string
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -106,7 +110,7 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}
-	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
+	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh, ClasspathFile: req.ClasspathFile}
 	got, err := e.measureRequests(ctx, svc, req.Dir, params, plan.Requests, out.index, out.trees, req.Progress)
 	if err != nil {
 		return nil, err
@@ -205,7 +209,7 @@ func (r *CheckResult) Failed() bool { return verdict.Count(r.Methods).Failed > 0
 func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRequest, out *CheckResult, keys map[string]bool, add int) (int, error) {
 	opts := req.Options
 	opts.Forks = add
-	params := service.Params{Options: opts, Priority: req.Priority, Fresh: true}
+	params := service.Params{Options: opts, Priority: req.Priority, Fresh: true, ClasspathFile: req.ClasspathFile}
 	var which []workspace.Request
 	for _, r := range out.plan.Requests {
 		if keys[r.Key()] {
