@@ -123,6 +123,7 @@ func TestReleaseArchiveRunsWithoutGo(t *testing.T) {
 	if want, ok := map[string]int{"passed": 0, "violated": 1}[s.Result]; !ok || code != want || s.Failed != 0 || s.Satisfied+s.Violated+s.Undecided == 0 {
 		t.Errorf("perfls check: exit %d, summary %+v\n%s", code, s, stderr)
 	}
+	t.Logf("perfls check of the quickstart with the archive's binary: exit %d, %d satisfied, %d violated, %d undecided", code, s.Satisfied, s.Violated, s.Undecided)
 }
 
 // go install github.com/perfls/perfls/cmd/perfls@VERSION, as the install
@@ -149,11 +150,13 @@ func TestGoInstallAtVersion(t *testing.T) {
 		testVersion + ".info": `{"Version":"` + testVersion + `","Time":"` + time.Now().UTC().Format(time.RFC3339) + `"}`,
 		testVersion + ".mod":  string(mod),
 	})
-	output(t, "", nil, "git", "archive", "--format=zip", "--prefix=github.com/perfls/perfls@"+testVersion+"/", "-o", filepath.Join(dir, testVersion+".zip"), "HEAD")
+	// From the root: in scripts/ git archive would archive scripts/ alone.
+	output(t, "..", nil, "git", "archive", "--format=zip", "--prefix=github.com/perfls/perfls@"+testVersion+"/", "-o", filepath.Join(dir, testVersion+".zip"), "HEAD")
 
 	gobin, cache := t.TempDir(), t.TempDir()
 	env := []string{
-		"GOTOOLCHAIN=local", "GOBIN=" + gobin, "GOFLAGS=", "GOWORK=off",
+		"GOTOOLCHAIN=local", "GOBIN=" + gobin, "GOWORK=off",
+		"GOFLAGS=-trimpath",   // the module cache differs: without it nothing built before would be reused
 		"GOMODCACHE=" + cache, // not the user's: this version is not a real one
 		"GOPROXY=file://" + proxy + ",file://" + filepath.Join(modcache, "cache", "download") + "," + upstream,
 		"GONOSUMDB=github.com/perfls/perfls",
@@ -166,9 +169,11 @@ func TestGoInstallAtVersion(t *testing.T) {
 		}
 	})
 	output(t, t.TempDir(), env, "go", "install", "github.com/perfls/perfls/cmd/perfls@"+testVersion)
-	if v := output(t, "", nil, filepath.Join(gobin, "perfls"), "--version"); !strings.Contains(v, testVersion) {
+	v := output(t, "", nil, filepath.Join(gobin, "perfls"), "--version")
+	if !strings.Contains(v, testVersion) {
 		t.Errorf("perfls --version after go install @%s: %q", testVersion, v)
 	}
+	t.Logf("after go install @%s: %s", testVersion, strings.TrimSpace(v))
 }
 
 func lookJDK(t *testing.T) string {
