@@ -1,10 +1,7 @@
 package plugins
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,24 +219,8 @@ func standIn(t *testing.T, code int) string {
 // followed by its stderr.
 func command(t *testing.T, dir, name string, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.WaitDelay = 10 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String() + errb.String()
-	case ctx.Err() != nil:
-		t.Fatalf("%s %s: did not finish in 10 minutes\n%s%s", name, strings.Join(args, " "), &out, &errb)
-	case !errors.As(err, &ee):
-		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
-	}
-	return ee.ExitCode(), out.String() + errb.String()
+	code, stdout, stderr := fixture.Command(t, dir, nil, 10*time.Minute, name, args...)
+	return code, stdout + stderr
 }
 
 func runOK(t *testing.T, dir, name string, args ...string) {

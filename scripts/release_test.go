@@ -4,11 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -192,29 +190,10 @@ func lookJDK(t *testing.T) string {
 	return real
 }
 
-// run runs name in dir with env added to the environment (replacing a
-// variable of the same name).
+// run is fixture.Command with 20 minutes to finish.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (int, string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stdout.String(), stderr.String()
-	case ctx.Err() != nil:
-		t.Fatalf("%s %s: did not finish in 20 minutes\n%s%s", name, strings.Join(args, " "), &stdout, &stderr)
-	case !errors.As(err, &ee):
-		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
-	}
-	return ee.ExitCode(), stdout.String(), stderr.String()
+	return fixture.Command(t, dir, env, 20*time.Minute, name, args...)
 }
 
 // output is run's stdout, failing the test unless the command succeeds.
