@@ -58,6 +58,10 @@ type CheckRequest struct {
 	// revs, when set, are the commits earlier checks of the same action
 	// built (bisect's steps), else this check's own.
 	revs *revisions
+	// ClasspathFile is a file holding the project's whole classpath, which
+	// replaces perfls.json's and the build tool's ("" = those): Maven's and
+	// Gradle's plugins pass what they resolved (service.Params.ClasspathFile).
+	ClasspathFile string
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -138,7 +142,7 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}
-	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
+	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh, ClasspathFile: req.ClasspathFile}
 	got, err := e.measureRequests(ctx, svc, params, plan.Requests, out.revs, req.Progress)
 	if err != nil {
 		return nil, err
@@ -390,7 +394,7 @@ func (e *Engine) addForks(ctx context.Context, svc service.Service, req CheckReq
 	for _, n := range counts {
 		opts := req.Options
 		opts.Forks = n
-		params := service.Params{Options: opts, Priority: req.Priority, Fresh: true}
+		params := service.Params{Options: opts, Priority: req.Priority, Fresh: true, ClasspathFile: req.ClasspathFile}
 		var which []workspace.Request
 		for _, r := range out.plan.Requests {
 			if add[r.Key()] == n && !slices.ContainsFunc(which, func(w workspace.Request) bool { return w.Key() == r.Key() }) {

@@ -186,23 +186,48 @@ func (p *Project) configClasspath(cfg *projectConfig, cfgPath string) error {
 	if cfg.ClasspathFile == "" {
 		return nil
 	}
-	file := absIn(p.Dir, cfg.ClasspathFile)
-	data, err := input.ReadRegular(file, input.ClasspathFile)
+	entries, err := ReadClasspathFile(absIn(p.Dir, cfg.ClasspathFile))
 	if err != nil {
 		return fmt.Errorf("%s: classpathFile: %w", cfgPath, err)
 	}
-	for _, c := range splitClasspath(string(data)) {
-		entries, err := expandEntry(filepath.Dir(file), c)
-		if err != nil {
-			return fmt.Errorf("%s: classpathFile %s: entry %q: %w", cfgPath, file, c, err)
-		}
-		p.Classpath = append(p.Classpath, entries...)
-	}
+	p.Classpath = append(p.Classpath, entries...)
 	from := fmt.Sprintf("%s \"classpathFile\" (%s)", ConfigFile, cfg.ClasspathFile)
 	if p.ClasspathFrom != "" {
 		from = p.ClasspathFrom + " and " + from
 	}
 	p.ClasspathFrom = from
+	return nil
+}
+
+// ReadClasspathFile reads a file holding a classpath: entries separated by
+// the path-list separator or new lines, relative to the file's directory,
+// globs expanded; every other entry must exist.
+func ReadClasspathFile(file string) ([]string, error) {
+	data, err := input.ReadRegular(file, input.ClasspathFile)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range splitClasspath(string(data)) {
+		entries, err := expandEntry(filepath.Dir(file), c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %q: %w", file, c, err)
+		}
+		out = append(out, entries...)
+	}
+	return out, nil
+}
+
+// UseClasspathFile makes the classpath in file (ReadClasspathFile) p's
+// whole classpath, in place of perfls.json's and the build tool's, which
+// is then not asked: perfls check --classpath-file, through which Maven's
+// and Gradle's plugins pass the classpath they resolved.
+func (p *Project) UseClasspathFile(file string) error {
+	entries, err := ReadClasspathFile(file)
+	if err != nil {
+		return fmt.Errorf("--classpath-file: %w", err)
+	}
+	p.Classpath, p.ClasspathFrom, p.BuildTool, p.ClasspathProblem = entries, "--classpath-file "+file, "", ""
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
+	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -27,7 +29,7 @@ type checkFlags struct {
 	alpha                               float64
 	fresh, remote, commitConfig         bool
 	maxForks                            int
-	label, project                      string
+	label, project, classpathFile       string
 }
 
 func (a *app) checkCommand() *cobra.Command {
@@ -52,6 +54,9 @@ func (a *app) checkCommand() *cobra.Command {
 			if req.Dir, req.Keep, err = engine.CheckTarget(target); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
+			if req.ClasspathFile, err = classpathFileFlag(f.classpathFile, f.remote); err != nil {
+				return err
+			}
 			return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return a.check(cmd, eng, req, f) })(cmd, nil)
 		},
 	}
@@ -69,6 +74,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fs.StringVar(&f.label, "label", "", "with --remote: only workers started with this --label take the jobs")
 	fs.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to this file (one test case per formula instance)")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML report with plots to DIR/index.html (DIR is created when missing)")
+	fs.StringVar(&f.classpathFile, "classpath-file", "", "the project's dependencies, from this file (entries separated by : or new lines), instead of perfls.json's or the build tool's: how the Maven plugin and the Gradle task pass what they resolved")
 	cmd.RegisterFlagCompletionFunc("interpretation", cobra.FixedCompletions([]string{"quick", "parametric", "nonparametric", "rank"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagDirname("html")
 	return cmd
@@ -119,6 +125,25 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
 	return cli.ExitStatus(map[string]int{report.FailedErrors: cli.ExitUsage, report.ViolatedRun: cli.ExitFailed}[rep.Result()])
+}
+
+// classpathFileFlag checks --classpath-file before anything is measured
+// and returns its absolute path ("" when not given).
+func classpathFileFlag(file string, remote bool) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	if remote {
+		return "", cli.Usagef("--classpath-file names files on this machine, which the workers of --remote do not have; leave one of them out")
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", cli.Usagef("--classpath-file %s: %v", file, err)
+	}
+	if _, err := measure.ReadClasspathFile(abs); err != nil {
+		return "", cli.Usagef("--classpath-file: %v", err)
+	}
+	return abs, nil
 }
 
 // jobLines writes each state change of a job on the workers' queue as a

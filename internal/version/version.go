@@ -2,12 +2,24 @@
 // information Go stamps into the binary: the module version (a release tag,
 // or "(devel)" for a build from a checkout) and, when the build recorded it,
 // the VCS revision, its time and whether the tree had uncommitted changes.
+//
+// A release build (scripts/release.sh) compiles an exported tree that has
+// no VCS information and sets the version and the commit with
+//
+//	-ldflags "-X github.com/perfls/perfls/internal/version.release=v0.2.0
+//	          -X github.com/perfls/perfls/internal/version.commit=<full hash>"
+//
+// so that the binary depends only on the commit, not on the checkout.
 package version
 
 import (
 	"runtime/debug"
 	"strings"
 )
+
+// release and commit are set by the linker (-X) in release builds; they
+// win over the build information.
+var release, commit string
 
 // Info is what the binary knows about its own build.
 type Info struct {
@@ -22,7 +34,7 @@ type Info struct {
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Module: "(unknown)"}
+		return Info{Module: "(unknown)"}.stamped(release, commit)
 	}
 	in := Info{Module: bi.Main.Version, Go: bi.GoVersion}
 	if in.Module == "" {
@@ -37,6 +49,18 @@ func Read() Info {
 		case "vcs.modified":
 			in.Modified = s.Value == "true"
 		}
+	}
+	return in.stamped(release, commit)
+}
+
+// stamped is in with the version and commit a release build set (either
+// may be empty: left as read).
+func (in Info) stamped(rel, rev string) Info {
+	if rel != "" {
+		in.Module = rel
+	}
+	if rev != "" {
+		in.Revision, in.Modified = rev, false
 	}
 	return in
 }

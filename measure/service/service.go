@@ -67,6 +67,10 @@ type Params struct {
 	// (check's added forks, reused by a second machine). A service that
 	// does not know it measures, which is only slower.
 	Besides []int64 `json:"besides,omitempty"`
+	// ClasspathFile, when set, is the absolute path of a file holding the
+	// project's whole classpath (measure.Project.UseClasspathFile): what a
+	// build tool's plugin resolved, passed by perfls check --classpath-file.
+	ClasspathFile string `json:"classpath_file,omitempty"`
 }
 
 // Phase says which measurements a request wants.
@@ -270,6 +274,11 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	proj, err := measure.FindProject(p.Project)
 	if err != nil {
 		return nil, err
+	}
+	if p.ClasspathFile != "" {
+		if err := proj.UseClasspathFile(p.ClasspathFile); err != nil {
+			return nil, err
+		}
 	}
 	// perfls.json's JVM flags come first: the request's (the command line,
 	// the editor's settings) can override them.

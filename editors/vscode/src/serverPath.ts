@@ -1,6 +1,7 @@
 // Finding the perfls binary: the perfls.path setting, else PATH, else the
-// directories `go install` writes to (an editor started from a desktop
-// launcher often lacks them on PATH).
+// directories `go install` writes to and those docs/install.md unpacks a
+// release archive into (an editor started from a desktop launcher often
+// lacks them on PATH).
 
 import * as fs from 'fs';
 import * as os from 'os';
@@ -18,7 +19,8 @@ export interface Environment {
 export type Resolution = { path: string } | { error: string };
 
 export const INSTALL_HINT =
-  'Install it with `go install ./cmd/perfls` in a clone of perfls (Go 1.25+, a C compiler for cgo) and put `$(go env GOPATH)/bin` on PATH, ' +
+  'Install a release archive (unpack `perfls` into ~/.local/bin or /usr/local/bin; docs/install.md), ' +
+  'or `go install github.com/perfls/perfls/cmd/perfls@latest` (Go 1.26+, a C compiler for cgo), ' +
   'or set the setting perfls.path to the binary.';
 
 /**
@@ -26,7 +28,8 @@ export const INSTALL_HINT =
  * (after "~" expansion; a relative path is taken from base, the first
  * workspace folder); a configured bare name is looked up on PATH. With
  * nothing configured, "perfls" is looked up on PATH, then in $GOBIN,
- * $GOPATH/bin and ~/go/bin.
+ * $GOPATH/bin and ~/go/bin, then (not on Windows) ~/.local/bin and
+ * /usr/local/bin.
  */
 export function resolveServer(configured: string | undefined, base: string | undefined, e: Environment = hostEnvironment()): Resolution {
   const exe = e.platform === 'win32' ? ['.exe', ''] : [''];
@@ -52,7 +55,7 @@ export function resolveServer(configured: string | undefined, base: string | und
   if (found) {
     return { path: found };
   }
-  for (const dir of goBinDirs(e)) {
+  for (const dir of installDirs(e)) {
     for (const x of exe) {
       const p = path.join(dir, 'perfls' + x);
       if (e.isExecutable(p)) {
@@ -60,7 +63,7 @@ export function resolveServer(configured: string | undefined, base: string | und
       }
     }
   }
-  return { error: `The perfls language server binary was not found on PATH nor in ${goBinDirs(e).join(', ')}. ${INSTALL_HINT}` };
+  return { error: `The perfls language server binary was not found on PATH nor in ${installDirs(e).join(', ')}. ${INSTALL_HINT}` };
 }
 
 function searchPath(name: string, e: Environment, exe: string[]): string | undefined {
@@ -81,7 +84,8 @@ function pathList(e: Environment): string[] {
   return raw.split(sep).filter((d) => d !== '');
 }
 
-function goBinDirs(e: Environment): string[] {
+/** installDirs are where go install and docs/install.md put the binary. */
+function installDirs(e: Environment): string[] {
   const dirs: string[] = [];
   if (e.env.GOBIN) {
     dirs.push(e.env.GOBIN);
@@ -92,6 +96,9 @@ function goBinDirs(e: Environment): string[] {
     }
   }
   dirs.push(path.join(e.home, 'go', 'bin'));
+  if (e.platform !== 'win32') {
+    dirs.push(path.join(e.home, '.local', 'bin'), '/usr/local/bin');
+  }
   return [...new Set(dirs)];
 }
 

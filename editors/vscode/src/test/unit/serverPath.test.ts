@@ -23,11 +23,18 @@ test('without a setting or PATH entry, go install\'s directories are tried', () 
   assert.deepEqual(resolveServer('', undefined, env(['/gobin/perfls'], { GOBIN: '/gobin' })), { path: '/gobin/perfls' });
 });
 
+test('without a setting or PATH entry, the release archive\'s install directories are tried after go install\'s', () => {
+  assert.deepEqual(resolveServer('', undefined, env(['/home/u/.local/bin/perfls'], { PATH: '/usr/bin' })), { path: '/home/u/.local/bin/perfls' });
+  assert.deepEqual(resolveServer('', undefined, env(['/usr/local/bin/perfls'], { PATH: '' })), { path: '/usr/local/bin/perfls' });
+  assert.deepEqual(resolveServer('', undefined, env(['/usr/local/bin/perfls', '/home/u/go/bin/perfls'], { PATH: '' })), { path: '/home/u/go/bin/perfls' });
+});
+
 test('not found: the message says where it looked and how to fix it', () => {
   const r = resolveServer('', undefined, env([], { PATH: '/usr/bin', GOPATH: '/gp' }));
   assert.ok('error' in r);
-  assert.match(r.error, /not found on PATH nor in \/gp\/bin, \/home\/u\/go\/bin/);
-  assert.match(r.error, /go install \.\/cmd\/perfls/);
+  assert.match(r.error, /not found on PATH nor in \/gp\/bin, \/home\/u\/go\/bin, \/home\/u\/\.local\/bin, \/usr\/local\/bin\./);
+  assert.match(r.error, /release archive .*docs\/install\.md/);
+  assert.match(r.error, /go install github\.com\/perfls\/perfls\/cmd\/perfls@latest/);
   assert.match(r.error, /perfls\.path/);
 });
 
