@@ -580,13 +580,13 @@ func argsText(args []spl.Value) string {
 // DiffMethod compares one method's workloads in the working tree with the
 // base commit (the editor's "Compare with base" lens): perfls diff
 // --method, with the editor's settings.
-func (e *Engine) DiffMethod(ctx context.Context, req MethodRequest, report func(string)) (*report.Diff, error) {
+func (e *Engine) DiffMethod(ctx context.Context, req MethodRequest, say func(string)) (*report.Diff, error) {
 	opts, err := req.options(e.editorBase(MeasureDefaults()))
 	if err != nil {
 		return nil, err
 	}
 	d, err := e.Diff(ctx, HistoryRequest{Dir: req.dir(), Method: req.Class + "#" + req.Method, Options: opts, Alpha: req.Alpha,
-		Priority: service.Interactive, Progress: messages(report)})
+		Priority: service.Interactive, Progress: messages(say)})
 	if d != nil {
 		req.warn(d.Notices)
 	}

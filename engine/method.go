@@ -158,7 +158,7 @@ func (e *Engine) methodService(ctx context.Context, req MethodRequest) (budgeted
 // CheckMethod measures and decides the formulas of one method, as an
 // explicit user action (the Check lens), ahead of batch and background work,
 // with the editor's settings, and records the verdicts.
-func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
+func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, say func(string)) ([]verdict.MethodResult, error) {
 	opts, err := req.options(e.cfg.Base)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 	defer closeSvc()
 	out, err := e.check(ctx, svc, CheckRequest{
 		Dir: req.dir(), Keep: req.keep, Options: opts, Alpha: req.Alpha, Interpretation: req.Interpretation, Semantics: req.Semantics,
-		Priority: service.Interactive, Progress: messages(report),
+		Priority: service.Interactive, Progress: messages(say),
 	})
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (e *Engine) CheckMethod(ctx context.Context, req MethodRequest, report func
 // formulas measure SELF on, and its @Workload generators (called with each
 // parameter's documented minimum) — and records the figures in the
 // method's verdict record, keeping its verdicts.
-func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report func(string)) ([]verdict.MethodResult, error) {
+func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, say func(string)) ([]verdict.MethodResult, error) {
 	opts, err := req.options(e.cfg.Base)
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 		return nil, err
 	}
 	defer closeSvc()
-	resp, err := svc.Measure(ctx, params, messages(report))
+	resp, err := svc.Measure(ctx, params, messages(say))
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func (e *Engine) MeasureMethod(ctx context.Context, req MethodRequest, report fu
 		return nil, fmt.Errorf("nothing could be measured: %s", strings.Join(problems, "; "))
 	}
 	for _, p := range problems {
-		report("not measured: " + p)
+		say("not measured: " + p)
 	}
 	rec, err := e.recordMeasurements(ctx, req, w.self, w.selfFile, ms)
 	if err != nil {
@@ -251,7 +251,7 @@ const DefaultCalibrationForks = 30
 // set) with the editor's JVM settings, and stores the models with the
 // default configuration. A workload that cannot be measured is reported and
 // skipped; it fails when none could be calibrated.
-func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks int, report func(string)) ([]cache.OracleKey, error) {
+func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks int, say func(string)) ([]cache.OracleKey, error) {
 	base := e.editorBase(CalibrationOptions())
 	base.Forks = forks
 	opt, err := req.options(base)
@@ -273,7 +273,7 @@ func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks i
 	for i, r := range w.reqs {
 		it := item(r)
 		label := fmt.Sprintf("%s(%s)", r.Generator.Method, measure.ArgsKey(it.Args))
-		progress := messages(func(m string) { report(fmt.Sprintf("%d/%d %s: %s", i+1, len(w.reqs), label, m)) })
+		progress := messages(func(m string) { say(fmt.Sprintf("%d/%d %s: %s", i+1, len(w.reqs), label, m)) })
 		wl := Workload{Method: it.Method, Generator: &it.Generator, Args: it.Args}
 		key, runs, err := e.measureRuns(ctx, svc, req.dir(), wl, opt, progress)
 		var ce *CompileError
@@ -299,7 +299,7 @@ func (e *Engine) CalibrateMethod(ctx context.Context, req MethodRequest, forks i
 		return nil, fmt.Errorf("nothing calibrated: %s", strings.Join(problems, "; "))
 	}
 	for _, p := range problems {
-		report("not calibrated: " + p)
+		say("not calibrated: " + p)
 	}
 	return keys, nil
 }
@@ -501,12 +501,12 @@ func (e *Engine) recordMeasurements(ctx context.Context, req MethodRequest, m *j
 	return rec, nil
 }
 
-// messages passes the service's progress messages to report; a progress
+// messages passes the service's progress messages to say; a progress
 // without one (a count of planned forks) is not shown.
-func messages(report func(string)) func(service.Progress) {
+func messages(say func(string)) func(service.Progress) {
 	return func(p service.Progress) {
 		if p.Message != "" {
-			report(p.Message)
+			say(p.Message)
 		}
 	}
 }

@@ -25,13 +25,13 @@ import (
 // other editors read it, and reports progress through report. Tests put a
 // fake in its place.
 type Actions interface {
-	CheckMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
-	MeasureMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]verdict.MethodResult, error)
-	CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, report func(message string)) ([]cache.OracleKey, error)
+	CheckMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]verdict.MethodResult, error)
+	MeasureMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]verdict.MethodResult, error)
+	CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, say func(message string)) ([]cache.OracleKey, error)
 	// ProfileMethod profiles the method's workloads (the Profile lens);
 	// StoredProfiles reads the cached profiles of a method, measuring
 	// nothing.
-	ProfileMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) ([]*engine.Profiled, error)
+	ProfileMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]*engine.Profiled, error)
 	StoredProfiles(ctx context.Context, req engine.MethodRequest) ([]*engine.Profiled, error)
 	// StoredModels reads the stored performance models of a method
 	// (perfls model), measuring nothing: the hover shows their callees.
@@ -39,7 +39,7 @@ type Actions interface {
 	// DiffMethod compares the method's workloads with the base commit
 	// (the Compare with base lens); Revision describes the commit a
 	// revision name names (hover on "@rev"). revisions.go.
-	DiffMethod(ctx context.Context, req engine.MethodRequest, report func(message string)) (*report.Diff, error)
+	DiffMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) (*report.Diff, error)
 	Revision(ctx context.Context, dir, name string) (engine.RevisionInfo, error)
 }
 
@@ -102,8 +102,8 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 	}
 	// A job for the workers measures nothing here: it does not wait for,
 	// or hold, the local measuring slot.
-	return s.runJob(ctx, key, what, !req.Remote, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
-		results, err := run(jobCtx, req, report)
+	return s.runJob(ctx, key, what, !req.Remote, func(jobCtx context.Context, say func(string)) (string, func(context.Context), error) {
+		results, err := run(jobCtx, req, say)
 		if err != nil {
 			return "", nil, err
 		}
@@ -132,14 +132,14 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 // re-check on save, must not find the job still pending); its error is
 // shown to the user. It reports false when a job with the same key is
 // already queued or running.
-func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx context.Context, report func(string)) (string, func(context.Context), error)) bool {
+func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx context.Context, say func(string)) (string, func(context.Context), error)) bool {
 	return s.runJob(ctx, key, what, true, work)
 }
 
 // runJob is runQueued; a job that does not measure locally (local false:
 // its forks run on the shared store's workers) runs at once, beside the
 // local one, and still shows in the status and can be cancelled.
-func (s *server) runJob(ctx context.Context, key, what string, local bool, work func(ctx context.Context, report func(string)) (string, func(context.Context), error)) bool {
+func (s *server) runJob(ctx context.Context, key, what string, local bool, work func(ctx context.Context, say func(string)) (string, func(context.Context), error)) bool {
 	s.mu.Lock()
 	if s.pending[key] {
 		s.mu.Unlock()

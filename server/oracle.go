@@ -483,8 +483,8 @@ func (s *server) startCalibrate(ctx context.Context, args OracleArgs) bool {
 	key := "calibrating " + label + "(" + strings.Join(args.Params, ",") + ")"
 	req := s.request(args.MethodArgs)
 	what := fmt.Sprintf("calibrating %s (%d forks)", label, args.Forks)
-	return s.runQueued(ctx, key, what, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
-		keys, err := s.opts.Actions.CalibrateMethod(jobCtx, req, args.Forks, report)
+	return s.runQueued(ctx, key, what, func(jobCtx context.Context, say func(string)) (string, func(context.Context), error) {
+		keys, err := s.opts.Actions.CalibrateMethod(jobCtx, req, args.Forks, say)
 		if err != nil {
 			return "", nil, err
 		}

@@ -132,21 +132,21 @@ func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
 	req.Warn = func(msg string) {
 		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "perfls: "+msg)
 	}
-	return s.runQueued(ctx, "profiling "+key, "profiling "+args.Class+"#"+args.Method, func(jobCtx context.Context, report func(string)) (string, func(context.Context), error) {
+	return s.runQueued(ctx, "profiling "+key, "profiling "+args.Class+"#"+args.Method, func(jobCtx context.Context, say func(string)) (string, func(context.Context), error) {
 		// Each workload's quick profile from the warm worker JVM shows
 		// (lens, diagnostics, hover) while its profiled fork runs; the
 		// forked profiles replace them at the end.
 		var quick []*engine.Profiled
 		req.Preliminary = func(p *engine.Profiled) {
 			n := len(p.Report.Findings)
-			report(fmt.Sprintf("preliminary profile of %s: %d %s", workloadLabel(p), n, plural(n, "finding", "findings")))
+			say(fmt.Sprintf("preliminary profile of %s: %d %s", workloadLabel(p), n, plural(n, "finding", "findings")))
 			quick = append(quick, p)
 			s.profiles.set(key, slices.Clone(quick))
 			bg := context.WithoutCancel(jobCtx)
 			s.republishOpen(bg)
 			s.refreshCodeLenses(bg)
 		}
-		ps, err := s.opts.Actions.ProfileMethod(jobCtx, req, report)
+		ps, err := s.opts.Actions.ProfileMethod(jobCtx, req, say)
 		if err != nil {
 			return "", nil, err
 		}
