@@ -75,7 +75,10 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 		return nil, fmt.Errorf("good %s: %w", req.Good, errorOf(err))
 	}
 	if !hasWorkload(good.reqs, req.Method) {
-		return nil, fmt.Errorf("nothing to measure at %s: no workload of %s", req.Good, orAll(req.Method))
+		if req.Method == "" {
+			return nil, fmt.Errorf("nothing to measure at %s: no workload of any method: add @Workload(\"pkg.Class#generator\") to one, or a formula measuring SELF[gen](n)", req.Good)
+		}
+		return nil, noWorkload(req.Method, "at "+req.Good, good)
 	}
 	measuredGood := false
 	svc := e.service(ctx)
@@ -232,11 +235,4 @@ func hasWorkload(reqs []workspace.Request, method string) bool {
 		}
 	}
 	return false
-}
-
-func orAll(method string) string {
-	if method == "" {
-		return "any method"
-	}
-	return method
 }

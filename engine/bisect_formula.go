@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
@@ -49,8 +51,13 @@ func (e *Engine) bisectFormulas(ctx context.Context, line []string, req BisectRe
 	for k, in := range good {
 		if in.Outcome == verdict.Satisfied && !in.Failed {
 			held[k] = true
+			continue
+		}
+		if in.Outcome != verdict.Violated || in.Failed {
+			out.Unfollowed = append(out.Unfollowed, fmt.Sprintf("%s: %s at %s (%s)", k, unheld(in), req.Good, reasons(in)))
 		}
 	}
+	sort.Strings(out.Unfollowed)
 	if len(held) == 0 {
 		out.Reason = fmt.Sprintf("no formula instance holds at %s", req.Good)
 		return true, nil
@@ -151,7 +158,7 @@ func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req Bisec
 		}
 		return false
 	}
-	res, err := e.check(ctx, svc, CheckRequest{Dir: t.Dir, Keep: keep, Options: req.Options, Alpha: req.Alpha,
+	res, err := e.check(ctx, svc, CheckRequest{Dir: t.Dir, Repo: req.Dir, Keep: keep, Options: req.Options, Alpha: req.Alpha,
 		MaxForks: req.MaxForks, Priority: req.Priority, Progress: req.Progress})
 	if err != nil {
 		return nil, false, err
@@ -166,4 +173,26 @@ func (e *Engine) checkCommit(ctx context.Context, svc service.Service, req Bisec
 		}
 	}
 	return out, res.Requests > res.Cached, nil
+}
+
+// unheld says why an instance is not followed: failed or undecided.
+func unheld(in verdict.InstanceResult) string {
+	if in.Failed {
+		return "could not be decided"
+	}
+	return "not shown to hold"
+}
+
+// reasons are the reasons an instance's comparisons give, once each.
+func reasons(in verdict.InstanceResult) string {
+	var out []string
+	for _, c := range in.Comparisons {
+		if c.Reason != "" && !slices.Contains(out, c.Reason) {
+			out = append(out, c.Reason)
+		}
+	}
+	if len(out) == 0 {
+		return in.Outcome.String()
+	}
+	return strings.Join(out, "; ")
 }

@@ -19,8 +19,13 @@ import (
 // CheckRequest asks to check a project: measure every method its formulas
 // name and decide every formula instance.
 type CheckRequest struct {
-	Dir     string                        // the project directory (absolute)
-	Keep    func(*workspace.Formula) bool // which formulas; nil = all
+	Dir  string                        // the project directory (absolute)
+	Keep func(*workspace.Formula) bool // which formulas; nil = all
+	// Repo is the project directory in the git work tree whose history a
+	// formula's @REV names, when Dir is a copy of one of its commits
+	// (bisect checks materialised trees, which are not repositories);
+	// "" = Dir.
+	Repo    string
 	Options measure.Options
 	// Alpha is the significance level; 0 = the project's (perfls.json),
 	// else verdict's default.
@@ -43,6 +48,13 @@ type CheckRequest struct {
 	// them; Label picks the workers labelled so ("" = unlabelled ones).
 	Remote bool
 	Label  string
+}
+
+func (r CheckRequest) repo() string {
+	if r.Repo != "" {
+		return r.Repo
+	}
+	return r.Dir
 }
 
 // Validate says what is wrong with a request a user made: α outside (0, 0.5],
@@ -107,7 +119,7 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 		return out, nil
 	}
 	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}
-	got, err := e.measureRequests(ctx, svc, req.Dir, params, plan.Requests, out.index, out.trees, req.Progress)
+	got, err := e.measureRequests(ctx, svc, req.Dir, req.repo(), params, plan.Requests, out.index, out.trees, req.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +234,7 @@ func (e *Engine) moreForks(ctx context.Context, svc service.Service, req CheckRe
 		}
 		params.Besides = append([]int64{}, out.used...)
 	}
-	resp, err := e.measureRequests(ctx, svc, req.Dir, params, which, out.index, out.trees, req.Progress)
+	resp, err := e.measureRequests(ctx, svc, req.Dir, req.repo(), params, which, out.index, out.trees, req.Progress)
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/profile"
@@ -79,6 +80,13 @@ func (e *Engine) Diff(ctx context.Context, req HistoryRequest) (*report.Diff, er
 		return nil, fmt.Errorf("base %s: %w", name, errorOf(err))
 	}
 	keep := func(r workspace.Request) bool { return matches(r, req.Method) }
+	if req.Method != "" && !hasWorkload(head.reqs, req.Method) && !hasWorkload(old.reqs, req.Method) {
+		at := name
+		if req.Base == "" {
+			at = "the " + name
+		}
+		return nil, noWorkload(req.Method, "in the working tree or at "+at, head, old)
+	}
 	d, err := e.compare(ctx, e.service(ctx), old, head, keep, req)
 	if err != nil {
 		return nil, err
@@ -209,6 +217,15 @@ type treeSide struct {
 	dir   string
 	reqs  []workspace.Request
 	build *measure.Build
+	// unbound are the @Workload bindings that name no workload perfls can
+	// measure, with why: what noWorkload tells.
+	unbound []unbound
+}
+
+// unbound is a method's @Workload binding that is not a workload, and why.
+type unbound struct {
+	method workspace.Target
+	why    string
 }
 
 // treeSide reads and compiles the project in dir and lists its workloads.
@@ -218,7 +235,8 @@ func (e *Engine) treeSide(ctx context.Context, dir, name string, opts measure.Op
 	if err != nil {
 		return nil, err
 	}
-	s := &treeSide{name: name, dir: dir, reqs: projectWorkloads(src)}
+	s := &treeSide{name: name, dir: dir}
+	s.reqs, s.unbound = projectWorkloads(src)
 	if src.project.Release, err = measure.ForkRelease(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -235,10 +253,12 @@ func (e *Engine) treeSide(ctx context.Context, dir, name string, opts measure.Op
 
 // projectWorkloads are the workloads of the project's own methods: those
 // formulas measure them on (in the working tree, not at a revision), and
-// their @Workload generators; in source order, each once.
-func projectWorkloads(src *sources) []workspace.Request {
+// their @Workload generators; in source order, each once. The bindings
+// that are not workloads come second, with why.
+func projectWorkloads(src *sources) ([]workspace.Request, []unbound) {
 	ix := workspace.NewIndex(src.files)
 	var out []workspace.Request
+	var bad []unbound
 	seen := map[string]bool{}
 	add := func(r workspace.Request) {
 		if !seen[r.Key()] {
@@ -270,11 +290,33 @@ func projectWorkloads(src *sources) []workspace.Request {
 			for _, wl := range m.Workloads {
 				if r, err := annotatedWorkload(ix, at, self, wl.Text); err == nil {
 					add(r)
+				} else {
+					bad = append(bad, unbound{self, fmt.Sprintf("@Workload(%q): %v", wl.Text, err)})
 				}
 			}
 		}
 	}
-	return out
+	return out, bad
+}
+
+// noWorkload is the refusal of diff and bisect when no side has a
+// workload of method: why (a binding that is not one, or none), and what
+// to do. where names the sides ("at v1").
+func noWorkload(method, where string, sides ...*treeSide) error {
+	var why []string
+	for _, s := range sides {
+		for _, u := range s.unbound {
+			if matches(workspace.Request{Method: u.method}, method) && !slices.Contains(why, u.why) {
+				why = append(why, u.why)
+			}
+		}
+	}
+	detail := ""
+	if len(why) > 0 {
+		detail = " (" + strings.Join(why, "; ") + ")"
+	}
+	return fmt.Errorf("nothing to measure %s: no workload of %s%s: diff and bisect measure the workloads a method's source binds; "+
+		"add @Workload(\"pkg.Class#generator\") or a formula measuring SELF[gen](n)", where, method, detail)
 }
 
 // fingerprint is the code a workload measures in a tree: the classes of

@@ -113,8 +113,9 @@ func (t *tree) at(r workspace.Request, now *workspace.Index) (_ workspace.Reques
 }
 
 // withAdded is the project directory of t with the working tree's files
-// added (paths in the working tree, whose project directory is dir).
-func (e *Engine) withAdded(ctx context.Context, dir string, t *tree, files []string) (string, error) {
+// added (paths in the working tree, whose project directory is dir; t is
+// a commit of the repository holding repoDir).
+func (e *Engine) withAdded(ctx context.Context, dir, repoDir string, t *tree, files []string) (string, error) {
 	add := map[string][]byte{}
 	for _, f := range files {
 		rel, err := filepath.Rel(dir, f)
@@ -125,7 +126,7 @@ func (e *Engine) withAdded(ctx context.Context, dir string, t *tree, files []str
 			return "", fmt.Errorf("workload for %s: %w", t.label(), err)
 		}
 	}
-	repo, err := revision.Open(ctx, dir)
+	repo, err := revision.Open(ctx, repoDir)
 	if err != nil {
 		return "", err
 	}
@@ -149,9 +150,10 @@ type measured struct {
 // measureRequests measures reqs through svc with p's settings (p.Items and
 // p.Project are set here): those of the working tree in dir, each
 // revision's in its materialised tree (trees, filled as revisions are
-// met). A revision that cannot be measured is no error: its requests get
+// met) from the repository holding repoDir (dir, or the work tree dir was
+// copied from). A revision that cannot be measured is no error: its requests get
 // their reason in revisionErrs and as their item's error.
-func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir string, p service.Params, reqs []workspace.Request, now *workspace.Index, trees map[string]*tree, progress func(service.Progress)) (*measured, error) {
+func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir, repoDir string, p service.Params, reqs []workspace.Request, now *workspace.Index, trees map[string]*tree, progress func(service.Progress)) (*measured, error) {
 	out := &measured{results: map[string]service.ItemResult{}, revisionErrs: map[string]string{}}
 	groups := map[string][]workspace.Request{}
 	var revs []string
@@ -176,7 +178,7 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 		} else {
 			t := trees[rev]
 			if t == nil {
-				t = e.materialise(ctx, dir, rev, true)
+				t = e.materialise(ctx, repoDir, rev, true)
 				trees[rev] = t
 			}
 			if err := ctx.Err(); err != nil {
@@ -203,7 +205,7 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 				q.Items = append(q.Items, item(ra))
 			}
 			if len(added) > 0 {
-				pdir, err := e.withAdded(ctx, dir, t, added)
+				pdir, err := e.withAdded(ctx, dir, repoDir, t, added)
 				if err != nil {
 					for _, r := range group {
 						fail(r, err.Error())
@@ -233,7 +235,7 @@ func (e *Engine) measureRequests(ctx context.Context, svc service.Service, dir s
 			}
 			m := resp.CompileErrors[0]
 			msg := fmt.Sprintf("revision @%s does not compile: %s:%d: %s", trees[rev].label(), m.File, m.Line, m.Message)
-			if he, ok := incomplete(ctx, dir, trees[rev].Commit, &CompileError{Messages: resp.CompileErrors}).(*revision.HistoryError); ok {
+			if he, ok := incomplete(ctx, repoDir, trees[rev].Commit, &CompileError{Messages: resp.CompileErrors}).(*revision.HistoryError); ok {
 				msg = fmt.Sprintf("revision @%s does not compile: %s", trees[rev].label(), he.Error())
 			}
 			for _, r := range group {

@@ -212,6 +212,10 @@ type Bisect struct {
 	// Formulas are, in formula mode, the instances that hold at Good and
 	// are violated at Bad: the ones the search follows.
 	Formulas []string `json:"formulas,omitempty"`
+	// Unfollowed are, in formula mode, the instances the search cannot
+	// follow because they do not hold at Good (undecided or failed there),
+	// each with why: a regression in them goes unseen.
+	Unfollowed []string `json:"unfollowed,omitempty"`
 }
 
 // BisectStep is one commit judged: bad (some workload slower than at
@@ -257,6 +261,9 @@ func (b *Bisect) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "the first bad commit is one of %s (skipped commits hide which)\n", strings.Join(b.Candidates, ", "))
 	default:
 		fmt.Fprintf(w, "first bad commit: %s %s\n", b.FirstBad, b.Subject)
+	}
+	for _, u := range b.Unfollowed {
+		fmt.Fprintf(w, "not followed: %s\n", u)
 	}
 	fmt.Fprintf(w, "%d commits on the line, %d judged, %d measured\n", b.Commits, len(b.Steps), b.Measured)
 }

@@ -57,12 +57,15 @@ type matrix struct {
 	fc        *lsptest.Client // the editor's session, from the first lens on
 }
 
-// TestConformance runs every cell of the matrix and reports the figures:
+// TestConformance runs the cells of the matrix and reports the figures:
 // cells that work, are refused with a reason, are not offered, and fail.
+// It runs the columns of defaultForms; PERFLS_CONFORMANCE=full runs every
+// one (docs/conformance.md).
 func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
+	full := os.Getenv("PERFLS_CONFORMANCE") == "full"
 	table := cellTable(t)
 	start := time.Now()
 	m := newMatrix(t)
@@ -71,17 +74,22 @@ func TestConformance(t *testing.T) {
 	for _, a := range conformanceActions {
 		for _, f := range conformanceForms {
 			w := table[[2]string{a.id, f.id}]
-			var got string
-			t.Run(a.id+"×"+f.id, func(t *testing.T) { got = m.cell(t, a, f, w) })
+			got := "not run"
+			t.Run(a.id+"×"+f.id, func(t *testing.T) {
+				if !full && !slices.Contains(defaultForms, f.id) {
+					t.Skip("not a default column: PERFLS_CONFORMANCE=full runs it")
+				}
+				got = m.cell(t, a, f, w)
+			})
 			counts[got]++
 			if got == "failing" {
 				failed = append(failed, a.id+"×"+f.id)
 			}
 		}
 	}
-	t.Logf("conformance matrix: %d cells: %d work, %d refused with a reason, %d not offered, %d failing %v; %s",
+	t.Logf("conformance matrix: %d cells: %d work, %d refused with a reason, %d not offered, %d failing %v, %d not run; %s",
 		len(conformanceActions)*len(conformanceForms), counts["works"], counts["refused"], counts["not offered"], counts["failing"], failed,
-		time.Since(start).Round(time.Second))
+		counts["not run"], time.Since(start).Round(time.Second))
 }
 
 // newMatrix copies the fixture into a git repository — v1 on main with
@@ -437,14 +445,20 @@ func (m *matrix) firstBad(b *report.Bisect) (string, error) {
 
 func (m *matrix) bisectFormula(f form) (string, error) {
 	if m.bisected == nil && m.bisectErr == nil {
+		// The workload loops' forks hit a 1 s warm-up cap with the JIT still
+		// compiling (×4 between forks of one loop): at v1 their formulas are
+		// then undecided, not shown to hold, and rightly not followed. A
+		// formula bisection decides every formula at two commits; 3 s
+		// settles them, and up to 8 forks decide them on a busy machine.
 		req := engine.BisectRequest{HistoryRequest: m.history(form{}), Good: "v1", Bad: "HEAD"}
+		req.Options.MaxWarmup, req.MaxForks = 3*time.Second, 8
 		m.bisected, m.bisectErr = m.eng.Bisect(m.ctx, req)
 	}
 	if m.bisectErr != nil {
 		return "", m.bisectErr
 	}
 	if !slices.ContainsFunc(m.bisected.Formulas, func(s string) bool { return strings.Contains(s, f.formula) }) {
-		return "", fmt.Errorf("the formula %q is not followed; followed: %q", f.formula, m.bisected.Formulas)
+		return "", fmt.Errorf("the formula %q is not followed; followed: %q; not followed: %q", f.formula, m.bisected.Formulas, m.bisected.Unfollowed)
 	}
 	if m.bisected.Mode != "formula" {
 		return "", fmt.Errorf("bisected in %s mode", m.bisected.Mode)
