@@ -470,11 +470,11 @@ func (m *matrix) bisectFormula(f form) (string, error) {
 }
 
 // errNotHeld: a formula bisection did not follow the form's formula
-// because at v1 it was undecided — not shown to hold — and said so. The
-// workload loops' forks, hitting the matrix's 1 s warm-up cap with the
-// JIT still compiling, differ up to ×4 at v1 on a busy machine, so their
-// formulas may end so; the cell counts as refused with the product's
-// reason, not as working.
+// because at v1 it was undecided — not shown to hold — and said so. On a
+// busy machine 2 forks leave formulas undecided at v1: the workload
+// loops' forks, hitting the matrix's 1 s warm-up cap with the JIT still
+// compiling, differ up to ×4, and once the instance method's did too.
+// The cell counts as refused with the product's reason, not as working.
 var errNotHeld = errors.New("not followed, as the bisection says")
 
 // session is the editor's session on the project, every fixture source
