@@ -94,7 +94,7 @@ func (e *Engine) bisectSlower(ctx context.Context, line []string, req BisectRequ
 	}
 	if !hasWorkload(good.reqs, req.Method) {
 		if !hasWorkload(work.reqs, req.Method) {
-			return fmt.Errorf("nothing to measure: the working tree has no workload of %s (a @Workload annotation, or a formula measuring a method on a generator)", orAll(req.Method))
+			return fmt.Errorf("nothing to measure: %s", noWorkloadOf(work.src, req.Method))
 		}
 		return fmt.Errorf("nothing to measure at %s: it has none of the methods of the working tree's workloads of %s", req.Good, orAll(req.Method))
 	}

@@ -128,6 +128,13 @@ func (e *Engine) heldAtGood(ctx context.Context, svc service.Service, req Bisect
 		}
 		out.Fallback = fmt.Sprintf("no formula instance holds at %s (%d instance(s), each above with its evidence there): searching instead for the first commit at which a workload is slower than at %s",
 			req.Good, len(keys), req.Good)
+		return held, nil
+	}
+	// The others cannot be followed: a regression in them goes unseen.
+	for _, k := range sortedKeys(good) {
+		if !held[k] {
+			out.Unfollowed = append(out.Unfollowed, fmt.Sprintf("%s: not shown to hold at %s (%s)", k.String(), req.Good, instanceEvidence(good[k])))
+		}
 	}
 	return held, nil
 }

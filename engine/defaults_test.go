@@ -136,6 +136,13 @@ func TestModelPlanDefaults(t *testing.T) {
 			t.Errorf("%s %s: generator %q, parameter %s, values %v", c.method, c.values, gen, param, values)
 		}
 	}
+	// Overloads named without types: the bound one, pinned, so that the
+	// values are measured on it (the conformance matrix's model×overload).
+	w, _ := ParseWorkload("w.Hot#over", "", "")
+	got, _, _, err := modelPlan(context.Background(), ModelRequest{Dir: dir, Workload: w, Values: "10,20,40"})
+	if err != nil || !slices.Equal(got.Method.Params, []string{"int[]"}) {
+		t.Errorf("overloads: %v, method %s", err, got.Method)
+	}
 }
 
 // tiny are the options of the JVM tests below: one short fork.

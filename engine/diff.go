@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/profile"
@@ -112,7 +113,7 @@ func comparable(d *report.Diff, head *treeSide, base, method string) error {
 		return nil
 	}
 	if !hasWorkload(head.reqs, method) {
-		return fmt.Errorf("nothing to compare: the working tree has no workload of %s (a @Workload annotation, or a formula measuring the method on a generator: SELF[gen](n))", orAll(method))
+		return fmt.Errorf("nothing to compare: %s", noWorkloadOf(head.src, method))
 	}
 	return fmt.Errorf("nothing to compare with base %s: its tree has none of the working tree's %d workload(s) of %s: %s",
 		base, len(d.Added), orAll(method), examples(d.Added, 3))
@@ -313,7 +314,22 @@ func (e *Engine) treeSide(ctx context.Context, dir, name string, opts measure.Op
 // formulas measure them on (in the working tree, not at a revision), and
 // their @Workload generators; in source order, each once.
 func projectWorkloads(src *sources) []workspace.Request {
+	out, _ := workloadsAndUnbound(src)
+	return out
+}
+
+// unbound is a method's @Workload binding that is no workload perfls can
+// measure, and why.
+type unbound struct {
+	method workspace.Target
+	why    string
+}
+
+// workloadsAndUnbound are projectWorkloads and, second, the bindings that
+// are not workloads, with why: what a refusal to compare tells.
+func workloadsAndUnbound(src *sources) ([]workspace.Request, []unbound) {
 	ix := workspace.NewIndex(src.files)
+	var bad []unbound
 	var out []workspace.Request
 	seen := map[string]bool{}
 	add := func(r workspace.Request) {
@@ -346,11 +362,31 @@ func projectWorkloads(src *sources) []workspace.Request {
 			for _, wl := range m.Workloads {
 				if r, err := annotatedWorkload(ix, at, self, wl.Text); err == nil {
 					add(r)
+				} else {
+					bad = append(bad, unbound{self, fmt.Sprintf("@Workload(%q): %v", wl.Text, err)})
 				}
 			}
 		}
 	}
-	return out
+	return out, bad
+}
+
+// noWorkloadOf is why the working tree in src has no workload of method
+// (its bindings that are not workloads, with why), and what to do.
+func noWorkloadOf(src *sources, method string) string {
+	_, bad := workloadsAndUnbound(src)
+	var why []string
+	for _, u := range bad {
+		if matches(workspace.Request{Method: u.method}, method) && !slices.Contains(why, u.why) {
+			why = append(why, u.why)
+		}
+	}
+	detail := ""
+	if len(why) > 0 {
+		detail = " (" + strings.Join(why, "; ") + ")"
+	}
+	return fmt.Sprintf("the working tree has no workload of %s%s: diff and bisect measure the workloads a method's source binds; "+
+		"add @Workload(\"pkg.Class#generator\") or a formula measuring SELF[gen](n)", orAll(method), detail)
 }
 
 // fingerprint is the code a workload measures in a tree: the classes of

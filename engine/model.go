@@ -527,7 +527,13 @@ func modelWorkload(src *sources, dir string, w *Workload) (*javasrc.Method, erro
 		return nil, err
 	case decl == nil:
 		return nil, fmt.Errorf("%s is not declared in the project: name the generator with --workload", w.Method)
-	case isLoop(decl):
+	}
+	if w.Method.Params == nil {
+		// The overload the binding chose, not every one of that name: a
+		// name without types is ambiguous where the values are measured.
+		w.Method.Params = erasedParams(decl)
+	}
+	if isLoop(decl) {
 		return decl, nil
 	}
 	req := MethodRequest{Root: dir, File: file.Path, Class: decl.Type.BinaryName, Method: decl.Name, Params: erasedParams(decl)}

@@ -217,6 +217,10 @@ type Bisect struct {
 	// compares workloads instead ("slower" mode).
 	AtGood   []string `json:"atGood,omitempty"`
 	Fallback string   `json:"fallback,omitempty"`
+	// Unfollowed are, in formula mode, the instances the search cannot
+	// follow because they do not hold at Good (undecided or failed there),
+	// each with why: a regression in them goes unseen.
+	Unfollowed []string `json:"unfollowed,omitempty"`
 	// Notices are what the user should know: e.g. the working tree's
 	// set-up that each commit was built with.
 	Notices []string `json:"notices,omitempty"`
@@ -271,6 +275,9 @@ func (b *Bisect) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "the first bad commit is one of %s (skipped commits hide which)\n", strings.Join(b.Candidates, ", "))
 	default:
 		fmt.Fprintf(w, "first bad commit: %s %s\n", b.FirstBad, b.Subject)
+	}
+	for _, u := range b.Unfollowed {
+		fmt.Fprintf(w, "not followed: %s\n", u)
 	}
 	fmt.Fprintf(w, "%d commits on the line, %d judged, %d measured\n", b.Commits, len(b.Steps), b.Measured)
 	for _, note := range b.Notices {

@@ -29,6 +29,7 @@ func TestSelectorRefusals(t *testing.T) {
 		{[]string{"profile", "--method", "w.Hot#bareSum", dir}, []string{"no documented minimum"}},
 		{[]string{"calibrate", "--method", "w.Hot#bareSum", dir}, []string{"no documented minimum"}},
 		{[]string{"model", "--method", "w.Hot#twice", "--values", "10,20,40", dir}, []string{"2 workloads", "--workload"}},
+		{[]string{"model", "--method", "w.Hot#compute", "--workload", "none", "--values", "10,20,40", dir}, []string{"--workload none names none", "leave it out"}},
 		{[]string{"verify", "--method", "w.Hot#compute", dir}, []string{"no calibrated workload", "perfls calibrate --method w.Hot#compute"}},
 		{[]string{"calibrate", "--rebuild", "--method", "w.Hot#compute", dir}, []string{"no calibrated workload"}},
 		{[]string{"predict", "--method", "w.Hot#compute", "n=5"}, []string{"perfls model --method w.Hot#compute"}},

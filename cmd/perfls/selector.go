@@ -79,15 +79,17 @@ func (s *selector) selection(cmd *cobra.Command, args []string) (string, engine.
 }
 
 // run runs an action on the one workload the flags name (the engine
-// completes it from the source: perfls model) with an engine that measures
-// through the daemon when one runs.
+// completes it from the source: perfls model, which refuses --workload
+// none) with an engine that measures through the daemon when one runs.
 func (s *selector) run(a *app, cmd *cobra.Command, args []string, run func(dir string, w engine.Workload, eng *engine.Engine) error) error {
 	dir, sel, err := s.selection(cmd, args)
 	if err != nil {
 		return err
 	}
 	if sel.Workload == engine.NoWorkload {
-		sel.Workload = ""
+		// Taking the binding instead would answer another question than
+		// the one asked.
+		return cli.Usagef("%s varies a generator's parameter, and --workload %s names none: name the generator with --workload, or leave it out for the method's own binding", cmd.Name(), engine.NoWorkload)
 	}
 	w, _ := engine.ParseWorkload(sel.Method, sel.Workload, sel.Args) // checked by selection
 	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
