@@ -1,11 +1,36 @@
-// Package engine holds perfls's actions — check, measure, calibrate, verify,
-// evaluate — as both faces run them: the command line (cmd/perfls) and the
-// language server (server/, through its Actions interface). An Engine owns
-// one measurement store and one cache directory, both given to Open, and
-// reaches the measurement service (the per-user daemon, or a scheduler in
-// this process) as its Config says. An action is a file here: its request,
-// its result and the method that runs it; new actions (diff, bisect,
-// profile, model, history) are added the same way.
+// Package engine holds perfls's actions as both faces run them: the command
+// line (cmd/perfls) and the language server (server/, through its Actions
+// interface). An Engine owns one measurement store and one cache directory,
+// both given to Open, and reaches the measurement service (the per-user
+// daemon, or a scheduler in this process) as its Config says. An action is
+// a file here: its request, its result and the method that runs it.
+//
+// The actions, by file:
+//   - check.go: Check (decide a project's formulas; adaptive forks, capped
+//     forks replaced), with report.go (cost curves) and revision.go/overlay.go
+//     (terms naming a revision, built with the working tree's set-up;
+//     Revision: what a revision name resolves to, for the hover)
+//   - method.go: CheckMethod, MeasureMethod, CalibrateMethod (the editor's
+//     lenses on one method)
+//   - measure.go: Measure, MeasurePrecise (perfls measure)
+//   - profile.go: Profile, ProfileMethod, StoredProfiles (perfls profile)
+//   - model.go: ExtractModel, StoredModels, PredictStored (perfls model, predict)
+//   - oracle.go: Calibrate, RunCalibrate, Verify, CalibratedWorkloads,
+//     Rebuild, Accept (the bounds oracle)
+//   - evaluate.go: EvaluateFile, Evaluate (formulas decided on recorded
+//     data: perfls evaluate)
+//   - diff.go: Diff, DiffMethod (working tree against a base commit)
+//   - bisect.go, bisect_formula.go: Bisect (first bad commit, by workload or
+//     by formula)
+//   - regressions.go, regressions_watch.go: Regressions and the editor's
+//     "slower since" watch
+//   - ensemble.go: StoredEnsemble (the ensemble detector on stored results)
+//   - team.go: MethodHistory, HistoryPage (perfls history), RunWorker (a
+//     worker taking measurement jobs from the shared queue)
+//   - lint.go: LintWith (formula diagnostics without measuring)
+//   - annotations.go: Annotations, AnnotationsJar, InstallAnnotations
+//   - cache.go: CacheList, CacheShow, CacheClear, GC (perfls cache)
+//   - daemon.go: StartDaemon, StopDaemon, DaemonStatus, RunDaemon
 //
 // The engine does the I/O of an action (reading sources, measuring, the
 // store); deciding and rendering are the analysis packages' (verdict, oracle,
