@@ -270,8 +270,17 @@ func (e *Engine) commitSide(ctx context.Context, rs *revisions, commit string, o
 }
 
 // matches tells whether r measures method (pkg.C#m; "" matches all).
+// matches says whether r measures the method a user named ("" is any):
+// the one rule of measure.MethodSpec (parameter types optional, simple
+// type names, nested classes with $ or .).
 func matches(r workspace.Request, method string) bool {
-	return method == "" || r.Method.Class+"#"+r.Method.Method == method || r.Method.String() == method
+	if method == "" {
+		return true
+	}
+	spec, err := measure.ParseMethodSpec(method)
+	t := r.Method
+	t.Revision = ""
+	return err == nil && spec.Matches(t.String())
 }
 
 func hasWorkload(reqs []workspace.Request, method string) bool {

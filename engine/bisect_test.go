@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/fixture"
 )
 
@@ -150,5 +151,20 @@ public class A {
 	}
 	if !strings.Contains(text.String(), "at good: src/p/A.java") || !strings.Contains(text.String(), "searching instead") {
 		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// A method named on the command line matches its workloads by
+// measure.MethodSpec's rule: with or without parameter types, simple type
+// names, spaces.
+func TestMatchesAMethodAsNamed(t *testing.T) {
+	r := workspace.Request{Method: workspace.Target{Class: "p.A", Method: "m", Params: []string{"int[]", "java.lang.String"}, Revision: "v1"}}
+	for method, want := range map[string]bool{
+		"": true, "p.A#m": true, "p.A#m(int[],java.lang.String)": true, "p.A#m(int[], String)": true,
+		"p.A#m(int[])": false, "p.A#n": false, "q.A#m": false, "p.A#m(long[], String)": false,
+	} {
+		if got := matches(r, method); got != want {
+			t.Errorf("matches(%s, %q) = %v, want %v", r.Method, method, got, want)
+		}
 	}
 }
