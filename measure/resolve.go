@@ -8,27 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
-// MethodSpec names a method as written in a formula or annotation.
-type MethodSpec struct {
-	// Class is fully qualified and dotted; nested classes may be written
-	// Outer.Inner or Outer$Inner. A name without a dot may also denote a
-	// java.lang class ("Math").
-	Class string
-	Name  string
-	// Params is nil when the parameter types are not given; otherwise the
-	// type names as written ("int[]", "String", "java.util.List",
-	// "List<String>", "int..."), matched by erased type, simple or qualified.
-	Params []string
-}
-
-func (s MethodSpec) String() string {
-	if s.Params == nil {
-		return s.Class + "#" + s.Name
-	}
-	return s.Class + "#" + s.Name + "(" + strings.Join(s.Params, ",") + ")"
-}
+// MethodSpec names a method as written in a formula or annotation
+// (analysis/measured, where the rule lives).
+type MethodSpec = measured.MethodSpec
 
 // Resolved is a method found by Resolve.
 type Resolved struct {

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
-	"github.com/perfls/perfls/measure"
 )
 
 // Check is a finished perfls check as its output formats show it: the text
@@ -293,7 +293,7 @@ func CheckJSON(c *Check) CheckDocument {
 	for _, j := range c.Oracle {
 		at := 0
 		for i, m := range c.Methods {
-			if (measure.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(j.Method) {
+			if (measured.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(j.Method) {
 				at = i
 				break
 			}
