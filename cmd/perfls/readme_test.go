@@ -166,7 +166,7 @@ func TestDocsSelfContained(t *testing.T) {
 	if err != nil || len(pages) < 5 {
 		t.Fatalf("docs/*.md: %d pages, %v", len(pages), err)
 	}
-	inHouse := regexp.MustCompile(`(?i)\bseeds? ?\d{3}\b|\bseed ?(§|L\d)|\bthe seed\b|\bseed'?s\b|\b(run|round) N\b|\bissues? #?\d+\b|\bthe thesis\b|\bthesis's\b|\bas before\b|\.\./shared|/work/|DESIGN\.md|\breference/\d{3}-`)
+	inHouse := regexp.MustCompile(`(?i)\bseeds? ?\d{3}\b|\bseed ?(§|L\d)|\bthe seed\b|\bseed's\b|\bissues? #?\d+\b|\bthe thesis\b|\bthesis's\b|\bas before\b|\.\./shared|/work/|DESIGN\.md|\breference/\d{3}-`)
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, p := range append([]string{readmePath}, pages...) {
 		b, err := os.ReadFile(p)
@@ -179,6 +179,9 @@ func TestDocsSelfContained(t *testing.T) {
 				t.Errorf("%s:%d: in-house reference %q: say what it is (a paper by author and year, a command, a date)", name, i+1, m)
 			}
 		}
+		for _, label := range undefinedRuns(string(b)) {
+			t.Errorf("%s: %q names a run this page does not describe (a line \"Run X, DATE …\", \"(run X, TIME …\" or a table row \"| X |\"): give its date and command", name, label)
+		}
 		for i, line := range strings.Split(withoutCode(string(b)), "\n") {
 			for _, l := range link.FindAllStringSubmatch(line, -1) {
 				if msg := checkLink(p, l[1]); msg != "" {
@@ -187,6 +190,25 @@ func TestDocsSelfContained(t *testing.T) {
 			}
 		}
 	}
+}
+
+// undefinedRuns are the "run X" labels of a page (a lab run named by a
+// letter) that the page does not describe.
+func undefinedRuns(page string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\b[Rr]un ([A-Z])\b`).FindAllStringSubmatch(page, -1) {
+		x := m[1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		defined := regexp.MustCompile(`(?m)^Run ` + x + `, |\(run ` + x + `,\s|^\| ` + x + ` \|`)
+		if !defined.MatchString(page) {
+			out = append(out, m[0])
+		}
+	}
+	return out
 }
 
 var (
