@@ -166,7 +166,7 @@ func TestDocsSelfContained(t *testing.T) {
 	if err != nil || len(pages) < 5 {
 		t.Fatalf("docs/*.md: %d pages, %v", len(pages), err)
 	}
-	inHouse := regexp.MustCompile(`(?i)\bseeds? ?\d{3}\b|\bseed ?(§|L\d)|\bthe seed\b|\bseed's\b|\bissues? #?\d+\b|\bthe thesis\b|\bthesis's\b|\bas before\b|\.\./shared|/work/|DESIGN\.md|\breference/\d{3}-`)
+	inHouse := regexp.MustCompile(`(?i)\bseeds? ?\d{3}\b|\bseed ?(§|L\d)|\bthe seed\b|\bseed's\b|\bissues? #?\d+\b|\bthe thesis\b|\bthesis's\b|\bas before\b|\.\./shared|/work/|DESIGN\.md|\breference/\d{3}-|\bL\d{2,4}\b`)
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, p := range append([]string{readmePath}, pages...) {
 		b, err := os.ReadFile(p)
