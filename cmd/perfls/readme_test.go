@@ -282,3 +282,28 @@ func TestREADMEMethodLints(t *testing.T) {
 		t.Errorf("the README's method does not lint clean: exit %d\n%s\n%s\n%s", code, out, errs, java)
 	}
 }
+
+// CI runs the README's test command, so that what a newcomer runs is what
+// CI checks: .ci/run's go test line is the one the README shows.
+func TestCIRunsTheREADMETestCommand(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Skipf("no .ci/run: %v", err)
+	}
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, line := range strings.Split(string(ci), "\n") {
+		if strings.HasPrefix(line, "go test ") {
+			runs = append(runs, strings.TrimSpace(line))
+		}
+	}
+	if len(runs) != 1 {
+		t.Fatalf(".ci/run: %d go test lines %q, want the README's one", len(runs), runs)
+	}
+	if !regexp.MustCompile("(?m)^" + regexp.QuoteMeta(runs[0]) + "$").Match(readme) {
+		t.Errorf(".ci/run runs %q, which README.md does not show on a line of its own", runs[0])
+	}
+}
