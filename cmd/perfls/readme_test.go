@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,28 +220,63 @@ var (
 // withoutCode blanks a page's code blocks and spans (SELF[w](n) is no link),
 // keeping its line breaks.
 func withoutCode(s string) string {
-	blank := func(m string) string { return strings.Repeat("\n", strings.Count(m, "\n")) }
-	return codeSpan.ReplaceAllStringFunc(fencedBlock.ReplaceAllStringFunc(s, blank), blank)
+	return codeSpan.ReplaceAllStringFunc(fencedBlock.ReplaceAllStringFunc(s, blankLines), blankLines)
 }
+
+// blankLines keeps only the line breaks of m.
+func blankLines(m string) string { return strings.Repeat("\n", strings.Count(m, "\n")) }
 
 // checkLink says what is wrong with a link target in page, or "".
 func checkLink(page, target string) string {
 	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "mailto:") {
 		return ""
 	}
-	file, _, _ := strings.Cut(target, "#")
+	file, anchor, _ := strings.Cut(target, "#")
 	if file == "" {
-		return ""
+		file = filepath.Base(page)
 	}
 	root, _ := filepath.Abs("../..")
 	abs, _ := filepath.Abs(filepath.Join(filepath.Dir(page), file))
 	if rel, err := filepath.Rel(root, abs); err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(file) {
 		return "outside the repository"
 	}
-	if _, err := os.Stat(abs); err != nil {
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		if info, serr := os.Stat(abs); serr == nil && info.IsDir() {
+			return ""
+		}
 		return fmt.Sprintf("no such file (%v)", err)
 	}
+	if anchor != "" && strings.HasSuffix(file, ".md") && !slices.Contains(headingAnchors(string(b)), anchor) {
+		return fmt.Sprintf("%s has no heading #%s", file, anchor)
+	}
 	return ""
+}
+
+// headingAnchors are the anchors GitHub gives a page's headings: lower
+// case, punctuation dropped, spaces as hyphens, repeats numbered.
+func headingAnchors(page string) []string {
+	var out []string
+	seen := map[string]int{}
+	drop := regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
+	for _, line := range strings.Split(fencedBlock.ReplaceAllStringFunc(page, blankLines), "\n") {
+		h, ok := strings.CutPrefix(line, "#")
+		if !ok {
+			continue
+		}
+		h = strings.TrimLeft(h, "#")
+		if !strings.HasPrefix(h, " ") {
+			continue
+		}
+		slug := strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(strings.TrimSpace(h)), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			out = append(out, fmt.Sprintf("%s-%d", slug, n))
+		} else {
+			out = append(out, slug)
+		}
+		seen[slug]++
+	}
+	return out
 }
 
 // The README's annotated method is the quickstart's binarySearch with the
