@@ -107,7 +107,7 @@ func PValue(p float64) string {
 
 // ClassicNote names the classic semantics wherever a verdict decided under
 // it is shown, so that its satisfied is not read as the default's.
-const ClassicNote = "classic semantics: satisfied = not rejected (seed 004)"
+const ClassicNote = "classic semantics: satisfied = not rejected (as the SPL paper defines it)"
 
 // semanticsName is the name a document records: shown when not set.
 func semanticsName(s verdict.Semantics) string {
@@ -378,7 +378,7 @@ func meaningOfSatisfied(res *verdict.MethodResult) string {
 				test = ev.Test + ", " + test
 			}
 			if ev.Semantics == string(verdict.Classic) {
-				return fmt.Sprintf("Classic semantics (seed 004): *satisfied* means no significant evidence against the formula (%s), not proof; by default it must be shown to hold.", test)
+				return fmt.Sprintf("Classic semantics (the SPL paper's reading): *satisfied* means no significant evidence against the formula (%s), not proof; by default it must be shown to hold.", test)
 			}
 			if ev.Margin > 0 {
 				return fmt.Sprintf("*satisfied* means the data show the formula holds within a %g %% margin (%s).", 100*ev.Margin, test)

@@ -127,7 +127,7 @@ func TestClassicSemanticsIsShown(t *testing.T) {
 	m := f.Methods[0]
 	res := verdict.MethodResult{File: "/p/A.java", Class: "p.A", Method: "a", Params: []string{"int"}, Source: m.SourceHash(f),
 		Instances: []verdict.InstanceResult{{Outcome: verdict.Satisfied, Comparisons: []verdict.ComparisonResult{{Outcome: verdict.Satisfied, Evidence: ev}}}}}
-	if md := MethodHover(f, m, nil, []verdict.MethodResult{res}); !strings.Contains(md, "Classic semantics (seed 004): *satisfied* means no significant evidence against the formula") {
+	if md := MethodHover(f, m, nil, []verdict.MethodResult{res}); !strings.Contains(md, "Classic semantics (the SPL paper's reading): *satisfied* means no significant evidence against the formula") {
 		t.Errorf("hover does not name the classic semantics:\n%s", md)
 	}
 	var b strings.Builder

@@ -90,7 +90,7 @@ func ParseSemantics(name string) (Semantics, error) {
 	case "", Shown, Classic:
 		return s, nil
 	}
-	return "", fmt.Errorf("unknown semantics %q: use shown (satisfied when the data show the relation holds within 5 %%, the default) or classic (seed 004: satisfied unless the test rejects it)", name)
+	return "", fmt.Errorf("unknown semantics %q: use shown (satisfied when the data show the relation holds within 5 %%, the default) or classic (the SPL paper's reading: satisfied unless the test rejects it)", name)
 }
 
 // Options configure the tests.

@@ -20,7 +20,7 @@ import (
 // semanticsUsage describes --semantics (check, evaluate): what satisfied
 // means. It is named apart from --interpretation, which picks the test
 // (seed 004's word); this picks how the test's answer reads.
-const semanticsUsage = "what satisfied means: shown (the data show the relation holds within 5 %) or classic (seed 004: satisfied unless the test rejects it at α)"
+const semanticsUsage = "what satisfied means: shown (the data show the relation holds within 5 %) or classic (the SPL paper's reading: satisfied unless the test rejects it at α)"
 
 type checkFlags struct {
 	measure                             measureFlags
