@@ -123,6 +123,13 @@ func TestREADMEOutput(t *testing.T) {
 			t.Fatalf("README command %q does not start with perfls", strings.Join(s.command, " "))
 		}
 		code, out, errs := runCLI(t, s.command[1:]...)
+		if !updating() && maskVolatile(strings.ReplaceAll(out, cacheDir, "~/.cache/perfls")) != maskVolatile(s.output) && strings.Contains(out, "\nundecided ") {
+			// An instance undecided on a busy machine is an honest outcome
+			// but not the README's: measure once more before calling the
+			// README stale.
+			t.Logf("%s: an instance undecided; measuring again\n%s", strings.Join(s.command, " "), out)
+			code, out, errs = runCLI(t, append(s.command[1:len(s.command):len(s.command)], "--fresh")...)
+		}
 		if s.hasExitStatus && code != s.wantExitCode {
 			t.Errorf("%s: exit %d, the README says %d\nstderr:\n%s", strings.Join(s.command, " "), code, s.wantExitCode, errs)
 		}
