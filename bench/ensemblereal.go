@@ -125,79 +125,118 @@ func ensembleRealBench(args []string) error {
 		return fmt.Errorf("build perfls: %v\n%s", err, out)
 	}
 	proj := filepath.Join(tmp, "proj")
-	src := filepath.Join(proj, "src", "p", "W.java")
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+	r := realRunner{bin: bin, proj: proj, src: filepath.Join(proj, "src", "p", "W.java"), forks: *forks, samples: *samples, reuse: *reuse}
+	if err := os.MkdirAll(filepath.Dir(r.src), 0o755); err != nil {
 		return err
-	}
-	measureRun := func(cacheDir string, e realEnv, factor, longs int) error {
-		if *reuse {
-			return nil
-		}
-		if err := os.WriteFile(src, []byte(realVariant(factor, longs)), 0o644); err != nil {
-			return err
-		}
-		a := append([]string{"measure", "--project", proj, "--method", "p.W#work", "--workload", "p.W#gen", "--args", "20000",
-			"--forks", fmt.Sprint(*forks), "--samples", fmt.Sprint(*samples), "--warmup", "100ms", "--max-warmup", "500ms", "--fresh", "--format", "json"}, e.flags...)
-		cmd := exec.Command(bin, a...)
-		cmd.Env = realCmdEnv(cacheDir, e.javaHome)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("perfls %s (%s): %v\n%s", strings.Join(a, " "), e.name, err, stderr.String())
-		}
-		return nil
 	}
 	hist := filepath.Join(tmp, "history-cache")
 	fmt.Printf("== ensemble-real: %d history runs, %d cases, %d forks × %d samples each (p.W#work, 20,000 steps, 1,040 B a call)\n",
 		len(realHistory), len(realCases), *forks, *samples)
 	for i, e := range realHistory {
 		t := time.Now()
-		if err := measureRun(hist, e, 1, 128); err != nil {
+		if err := r.measure(hist, e, 1, 128); err != nil {
 			return err
 		}
 		fmt.Printf("history %d: %-18s measured in %.0f s\n", i+1, e.name, time.Since(t).Seconds())
 	}
-	methods := []string{"single", "bagging", "stacking"}
-	// sum[0] scores the seed's votes (every flag), sum[1] perfls's verdict
-	// (the flags less those marked as environment differences).
-	var sum [2][3]ensemblesim.Score
-	type row struct {
-		c        realCase
-		scores   [2][3]ensemblesim.Score
-		verdicts [3]realVerdict
-	}
-	var rows []row
+	var rows []realRow
 	for i, c := range realCases {
 		t := time.Now()
-		dir := filepath.Join(tmp, fmt.Sprintf("case-%d-cache", i+1))
-		if !*reuse {
-			os.RemoveAll(dir)
-			if out, err := exec.Command("cp", "-a", hist, dir).CombinedOutput(); err != nil {
-				return fmt.Errorf("copy the history's cache: %v\n%s", err, out)
-			}
-		}
-		if err := measureRun(dir, c.env, c.factor, c.longs); err != nil {
+		row, err := r.check(c, hist, filepath.Join(tmp, fmt.Sprintf("case-%d-cache", i+1)))
+		if err != nil {
 			return err
 		}
-		r := row{c: c}
-		for m, vote := range methods {
-			v, err := realEnsemble(bin, dir, proj, vote)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			r.verdicts[m] = v
-			expected := slices.DeleteFunc(slices.Clone(c.expected), func(x string) bool { return !slices.Contains(v.counters, x) })
-			for k, flags := range [][]string{v.flagged, v.regressions()} {
-				sc := ensemblesim.Measure(withoutAny(flags, c.tolerated), expected)
-				r.scores[k][m] = sc
+		rows = append(rows, row)
+		fmt.Printf("case %d: %-24s measured and checked in %.0f s\n", i+1, c.name, time.Since(t).Seconds())
+	}
+	if err := os.WriteFile(r.src, []byte(realVariant(1, 128)), 0o644); err != nil {
+		return err
+	}
+	printRealRows(rows)
+	fmt.Printf("total %.0f s (/proc/loadavg: %s)\n", time.Since(start).Seconds(), strings.TrimSpace(loadAverage()))
+	return nil
+}
+
+// realVotes are the votes of perfls ensemble each case is checked with.
+var realVotes = []string{"single", "bagging", "stacking"}
+
+// realRunner measures the variants of the project's class with the built
+// perfls.
+type realRunner struct {
+	bin, proj string
+	src       string // the class's source file
+	forks     int
+	samples   int
+	reuse     bool // measure nothing: the cache directories hold the runs
+}
+
+// measure measures the variant (factor, longs) in environment e into
+// cacheDir.
+func (r realRunner) measure(cacheDir string, e realEnv, factor, longs int) error {
+	if r.reuse {
+		return nil
+	}
+	if err := os.WriteFile(r.src, []byte(realVariant(factor, longs)), 0o644); err != nil {
+		return err
+	}
+	a := append([]string{"measure", "--project", r.proj, "--method", "p.W#work", "--workload", "p.W#gen", "--args", "20000",
+		"--forks", fmt.Sprint(r.forks), "--samples", fmt.Sprint(r.samples), "--warmup", "100ms", "--max-warmup", "500ms", "--fresh", "--format", "json"}, e.flags...)
+	cmd := exec.Command(r.bin, a...)
+	cmd.Env = realCmdEnv(cacheDir, e.javaHome)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("perfls %s (%s): %v\n%s", strings.Join(a, " "), e.name, err, stderr.String())
+	}
+	return nil
+}
+
+// realRow is one case's verdicts and scores, per vote.
+type realRow struct {
+	c realCase
+	// scores[0] scores the seed's votes (every flag), scores[1] perfls's
+	// verdict (the flags less those marked as environment differences).
+	scores   [2][3]ensemblesim.Score
+	verdicts [3]realVerdict
+}
+
+// check measures case c's new run in dir, a copy of the history's cache
+// directory hist, and scores perfls ensemble's verdict of it by each vote.
+func (r realRunner) check(c realCase, hist, dir string) (realRow, error) {
+	if !r.reuse {
+		os.RemoveAll(dir)
+		if out, err := exec.Command("cp", "-a", hist, dir).CombinedOutput(); err != nil {
+			return realRow{}, fmt.Errorf("copy the history's cache: %v\n%s", err, out)
+		}
+	}
+	if err := r.measure(dir, c.env, c.factor, c.longs); err != nil {
+		return realRow{}, err
+	}
+	row := realRow{c: c}
+	for m, vote := range realVotes {
+		v, err := realEnsemble(r.bin, dir, r.proj, vote)
+		if err != nil {
+			return realRow{}, fmt.Errorf("%s: %w", c.name, err)
+		}
+		row.verdicts[m] = v
+		expected := slices.DeleteFunc(slices.Clone(c.expected), func(x string) bool { return !slices.Contains(v.counters, x) })
+		for k, flags := range [][]string{v.flagged, v.regressions()} {
+			row.scores[k][m] = ensemblesim.Measure(withoutAny(flags, c.tolerated), expected)
+		}
+	}
+	return row, nil
+}
+
+// printRealRows prints the scores of every case and their averages by
+// vote, beside the seed's, then each case's flagged counters.
+func printRealRows(rows []realRow) {
+	var sum [2][3]ensemblesim.Score
+	for _, r := range rows {
+		for k := range sum {
+			for m, sc := range r.scores[k] {
 				sum[k][m] = ensemblesim.Score{Precision: sum[k][m].Precision + sc.Precision, Recall: sum[k][m].Recall + sc.Recall, F: sum[k][m].F + sc.F}
 			}
 		}
-		rows = append(rows, r)
-		fmt.Printf("case %d: %-24s measured and checked in %.0f s\n", i+1, c.name, time.Since(t).Seconds())
-	}
-	if err := os.WriteFile(src, []byte(realVariant(1, 128)), 0o644); err != nil {
-		return err
 	}
 	pr := func(s ensemblesim.Score) string { return fmt.Sprintf("%.2f %.2f %.2f", s.Precision, s.Recall, s.F) }
 	n := float64(len(rows))
@@ -217,7 +256,7 @@ func ensembleRealBench(args []string) error {
 	for _, r := range rows {
 		left := withoutAny(r.c.expected, r.verdicts[2].counters)
 		fmt.Printf("%s (expected %v, of which not among the checked counters %v):\n", r.c.name, r.c.expected, left)
-		for m, vote := range methods {
+		for m, vote := range realVotes {
 			v := r.verdicts[m]
 			var marked []string
 			for _, f := range v.flagged {
@@ -236,8 +275,6 @@ func ensembleRealBench(args []string) error {
 			fmt.Printf("  %-8s %v ? %v\n", vote, marked, v.undecided)
 		}
 	}
-	fmt.Printf("total %.0f s (/proc/loadavg: %s)\n", time.Since(start).Seconds(), strings.TrimSpace(loadAverage()))
-	return nil
 }
 
 // realVerdict is what perfls ensemble said about a case: the flags of the

@@ -72,56 +72,16 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 	}
 	defer eng.Close()
 	opt.MinSampleTime, opt.ForkTimeout = engine.ModelMinSample, 2*time.Minute
-	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value, more forks up to %d until the wall and cpu figures are within ±%.0f %% (95 %% CI), fit and checks alike; fit on 6 values, predict 4 others; load average %s",
-		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, 3*opt.Forks, 100*engine.ModelPrecision, loadAverage())
-	if opt.CPUs != "" {
-		fmt.Printf("measuring threads pinned to processors %s\n", opt.CPUs)
-	}
-	if opt.HeapMB > 0 {
-		fmt.Printf("heap fixed at %d MB\n", opt.HeapMB)
-	}
-	fmt.Printf("%-36s %-4s %8s %12s %25s %25s %12s %8s %8s %s\n", "method", "dmd", "n", "predicted", "curve's 95% CI", "a measurement's 95%", "measured", "error", "noise", "")
+	printModelHeader(opt)
 	errs := map[model.Metric][]float64{}
 	data := map[string]caseData{}
 	for i, c := range modelCases {
 		if !strings.Contains(c.method, only) {
 			continue
 		}
-		// With withFit the checks are measured while the model is extracted,
-		// their forks in turns with the fit values' (the model never sees
-		// them): the error is then the model's, not the machine's drift
-		// between the extraction and the checks.
-		var gots []*engine.Measured
-		var gerrs []error
-		checked := make(chan struct{})
-		measureAll := func() { gots, gerrs = measureChecks(ctx, eng, c, opt); close(checked) }
-		if withFit {
-			go measureAll()
+		if d, ok := validateModel(ctx, eng, c, opt, i == 0 && only == "", withFit, errs); ok {
+			data[c.method] = d
 		}
-		start := time.Now()
-		m, err := extract(ctx, eng, c, opt, i > 0 || only != "")
-		if i == 0 && only == "" {
-			fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
-		}
-		if !withFit {
-			measureAll()
-		}
-		<-checked
-		var checks map[int64][]model.Demand
-		if err == nil {
-			for _, n := range m.Notices {
-				if strings.HasPrefix(n, engine.DriftNotice) {
-					fmt.Printf("%-36s %s\n", shortMethod(c.method), n)
-				}
-			}
-			checks = validateCase(c, m, gots, gerrs, errs)
-		}
-		if err != nil {
-			fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
-			continue
-		}
-		printDiagnosis(m.Operations[0], checks)
-		data[c.method] = caseData{m, checks}
 	}
 	if dataFile != "" {
 		b, err := json.MarshalIndent(data, "", " ")
@@ -133,6 +93,70 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 		}
 	}
 	fmt.Printf("load average at the end: %s", loadAverage())
+	printModelErrors(errs)
+	return nil
+}
+
+// printModelHeader prints the settings of the validation and the table's
+// header.
+func printModelHeader(opt measure.Options) {
+	fmt.Printf("== model validation: %d forks × %d samples of ≥ %s per value, more forks up to %d until the wall and cpu figures are within ±%.0f %% (95 %% CI), fit and checks alike; fit on 6 values, predict 4 others; load average %s",
+		opt.Forks, opt.SamplesPerFork, opt.MinSampleTime, 3*opt.Forks, 100*engine.ModelPrecision, loadAverage())
+	if opt.CPUs != "" {
+		fmt.Printf("measuring threads pinned to processors %s\n", opt.CPUs)
+	}
+	if opt.HeapMB > 0 {
+		fmt.Printf("heap fixed at %d MB\n", opt.HeapMB)
+	}
+	fmt.Printf("%-36s %-4s %8s %12s %25s %25s %12s %8s %8s %s\n", "method", "dmd", "n", "predicted", "curve's 95% CI", "a measurement's 95%", "measured", "error", "noise", "")
+}
+
+// validateModel extracts c's model (timing it when first, which also
+// extracts the callees) and measures its checks, printing its rows and
+// diagnosis and adding its errors to errs; false when the extraction
+// failed.
+func validateModel(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options, first, withFit bool, errs map[model.Metric][]float64) (caseData, bool) {
+	// With withFit the checks are measured while the model is extracted,
+	// their forks in turns with the fit values' (the model never sees
+	// them): the error is then the model's, not the machine's drift
+	// between the extraction and the checks.
+	var gots []*engine.Measured
+	var gerrs []error
+	checked := make(chan struct{})
+	measureAll := func() { gots, gerrs = measureChecks(ctx, eng, c, opt); close(checked) }
+	if withFit {
+		go measureAll()
+	}
+	start := time.Now()
+	m, err := extract(ctx, eng, c, opt, !first)
+	if first {
+		fmt.Printf("(extracting the first model with its callees, 6 values, empty cache: %.1f s)\n", time.Since(start).Seconds())
+	}
+	if !withFit {
+		measureAll()
+	}
+	<-checked
+	var checks map[int64][]model.Demand
+	if err == nil {
+		for _, n := range m.Notices {
+			if strings.HasPrefix(n, engine.DriftNotice) {
+				fmt.Printf("%-36s %s\n", shortMethod(c.method), n)
+			}
+		}
+		checks = validateCase(c, m, gots, gerrs, errs)
+	}
+	if err != nil {
+		fmt.Printf("%-36s failed: %v\n", shortMethod(c.method), err)
+		return caseData{}, false
+	}
+	printDiagnosis(m.Operations[0], checks)
+	return caseData{m, checks}, true
+}
+
+// printModelErrors prints, per metric, the median and largest error and
+// measurement noise inside the fitted ranges, and how many measurements
+// fell inside their prediction's interval.
+func printModelErrors(errs map[model.Metric][]float64) {
 	for _, metric := range []model.Metric{model.Wall, model.CPU} {
 		for _, v := range []struct {
 			key  model.Metric
@@ -153,7 +177,6 @@ func modelBench(ctx context.Context, opt measure.Options, only, dataFile string,
 			fmt.Printf("%s measurements inside their prediction's 95 %% interval (pi95): %.0f of %d\n", metric, k, len(in))
 		}
 	}
-	return nil
 }
 
 func extract(ctx context.Context, eng *engine.Engine, c modelCase, opt measure.Options, noCallees bool) (*model.Model, error) {

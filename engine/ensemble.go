@@ -116,28 +116,9 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	if err != nil {
 		return nil, err
 	}
-	all, err := store.MeasurementsOf(ctx, req.Method)
+	ms, cur, err := storedResults(ctx, store, req)
 	if err != nil {
 		return nil, err
-	}
-	var ms []*cache.Measurement
-	keys := map[string]bool{}
-	for _, m := range all {
-		if (req.Workload == "" || sameMethod(m.Key.Workload, req.Workload)) && (req.Args == "" || m.Key.Args == req.Args) {
-			ms = append(ms, m)
-			keys[resultLabel(m.Key)] = true
-		}
-	}
-	if len(keys) > 1 {
-		return nil, fmt.Errorf("the store holds results of %d workloads or arguments of %s: choose one with --workload and --args (%s)",
-			len(keys), req.Method, strings.Join(slices.Sorted(maps.Keys(keys)), "; "))
-	}
-	cur := len(ms) - 1
-	if req.ID != 0 {
-		cur = slices.IndexFunc(ms, func(m *cache.Measurement) bool { return m.ID == req.ID })
-		if cur < 0 {
-			return nil, fmt.Errorf("--id %d: no complete stored result of %s with that ID (perfls history --method %s --format json lists them)", req.ID, req.Method, req.Method)
-		}
 	}
 	if cur < 0 {
 		return nil, tooFew(req, 0, 0)
@@ -190,6 +171,45 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	rep.MarkEnvironmentDiffers()
 	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: %s", run.Name, resultLabel(ms[cur].Key), historyText(req.PassedOnly, len(prior), cur)))
 	rep.Notes = append(rep.Notes, notes...)
+	addVerdictNotes(rep, req, run, ms[cur])
+	return rep, nil
+}
+
+// storedResults are the complete stored results of req's method, workload
+// and arguments, oldest first, and the index of the one to check (-1 when
+// there is none); an error when they are of several workloads or
+// arguments, or req.ID names none of them.
+func storedResults(ctx context.Context, store *cache.Store, req EnsembleRequest) ([]*cache.Measurement, int, error) {
+	all, err := store.MeasurementsOf(ctx, req.Method)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ms []*cache.Measurement
+	keys := map[string]bool{}
+	for _, m := range all {
+		if (req.Workload == "" || sameMethod(m.Key.Workload, req.Workload)) && (req.Args == "" || m.Key.Args == req.Args) {
+			ms = append(ms, m)
+			keys[resultLabel(m.Key)] = true
+		}
+	}
+	if len(keys) > 1 {
+		return nil, 0, fmt.Errorf("the store holds results of %d workloads or arguments of %s: choose one with --workload and --args (%s)",
+			len(keys), req.Method, strings.Join(slices.Sorted(maps.Keys(keys)), "; "))
+	}
+	cur := len(ms) - 1
+	if req.ID != 0 {
+		cur = slices.IndexFunc(ms, func(m *cache.Measurement) bool { return m.ID == req.ID })
+		if cur < 0 {
+			return nil, 0, fmt.Errorf("--id %d: no complete stored result of %s with that ID (perfls history --method %s --format json lists them)", req.ID, req.Method, req.Method)
+		}
+	}
+	return ms, cur, nil
+}
+
+// addVerdictNotes adds to rep what its verdict on run, the checked result
+// m, leaves open: an undecided time per call, no earlier result in run's
+// environment, and m's review.
+func addVerdictNotes(rep *ensemble.Report, req EnsembleRequest, run ensemble.Run, m *cache.Measurement) {
 	if slices.ContainsFunc(rep.Undecided, func(u ensemble.Undecided) bool { return u.Counter == "wall_ns_per_op" || u.Counter == "cpu_ns_per_op" }) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the time per call is undecided: a result's samples spread over several of the rules' bins, so few rules judge it; perfls regressions --method %s tests it over commits, perfls diff between two revisions", req.Method))
 	}
@@ -197,10 +217,9 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no earlier result was measured in the environment of %s (%s): its flags say the environment differs, not that the code regressed; to compare like with like, measure the earlier code in this environment (perfls measure --method %s --fresh)",
 			run.Name, envText(run.Env), req.Method))
 	}
-	if ms[cur].Review != "" {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is reviewed as %s", run.Name, ms[cur].Review))
+	if m.Review != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is reviewed as %s", run.Name, m.Review))
 	}
-	return rep, nil
 }
 
 // historyText says which of the earlier results the history holds.

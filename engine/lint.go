@@ -77,48 +77,18 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 	if err != nil {
 		return nil, err
 	}
-	diags := []workspace.Diagnostic{}
-	var javaFiles []*javasrc.File
-	var formulas []*workspace.Formula
-	for _, p := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("lint: %w", err)
-		}
-		if strings.HasSuffix(p, ".spl") {
-			src, err := input.ReadFile(ctx, p, input.SPL)
-			if err != nil {
-				return nil, fmt.Errorf("lint: %w", err)
-			}
-			fs, ds := workspace.SPLFile(p, string(src))
-			formulas = append(formulas, fs...)
-			diags = append(diags, ds...)
-			continue
-		}
-		f, err := parseJava(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("lint: %w", err)
-		}
-		fs, ds := workspace.JavaFormulas(f)
-		javaFiles = append(javaFiles, f)
-		formulas = append(formulas, fs...)
-		diags = append(diags, ds...)
+	javaFiles, formulas, diags, err := readFormulas(ctx, files)
+	if err != nil {
+		return nil, err
 	}
 	var jdkExt workspace.External
-	jdkMissing := "not read (--jdk-src none)" // why the JDK's classes are not read
-	if cfg.JDKSrc != "none" {
-		var classes jdk.Classes
-		var err error
-		if cfg.JDKSrc == "" {
-			classes, err = jdk.Load("")
-		} else if classes, err = jdk.OpenPath(cfg.JDKSrc); err != nil {
-			return nil, fmt.Errorf("lint: --jdk-src: %w", err)
-		}
-		if err != nil {
-			jdkMissing = "not found (" + err.Error() + ")"
-		} else {
-			defer classes.Close()
-			jdkExt = classes
-		}
+	classes, jdkMissing, err := lintJDK(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if classes != nil {
+		defer classes.Close()
+		jdkExt = classes
 	}
 	// One index over every file given and the declarations of their
 	// projects, so references resolve across them; each project's formulas
@@ -154,6 +124,58 @@ func LintWith(ctx context.Context, paths []string, cfg LintConfig) ([]workspace.
 		return diags[i].Span.Start < diags[j].Span.Start
 	})
 	return diags, nil
+}
+
+// readFormulas reads the formulas of the .java and .spl files, and the
+// diagnostics of reading them; it returns the parsed Java files too.
+func readFormulas(ctx context.Context, files []string) ([]*javasrc.File, []*workspace.Formula, []workspace.Diagnostic, error) {
+	diags := []workspace.Diagnostic{}
+	var javaFiles []*javasrc.File
+	var formulas []*workspace.Formula
+	for _, p := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, fmt.Errorf("lint: %w", err)
+		}
+		if strings.HasSuffix(p, ".spl") {
+			src, err := input.ReadFile(ctx, p, input.SPL)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("lint: %w", err)
+			}
+			fs, ds := workspace.SPLFile(p, string(src))
+			formulas = append(formulas, fs...)
+			diags = append(diags, ds...)
+			continue
+		}
+		f, err := parseJava(ctx, p)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("lint: %w", err)
+		}
+		fs, ds := workspace.JavaFormulas(f)
+		javaFiles = append(javaFiles, f)
+		formulas = append(formulas, fs...)
+		diags = append(diags, ds...)
+	}
+	return javaFiles, formulas, diags, nil
+}
+
+// lintJDK opens the JDK's classes cfg.JDKSrc names, for the caller to
+// close; when they are not read, nil and why. A --jdk-src that cannot be
+// opened is an error.
+func lintJDK(cfg LintConfig) (jdk.Classes, string, error) {
+	if cfg.JDKSrc == "none" {
+		return nil, "not read (--jdk-src none)", nil
+	}
+	var classes jdk.Classes
+	var err error
+	if cfg.JDKSrc == "" {
+		classes, err = jdk.Load("")
+	} else if classes, err = jdk.OpenPath(cfg.JDKSrc); err != nil {
+		return nil, "", fmt.Errorf("lint: --jdk-src: %w", err)
+	}
+	if err != nil {
+		return nil, "not found (" + err.Error() + ")", nil
+	}
+	return classes, "", nil
 }
 
 // uncheckedRefs counts the references lint could not check, by cause.

@@ -421,13 +421,25 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err er
 			return b, nil
 		}
 	}
+	if err := compileSources(ctx, j, p, projDir, depCP, bdir, stamp); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// compileSources compiles p's sources into bdir/classes, replacing what was
+// there only when javac succeeds, and then writes stamp, the build's inputs,
+// to bdir/stamp.
+func compileSources(ctx context.Context, j *jdk, p *Project, projDir string, depCP []string, bdir, stamp string) error {
+	classes := filepath.Join(bdir, "classes")
+	stampFile := filepath.Join(bdir, "stamp")
 	if err := os.MkdirAll(bdir, 0o755); err != nil {
-		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		return fmt.Errorf("compile %s: %w", projDir, err)
 	}
 	_ = os.Remove(stampFile)
 	tmp, err := os.MkdirTemp(bdir, "classes.tmp-")
 	if err != nil {
-		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		return fmt.Errorf("compile %s: %w", projDir, err)
 	}
 	defer os.RemoveAll(tmp)
 	// module-info.java is left out: perfls compiles and runs everything on
@@ -443,21 +455,21 @@ func Compile(ctx context.Context, p *Project, cacheDir string) (_ *Build, err er
 			var ce *CompileError
 			if errors.As(err, &ce) {
 				ce.Hint = joinHints(DependencyHint(p, ce.Messages), JDKHint(p, j.major, ce.Messages))
-				return nil, ce
+				return ce
 			}
-			return nil, fmt.Errorf("compile %s: %w", projDir, err)
+			return fmt.Errorf("compile %s: %w", projDir, err)
 		}
 	}
 	if err := os.RemoveAll(classes); err != nil {
-		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		return fmt.Errorf("compile %s: %w", projDir, err)
 	}
 	if err := os.Rename(tmp, classes); err != nil {
-		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		return fmt.Errorf("compile %s: %w", projDir, err)
 	}
 	if err := writeFileAtomic(stampFile, []byte(stamp)); err != nil {
-		return nil, fmt.Errorf("compile %s: %w", projDir, err)
+		return fmt.Errorf("compile %s: %w", projDir, err)
 	}
-	return b, nil
+	return nil
 }
 
 // joinHints joins the hints that are not empty, one a line.

@@ -248,38 +248,26 @@ func (w *protoWriter) line(l string, truncated bool) {
 		return
 	}
 	kind, rest, _ := strings.Cut(l, " ")
-	f := strings.Fields(rest)
-	bad := func() {
-		if len(st.bad) < 5 {
-			st.bad = append(st.bad, l)
-		}
+	if !w.record(kind, strings.Fields(rest)) && len(st.bad) < 5 {
+		st.bad = append(st.bad, l)
 	}
-	ints := func(n int) ([]int64, bool) {
-		if len(f) < n {
-			return nil, false
-		}
-		out := make([]int64, n)
-		for i := 0; i < n; i++ {
-			v, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil {
-				return nil, false
-			}
-			out[i] = v
-		}
-		return out, true
-	}
+}
+
+// record keeps what a protocol line of kind with the fields f reports;
+// false when the line is malformed.
+func (w *protoWriter) record(kind string, f []string) bool {
+	st := &w.st
 	switch kind {
 	case "perfls-hello":
-		if v, ok := ints(2); ok {
-			st.version, st.pid = int(v[0]), int(v[1])
-		} else {
-			bad()
+		v, ok := leadingInts(f, 2)
+		if !ok {
+			return false
 		}
+		st.version, st.pid = int(v[0]), int(v[1])
 	case "perfls-thread":
-		v, ok := ints(1)
+		v, ok := leadingInts(f, 1)
 		if !ok || v[0] <= 0 {
-			bad()
-			return
+			return false
 		}
 		if st.thread == 0 {
 			st.thread = int(v[0])
@@ -287,8 +275,7 @@ func (w *protoWriter) line(l string, truncated bool) {
 		}
 	case "perfls-env":
 		if len(f) != 2 {
-			bad()
-			return
+			return false
 		}
 		if f[0] == "jvm.arg" {
 			st.jvmArgs = append(st.jvmArgs, unescape(f[1]))
@@ -296,54 +283,17 @@ func (w *protoWriter) line(l string, truncated bool) {
 			st.env[f[0]] = unescape(f[1])
 		}
 	case "perfls-tuples":
-		if v, ok := ints(1); ok {
-			st.tuples = v[0]
-		} else {
-			bad()
-		}
-	case "perfls-warmup":
-		if v, ok := ints(2); ok {
-			st.warmupOps, st.warmupNs = v[0], v[1]
-			st.warmupSettled, st.warmupCompileMs = -1, -1
-			if v, ok := ints(4); ok {
-				st.warmupSettled, st.warmupCompileMs = int(v[2]), v[3]
-			}
-			if len(f) > 4 && f[4] != "-" {
-				st.warmupOpen = strings.Split(f[4], ",")
-			}
-		} else {
-			bad()
-		}
-	case "perfls-sample":
-		v, ok := ints(5)
+		v, ok := leadingInts(f, 1)
 		if !ok {
-			bad()
-			return
+			return false
 		}
-		s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1, processor: -1}
-		if len(f) >= 9 {
-			x, ok := ints(9)
-			if !ok {
-				bad()
-				return
-			}
-			s.gcMs, s.heapUsed, s.jitMs, s.classes = x[5], x[6], x[7], x[8]
-		}
-		if len(f) >= 10 {
-			x, ok := ints(10)
-			if !ok {
-				bad()
-				return
-			}
-			s.procCPUNs = x[9]
-		}
-		if len(f) >= 11 {
-			x, ok := ints(11)
-			if !ok || x[10] < -2 || x[10] >= 1<<20 {
-				bad()
-				return
-			}
-			s.processor = int(x[10])
+		st.tuples = v[0]
+	case "perfls-warmup":
+		return st.warmup(f)
+	case "perfls-sample":
+		s, ok := parseSample(f)
+		if !ok {
+			return false
 		}
 		if len(st.samples) < w.maxSamples {
 			st.samples = append(st.samples, s)
@@ -352,15 +302,13 @@ func (w *protoWriter) line(l string, truncated bool) {
 		st.retaken++
 	case "perfls-output":
 		if len(f) != 2 {
-			bad()
-			return
+			return false
 		}
 		st.outputTotal, _ = strconv.ParseInt(f[0], 10, 64)
 		st.output = unescape(f[1])
 	case "perfls-error":
 		if len(f) != 2 {
-			bad()
-			return
+			return false
 		}
 		st.errPhase, st.errTrace = f[0], unescape(f[1])
 	case "perfls-exit":
@@ -369,20 +317,89 @@ func (w *protoWriter) line(l string, truncated bool) {
 			st.exitStack = unescape(f[0])
 		}
 	case "perfls-count-ops":
-		if v, ok := ints(2); ok {
-			st.counts = &forkCounts{opsPerSample: v[0], samples: v[1], byID: map[int][3]int64{}}
-		} else {
-			bad()
+		v, ok := leadingInts(f, 2)
+		if !ok {
+			return false
 		}
+		st.counts = &forkCounts{opsPerSample: v[0], samples: v[1], byID: map[int][3]int64{}}
 	case "perfls-count":
-		if v, ok := ints(4); ok && st.counts != nil && v[0] >= 0 {
-			st.counts.byID[int(v[0])] = [3]int64{v[1], v[2], v[3]}
-		} else {
-			bad()
+		v, ok := leadingInts(f, 4)
+		if !ok || st.counts == nil || v[0] < 0 {
+			return false
 		}
+		st.counts.byID[int(v[0])] = [3]int64{v[1], v[2], v[3]}
 	case "perfls-end":
 		st.ended = true
 	}
+	return true
+}
+
+// warmup keeps the fields of a perfls-warmup line: operations and time,
+// then, where reported, the settling iteration, the compile time and the
+// methods still open; false when the line is malformed.
+func (st *protoState) warmup(f []string) bool {
+	v, ok := leadingInts(f, 2)
+	if !ok {
+		return false
+	}
+	st.warmupOps, st.warmupNs = v[0], v[1]
+	st.warmupSettled, st.warmupCompileMs = -1, -1
+	if v, ok := leadingInts(f, 4); ok {
+		st.warmupSettled, st.warmupCompileMs = int(v[2]), v[3]
+	}
+	if len(f) > 4 && f[4] != "-" {
+		st.warmupOpen = strings.Split(f[4], ",")
+	}
+	return true
+}
+
+// leadingInts parses the first n fields of f as integers; false when there
+// are fewer or one is not an integer.
+func leadingInts(f []string, n int) ([]int64, bool) {
+	if len(f) < n {
+		return nil, false
+	}
+	out := make([]int64, n)
+	for i := 0; i < n; i++ {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// parseSample reads the fields of a perfls-sample line: five figures, then
+// the fields of later protocol versions (see sample), -1 where absent.
+func parseSample(f []string) (sample, bool) {
+	v, ok := leadingInts(f, 5)
+	if !ok {
+		return sample{}, false
+	}
+	s := sample{ns: v[0], cpuNs: v[1], ops: v[2], alloc: v[3], gcs: v[4], gcMs: -1, heapUsed: -1, jitMs: -1, classes: -1, procCPUNs: -1, processor: -1}
+	if len(f) >= 9 {
+		x, ok := leadingInts(f, 9)
+		if !ok {
+			return sample{}, false
+		}
+		s.gcMs, s.heapUsed, s.jitMs, s.classes = x[5], x[6], x[7], x[8]
+	}
+	if len(f) >= 10 {
+		x, ok := leadingInts(f, 10)
+		if !ok {
+			return sample{}, false
+		}
+		s.procCPUNs = x[9]
+	}
+	if len(f) >= 11 {
+		x, ok := leadingInts(f, 11)
+		if !ok || x[10] < -2 || x[10] >= 1<<20 {
+			return sample{}, false
+		}
+		s.processor = int(x[10])
+	}
+	return s, true
 }
 
 // env returns one reported environment value.

@@ -68,6 +68,42 @@ func Resolve(ctx context.Context, b *Build, specs []MethodSpec) ([]Resolved, []e
 	if err != nil {
 		return failAll(err)
 	}
+	input, pending := resolverInput(specs, errs)
+	if pending == 0 {
+		return res, errs
+	}
+	dir, err := os.MkdirTemp("", "perfls-resolve-")
+	if err != nil {
+		return failAll(err)
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "specs.txt")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		return failAll(err)
+	}
+	args := []string{"-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss4m",
+		"-cp", strings.Join(classpath, string(os.PathListSeparator)), "dev.perfls.internal.Resolver", in}
+	out, err := runTool(ctx, j.java, args, dir, 8<<20)
+	if ctx.Err() != nil {
+		return failAll(ctx.Err())
+	}
+	seen := readResolverOutput(out, specs, res, errs)
+	for i := range specs {
+		if errs[i] == nil && !seen[i] {
+			msg := "the resolver JVM did not answer"
+			if err != nil {
+				msg = fmt.Sprintf("the resolver JVM failed (%v): %s", err, lastLines(out, 10))
+			}
+			errs[i] = fmt.Errorf("resolve %s: %s", specs[i], msg)
+		}
+	}
+	return res, errs
+}
+
+// resolverInput is the resolver's input for specs, one line per spec that
+// names a method (the others get their error in errs), and how many lines it
+// holds.
+func resolverInput(specs []MethodSpec, errs []error) (string, int) {
 	var input strings.Builder
 	pending := 0
 	for i, s := range specs {
@@ -86,24 +122,12 @@ func Resolve(ctx context.Context, b *Build, specs []MethodSpec) ([]Resolved, []e
 		fmt.Fprintf(&input, "%d\t%s\t%s\t%s\n", i, strings.TrimSpace(s.Class), strings.TrimSpace(s.Name), params)
 		pending++
 	}
-	if pending == 0 {
-		return res, errs
-	}
-	dir, err := os.MkdirTemp("", "perfls-resolve-")
-	if err != nil {
-		return failAll(err)
-	}
-	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "specs.txt")
-	if err := os.WriteFile(in, []byte(input.String()), 0o644); err != nil {
-		return failAll(err)
-	}
-	args := []string{"-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss4m",
-		"-cp", strings.Join(classpath, string(os.PathListSeparator)), "dev.perfls.internal.Resolver", in}
-	out, err := runTool(ctx, j.java, args, dir, 8<<20)
-	if ctx.Err() != nil {
-		return failAll(ctx.Err())
-	}
+	return input.String(), pending
+}
+
+// readResolverOutput fills res and errs from the resolver's answers in out;
+// it reports which specs were answered.
+func readResolverOutput(out string, specs []MethodSpec, res []Resolved, errs []error) []bool {
 	seen := make([]bool, len(specs))
 	for _, line := range strings.Split(out, "\n") {
 		kind, rest, ok := strings.Cut(line, " ")
@@ -135,16 +159,7 @@ func Resolve(ctx context.Context, b *Build, specs []MethodSpec) ([]Resolved, []e
 		}
 		res[i] = r
 	}
-	for i := range specs {
-		if errs[i] == nil && !seen[i] {
-			msg := "the resolver JVM did not answer"
-			if err != nil {
-				msg = fmt.Sprintf("the resolver JVM failed (%v): %s", err, lastLines(out, 10))
-			}
-			errs[i] = fmt.Errorf("resolve %s: %s", specs[i], msg)
-		}
-	}
-	return res, errs
+	return seen
 }
 
 func checkSpec(s MethodSpec) error {

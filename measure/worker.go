@@ -254,16 +254,7 @@ func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, se
 	if closed && !run.proto.ended {
 		return res, errClosed
 	}
-	fork, ferr := interpret(run, opt, b.SourceRoots)
-	if ferr == nil && len(fork.NsPerOp) != opt.SamplesPerFork {
-		ferr = &WorkloadError{Kind: KindProtocol, PID: run.pid,
-			Message: fmt.Sprintf("the worker reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
-	}
-	if ferr == nil && settings != "" {
-		if fork.Profile, ferr = run.proto.profile.Summary(); ferr != nil {
-			ferr = fmt.Errorf("quick profile in the worker (pid %d): %w", run.pid, ferr)
-		}
-	}
+	fork, ferr := interpretQuick(run, opt, b.SourceRoots, settings != "")
 	if ferr != nil {
 		res.Err = fmt.Errorf("%s %s (quick phase): %w", what, req.Key(), ferr)
 		return res, nil
@@ -271,6 +262,22 @@ func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, se
 	res.Forks = []Fork{fork}
 	res.Env = environmentOf(run.proto)
 	return res, nil
+}
+
+// interpretQuick reads the fork of a worker's run, which must hold every
+// sample opt asks for and, when profiled, the profile's summary.
+func interpretQuick(run *forkRun, opt Options, roots []string, profiled bool) (Fork, error) {
+	fork, ferr := interpret(run, opt, roots)
+	if ferr == nil && len(fork.NsPerOp) != opt.SamplesPerFork {
+		ferr = &WorkloadError{Kind: KindProtocol, PID: run.pid,
+			Message: fmt.Sprintf("the worker reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
+	}
+	if ferr == nil && profiled {
+		if fork.Profile, ferr = run.proto.profile.Summary(); ferr != nil {
+			ferr = fmt.Errorf("quick profile in the worker (pid %d): %w", run.pid, ferr)
+		}
+	}
+	return fork, ferr
 }
 
 // workerProfileFlags are the JVM flags a quick profile needs that can only

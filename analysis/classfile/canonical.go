@@ -470,61 +470,19 @@ func (c *canon) attribute(name []byte) (bool, error) {
 		return true, c.refs(int(c.u2()), tagClass, false)
 	case "ModulePackages":
 		return true, c.refs(int(c.u2()), tagPackage, false)
-	case "InnerClasses":
-		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
-			if err := c.ref(tagClass, false); err != nil {
-				return false, err
-			}
-			if err := c.ref(tagClass, true); err != nil {
-				return false, err
-			}
-			if err := c.ref(tagUtf8, true); err != nil {
-				return false, err
-			}
-			c.u2() // flags
+	case "InnerClasses", "BootstrapMethods", "MethodParameters", "Record", "LocalVariableTable", "LocalVariableTypeTable":
+		if err := c.table(name); err != nil {
+			return false, err
 		}
 	case "EnclosingMethod":
 		if err := c.ref(tagClass, false); err != nil {
 			return false, err
 		}
 		return true, c.ref(tagNameAndType, true)
-	case "BootstrapMethods":
-		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
-			if err := c.ref(tagMethodHandle, false); err != nil {
-				return false, err
-			}
-			if err := c.refs(int(c.u2()), 0, false); err != nil {
-				return false, err
-			}
-		}
-	case "MethodParameters":
-		for n := c.u1(); n > 0 && c.r.err == nil; n-- {
-			if err := c.ref(tagUtf8, true); err != nil {
-				return false, err
-			}
-			c.u2() // flags
-		}
-	case "Record":
-		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
-			if err := c.refs(2, tagUtf8, false); err != nil {
-				return false, err
-			}
-			if err := c.attributes(); err != nil {
-				return false, err
-			}
-		}
 	case "Code":
 		return true, c.code()
 	case "LineNumberTable":
 		c.lineNumbers()
-	case "LocalVariableTable", "LocalVariableTypeTable":
-		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
-			c.raw(4) // start_pc, length
-			if err := c.refs(2, tagUtf8, false); err != nil {
-				return false, err
-			}
-			c.raw(2) // index
-		}
 	case "StackMapTable":
 		return true, c.stackMap()
 	case "AnnotationDefault":
@@ -547,6 +505,60 @@ func (c *canon) attribute(name []byte) (bool, error) {
 		return false, fmt.Errorf("not known")
 	}
 	return true, nil
+}
+
+// table reads the body of attribute name, one of the tables of entries
+// that refer to constants.
+func (c *canon) table(name []byte) error {
+	switch string(name) { // no copy, as in attribute
+	case "InnerClasses":
+		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
+			if err := c.ref(tagClass, false); err != nil {
+				return err
+			}
+			if err := c.ref(tagClass, true); err != nil {
+				return err
+			}
+			if err := c.ref(tagUtf8, true); err != nil {
+				return err
+			}
+			c.u2() // flags
+		}
+	case "BootstrapMethods":
+		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
+			if err := c.ref(tagMethodHandle, false); err != nil {
+				return err
+			}
+			if err := c.refs(int(c.u2()), 0, false); err != nil {
+				return err
+			}
+		}
+	case "MethodParameters":
+		for n := c.u1(); n > 0 && c.r.err == nil; n-- {
+			if err := c.ref(tagUtf8, true); err != nil {
+				return err
+			}
+			c.u2() // flags
+		}
+	case "Record":
+		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
+			if err := c.refs(2, tagUtf8, false); err != nil {
+				return err
+			}
+			if err := c.attributes(); err != nil {
+				return err
+			}
+		}
+	case "LocalVariableTable", "LocalVariableTypeTable":
+		for n := c.u2(); n > 0 && c.r.err == nil; n-- {
+			c.raw(4) // start_pc, length
+			if err := c.refs(2, tagUtf8, false); err != nil {
+				return err
+			}
+			c.raw(2) // index
+		}
+	}
+	return nil
 }
 
 // lineNumbers writes a LineNumberTable with lines counted from the first

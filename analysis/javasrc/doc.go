@@ -71,15 +71,7 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 	if d.parser == nil {
 		d.parser = newParser()
 	}
-	if d.pending != nil {
-		d.tree = <-d.pending
-		d.pending = nil
-		if d.tree == nil {
-			d.src, d.file, d.state = nil, nil, nil
-		} else {
-			d.clean = !d.tree.RootNode().HasError()
-		}
-	}
+	d.awaitPending()
 	if d.tree == nil {
 		if plan, ok := planSplit(src); ok {
 			f, st, ok, err := parseSplit(context.Background(), base, src, plan, true)
@@ -105,19 +97,43 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 			return f, nil
 		}
 	}
-	prevSrc, prevFile, prevState := d.src, d.file, d.state
-	parse := func(s []byte, old *sitter.Tree) (*sitter.Tree, error) {
-		t, err := d.parser.ParseCtx(context.Background(), old, s)
-		if err == nil && t == nil {
-			err = fmt.Errorf("javasrc: tree-sitter returned no tree for %s", d.path)
-		}
-		if err != nil {
-			d.parser.Reset()
-			return nil, err
-		}
-		return t, nil
+	return d.reparse(base, src, old, edit)
+}
+
+// awaitPending takes the tree being parsed on another goroutine, if any.
+func (d *Doc) awaitPending() {
+	if d.pending == nil {
+		return
 	}
-	tree, err := parse(src, old)
+	d.tree = <-d.pending
+	d.pending = nil
+	if d.tree == nil {
+		d.src, d.file, d.state = nil, nil, nil
+	} else {
+		d.clean = !d.tree.RootNode().HasError()
+	}
+}
+
+// parse parses s with d's parser, reusing old (edited) when not nil.
+func (d *Doc) parse(s []byte, old *sitter.Tree) (*sitter.Tree, error) {
+	t, err := d.parser.ParseCtx(context.Background(), old, s)
+	if err == nil && t == nil {
+		err = fmt.Errorf("javasrc: tree-sitter returned no tree for %s", d.path)
+	}
+	if err != nil {
+		d.parser.Reset()
+		return nil, err
+	}
+	return t, nil
+}
+
+// reparse parses src, incrementally from old (nil: from scratch) after
+// edit, and models it: by moving or partly re-extracting the previous model
+// where the edit allows, else by extracting the whole file into base.
+func (d *Doc) reparse(base *File, src []byte, old *sitter.Tree, edit sitter.EditInput) (*File, error) {
+	text := base.Src
+	prevSrc, prevFile, prevState := d.src, d.file, d.state
+	tree, err := d.parse(src, old)
 	// A large file with errors is modelled as Parse models it, method
 	// bodies left out (lazy.go), whenever that parse has none (the usual
 	// case while typing in a body); the tree, errors and all, serves the
@@ -134,7 +150,7 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 		// Error recovery may differ when old subtrees are reused; a broken
 		// text is parsed afresh so its model is exactly Parse's.
 		tree.Close()
-		tree, err = parse(src, nil)
+		tree, err = d.parse(src, nil)
 	}
 	d.drop()
 	if err != nil {
@@ -164,7 +180,8 @@ func (d *Doc) Update(src []byte) (f *File, err error) {
 			return d.file, nil
 		}
 	}
-	f, d.state, err = extract(base, tree, func(s string) (*sitter.Tree, error) { return parse([]byte(s), nil) }, true, false)
+	f, st, err := extract(base, tree, func(s string) (*sitter.Tree, error) { return d.parse([]byte(s), nil) }, true, false)
+	d.state = st
 	if err != nil {
 		d.drop()
 		return base, err

@@ -51,25 +51,7 @@ func (b *builder) method(n *fnode, owner *Type) *Method {
 		m.Name = b.text(nameNode)
 	}
 
-	var env func(string) (string, bool)
-	if owner != nil {
-		env = owner.typeVar
-	}
-	if typeParams != nil {
-		tps := b.typeParams(typeParams, env)
-		outer := env
-		env = func(name string) (string, bool) {
-			for _, p := range tps {
-				if p.name == name {
-					return p.erasure, true
-				}
-			}
-			if outer != nil {
-				return outer(name)
-			}
-			return "", false
-		}
-	}
+	env := b.methodTypeVars(owner, typeParams)
 	if retType != nil {
 		m.ReturnType = b.typeText(retType) + strings.Repeat("[]", retDims)
 	}
@@ -97,8 +79,40 @@ func (b *builder) method(n *fnode, owner *Type) *Method {
 	}
 
 	m.Abstract = k == "method_declaration" && !hasBody && !native
+	b.generatorParamDocs(m, paramMods, ctx)
+	return m
+}
 
-	// Generator parameter documentation.
+// methodTypeVars resolves a type variable of a method to its erasure: the
+// method's own type parameters (typeParams, nil when none) first, then its
+// owner's.
+func (b *builder) methodTypeVars(owner *Type, typeParams *fnode) func(string) (string, bool) {
+	var env func(string) (string, bool)
+	if owner != nil {
+		env = owner.typeVar
+	}
+	if typeParams != nil {
+		tps := b.typeParams(typeParams, env)
+		outer := env
+		env = func(name string) (string, bool) {
+			for _, p := range tps {
+				if p.name == name {
+					return p.erasure, true
+				}
+			}
+			if outer != nil {
+				return outer(name)
+			}
+			return "", false
+		}
+	}
+	return env
+}
+
+// generatorParamDocs reads the documentation of m's parameters as a
+// generator's from their modifiers (paramMods, index-aligned with m.Params)
+// into m.Generator, which it creates when a parameter is documented.
+func (b *builder) generatorParamDocs(m *Method, paramMods []*fnode, ctx *Type) {
 	documented := false
 	docs := make([]ParamDoc, len(m.Params))
 	for i := range m.Params {
@@ -113,7 +127,6 @@ func (b *builder) method(n *fnode, owner *Type) *Method {
 		}
 		m.Generator.Params = docs
 	}
-	return m
 }
 
 // params reads formal parameters. When mods is non-nil it receives each

@@ -297,45 +297,10 @@ func (b *builder) build(root *fnode) {
 	})
 
 	// 2. Sweep in source order keeping the chain of enclosing types.
-	var stack []*Type
-	var methods []methodItem
-	for _, it := range items {
-		for len(stack) > 0 && stack[len(stack)-1].Span.End <= it.start {
-			stack = stack[:len(stack)-1]
-		}
-		var owner *Type
-		if len(stack) > 0 {
-			owner = stack[len(stack)-1]
-		}
-		switch it.kind {
-		case itemType, itemAnon:
-			t := b.newType(it, owner)
-			if t == nil {
-				continue
-			}
-			b.f.Types = append(b.f.Types, t)
-			stack = append(stack, t)
-		case itemMethod:
-			methods = append(methods, methodItem{it.n, owner})
-		case itemField:
-			b.field(it.n, owner)
-		}
-	}
+	methods := b.sweep(items)
 
 	// 3. Constants, now that every type is known.
-	for _, pc := range b.pendList {
-		if pc.declType != "String" {
-			continue
-		}
-		v, err := b.constValue(pc)
-		if err != nil || v.k != vStr {
-			continue
-		}
-		if pc.owner.Constants == nil {
-			pc.owner.Constants = map[string]*StringValue{}
-		}
-		pc.owner.Constants[pc.name] = newStringValue(v.s, b.span(pc.value))
-	}
+	b.stringConstants()
 
 	// 4. Methods and their annotations.
 	numRefs := b.methods(methods)
@@ -361,6 +326,55 @@ func (b *builder) build(root *fnode) {
 		pc.value = nil
 	}
 	b.pend, b.pendList = nil, nil
+}
+
+// sweep builds the types and fields of items, in source order, keeping the
+// chain of enclosing types; it returns the methods with their owners, to be
+// built once every type is known.
+func (b *builder) sweep(items []item) []methodItem {
+	var stack []*Type
+	var methods []methodItem
+	for _, it := range items {
+		for len(stack) > 0 && stack[len(stack)-1].Span.End <= it.start {
+			stack = stack[:len(stack)-1]
+		}
+		var owner *Type
+		if len(stack) > 0 {
+			owner = stack[len(stack)-1]
+		}
+		switch it.kind {
+		case itemType, itemAnon:
+			t := b.newType(it, owner)
+			if t == nil {
+				continue
+			}
+			b.f.Types = append(b.f.Types, t)
+			stack = append(stack, t)
+		case itemMethod:
+			methods = append(methods, methodItem{it.n, owner})
+		case itemField:
+			b.field(it.n, owner)
+		}
+	}
+	return methods
+}
+
+// stringConstants evaluates the pending String constants into their
+// owners' Constants.
+func (b *builder) stringConstants() {
+	for _, pc := range b.pendList {
+		if pc.declType != "String" {
+			continue
+		}
+		v, err := b.constValue(pc)
+		if err != nil || v.k != vStr {
+			continue
+		}
+		if pc.owner.Constants == nil {
+			pc.owner.Constants = map[string]*StringValue{}
+		}
+		pc.owner.Constants[pc.name] = newStringValue(v.s, b.span(pc.value))
+	}
 }
 
 // parallelMethods is the number of methods from which step 4 of build

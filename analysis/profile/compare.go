@@ -129,12 +129,24 @@ func Compare(cur *Profile, bases []*Profile, th Thresholds) Comparison {
 	baseNs /= float64(len(bases))
 	out := Comparison{Comparable: true}
 
+	out.Findings, out.NotComparable = grownCallees(cc, bcs, th)
+	if f, ok := treasureHunt(cur, cc, bcs, baseNs, th); ok {
+		out.Findings = append(out.Findings, f)
+	}
+	return out
+}
+
+// grownCallees finds the callees whose share of the method's samples grew
+// against the baselines' (bcs) by every limit of th, most grown first, and
+// the callees not in every baseline.
+func grownCallees(cc callees, bcs []callees, th Thresholds) ([]Finding, []NotComparable) {
 	type grown struct {
 		name string
 		f    Finding
 		diff float64
 	}
 	var found []grown
+	var notComparable []NotComparable
 	names := make([]string, 0, len(cc.samples))
 	for n := range cc.samples {
 		names = append(names, n)
@@ -158,7 +170,7 @@ func Compare(cur *Profile, bases []*Profile, th Thresholds) Comparison {
 			baseMean += s / bc.total
 		}
 		if missing {
-			out.NotComparable = append(out.NotComparable, NotComparable{Method: name,
+			notComparable = append(notComparable, NotComparable{Method: name,
 				Reason: fmt.Sprintf("not in every baseline profile (%.0f %% of the method's samples now)", 100*curShare)})
 			continue
 		}
@@ -169,30 +181,43 @@ func Compare(cur *Profile, bases []*Profile, th Thresholds) Comparison {
 		if diff < th.CompareMinPoints || rel < th.CompareMinRelative || pv >= th.CompareAlpha {
 			continue
 		}
-		loc, ok := cc.decl[name]
-		from, _ := cc.from[name].top()
-		if !ok {
-			loc = from // a library callee: point at the project line that calls it
-		}
-		msg := fmt.Sprintf("%s takes %.1f %% of the method's samples, against %.1f %% in the baseline (+%.1f points, %+.0f %%)",
-			name, 100*curShare, 100*baseMean, 100*diff, 100*rel)
-		f := Finding{Kind: FindingCalleeGrew, Location: loc, Message: msg, Evidence: map[string]any{
-			"callee": name, "share": round(curShare, 4), "baselineShare": round(baseMean, 4),
-			"points": round(diff, 4), "relative": round(rel, 4), "p": pv, "baselines": len(bcs),
-			"minPoints": th.CompareMinPoints, "minRelative": th.CompareMinRelative, "alpha": th.CompareAlpha,
-		}}
-		if ok && from.Method != "" && from != loc {
-			f.Related = append(f.Related, Related{Location: from, Message: "called from here"})
-		}
-		found = append(found, grown{name, f, diff})
+		found = append(found, grown{name, calleeGrew(cc, name, curShare, baseMean, pv, len(bcs), th), diff})
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].diff > found[j].diff })
+	var findings []Finding
 	for _, g := range found {
-		out.Findings = append(out.Findings, g.f)
+		findings = append(findings, g.f)
 	}
+	return findings, notComparable
+}
 
-	// The seed's circuitous treasure hunt, compared: the sampled call subtree
-	// grew, and so did the time per operation.
+// calleeGrew is the finding of callee name grown from baseMean to curShare
+// of the method's samples (p-value pv over baselines baselines).
+func calleeGrew(cc callees, name string, curShare, baseMean, pv float64, baselines int, th Thresholds) Finding {
+	diff := curShare - baseMean
+	rel := deviation(curShare, baseMean)
+	loc, ok := cc.decl[name]
+	from, _ := cc.from[name].top()
+	if !ok {
+		loc = from // a library callee: point at the project line that calls it
+	}
+	msg := fmt.Sprintf("%s takes %.1f %% of the method's samples, against %.1f %% in the baseline (+%.1f points, %+.0f %%)",
+		name, 100*curShare, 100*baseMean, 100*diff, 100*rel)
+	f := Finding{Kind: FindingCalleeGrew, Location: loc, Message: msg, Evidence: map[string]any{
+		"callee": name, "share": round(curShare, 4), "baselineShare": round(baseMean, 4),
+		"points": round(diff, 4), "relative": round(rel, 4), "p": pv, "baselines": baselines,
+		"minPoints": th.CompareMinPoints, "minRelative": th.CompareMinRelative, "alpha": th.CompareAlpha,
+	}}
+	if ok && from.Method != "" && from != loc {
+		f.Related = append(f.Related, Related{Location: from, Message: "called from here"})
+	}
+	return f
+}
+
+// treasureHunt is the seed's circuitous treasure hunt, compared: the
+// sampled call subtree grew against the baselines' (bcs), and so did the
+// time per operation against baseNs, their mean.
+func treasureHunt(cur *Profile, cc callees, bcs []callees, baseNs float64, th Thresholds) (Finding, bool) {
 	size := cc.subtreeSize()
 	var baseSize float64
 	for _, bc := range bcs {
@@ -202,14 +227,14 @@ func Compare(cur *Profile, bases []*Profile, th Thresholds) Comparison {
 	slow := deviation(cur.s.NsPerOp(), baseNs)
 	if size-baseSize >= th.CompareMinNodes && deviation(size, baseSize) >= th.CompareMinRelative && slow >= th.CompareMinSlowdown {
 		loc := cur.targetLocation()
-		out.Findings = append(out.Findings, Finding{Kind: FindingTreasureHunt, Location: loc,
+		return Finding{Kind: FindingTreasureHunt, Location: loc,
 			Message: fmt.Sprintf("circuitous treasure hunt: the method's call subtree has %.0f methods against %.1f in the baseline (%+.2f %%), time per operation %+.0f %%",
 				size, baseSize, 100*deviation(size, baseSize), 100*slow),
 			Evidence: map[string]any{"subtree": size, "baselineSubtree": round(baseSize, 3),
 				"relative": round(deviation(size, baseSize), 4), "slowdown": round(slow, 4), "comparison": true,
-				"minNodes": th.CompareMinNodes, "minRelative": th.CompareMinRelative, "minSlowdown": th.CompareMinSlowdown}})
+				"minNodes": th.CompareMinNodes, "minRelative": th.CompareMinRelative, "minSlowdown": th.CompareMinSlowdown}}, true
 	}
-	return out
+	return Finding{}, false
 }
 
 // twoProportionP is the one-sided p-value of "x1/n1 is no larger than

@@ -88,90 +88,111 @@ type varInfo struct {
 }
 
 func checkFormula(f *Formula) []Diagnostic {
-	var diags []Diagnostic
-	add := func(sp Span, sev Severity, code, format string, args ...any) {
-		diags = append(diags, Diagnostic{Span: sp, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
-	}
-	vars := map[string]*varInfo{}
-	var order []*varInfo
+	fc := &formulaCheck{f: f, vars: map[string]*varInfo{}}
 	for _, q := range f.Quantifiers {
-		for _, v := range q.Vars {
-			if _, dup := vars[v.Name]; dup {
-				add(v.Span, Error, CodeDuplicateVariable, "variable %q is declared twice in this formula; rename one of them", v.Name)
-				continue
-			}
-			vi := &varInfo{id: v}
-			vars[v.Name] = vi
-			order = append(order, vi)
-		}
-		if q.Zipped {
-			diags = append(diags, checkSequence(q)...)
-		}
-		for k, vals := range q.Values {
-			if k < len(q.Vars) {
-				diags = append(diags, checkValues(q.Vars[k].Name, vals)...)
-			}
-		}
+		fc.quantifier(q)
 	}
 	if q := tooManyInstances(f); q != nil {
 		// Lint and the editor report it without expanding, as check's
 		// Expand refuses it.
-		add(q.Span, Error, CodeTooManyInstances, "the quantifiers produce more than %d instances, so the formula is not expanded; use fewer values", maxInstances)
+		fc.add(q.Span, Error, CodeTooManyInstances, "the quantifiers produce more than %d instances, so the formula is not expanded; use fewer values", maxInstances)
 	}
 	for _, c := range Comparisons(f.Body) {
-		for _, t := range []*Term{c.Left, c.Right} {
-			for _, a := range t.Args {
-				use := func(name string, at Span) {
-					if vi := vars[name]; vi != nil {
-						vi.used = true
-						return
-					}
-					if len(order) == 0 {
-						add(at, Error, CodeUndeclaredVariable,
-							"variable %q is not declared: add a quantifier such as \"for %s in {10, 100}\" before the formula", name, name)
-					} else {
-						add(at, Error, CodeUndeclaredVariable,
-							"variable %q is not declared (declared: %s): use one of those or add \"for %s in {…}\"", name, varNames(order), name)
-					}
-				}
-				switch {
-				case a.Calc != nil:
-					a.Calc.Vars(use)
-					diags = append(diags, checkArithmetic(f, a)...)
-				case a.Value == nil:
-					use(a.Var, a.Span)
-				}
-			}
-			if t.Scale != nil && *t.Scale <= 0 {
-				add(t.ScaleSpan, Error, CodeInvalidScale, "scale factor %s must be positive", formatNumber(*t.Scale))
-			}
-		}
-		if c.Lambda != nil {
-			for _, fs := range [][]Factor{c.Lambda.Left, c.Lambda.Right} {
-				for _, fa := range fs {
-					if fa.Number != nil && *fa.Number <= 0 {
-						add(fa.Span, Error, CodeInvalidScale, "multiplier %s must be positive", formatNumber(*fa.Number))
-					}
-					if vi := vars[fa.Ident]; fa.Number == nil && vi != nil {
-						vi.used = true
-					}
-				}
-			}
-		}
-		if c.Interval != nil && (*c.Interval <= 0 || *c.Interval >= 1) {
-			add(c.OpSpan, Warning, CodeInvalidInterval,
-				"equality interval %s is a relative tolerance and should lie between 0 and 1 (0.05 means ±5 %%)", formatNumber(*c.Interval))
-		}
-		diags = append(diags, checkScalePlacement(c)...)
-		diags = append(diags, checkMetrics(c)...)
+		fc.comparison(c)
 	}
-	for _, vi := range order {
+	for _, vi := range fc.order {
 		if !vi.used {
-			add(vi.id.Span, Warning, CodeUnusedVariable,
+			fc.add(vi.id.Span, Warning, CodeUnusedVariable,
 				"variable %q is declared but not used in the formula: pass it as an argument, e.g. SELF[gen](%s), or remove it", vi.id.Name, vi.id.Name)
 		}
 	}
-	return diags
+	return fc.diags
+}
+
+// formulaCheck is the diagnostics of one formula so far, and its
+// variables with whether they are used.
+type formulaCheck struct {
+	f     *Formula
+	diags []Diagnostic
+	vars  map[string]*varInfo
+	order []*varInfo // vars in their order of declaration
+}
+
+func (fc *formulaCheck) add(sp Span, sev Severity, code, format string, args ...any) {
+	fc.diags = append(fc.diags, Diagnostic{Span: sp, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// quantifier declares q's variables and checks its values.
+func (fc *formulaCheck) quantifier(q *Quantifier) {
+	for _, v := range q.Vars {
+		if _, dup := fc.vars[v.Name]; dup {
+			fc.add(v.Span, Error, CodeDuplicateVariable, "variable %q is declared twice in this formula; rename one of them", v.Name)
+			continue
+		}
+		vi := &varInfo{id: v}
+		fc.vars[v.Name] = vi
+		fc.order = append(fc.order, vi)
+	}
+	if q.Zipped {
+		fc.diags = append(fc.diags, checkSequence(q)...)
+	}
+	for k, vals := range q.Values {
+		if k < len(q.Vars) {
+			fc.diags = append(fc.diags, checkValues(q.Vars[k].Name, vals)...)
+		}
+	}
+}
+
+// use marks variable name, used at at, as used, or reports it undeclared.
+func (fc *formulaCheck) use(name string, at Span) {
+	if vi := fc.vars[name]; vi != nil {
+		vi.used = true
+		return
+	}
+	if len(fc.order) == 0 {
+		fc.add(at, Error, CodeUndeclaredVariable,
+			"variable %q is not declared: add a quantifier such as \"for %s in {10, 100}\" before the formula", name, name)
+	} else {
+		fc.add(at, Error, CodeUndeclaredVariable,
+			"variable %q is not declared (declared: %s): use one of those or add \"for %s in {…}\"", name, varNames(fc.order), name)
+	}
+}
+
+// comparison checks c's arguments, scales, multipliers, interval,
+// placement of scales and metrics, marking the variables it uses.
+func (fc *formulaCheck) comparison(c *Comparison) {
+	for _, t := range []*Term{c.Left, c.Right} {
+		for _, a := range t.Args {
+			switch {
+			case a.Calc != nil:
+				a.Calc.Vars(fc.use)
+				fc.diags = append(fc.diags, checkArithmetic(fc.f, a)...)
+			case a.Value == nil:
+				fc.use(a.Var, a.Span)
+			}
+		}
+		if t.Scale != nil && *t.Scale <= 0 {
+			fc.add(t.ScaleSpan, Error, CodeInvalidScale, "scale factor %s must be positive", formatNumber(*t.Scale))
+		}
+	}
+	if c.Lambda != nil {
+		for _, fs := range [][]Factor{c.Lambda.Left, c.Lambda.Right} {
+			for _, fa := range fs {
+				if fa.Number != nil && *fa.Number <= 0 {
+					fc.add(fa.Span, Error, CodeInvalidScale, "multiplier %s must be positive", formatNumber(*fa.Number))
+				}
+				if vi := fc.vars[fa.Ident]; fa.Number == nil && vi != nil {
+					vi.used = true
+				}
+			}
+		}
+	}
+	if c.Interval != nil && (*c.Interval <= 0 || *c.Interval >= 1) {
+		fc.add(c.OpSpan, Warning, CodeInvalidInterval,
+			"equality interval %s is a relative tolerance and should lie between 0 and 1 (0.05 means ±5 %%)", formatNumber(*c.Interval))
+	}
+	fc.diags = append(fc.diags, checkScalePlacement(c)...)
+	fc.diags = append(fc.diags, checkMetrics(c)...)
 }
 
 // checkArithmetic evaluates an argument's arithmetic at the bindings of

@@ -42,119 +42,23 @@ func floodRun(bin, kind string, d time.Duration, hovers, maxRSS int) error {
 		return err
 	}
 
-	// What the reading client receives, by kind.
-	var got struct {
-		sync.Mutex
-		results, busy, modified, diagnostics, other int
-		otherErrors                                 map[string]int // by message
-	}
-	got.otherErrors = map[string]int{}
+	got := &floodReceipts{otherErrors: map[string]int{}}
 	if kind == "read" {
-		go func() {
-			for {
-				m, err := s.read()
-				if err != nil {
-					return
-				}
-				got.Lock()
-				switch {
-				case m.Method == "textDocument/publishDiagnostics":
-					got.diagnostics++
-				case m.Method != "":
-					got.other++
-				case m.Error == nil:
-					got.results++
-				case strings.Contains(string(*m.Error), "-32803"):
-					got.busy++
-				case strings.Contains(string(*m.Error), "-32801"):
-					got.modified++
-				default:
-					var e struct{ Message string }
-					json.Unmarshal(*m.Error, &e)
-					got.otherErrors[e.Message]++
-				}
-				got.Unlock()
-				s.reply(m)
-			}
-		}()
+		go got.read(s)
 	}
-
-	var sent atomic.Int64
+	f := &flooder{s: s, uri: uri, line: line, hovers: hovers, src: src, edited: edited}
 	stopSending := make(chan struct{})
 	sending := make(chan error, 1) // a write that failed before stopSending
-	// The sender ends when stopSending closes or a write fails (the server
-	// was killed).
-	go func() {
-		id, version := 1000, 1
-		for {
-			select {
-			case <-stopSending:
-				return
-			default:
-			}
-			for range hovers {
-				id++
-				if err := s.send(map[string]any{"id": id, "method": "textDocument/hover", "params": map[string]any{
-					"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": 16}}}); err != nil {
-					sending <- err
-					return
-				}
-				sent.Add(1)
-			}
-			version++
-			text := src
-			if version%2 == 0 {
-				text = edited
-			}
-			if err := s.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version},
-				"contentChanges": []map[string]any{{"text": text}}}); err != nil {
-				sending <- err
-				return
-			}
-			sent.Add(1)
-		}
-	}()
+	go f.send(stopSending, sending)
 
 	clientKind := map[string]string{"noread": "never reads its stdout", "read": "reads everything"}[kind]
 	fmt.Printf("perfls serve, a client that %s, sending %d hovers per whole-text didChange of a %.0f KB Java file as fast as it can, for %v:\n",
 		clientKind, hovers, float64(len(src))/1024, d)
 	fmt.Printf("  %6s  %9s  %8s  %12s\n", "time", "RSS", "peak", "messages")
 	start := time.Now()
-	marks := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 40 * time.Second, time.Minute}
-	peak, ended := 0, ""
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-sample:
-	for range tick.C {
-		el := time.Since(start)
-		select {
-		case err := <-sending:
-			ended = fmt.Sprintf("sending failed after %.1f s: %v", el.Seconds(), err)
-			break sample
-		default:
-		}
-		rss, hwm, err := rssOf(pid)
-		if err != nil {
-			ended = fmt.Sprintf("the server exited after %.1f s", el.Seconds())
-			break
-		}
-		peak = max(peak, rss, hwm)
-		if len(marks) > 0 && el >= marks[0] {
-			fmt.Printf("  %5.0fs  %6d MB  %5d MB  %12d\n", el.Seconds(), rss>>10, hwm>>10, sent.Load())
-			for len(marks) > 0 && el >= marks[0] {
-				marks = marks[1:]
-			}
-		}
-		if rss>>10 > maxRSS {
-			ended = fmt.Sprintf("killed after %.1f s: RSS %d MB passed -max-rss %d MB", el.Seconds(), rss>>10, maxRSS)
-			break
-		}
-		if el >= d {
-			break
-		}
-	}
+	peak, ended := watchRSS(pid, start, d, maxRSS, &f.sent, sending)
 	el := time.Since(start)
-	n := sent.Load()
+	n := f.sent.Load()
 	close(stopSending)
 	stop() // kills the server: the write of a client it no longer reads from fails
 	if ended != "" {
@@ -175,6 +79,122 @@ sample:
 		}
 	}
 	return nil
+}
+
+// floodReceipts is what the reading client receives, by kind.
+type floodReceipts struct {
+	sync.Mutex
+	results, busy, modified, diagnostics, other int
+	otherErrors                                 map[string]int // by message
+}
+
+// read counts the server's messages and answers its requests until reading
+// fails (the server was killed).
+func (got *floodReceipts) read(s *session) {
+	for {
+		m, err := s.read()
+		if err != nil {
+			return
+		}
+		got.Lock()
+		switch {
+		case m.Method == "textDocument/publishDiagnostics":
+			got.diagnostics++
+		case m.Method != "":
+			got.other++
+		case m.Error == nil:
+			got.results++
+		case strings.Contains(string(*m.Error), "-32803"):
+			got.busy++
+		case strings.Contains(string(*m.Error), "-32801"):
+			got.modified++
+		default:
+			var e struct{ Message string }
+			json.Unmarshal(*m.Error, &e)
+			got.otherErrors[e.Message]++
+		}
+		got.Unlock()
+		s.reply(m)
+	}
+}
+
+// flooder sends hovers at line of the file at uri and whole-text
+// didChanges that alternate between src and edited.
+type flooder struct {
+	s            *session
+	uri          string
+	line, hovers int
+	src, edited  string
+	sent         atomic.Int64 // messages sent
+}
+
+// send floods the server, hovers hovers per didChange, until stop closes or
+// a write fails (the server was killed); a failed write goes to failed.
+func (f *flooder) send(stop <-chan struct{}, failed chan<- error) {
+	id, version := 1000, 1
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		for range f.hovers {
+			id++
+			if err := f.s.send(map[string]any{"id": id, "method": "textDocument/hover", "params": map[string]any{
+				"textDocument": map[string]any{"uri": f.uri}, "position": map[string]any{"line": f.line, "character": 16}}}); err != nil {
+				failed <- err
+				return
+			}
+			f.sent.Add(1)
+		}
+		version++
+		text := f.src
+		if version%2 == 0 {
+			text = f.edited
+		}
+		if err := f.s.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": f.uri, "version": version},
+			"contentChanges": []map[string]any{{"text": text}}}); err != nil {
+			failed <- err
+			return
+		}
+		f.sent.Add(1)
+	}
+}
+
+// watchRSS samples the memory of process pid every 100 ms from start for d,
+// printing it with the messages sent at a few marks, and ends early when
+// sending fails, the process exits or its RSS passes maxRSS MB. It returns
+// the peak (KB) and why it ended early ("" when it did not).
+func watchRSS(pid int, start time.Time, d time.Duration, maxRSS int, sent *atomic.Int64, sending <-chan error) (peak int, ended string) {
+	marks := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 40 * time.Second, time.Minute}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		el := time.Since(start)
+		select {
+		case err := <-sending:
+			return peak, fmt.Sprintf("sending failed after %.1f s: %v", el.Seconds(), err)
+		default:
+		}
+		rss, hwm, err := rssOf(pid)
+		if err != nil {
+			return peak, fmt.Sprintf("the server exited after %.1f s", el.Seconds())
+		}
+		peak = max(peak, rss, hwm)
+		if len(marks) > 0 && el >= marks[0] {
+			fmt.Printf("  %5.0fs  %6d MB  %5d MB  %12d\n", el.Seconds(), rss>>10, hwm>>10, sent.Load())
+			for len(marks) > 0 && el >= marks[0] {
+				marks = marks[1:]
+			}
+		}
+		if rss>>10 > maxRSS {
+			return peak, fmt.Sprintf("killed after %.1f s: RSS %d MB passed -max-rss %d MB", el.Seconds(), rss>>10, maxRSS)
+		}
+		if el >= d {
+			return peak, ""
+		}
+	}
+	return peak, ""
 }
 
 // floodSource is a Java file of about size bytes with formulas, and the

@@ -124,6 +124,26 @@ func run(src string, jdks []string, runs int, keep string) error {
 	fmt.Printf("formulas: %d references: %d to own methods, %d misspelt (one a class), %d to methods inherited from JDK types; %d of the %d classes with a method have a JDK supertype besides Object\n\n",
 		counts.own+counts.typo+counts.inherited, counts.own, counts.typo, counts.inherited, counts.jdkClasses, counts.typo)
 
+	ways, err := linkedWays(jdks, tmp)
+	if err != nil {
+		return err
+	}
+	if err := lintTable(parsed, splPath, spl, ways, counts, runs); err != nil {
+		return err
+	}
+	if err := lintWithTimes(src, splPath, ways, runs); err != nil {
+		return err
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average: %s", b)
+	}
+	return nil
+}
+
+// linkedWays are the ways of reading the JDK: none, then, per home in jdks,
+// each of its src.zip, ct.sym and modules linked alone into a home under
+// tmp (with the home's release file).
+func linkedWays(jdks []string, tmp string) ([]way, error) {
 	ways := []way{{name: "no JDK (before: src.zip a dangling link)"}}
 	for _, h := range jdks {
 		label := filepath.Base(h)
@@ -134,20 +154,26 @@ func run(src string, jdks []string, runs int, keep string) error {
 			}
 			home := filepath.Join(tmp, label+"-"+file)
 			if err := os.MkdirAll(filepath.Join(home, "lib"), 0o755); err != nil {
-				return err
+				return nil, err
 			}
 			if err := os.Symlink(p, filepath.Join(home, "lib", file)); err != nil {
-				return err
+				return nil, err
 			}
 			if rel, err := os.ReadFile(filepath.Join(h, "release")); err == nil {
 				if err := os.WriteFile(filepath.Join(home, "release"), rel, 0o644); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			ways = append(ways, way{name: label + " " + file, home: home})
 		}
 	}
+	return ways, nil
+}
 
+// lintTable prints, per way of reading the JDK, the references lint leaves
+// unchecked, the typos and inherited methods it checks, and the median time
+// of opening the JDK and linting through it over runs.
+func lintTable(parsed []*javasrc.File, splPath, spl string, ways []way, counts formulaCounts, runs int) error {
 	ix := workspace.NewIndex(parsed)
 	splFormulas, _ := workspace.SPLFile(splPath, spl)
 	fmt.Printf("%-42s %-40s %10s %13s %9s %24s\n", "JDK classes from", "read as", "unchecked", "typos caught", "inherited", "open + lint: wall / CPU")
@@ -207,7 +233,13 @@ func run(src string, jdks []string, runs int, keep string) error {
 		fmt.Printf("%-42s %-40s %10d %6d of %3d %5d of %2d %11s / %10s\n", w.name, what, len(unchecked), len(caught), counts.typo, inherited, counts.inherited,
 			median(ts).Round(time.Millisecond), median(cpus).Round(time.Millisecond))
 	}
+	return nil
+}
 
+// lintWithTimes prints the median wall and CPU time of engine.LintWith of
+// src and the formulas at splPath per way of reading the JDK, the ways
+// interleaved over runs.
+func lintWithTimes(src, splPath string, ways []way, runs int) error {
 	fmt.Printf("\nperfls lint of the project and the formulas (engine.LintWith as the CLI runs it, --jdk-src HOME; %d runs each, interleaved), medians:\n", runs)
 	times, cpuTimes := map[string][]time.Duration{}, map[string][]time.Duration{}
 	for r := 0; r < runs; r++ {
@@ -229,9 +261,6 @@ func run(src string, jdks []string, runs int, keep string) error {
 		ts := times[w.name]
 		fmt.Printf("%-42s wall %8s (min %8s, max %8s)  CPU %8s\n", w.name, median(ts).Round(time.Millisecond), slices.Min(ts).Round(time.Millisecond),
 			slices.Max(ts).Round(time.Millisecond), median(cpuTimes[w.name]).Round(time.Millisecond))
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Printf("load average: %s", b)
 	}
 	return nil
 }

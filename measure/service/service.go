@@ -243,14 +243,7 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		return nil, err
 	}
 	resp := &Response{Items: make([]ItemResult, len(p.Items))}
-	l.noticeMu.Lock()
-	if l.notice != "" {
-		resp.Notices = append(resp.Notices, l.notice)
-		if l.store != nil {
-			l.notice = ""
-		}
-	}
-	l.noticeMu.Unlock()
+	l.takeNotice(resp)
 	// Problems with the cache do not fail the request, but the user hears
 	// of each: a result that could not be saved is measured again next time.
 	var noticeMu sync.Mutex
@@ -268,6 +261,49 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			}
 		}
 	}()
+	proj, err := l.openProject(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	build, err := l.compile(ctx, proj)
+	var ce *measure.CompileError
+	if errors.As(err, &ce) {
+		resp.CompileErrors = ce.Messages
+		if ce.Hint != "" { // a missing dependency, a newer JDK: what to do
+			resp.Notices = append(resp.Notices, ce.Hint)
+			resp.CompileHint = ce.Hint
+		}
+		return resp, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range build.Notices { // a build tool that failed to give the classpath
+		warn(n)
+	}
+	b := &batch{p: p, proj: proj, build: build, opt: p.Options.Defaults(), progress: progress, warn: warn}
+	if err := l.measureItems(ctx, b, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// takeNotice adds what opening the cache found to resp: every time while
+// there is no cache, once otherwise.
+func (l *Local) takeNotice(resp *Response) {
+	l.noticeMu.Lock()
+	defer l.noticeMu.Unlock()
+	if l.notice != "" {
+		resp.Notices = append(resp.Notices, l.notice)
+		if l.store != nil {
+			l.notice = ""
+		}
+	}
+}
+
+// openProject finds p's project and applies its settings, putting
+// perfls.json's JVM flags into p's options.
+func (l *Local) openProject(ctx context.Context, p *Params) (*measure.Project, error) {
 	if p.Project == "" {
 		return nil, errors.New("measure: the request names no project directory")
 	}
@@ -294,27 +330,30 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 	if err := proj.ApplyOptions(ctx, p.Options); err != nil {
 		return nil, err
 	}
-	build, err := l.compile(ctx, proj)
-	var ce *measure.CompileError
-	if errors.As(err, &ce) {
-		resp.CompileErrors = ce.Messages
-		if ce.Hint != "" { // a missing dependency, a newer JDK: what to do
-			resp.Notices = append(resp.Notices, ce.Hint)
-			resp.CompileHint = ce.Hint
-		}
-		return resp, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range build.Notices { // a build tool that failed to give the classpath
-		warn(n)
-	}
+	return proj, nil
+}
 
-	// Resolve every distinct method and generator once.
+// batch is what the items of one Measure request share, and the
+// goroutines measuring them.
+type batch struct {
+	p        Params
+	proj     *measure.Project
+	build    *measure.Build
+	opt      measure.Options // p.Options with defaults
+	jvm      string          // measure.JVMIdentity of opt
+	progress func(Progress)
+	warn     func(string)
+
+	wg      sync.WaitGroup // the items being measured
+	planned int            // forks to run, for progress bars
+}
+
+// distinctSpecs lists every distinct method and generator of items once,
+// with each one's index in the list by its string.
+func distinctSpecs(items []Item) ([]measure.MethodSpec, map[string]int) {
 	var specs []measure.MethodSpec
 	index := map[string]int{}
-	for _, it := range p.Items {
+	for _, it := range items {
 		for _, s := range []measure.MethodSpec{it.Method, it.Generator} {
 			if s.Class == "" {
 				continue // no generator: the method takes the literal arguments
@@ -325,31 +364,43 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			}
 		}
 	}
-	opt := p.Options.Defaults()
-	jvm, err := measure.JVMIdentity(opt)
-	if err != nil {
-		return nil, err
-	}
-	resolved, errs, err := l.resolve(ctx, build, specs, jvm)
-	if err != nil {
-		return nil, err
-	}
+	return specs, index
+}
 
-	var wg sync.WaitGroup
-	planned := 0
+// itemRequest is the request of it from the resolved methods and
+// generators, or why they could not be resolved.
+func itemRequest(it Item, index map[string]int, resolved []measure.Resolved, errs []error) (measure.Request, error) {
+	mi := index[it.Method.String()]
+	req := measure.Request{Method: resolved[mi], Args: it.Args}
+	err := errs[mi]
+	if it.Generator.Class != "" {
+		gi := index[it.Generator.String()]
+		req.Generator = resolved[gi]
+		err = errors.Join(err, errs[gi])
+	}
+	return req, err
+}
+
+// measureItems resolves every distinct method and generator once, then
+// answers or measures each item of b into resp, measuring once what several
+// items name.
+func (l *Local) measureItems(ctx context.Context, b *batch, resp *Response) error {
+	specs, index := distinctSpecs(b.p.Items)
+	jvm, err := measure.JVMIdentity(b.opt)
+	if err != nil {
+		return err
+	}
+	b.jvm = jvm
+	resolved, errs, err := l.resolve(ctx, b.build, specs, jvm)
+	if err != nil {
+		return err
+	}
 	first := map[string]int{} // cache key → the item measuring it
 	var copies [][2]int       // (item, the item whose result it shares)
-	for i, it := range p.Items {
+	for i, it := range b.p.Items {
 		out := &resp.Items[i]
 		out.Args = it.Args
-		mi := index[it.Method.String()]
-		req := measure.Request{Method: resolved[mi], Args: it.Args}
-		err := errs[mi]
-		if it.Generator.Class != "" {
-			gi := index[it.Generator.String()]
-			req.Generator = resolved[gi]
-			err = errors.Join(err, errs[gi])
-		}
+		req, err := itemRequest(it, index, resolved, errs)
 		if err != nil {
 			out.Error = err.Error()
 			continue
@@ -361,12 +412,12 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 		if req.Generator.IsLoop() {
 			// m[loop](args): the loop drives m itself, so what is measured
 			// (and cached) is the loop, whichever method names it.
-			if n := loopMisses(build, req); n != "" {
-				warn(n)
+			if n := loopMisses(b.build, req); n != "" {
+				b.warn(n)
 			}
 			req = measure.Request{Method: req.Generator, Args: req.Args}
 		}
-		key, err := l.key(build, req, opt, jvm)
+		key, err := l.key(b.build, req, b.opt, jvm)
 		if err != nil {
 			out.Error = err.Error()
 			continue
@@ -378,76 +429,83 @@ func (l *Local) Measure(ctx context.Context, p Params, progress func(Progress)) 
 			continue
 		}
 		first[key.Hash()] = i
-		if p.Count {
-			if !p.Fresh && l.countFromCache(ctx, key, out) {
-				continue
-			}
-			planned++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.countItem(ctx, p, proj, build, req, key, p.Options, out, progress, warn)
-			}()
-			continue
-		}
-		if p.Profile && p.Phase == PhaseQuick {
-			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
-				continue // a forked profile of this code: better than a quick one
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.profileQuick(ctx, p, build, req, key, opt, out, progress)
-			}()
-			continue
-		}
-		if p.Profile {
-			if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
-				continue
-			}
-			planned++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.profileItem(ctx, p, build, req, key, opt, out, progress, warn)
-			}()
-			continue
-		}
-		if (!p.Fresh || p.Besides != nil) && l.answerFromCache(ctx, key, opt, p.Besides, out, warn) {
-			if p.Besides == nil {
-				l.noteSeenAt(ctx, p, out.CacheID, warn)
-			}
-			l.addHistory(ctx, key, out, warn)
-			continue
-		}
-		if p.Phase != PhaseQuick {
-			planned += opt.Forks
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if p.Phase == PhaseQuick || p.Phase == PhaseBoth {
-				if !l.measureQuick(ctx, p, build, req, key, opt, out, progress) || p.Phase == PhaseQuick {
-					return
-				}
-			}
-			l.measureItem(ctx, p, build, req, key, opt, out, progress, warn)
-			l.addHistory(ctx, key, out, warn)
-		}()
+		l.startItem(ctx, b, req, key, out)
 	}
-	if planned > 0 && progress != nil {
-		progress(Progress{Planned: planned}) // no message: a count for progress bars
+	if b.planned > 0 && b.progress != nil {
+		b.progress(Progress{Planned: b.planned}) // no message: a count for progress bars
 	}
-	wg.Wait()
+	b.wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for _, c := range copies {
 		named := resp.Items[c[0]]
 		resp.Items[c[0]] = resp.Items[c[1]]
 		resp.Items[c[0]].Method, resp.Items[c[0]].Workload = named.Method, named.Workload
 	}
-	return resp, nil
+	return nil
+}
+
+// startItem answers out from the cache where it can, else starts measuring
+// req in b's goroutines: call counts, a profile or timings, as b asks.
+func (l *Local) startItem(ctx context.Context, b *batch, req measure.Request, key cache.Key, out *ItemResult) {
+	p, build, opt, progress, warn := b.p, b.build, b.opt, b.progress, b.warn
+	if p.Count {
+		if !p.Fresh && l.countFromCache(ctx, key, out) {
+			return
+		}
+		b.planned++
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			l.countItem(ctx, p, b.proj, build, req, key, p.Options, out, progress, warn)
+		}()
+		return
+	}
+	if p.Profile && p.Phase == PhaseQuick {
+		if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
+			return // a forked profile of this code: better than a quick one
+		}
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			l.profileQuick(ctx, p, build, req, key, opt, out, progress)
+		}()
+		return
+	}
+	if p.Profile {
+		if !p.Fresh && l.profileFromCache(ctx, key, out, warn) {
+			return
+		}
+		b.planned++
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			l.profileItem(ctx, p, build, req, key, opt, out, progress, warn)
+		}()
+		return
+	}
+	if (!p.Fresh || p.Besides != nil) && l.answerFromCache(ctx, key, opt, p.Besides, out, warn) {
+		if p.Besides == nil {
+			l.noteSeenAt(ctx, p, out.CacheID, warn)
+		}
+		l.addHistory(ctx, key, out, warn)
+		return
+	}
+	if p.Phase != PhaseQuick {
+		b.planned += opt.Forks
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		if p.Phase == PhaseQuick || p.Phase == PhaseBoth {
+			if !l.measureQuick(ctx, p, build, req, key, opt, out, progress) || p.Phase == PhaseQuick {
+				return
+			}
+		}
+		l.measureItem(ctx, p, build, req, key, opt, out, progress, warn)
+		l.addHistory(ctx, key, out, warn)
+	}()
 }
 
 // loopMisses says when the workload loop of req cannot reach the class of
