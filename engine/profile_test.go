@@ -72,3 +72,39 @@ func hasFinding(r *profile.Report, kind, file string, line int) bool {
 	}
 	return false
 }
+
+// TestProfileDecidesTreasureHuntOnCounts: a call in a loop whose callee
+// searches again (Duplicates#countRepeats) is a treasure hunt only on the
+// counting forks' evidence, counted at n and n/4: the loop passes of
+// firstIndexOf per element grow with n. Below n = 40 nothing is counted
+// and a note says why.
+func TestProfileDecidesTreasureHuntOnCounts(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t, measure.Options{})
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "profiling"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := measure.MethodSpec{Class: "profiling.Duplicates", Name: "values"}
+	req := ProfileRequest{Dir: dir, Workload: Workload{Method: measure.MethodSpec{Class: "profiling.Duplicates", Name: "countRepeats"}, Generator: &gen,
+		Args: []measure.Arg{measure.IntArg(2000)}}, Options: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}}
+	p, err := e.Profile(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "src/main/java/profiling/Duplicates.java"))
+	line := 1 + strings.Count(string(src[:strings.Index(string(src), "// cause: circuitous-treasure-hunt")]), "\n")
+	if !hasFinding(p.Report, profile.FindingTreasureHunt, "src/main/java/profiling/Duplicates.java", line) {
+		t.Errorf("findings %+v\nnotes %q", p.Report.Findings, p.Report.Notes)
+	}
+	if sc := p.Scaling; sc == nil || len(sc.Sizes) != 2 || sc.Sizes[0].N != 500 || sc.Sizes[1].N != 2000 {
+		t.Errorf("counts %+v", p.Scaling)
+	}
+	req.Workload.Args = []measure.Arg{measure.IntArg(30)}
+	if p, err = e.Profile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if p.Scaling == nil || !strings.Contains(p.Scaling.Problem, "below 40") || hasFinding(p.Report, profile.FindingTreasureHunt, "src/main/java/profiling/Duplicates.java", line) {
+		t.Errorf("n = 30: counts %+v, findings %+v", p.Scaling, p.Report.Findings)
+	}
+}

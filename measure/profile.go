@@ -400,6 +400,27 @@ func (p *summaryParser) line(l string) error {
 			x[i] = v
 		}
 		s.CPU = profile.CPULoad{JVMUser: x[0], JVMSystem: x[1], Machine: x[2]}
+	case "perfls-prof-ramp":
+		if err := need(9); err != nil {
+			return err
+		}
+		v, err := ints(f)
+		if err != nil {
+			return err
+		}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		if v[0] != int64(len(s.Ramp.Rounds)) {
+			return bad(fmt.Sprintf("ramp round %d out of order (expected %d)", v[0], len(s.Ramp.Rounds)))
+		}
+		s.Ramp.Rounds = append(s.Ramp.Rounds, profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
+			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}})
+	case "perfls-prof-ramp-none":
+		if err := need(1); err != nil {
+			return err
+		}
+		s.Ramp = &profile.RampControl{Skipped: unescape(f[0])}
 	case "perfls-prof-end":
 		if err := need(1); err != nil {
 			return err

@@ -73,6 +73,38 @@ type Summary struct {
 	Stacks     []Stack
 	GC         GC
 	CPU        CPULoad
+	// Ramp is the ramp test's paired control, measured after the
+	// iterations; nil when the fork ran none (a quick profile, a workload
+	// loop, a summary from an older perfls).
+	Ramp *RampControl `json:",omitempty"`
+}
+
+// RampControl is the ramp test's paired measurement (the harness's
+// RampControl.java): two fresh copies A and B of the project's classes,
+// each with its own static state, measured in rounds of short windows of
+// the same number of calls — A, B, A, A, B, A, … back to back — so that A
+// makes two windows of calls for each of B's one: at every round both run
+// at the same time, and A has made more calls than B by a lead that grows.
+type RampControl struct {
+	// Skipped says why there are no rounds; "" when there are.
+	Skipped string `json:",omitempty"`
+	Rounds  []RampRound
+}
+
+// RampRound is one round of the ramp control.
+type RampRound struct {
+	// OpsA and OpsB are the calls each copy made in the round; CallsA and
+	// CallsB those it had made before (its warm-up's included).
+	OpsA, OpsB     int64
+	CallsA, CallsB int64
+	// A and B are the copies' time in the round.
+	A, B RampTime
+}
+
+// RampTime is the wall time and the measuring thread's CPU time (-1 when
+// unknown) of one copy in one round.
+type RampTime struct {
+	Ns, CPUNs int64
 }
 
 // Iteration is one measured iteration (one timed sample of the harness).
@@ -196,6 +228,13 @@ func (s *Summary) Validate() error {
 		}
 		if st.Count < 0 || st.Weight < 0 {
 			return fmt.Errorf("profile summary: stack %d has a negative count or weight", i)
+		}
+	}
+	if s.Ramp != nil {
+		for i, r := range s.Ramp.Rounds {
+			if r.OpsA <= 0 || r.OpsB <= 0 || r.CallsA < 0 || r.CallsB < 0 || r.A.Ns < 0 || r.B.Ns < 0 {
+				return fmt.Errorf("profile summary: ramp round %d has a negative time or call count", i)
+			}
 		}
 	}
 	for i, it := range s.Iterations {

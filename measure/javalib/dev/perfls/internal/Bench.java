@@ -389,12 +389,31 @@ public abstract class Bench {
                     Long.toString(p0 < 0 || p1 < 0 ? -1 : p1 - p0), Integer.toString(sameProcessor(cpu0, m.processor())));
             s++;
         }
+        List<String[]> ramp = null;
+        if (opt.profile && opt.rampRounds > 0) {
+            // Rounds of about a sample and a half: B's windows about a 24th of a sample, A's
+            // twice that (a few milliseconds, so that the copies alternate faster than the
+            // machine's load changes), seven steps A, B, A.
+            long window = Math.max(1, batch / 24);
+            ramp = RampControl.run(b, opt, m, window, Math.max(1, 3 * batch / (10 * window)), k);
+        }
         if (opt.profile) {
-            finishProfile(out);
+            finishProfile(out, ramp);
         }
         if (opt.count) {
             Counts.report(out, ops);
         }
+    }
+
+    /**
+     * A new instance of {@code b}'s harness class loaded by {@code loader}, with b's request
+     * arguments, its generator called and its tuples prepared (the ramp test's control copies).
+     */
+    static Bench copyIn(Bench b, ClassLoader loader) throws Throwable {
+        Bench c = (Bench) Class.forName(b.getClass().getName(), true, loader).getDeclaredConstructor().newInstance();
+        c.requestArgs = b.requestArgs;
+        c.prepare(materialise(c.generate()));
+        return c;
     }
 
     /**
@@ -412,9 +431,22 @@ public abstract class Bench {
      * Reduces a profiled fork's recording to its summary (perfls-prof-* lines); a failure is
      * reported as perfls-prof-error, so that the samples still count.
      */
-    private static void finishProfile(Protocol out) {
+    private static void finishProfile(Protocol out, List<String[]> extra) {
         try {
-            ProfileMarks.finish(out::line);
+            if (extra == null || extra.isEmpty()) {
+                ProfileMarks.finish(out::line);
+                return;
+            }
+            // The extra lines go before the summary's end line, which counts them.
+            ProfileMarks.finish((kind, fields) -> {
+                if (kind.equals("prof-end") && fields.length == 1) {
+                    for (String[] l : extra) {
+                        out.line(l[0], java.util.Arrays.copyOfRange(l, 1, l.length));
+                    }
+                    fields = new String[] {Long.toString(Long.parseLong(fields[0]) + extra.size())};
+                }
+                out.line(kind, fields);
+            });
         } catch (Throwable t) {
             out.line("prof-error", Protocol.escape(t.toString()));
         }

@@ -1,0 +1,200 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+)
+
+// The ramp (seed 003, "The Ramp"): the cost per call grows with the calls
+// already made — something the code walks keeps growing (a list that is
+// appended to and scanned, a leaking cache).
+//
+// Within one run the calls made grow with the time passed, so a series of
+// one copy of the code cannot tell a ramp from a machine whose speed
+// changes during the run (another process starting on the same cores:
+// on this project's shared machines the CPU time per call of the same code
+// moved by a factor of two within a run). The decision therefore rests on
+// the ramp control (Summary.Ramp, the harness's RampControl.java): two fresh
+// copies A and B of the code, measured alternately every few milliseconds,
+// A making two calls for each of B's. Per round, y = log(A's time per call
+// / B's): the machine's speed cancels (both ran at the same moments), and
+// what is left grows with A's lead in calls only when the cost grows with
+// the calls made. The test is Mann–Kendall's on y in round order (the lead
+// grows every round): under "the cost does not depend on the calls made"
+// the rounds' y are exchangeable and the one-sided p-value is exact up to
+// the normal approximation, so RampAlpha is the rate of false ramps per
+// profile. RampMinGrowth is the smallest growth worth a diagnostic, not a
+// guard against noise.
+
+// findRamp returns the ramp finding, or a note saying why the ramp was not
+// decided ("" when it was).
+func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
+	rc := p.s.Ramp
+	switch {
+	case rc == nil:
+		return nil, "ramp not looked for: the profile has no ramp control (a quick profile, a workload loop, or a profile recorded by an older perfls: profile again with --fresh)"
+	case rc.Skipped != "":
+		return nil, "ramp not looked for: " + rc.Skipped
+	}
+	y, lead, series := p.rampPairs()
+	if len(y) < th.RampMinRounds {
+		return nil, fmt.Sprintf("ramp not decided: %d rounds of the ramp control, fewer than %d (the method is slow for the control's time limit)", len(y), th.RampMinRounds)
+	}
+	t, ok := trendOf(y)
+	if !ok {
+		return nil, ""
+	}
+	slope, _ := theilSen(lead, y) // log of the cost ratio per call of lead
+	span := lead[len(lead)-1] - lead[0]
+	growth := math.Expm1(slope * span)
+	if t.P >= th.RampAlpha || !(slope > 0) || growth < th.RampMinGrowth {
+		return nil, ""
+	}
+	runCalls := float64(p.s.Ops())
+	runGrowth := math.Expm1(slope * runCalls)
+	what := "time"
+	if series == "cpu" {
+		what = "CPU time"
+	}
+	msg := fmt.Sprintf("ramp: the cost per call grows with the calls already made — a copy of this code that had made %s more calls took %.0f %% more %s per call than a fresh copy run alternately with it (Mann–Kendall p = %.2g over %d rounds)",
+		fmtCount(span), 100*growth, what, t.P, len(y))
+	if runCalls > 0 {
+		msg += fmt.Sprintf("; over this profile's %s calls that is +%.0f %%", fmtCount(runCalls), 100*runGrowth)
+	}
+	loc, first, last := p.rampLine()
+	if loc.Method == "" {
+		loc = p.targetLocation()
+	}
+	ev := map[string]any{
+		"series": series, "rounds": len(y), "mannKendallS": t.S, "z": round(t.Z, 3), "p": t.P,
+		"slopePerCall": slope, "leadCalls": span, "growthOverLead": round(growth, 4),
+		"runCalls": runCalls, "growthOverRun": round(runGrowth, 4),
+		"alpha": th.RampAlpha, "minGrowth": th.RampMinGrowth, "minRounds": th.RampMinRounds,
+	}
+	if it, ok := p.iterationTrend(); ok {
+		ev["iterationsStartNsPerOp"], ev["iterationsEndNsPerOp"] = round(it[0], 3), round(it[1], 3)
+	}
+	if first >= 0 {
+		ev["lineFirstNsPerOp"], ev["lineLastNsPerOp"] = round(first, 3), round(last, 3)
+		msg += fmt.Sprintf("; this line went from %s to %s per operation — something it walks keeps growing", fmtNs(first), fmtNs(last))
+	}
+	f := Finding{Kind: FindingRamp, Location: loc, Message: msg, Evidence: ev}
+	if tl := p.targetLocation(); tl.File != "" && tl != loc {
+		f.Related = append(f.Related, Related{Location: tl, Message: "the measured method"})
+	}
+	return []Finding{f}, ""
+}
+
+// rampPairs returns, per round of the ramp control, y = log of A's over B's
+// time per call and A's lead in calls at the round's middle, and the
+// series used: the measuring thread's CPU time when every round has it and
+// the thread does not wait by design (under a quarter of its time blocked,
+// as the recording shows), else wall time.
+func (p *Profile) rampPairs() (y, lead []float64, series string) {
+	rounds := p.s.Ramp.Rounds
+	series = "cpu"
+	for _, r := range rounds {
+		if r.A.CPUNs <= 0 || r.B.CPUNs <= 0 {
+			series = "wall"
+		}
+	}
+	if p.waitShare() >= 0.25 {
+		series = "wall"
+	}
+	for _, r := range rounds {
+		a, b := float64(r.A.Ns), float64(r.B.Ns)
+		if series == "cpu" {
+			a, b = float64(r.A.CPUNs), float64(r.B.CPUNs)
+		}
+		if a <= 0 || b <= 0 || r.OpsA <= 0 || r.OpsB <= 0 {
+			continue
+		}
+		y = append(y, math.Log(a/float64(r.OpsA))-math.Log(b/float64(r.OpsB)))
+		lead = append(lead, float64(r.CallsA-r.CallsB)+float64(r.OpsA-r.OpsB)/2)
+	}
+	return y, lead, series
+}
+
+// iterationTrend is the Theil–Sen line of the recorded iterations' time
+// per operation at their first and last iteration (shown as evidence; one
+// copy's series cannot decide a ramp).
+func (p *Profile) iterationTrend() ([2]float64, bool) {
+	var y []float64
+	for _, it := range p.s.Iterations {
+		if it.Ops > 0 {
+			y = append(y, float64(it.Ns)/float64(it.Ops))
+		}
+	}
+	t, ok := trendOf(y)
+	if !ok {
+		return [2]float64{}, false
+	}
+	return [2]float64{t.Intercept, t.Intercept + t.Slope*float64(len(y)-1)}, true
+}
+
+// fmtCount writes a count briefly: 950, 2.5, 17,400, 2.3 million.
+func fmtCount(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.1f billion", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.1f million", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%d,%03d", int64(v)/1000, int64(v)%1000)
+	case v == math.Trunc(v):
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// rampLine returns the project line whose estimated time per operation grew
+// most between the first and the last segment of iterations, and those two
+// times; first is -1 when no line grew or there are too few samples.
+func (p *Profile) rampLine() (Location, float64, float64) {
+	k := p.s.Segments
+	if k < 2 {
+		return Location{}, -1, -1
+	}
+	ops, ns := p.segmentOps()
+	if ops[0] == 0 || ops[k-1] == 0 {
+		return Location{}, -1, -1
+	}
+	totals := make([]float64, k)
+	lines := map[Location][]float64{}
+	var order []Location
+	for i, st := range p.s.Stacks {
+		if st.Kind != KindCPU || len(st.Segments) != k {
+			continue
+		}
+		v := p.views[i]
+		for s, w := range st.Segments {
+			totals[s] += float64(w)
+		}
+		if v.site < 0 {
+			continue
+		}
+		loc := p.location(st.Frames[v.site])
+		if lines[loc] == nil {
+			lines[loc] = make([]float64, k)
+			order = append(order, loc)
+		}
+		for s, w := range st.Segments {
+			lines[loc][s] += float64(w)
+		}
+	}
+	if totals[0] == 0 || totals[k-1] == 0 {
+		return Location{}, -1, -1
+	}
+	// Time per operation of a line in a segment: its share of the segment's
+	// samples times the segment's wall time per operation.
+	at := func(w []float64, s int) float64 { return w[s] / totals[s] * ns[s] / ops[s] }
+	best, bestGrowth := Location{}, 0.0
+	var bf, bl float64 = -1, -1
+	for _, loc := range order {
+		f, l := at(lines[loc], 0), at(lines[loc], k-1)
+		if l-f > bestGrowth {
+			best, bestGrowth, bf, bl = loc, l-f, f, l
+		}
+	}
+	return best, bf, bl
+}

@@ -1,0 +1,201 @@
+package dev.perfls.internal;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The ramp test's paired control, run in a profiled fork after its recorded samples (harness
+ * option {@code ramp=N}; docs/profiling.md, "ramp").
+ *
+ * <p>A ramp is cost that grows with the calls already made. Within one run the calls made grow
+ * with the time passed, so a machine whose speed changes during the run (another process
+ * starting on the same cores) looks like a ramp in any series of one copy of the code. Here two
+ * fresh copies A and B of the project's classes (each in its own class loader, so each with its
+ * own static state) are warmed up with the same calls, then measured in rounds. A round is a run
+ * of short windows back to back on this thread, A, B, A, A, B, A, …, each of A's windows twice as
+ * many calls as B's: A makes four calls for each of B's one. So at every round both copies run at
+ * the same time on the same processor, interleaved every few milliseconds (B's window sits between
+ * two of A's), while A has made more calls than B, by a lead that grows each round. The machine's speed, and its changes down to a few milliseconds,
+ * cancel in the ratio of A's time per call to B's; what is left grows with the lead only when the
+ * cost grows with the calls made. The decision is made in Go (analysis/profile).
+ *
+ * <p>State outside the project's classes (the JDK's, files) is shared by the copies, so a cost
+ * that grows with it is not seen here. JDK, javax, sun, com.sun and perfls's own classes are
+ * shared with the fork's class loader; everything else on the class path is loaded again.
+ *
+ * <p>Output, inside the profile summary (before its end line), one line per round:
+ * {@code prof-ramp <round> <ops A> <ops B> <calls A> <calls B> <A ns> <A cpu ns> <B ns> <B cpu ns>}
+ * (the copies' calls in the round and before it, their wall and CPU time in the round; CPU -1
+ * when unknown), or, when no round could be run, one {@code prof-ramp-none <reason>}.
+ */
+final class RampControl {
+    /** The rounds end after this long, with the rounds taken so far. */
+    static final long MAX_ROUNDS_NS = 10_000_000_000L;
+
+    private RampControl() {}
+
+    /** Loads the class path again, child first, except the classes shared with the fork. */
+    static final class CopyLoader extends URLClassLoader {
+        CopyLoader(URL[] urls, ClassLoader parent) {
+            super(urls, parent);
+        }
+
+        static boolean shared(String name) {
+            return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
+                    || name.startsWith("sun.") || name.startsWith("com.sun.") || name.startsWith("dev.perfls.");
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null && !shared(name)) {
+                    try {
+                        c = findClass(name);
+                    } catch (ClassNotFoundException e) {
+                        // not on the class path (a platform class such as org.w3c.dom): the parent's
+                    }
+                }
+                if (c == null) {
+                    return super.loadClass(name, resolve);
+                }
+                if (resolve) {
+                    resolveClass(c);
+                }
+                return c;
+            }
+        }
+    }
+
+    /** One copy: its harness instance and its loader. */
+    private static final class Copy {
+        final CopyLoader loader;
+        final Bench bench;
+        long calls;
+
+        Copy(CopyLoader loader, Bench bench) {
+            this.loader = loader;
+            this.bench = bench;
+        }
+
+        /** Runs {@code passes} passes; returns {wall ns, cpu ns}. */
+        long[] window(long passes, int tuples, Blackhole bh, Meters m) throws Throwable {
+            Thread t = Thread.currentThread();
+            ClassLoader before = t.getContextClassLoader();
+            t.setContextClassLoader(loader);
+            try {
+                long c0 = m.cpu();
+                long t0 = System.nanoTime();
+                bench.run(passes, bh);
+                long t1 = System.nanoTime();
+                long c1 = m.cpu();
+                calls += passes * tuples;
+                return new long[] {t1 - t0, c0 < 0 || c1 < 0 ? -1 : c1 - c0};
+            } finally {
+                t.setContextClassLoader(before);
+            }
+        }
+    }
+
+    /**
+     * Runs the control for {@code main}'s harness: up to {@code opt.rampRounds} rounds of
+     * {@code steps} steps A, B, A, B's window {@code passes} passes over {@code tuples} argument
+     * tuples and each of A's twice that. Returns the summary lines (kind first); never throws.
+     */
+    static List<String[]> run(Bench main, Options opt, Meters m, long passes, long steps, int tuples) {
+        List<String[]> out = new ArrayList<>();
+        Copy a = null;
+        Copy b = null;
+        try {
+            URL[] urls = classPath();
+            a = copy(main, urls);
+            b = copy(main, urls);
+            Blackhole bh = new Blackhole();
+            long start = System.nanoTime();
+            JitWatch jit = new JitWatch(opt, m, start);
+            // Warm-up: the same calls for both.
+            while (true) {
+                long t0 = System.nanoTime();
+                for (long w = 0; w < steps; w++) {
+                    a.window(2 * passes, tuples, bh, m);
+                    b.window(2 * passes, tuples, bh, m);
+                }
+                long t1 = System.nanoTime();
+                if (jit.done(t1, 4 * steps * passes * tuples, t1 - t0, t1 - t0 >= opt.minSampleNs / 2)) {
+                    break;
+                }
+            }
+            long roundsStart = System.nanoTime();
+            for (int r = 0; r < opt.rampRounds && System.nanoTime() - roundsStart < MAX_ROUNDS_NS; r++) {
+                long callsA = a.calls;
+                long callsB = b.calls;
+                long[] ta = {0, 0};
+                long[] tb = {0, 0};
+                for (long w = 0; w < steps; w++) {
+                    add(ta, a.window(2 * passes, tuples, bh, m));
+                    add(tb, b.window(passes, tuples, bh, m));
+                    add(ta, a.window(2 * passes, tuples, bh, m));
+                }
+                out.add(new String[] {"prof-ramp", Integer.toString(r), Long.toString(a.calls - callsA),
+                        Long.toString(b.calls - callsB), Long.toString(callsA), Long.toString(callsB),
+                        Long.toString(ta[0]), Long.toString(ta[1]), Long.toString(tb[0]), Long.toString(tb[1])});
+            }
+        } catch (Throwable t) {
+            out.clear();
+            out.add(new String[] {"prof-ramp-none", Protocol.escape("the control copy of the code failed: " + t)});
+        } finally {
+            close(a);
+            close(b);
+        }
+        if (out.isEmpty()) {
+            out.add(new String[] {"prof-ramp-none", Protocol.escape("no round of the control fitted in its time")});
+        }
+        return out;
+    }
+
+    /** Adds a window's {wall, cpu} to a round's; cpu stays -1 once unknown. */
+    private static void add(long[] sum, long[] w) {
+        sum[0] += w[0];
+        sum[1] = sum[1] < 0 || w[1] < 0 ? -1 : sum[1] + w[1];
+    }
+
+    private static URL[] classPath() throws IOException {
+        List<URL> urls = new ArrayList<>();
+        for (String p : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            if (!p.isEmpty()) {
+                urls.add(new File(p).toURI().toURL());
+            }
+        }
+        return urls.toArray(new URL[0]);
+    }
+
+    private static Copy copy(Bench main, URL[] urls) throws Throwable {
+        CopyLoader l = new CopyLoader(urls, RampControl.class.getClassLoader());
+        Thread t = Thread.currentThread();
+        ClassLoader before = t.getContextClassLoader();
+        t.setContextClassLoader(l);
+        try {
+            return new Copy(l, Bench.copyIn(main, l));
+        } catch (Throwable e) {
+            l.close();
+            throw e;
+        } finally {
+            t.setContextClassLoader(before);
+        }
+    }
+
+    private static void close(Copy c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.loader.close();
+        } catch (IOException e) {
+            // nothing to do: the loader is dropped anyway
+        }
+    }
+}
