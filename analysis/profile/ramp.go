@@ -75,8 +75,8 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 		ev["iterationsStartNsPerOp"], ev["iterationsEndNsPerOp"] = round(it[0], 3), round(it[1], 3)
 	}
 	if first >= 0 {
-		ev["lineFirstNsPerOp"], ev["lineLastNsPerOp"] = round(first, 3), round(last, 3)
-		msg += fmt.Sprintf("; this line went from %s to %s per operation — something it walks keeps growing", fmtNs(first), fmtNs(last))
+		ev["lineFirstShare"], ev["lineLastShare"] = round(first, 4), round(last, 4)
+		msg += fmt.Sprintf("; this line's share of the time went from %.0f %% to %.0f %% over the profile — something it walks keeps growing", 100*first, 100*last)
 	}
 	f := Finding{Kind: FindingRamp, Location: loc, Message: msg, Evidence: ev}
 	if tl := p.targetLocation(); tl.File != "" && tl != loc {
@@ -147,16 +147,13 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// rampLine returns the project line whose estimated time per operation grew
-// most between the first and the last segment of iterations, and those two
-// times; first is -1 when no line grew or there are too few samples.
+// rampLine returns the project line whose share of the execution samples
+// grew most between the first and the last segment of the recorded
+// iterations, and those two shares; first is -1 when no line's share grew.
+// Shares, not times: a share does not move with the machine's speed.
 func (p *Profile) rampLine() (Location, float64, float64) {
 	k := p.s.Segments
 	if k < 2 {
-		return Location{}, -1, -1
-	}
-	ops, ns := p.segmentOps()
-	if ops[0] == 0 || ops[k-1] == 0 {
 		return Location{}, -1, -1
 	}
 	totals := make([]float64, k)
@@ -185,13 +182,10 @@ func (p *Profile) rampLine() (Location, float64, float64) {
 	if totals[0] == 0 || totals[k-1] == 0 {
 		return Location{}, -1, -1
 	}
-	// Time per operation of a line in a segment: its share of the segment's
-	// samples times the segment's wall time per operation.
-	at := func(w []float64, s int) float64 { return w[s] / totals[s] * ns[s] / ops[s] }
 	best, bestGrowth := Location{}, 0.0
 	var bf, bl float64 = -1, -1
 	for _, loc := range order {
-		f, l := at(lines[loc], 0), at(lines[loc], k-1)
+		f, l := lines[loc][0]/totals[0], lines[loc][k-1]/totals[k-1]
 		if l-f > bestGrowth {
 			best, bestGrowth, bf, bl = loc, l-f, f, l
 		}
