@@ -76,7 +76,7 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	}
 	if first >= 0 {
 		ev["lineFirstShare"], ev["lineLastShare"] = round(first, 4), round(last, 4)
-		msg += fmt.Sprintf("; this line's share of the time went from %.0f %% to %.0f %% over the profile — something it walks keeps growing", 100*first, 100*last)
+		msg += fmt.Sprintf("; this line's share of the method's time went from %.0f %% to %.0f %% over the profile — something it walks keeps growing", 100*first, 100*last)
 	}
 	f := Finding{Kind: FindingRamp, Location: loc, Message: msg, Evidence: ev}
 	if tl := p.targetLocation(); tl.File != "" && tl != loc {
@@ -147,10 +147,14 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// rampLine returns the project line whose share of the execution samples
-// grew most between the first and the last segment of the recorded
-// iterations, and those two shares; first is -1 when no line's share grew.
-// Shares, not times: a share does not move with the machine's speed.
+// rampLine returns the line a ramp points at, and its share of the
+// execution samples in the first and the last segment of the recorded
+// iterations: the project line whose share grew most, when a
+// two-proportion z-test says it grew (one-sided, z ≥ 2.33: 1 %); else the
+// line with the most samples in the last segment — a method that is one
+// hot line from the start (a scan of a growing list) keeps its share. first
+// is -1 when there are no samples to tell. Shares, not times: a share does
+// not move with the machine's speed.
 func (p *Profile) rampLine() (Location, float64, float64) {
 	k := p.s.Segments
 	if k < 2 {
@@ -182,13 +186,26 @@ func (p *Profile) rampLine() (Location, float64, float64) {
 	if totals[0] == 0 || totals[k-1] == 0 {
 		return Location{}, -1, -1
 	}
-	best, bestGrowth := Location{}, 0.0
-	var bf, bl float64 = -1, -1
+	n0, n1 := totals[0], totals[k-1]
+	var grew, hot Location
+	bestZ, most := 0.0, 0.0
 	for _, loc := range order {
-		f, l := lines[loc][0]/totals[0], lines[loc][k-1]/totals[k-1]
-		if l-f > bestGrowth {
-			best, bestGrowth, bf, bl = loc, l-f, f, l
+		w := lines[loc]
+		f, l := w[0]/n0, w[k-1]/n1
+		pooled := (w[0] + w[k-1]) / (n0 + n1)
+		if se := math.Sqrt(pooled * (1 - pooled) * (1/n0 + 1/n1)); se > 0 && (l-f)/se > bestZ {
+			grew, bestZ = loc, (l-f)/se
+		}
+		if w[k-1] > most {
+			hot, most = loc, w[k-1]
 		}
 	}
-	return best, bf, bl
+	loc := hot
+	if bestZ >= 2.33 {
+		loc = grew
+	}
+	if loc.Method == "" {
+		return Location{}, -1, -1
+	}
+	return loc, lines[loc][0] / n0, lines[loc][k-1] / n1
 }

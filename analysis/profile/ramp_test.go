@@ -339,3 +339,24 @@ func TestRampMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestRampPointsAtTheHotLine: a method that is one hot line from the start
+// (a scan of a list grown during the warm-up) keeps its share; the ramp
+// points at that line, not at the declaration.
+func TestRampPointsAtTheHotLine(t *testing.T) {
+	b := newBuilder()
+	h := b.harness()
+	scan := b.frame("pkg.A", "m", "()I", 7, 4, 0)
+	add := b.frame("pkg.A", "m", "()I", 6, 1, 0)
+	b.s.Stacks = append(b.s.Stacks,
+		Stack{Kind: KindCPU, Thread: 1, Count: 990, Weight: 990, Segments: []int64{248, 247, 248, 247}, Frames: []int{scan, h}},
+		Stack{Kind: KindCPU, Thread: 1, Count: 10, Weight: 10, Segments: []int64{2, 3, 2, 3}, Frames: []int{add, h}})
+	b.thread(1, "main", true)
+	b.iterations(flat(20, 1000)...)
+	b.s.Ramp = control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 10*float64(r) })
+	p := mustNew(t, b.s, []Declaration{{File: "A.java", Class: "pkg.A", Method: "m", StartLine: 5, EndLine: 9, NameLine: 5}}, Target{Class: "pkg.A", Name: "m"})
+	fs, _ := p.findRamp(DefaultThresholds())
+	if len(fs) != 1 || fs[0].Line != 7 {
+		t.Fatalf("ramp findings %+v, want one at line 7", fs)
+	}
+}
