@@ -416,6 +416,14 @@ func (p *summaryParser) line(l string) error {
 		}
 		s.Ramp.Rounds = append(s.Ramp.Rounds, profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
 			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}})
+	case "perfls-prof-ramp-stopped":
+		if err := need(1); err != nil {
+			return err
+		}
+		if s.Ramp == nil {
+			return bad("no ramp rounds before it")
+		}
+		s.Ramp.Stopped = unescape(f[0])
 	case "perfls-prof-ramp-none":
 		if err := need(1); err != nil {
 			return err

@@ -38,7 +38,11 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	}
 	y, lead, series := p.rampPairs()
 	if len(y) < th.RampMinRounds {
-		return nil, fmt.Sprintf("ramp not decided: %d rounds of the ramp control, fewer than %d (the method is slow for the control's time limit)", len(y), th.RampMinRounds)
+		why := ""
+		if rc.Stopped != "" {
+			why = " (it stopped at " + rc.Stopped + ")"
+		}
+		return nil, fmt.Sprintf("ramp not decided: %d rounds of the ramp control, fewer than %d%s", len(y), th.RampMinRounds, why)
 	}
 	t, ok := trendOf(y)
 	if !ok {
@@ -149,12 +153,13 @@ func fmtCount(v float64) string {
 
 // rampLine returns the line a ramp points at, and its share of the
 // execution samples in the first and the last segment of the recorded
-// iterations: the project line whose share grew most, when a
-// two-proportion z-test says it grew (one-sided, z ≥ 2.33: 1 %); else the
-// line with the most samples in the last segment — a method that is one
-// hot line from the start (a scan of a growing list) keeps its share. first
-// is -1 when there are no samples to tell. Shares, not times: a share does
-// not move with the machine's speed.
+// iterations: of the project lines holding at least 5 % of the last
+// segment's samples, the one whose share grew most (the line whose cost
+// grows gains share, every other line loses some); when none grew, the
+// line with the most samples in the last segment (a method that is one hot
+// line from the start keeps its share). first is -1 when there are no
+// samples to tell. Shares, not times: a share does not move with the
+// machine's speed. Where to point is no decision: the control decided.
 func (p *Profile) rampLine() (Location, float64, float64) {
 	k := p.s.Segments
 	if k < 2 {
@@ -188,20 +193,18 @@ func (p *Profile) rampLine() (Location, float64, float64) {
 	}
 	n0, n1 := totals[0], totals[k-1]
 	var grew, hot Location
-	bestZ, most := 0.0, 0.0
+	bestGrowth, most := 0.0, 0.0
 	for _, loc := range order {
 		w := lines[loc]
-		f, l := w[0]/n0, w[k-1]/n1
-		pooled := (w[0] + w[k-1]) / (n0 + n1)
-		if se := math.Sqrt(pooled * (1 - pooled) * (1/n0 + 1/n1)); se > 0 && (l-f)/se > bestZ {
-			grew, bestZ = loc, (l-f)/se
+		if f, l := w[0]/n0, w[k-1]/n1; l >= 0.05 && l-f > bestGrowth {
+			grew, bestGrowth = loc, l-f
 		}
 		if w[k-1] > most {
 			hot, most = loc, w[k-1]
 		}
 	}
 	loc := hot
-	if bestZ >= 2.33 {
+	if grew.Method != "" {
 		loc = grew
 	}
 	if loc.Method == "" {

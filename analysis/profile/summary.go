@@ -89,6 +89,9 @@ type RampControl struct {
 	// Skipped says why there are no rounds; "" when there are.
 	Skipped string `json:",omitempty"`
 	Rounds  []RampRound
+	// Stopped says why the rounds ended before the number asked for (a
+	// time limit, the heap filling up); "" when they did not.
+	Stopped string `json:",omitempty"`
 }
 
 // RampRound is one round of the ramp control.

@@ -2,6 +2,10 @@ package dev.perfls.internal;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
@@ -30,7 +34,9 @@ import java.util.List;
  * <p>Output, inside the profile summary (before its end line), one line per round:
  * {@code prof-ramp <round> <ops A> <ops B> <calls A> <calls B> <A ns> <A cpu ns> <B ns> <B cpu ns>}
  * (the copies' calls in the round and before it, their wall and CPU time in the round; CPU -1
- * when unknown), or, when no round could be run, one {@code prof-ramp-none <reason>}.
+ * when unknown), then {@code prof-ramp-stopped <reason>} when the rounds ended before
+ * {@code ramp=N} (a time limit, the heap filling up); or, when no round could be run, one
+ * {@code prof-ramp-none <reason>}.
  */
 final class RampControl {
     /** The rounds end after this long, with the rounds taken so far. */
@@ -119,6 +125,9 @@ final class RampControl {
             JitWatch jit = new JitWatch(opt, m, start);
             // Warm-up: the same calls for both.
             while (true) {
+                if (heapFilling()) {
+                    throw new IllegalStateException("the heap filled up during its warm-up (the copies keep what they allocate)");
+                }
                 long t0 = System.nanoTime();
                 for (long w = 0; w < steps; w++) {
                     a.window(2 * passes, tuples, bh, m);
@@ -130,7 +139,16 @@ final class RampControl {
                 }
             }
             long roundsStart = System.nanoTime();
-            for (int r = 0; r < opt.rampRounds && System.nanoTime() - roundsStart < MAX_ROUNDS_NS; r++) {
+            String stopped = null;
+            for (int r = 0; r < opt.rampRounds; r++) {
+                if (System.nanoTime() - roundsStart >= MAX_ROUNDS_NS) {
+                    stopped = "its time limit of " + MAX_ROUNDS_NS / 1_000_000_000L + " s";
+                    break;
+                }
+                if (heapFilling()) {
+                    stopped = "the heap filling up (the copies keep what they allocate)";
+                    break;
+                }
                 long callsA = a.calls;
                 long callsB = b.calls;
                 long[] ta = {0, 0};
@@ -144,6 +162,9 @@ final class RampControl {
                         Long.toString(b.calls - callsB), Long.toString(callsA), Long.toString(callsB),
                         Long.toString(ta[0]), Long.toString(ta[1]), Long.toString(tb[0]), Long.toString(tb[1])});
             }
+            if (stopped != null) {
+                out.add(new String[] {"prof-ramp-stopped", Protocol.escape(stopped)});
+            }
         } catch (Throwable t) {
             out.clear();
             out.add(new String[] {"prof-ramp-none", Protocol.escape("the control copy of the code failed: " + t)});
@@ -151,8 +172,10 @@ final class RampControl {
             close(a);
             close(b);
         }
-        if (out.isEmpty()) {
-            out.add(new String[] {"prof-ramp-none", Protocol.escape("no round of the control fitted in its time")});
+        if (out.isEmpty() || out.get(0)[0].equals("prof-ramp-stopped")) {
+            String why = out.isEmpty() ? "no round fitted in its time" : "it stopped before its first round at " + Worker.unescape(out.get(0)[1]);
+            out.clear();
+            out.add(new String[] {"prof-ramp-none", Protocol.escape("the control: " + why)});
         }
         return out;
     }
@@ -161,6 +184,34 @@ final class RampControl {
     private static void add(long[] sum, long[] w) {
         sum[0] += w[0];
         sum[1] = sum[1] < 0 || w[1] < 0 ? -1 : sum[1] + w[1];
+    }
+
+    /**
+     * True when the old generation (or, without one, the heap) holds more than half the maximum
+     * heap: copies that keep what they allocate (a leak, a growing cache) would fill it, and the
+     * control must never make the profile fail.
+     */
+    static boolean heapFilling() {
+        long max = Runtime.getRuntime().maxMemory();
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return false;
+        }
+        long used = 0;
+        try {
+            for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (p.getType() != MemoryType.HEAP) {
+                    continue;
+                }
+                String n = p.getName();
+                MemoryUsage u = n.contains("Old") || n.contains("Tenured") ? p.getUsage() : p.getCollectionUsage();
+                if (u != null) {
+                    used += u.getUsed();
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            used = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+        }
+        return used > max / 2;
     }
 
     private static URL[] classPath() throws IOException {
