@@ -28,20 +28,12 @@ type EntryPoint struct {
 // package declaration, or at the start of a file without one. A file with
 // syntax errors gives an error: its bodies cannot be trusted.
 func EntryPoints(ctx context.Context, src []byte) (eps []EntryPoint, importAt int, err error) {
-	p := newParser()
-	defer p.Close()
-	tree, err := p.ParseCtx(ctx, nil, src)
-	if err == nil && tree == nil {
-		err = errors.New("tree-sitter returned no tree")
-	}
+	tree, err := parseFull(ctx, src)
 	if err != nil {
-		return nil, 0, fmt.Errorf("javasrc: %w", err)
+		return nil, 0, err
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	if root.HasError() {
-		return nil, 0, errors.New("javasrc: the file has syntax errors")
-	}
 	for i := 0; i < int(root.ChildCount()); i++ {
 		if c := root.Child(i); c.Type() == "package_declaration" {
 			importAt = int(c.EndByte())
@@ -92,20 +84,12 @@ type LoopBody struct {
 // Loops outside every method (initialiser blocks, field initialisers) are
 // left out. A file with syntax errors gives an error.
 func LoopBodies(ctx context.Context, src []byte) ([]LoopBody, error) {
-	p := newParser()
-	defer p.Close()
-	tree, err := p.ParseCtx(ctx, nil, src)
-	if err == nil && tree == nil {
-		err = errors.New("tree-sitter returned no tree")
-	}
+	tree, err := parseFull(ctx, src)
 	if err != nil {
-		return nil, fmt.Errorf("javasrc: %w", err)
+		return nil, err
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	if root.HasError() {
-		return nil, errors.New("javasrc: the file has syntax errors")
-	}
 	var out []LoopBody
 	walkTree(root, func(n *sitter.Node) bool {
 		switch n.Type() {
@@ -135,4 +119,23 @@ func LoopBodies(ctx context.Context, src []byte) ([]LoopBody, error) {
 		return true
 	})
 	return out, nil
+}
+
+// parseFull parses src whole (no body left out); a file with syntax
+// errors gives an error. The caller closes the tree.
+func parseFull(ctx context.Context, src []byte) (*sitter.Tree, error) {
+	p := newParser()
+	defer p.Close()
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err == nil && tree == nil {
+		err = errors.New("tree-sitter returned no tree")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("javasrc: %w", err)
+	}
+	if tree.RootNode().HasError() {
+		tree.Close()
+		return nil, errors.New("javasrc: the file has syntax errors")
+	}
+	return tree, nil
 }

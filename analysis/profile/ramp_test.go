@@ -123,26 +123,30 @@ func TestRampUsesCPUTimeOfABusyThread(t *testing.T) {
 	}
 }
 
-func TestRampPointsAtTheGrowingLine(t *testing.T) {
-	b := newBuilder()
-	h := b.harness()
-	scan := b.frame("pkg.A", "m", "()I", 7, 4, 0)
-	lib := b.frame("java.util.Collections", "frequency", "(Ljava/util/Collection;Ljava/lang/Object;)I", 5498, 20, 1)
-	other := b.frame("pkg.A", "m", "()I", 6, 1, 0)
-	b.s.Stacks = append(b.s.Stacks,
-		Stack{Kind: KindCPU, Thread: 1, Count: 400, Weight: 400, Segments: []int64{40, 80, 120, 160}, Frames: []int{lib, scan, h}},
-		Stack{Kind: KindCPU, Thread: 1, Count: 200, Weight: 200, Segments: []int64{50, 50, 50, 50}, Frames: []int{other, h}})
-	b.thread(1, "main", true)
-	y := make([]float64, 20)
-	for i := range y {
-		y[i] = 1000 + 100*float64(i)
-	}
-	b.iterations(y...)
-	b.s.Ramp = control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 10*float64(r) })
-	p := mustNew(t, b.s, []Declaration{{File: "A.java", Class: "pkg.A", Method: "m", StartLine: 5, EndLine: 9, NameLine: 5}}, Target{Class: "pkg.A", Name: "m"})
-	fs, _ := p.findRamp(DefaultThresholds())
-	if len(fs) != 1 || fs[0].Line != 7 {
-		t.Fatalf("ramp findings %+v, want one at line 7", fs)
+// TestRampPointsAtTheLine: at the line whose share of the samples grew
+// (a scan below a growing list), or, when the method is one hot line from
+// the start and keeps its share, at that line — not at the declaration.
+func TestRampPointsAtTheLine(t *testing.T) {
+	for name, segs := range map[string][2][]int64{
+		"the growing line": {{40, 80, 120, 160}, {50, 50, 50, 50}},
+		"the hot line":     {{248, 247, 248, 247}, {2, 3, 2, 3}},
+	} {
+		b := newBuilder()
+		h := b.harness()
+		scan := b.frame("pkg.A", "m", "()I", 7, 4, 0)
+		lib := b.frame("java.util.Collections", "frequency", "(Ljava/util/Collection;Ljava/lang/Object;)I", 5498, 20, 1)
+		other := b.frame("pkg.A", "m", "()I", 6, 1, 0)
+		sum := func(v []int64) int64 { return v[0] + v[1] + v[2] + v[3] }
+		b.s.Stacks = append(b.s.Stacks,
+			Stack{Kind: KindCPU, Thread: 1, Count: sum(segs[0]), Weight: sum(segs[0]), Segments: segs[0], Frames: []int{lib, scan, h}},
+			Stack{Kind: KindCPU, Thread: 1, Count: sum(segs[1]), Weight: sum(segs[1]), Segments: segs[1], Frames: []int{other, h}})
+		b.thread(1, "main", true)
+		b.iterations(flat(20, 1000)...)
+		b.s.Ramp = control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 10*float64(r) })
+		p := mustNew(t, b.s, []Declaration{{File: "A.java", Class: "pkg.A", Method: "m", StartLine: 5, EndLine: 9, NameLine: 5}}, Target{Class: "pkg.A", Name: "m"})
+		if fs, _ := p.findRamp(DefaultThresholds()); len(fs) != 1 || fs[0].Line != 7 {
+			t.Errorf("%s: ramp findings %+v, want one at line 7", name, fs)
+		}
 	}
 }
 
@@ -337,26 +341,5 @@ func TestRampMessage(t *testing.T) {
 		if !strings.Contains(fs[0].Message, want) {
 			t.Errorf("message %q lacks %q", fs[0].Message, want)
 		}
-	}
-}
-
-// TestRampPointsAtTheHotLine: a method that is one hot line from the start
-// (a scan of a list grown during the warm-up) keeps its share; the ramp
-// points at that line, not at the declaration.
-func TestRampPointsAtTheHotLine(t *testing.T) {
-	b := newBuilder()
-	h := b.harness()
-	scan := b.frame("pkg.A", "m", "()I", 7, 4, 0)
-	add := b.frame("pkg.A", "m", "()I", 6, 1, 0)
-	b.s.Stacks = append(b.s.Stacks,
-		Stack{Kind: KindCPU, Thread: 1, Count: 990, Weight: 990, Segments: []int64{248, 247, 248, 247}, Frames: []int{scan, h}},
-		Stack{Kind: KindCPU, Thread: 1, Count: 10, Weight: 10, Segments: []int64{2, 3, 2, 3}, Frames: []int{add, h}})
-	b.thread(1, "main", true)
-	b.iterations(flat(20, 1000)...)
-	b.s.Ramp = control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 10*float64(r) })
-	p := mustNew(t, b.s, []Declaration{{File: "A.java", Class: "pkg.A", Method: "m", StartLine: 5, EndLine: 9, NameLine: 5}}, Target{Class: "pkg.A", Name: "m"})
-	fs, _ := p.findRamp(DefaultThresholds())
-	if len(fs) != 1 || fs[0].Line != 7 {
-		t.Fatalf("ramp findings %+v, want one at line 7", fs)
 	}
 }

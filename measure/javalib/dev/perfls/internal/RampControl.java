@@ -77,6 +77,17 @@ final class RampControl {
         }
     }
 
+    private static final String FULL = "the heap is more than half full (the workload keeps what it allocates): copies of it would fill it";
+
+    /** Ends the control before its first round, for the reason given. */
+    private static final class Stop extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Stop(String why) {
+            super(why, null, false, false);
+        }
+    }
+
     /** One copy: its harness instance and its loader. */
     private static final class Copy {
         final CopyLoader loader;
@@ -117,6 +128,9 @@ final class RampControl {
         Copy a = null;
         Copy b = null;
         try {
+            if (heapFilling()) {
+                throw new Stop(FULL);
+            }
             URL[] urls = classPath();
             a = copy(main, urls);
             b = copy(main, urls);
@@ -126,7 +140,7 @@ final class RampControl {
             // Warm-up: the same calls for both.
             while (true) {
                 if (heapFilling()) {
-                    throw new IllegalStateException("the heap filled up during its warm-up (the copies keep what they allocate)");
+                    throw new Stop(FULL);
                 }
                 long t0 = System.nanoTime();
                 for (long w = 0; w < steps; w++) {
@@ -165,6 +179,9 @@ final class RampControl {
             if (stopped != null) {
                 out.add(new String[] {"prof-ramp-stopped", Protocol.escape(stopped)});
             }
+        } catch (Stop t) {
+            out.clear();
+            out.add(new String[] {"prof-ramp-none", Protocol.escape(t.getMessage())});
         } catch (Throwable t) {
             out.clear();
             out.add(new String[] {"prof-ramp-none", Protocol.escape("the control copy of the code failed: " + t)});
