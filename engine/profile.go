@@ -72,6 +72,11 @@ type ProfileRequest struct {
 	// Preliminary receives the quick profile of PhaseBoth as it arrives,
 	// before the fork; nil: it is not wanted.
 	Preliminary func(*Profiled)
+	// SharesOnly is for a caller that reads the profile's shares only (a
+	// model apportioning its demand to callees): no ramp control in the
+	// fork and no counting forks for a treasure hunt; those two findings
+	// are then not decided (notes say so).
+	SharesOnly bool
 }
 
 // Profiled is the profile of one workload.
@@ -120,10 +125,15 @@ func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, er
 // or a quick profile (PhaseQuick), which the cache may answer with a
 // forked one.
 func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase service.Phase) (*Profiled, error) {
-	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: ProfileOptions(req.Options),
+	opt := ProfileOptions(req.Options)
+	if req.SharesOnly {
+		opt.RampRounds = -1
+	}
+	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: opt,
 		Priority: req.Priority, Fresh: req.Fresh, Budget: req.Budget, Profile: true, Phase: phase}
 	if phase == service.PhaseQuick {
 		quick := req.Options // the worker's own flags, not a profiled fork's
+		quick.RampRounds = -1 // and no ramp control: a preliminary profile has no ramp
 		p.QuickOptions = &quick
 	}
 	out := &Profiled{Dir: req.Dir, Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
@@ -159,9 +169,12 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 		return out, err
 	}
 	if out.Profile.NeedsCounts(req.Thresholds) {
-		if out.Preliminary {
+		switch {
+		case req.SharesOnly:
+			out.Scaling = &profile.Scaling{Problem: "not asked for"}
+		case out.Preliminary:
 			out.Scaling = &profile.Scaling{Problem: "a quick profile does not count them; the forked profile does"}
-		} else {
+		default:
 			out.Scaling = e.huntScaling(ctx, req)
 		}
 		out.Report = out.Profile.ReportWithCounts(req.Thresholds, out.Scaling)
