@@ -428,7 +428,32 @@ func (p *summaryParser) line(l string) error {
 		if err := need(1); err != nil {
 			return err
 		}
-		s.Ramp = &profile.RampControl{Skipped: unescape(f[0])}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		s.Ramp.Skipped, s.Ramp.Rounds = unescape(f[0]), nil
+	case "perfls-prof-ramp-stack":
+		if err := need(3); err != nil {
+			return err
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil || n < 0 || f[0] != "A" && f[0] != "B" {
+			return bad(fmt.Sprintf("copy %q, count %q", f[0], f[1]))
+		}
+		var frames []int
+		if f[2] != "-" {
+			for _, x := range strings.Split(f[2], ",") {
+				v, err := strconv.Atoi(x)
+				if err != nil {
+					return bad(fmt.Sprintf("frame %q is not an integer", x))
+				}
+				frames = append(frames, v)
+			}
+		}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		s.Ramp.Stacks = append(s.Ramp.Stacks, profile.RampStack{Copy: f[0], Count: n, Frames: frames})
 	case "perfls-prof-end":
 		if err := need(1); err != nil {
 			return err

@@ -407,6 +407,14 @@ func TestProfiledForkInHarness(t *testing.T) {
 			t.Errorf("ramp round %d: %+v", i, r)
 		}
 	}
+	// The recording's samples of the rounds, split by copy.
+	copies := map[string]int64{}
+	for _, st := range rc.Stacks {
+		copies[st.Copy] += st.Count
+	}
+	if copies["A"] == 0 || copies["B"] == 0 {
+		t.Errorf("ramp stacks by copy %v", copies)
+	}
 	p, err := profile.New(f.Profile, pp.decls, pp.target(t, c.Method))
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,14 @@ func TestParseSummaryRamp(t *testing.T) {
 	if !reflect.DeepEqual(s.Ramp, want) {
 		t.Errorf("ramp %+v\nwant %+v", s.Ramp, want)
 	}
+	stacks := strings.Replace(text, "perfls-prof-ramp 0 ", "perfls-prof-ramp-stack A 30 0\nperfls-prof-ramp-stack B 9 1,0\nperfls-prof-ramp 0 ", 1)
+	stacks = strings.Replace(stacks, "perfls-prof-end 26", "perfls-prof-end 28", 1)
+	if s, err := ParseSummary(strings.NewReader(stacks)); err != nil || !reflect.DeepEqual(s.Ramp.Stacks, []profile.RampStack{{Copy: "A", Count: 30, Frames: []int{0}}, {Copy: "B", Count: 9, Frames: []int{1, 0}}}) {
+		t.Errorf("ramp stacks: %+v, %v", s, err)
+	}
+	if _, err := ParseSummary(strings.NewReader(strings.Replace(stacks, "ramp-stack B 9 1,0", "ramp-stack B 9 1,7", 1))); err == nil {
+		t.Error("a ramp stack naming an undefined frame parsed")
+	}
 	none := strings.Replace(summaryText, "perfls-prof-end 23", "perfls-prof-ramp-none the\\scontrol\\scopy\\sfailed\nperfls-prof-end 24", 1)
 	if s, err := ParseSummary(strings.NewReader(none)); err != nil || s.Ramp == nil || s.Ramp.Skipped != "the control copy failed" {
 		t.Errorf("none: %+v, %v", s, err)

@@ -65,7 +65,11 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	if runCalls > 0 {
 		msg += fmt.Sprintf("; over this profile's %s calls that is +%.0f %%", fmtCount(runCalls), 100*runGrowth)
 	}
-	loc, first, last := p.rampLine()
+	loc, shareA, shareB, paired := p.rampLineInControl()
+	first, last := -1.0, -1.0
+	if !paired {
+		loc, first, last = p.rampLine()
+	}
 	if loc.Method == "" {
 		loc = p.targetLocation()
 	}
@@ -78,7 +82,10 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	if it, ok := p.iterationTrend(); ok {
 		ev["iterationsStartNsPerOp"], ev["iterationsEndNsPerOp"] = round(it[0], 3), round(it[1], 3)
 	}
-	if first >= 0 {
+	if paired {
+		ev["lineShareA"], ev["lineShareB"] = round(shareA, 4), round(shareB, 4)
+		msg += fmt.Sprintf("; this line takes %.0f %% of the time of the copy that made more calls and %.0f %% of the fresh one's — something it walks keeps growing", 100*shareA, 100*shareB)
+	} else if first >= 0 {
 		ev["lineFirstShare"], ev["lineLastShare"] = round(first, 4), round(last, 4)
 		msg += fmt.Sprintf("; this line's share of the method's time went from %.0f %% to %.0f %% over the profile — something it walks keeps growing", 100*first, 100*last)
 	}
@@ -151,6 +158,56 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
+// rampLineInControl returns the project line whose share of the execution
+// samples is larger in copy A's windows of the ramp control than in B's by
+// the most standard errors (a two-proportion z), with both shares: A and B
+// ran the same code at the same moments, A having made more calls, so the
+// line whose cost grows with the calls takes a larger share of A's time
+// (and every other line a smaller one). Library frames count for the
+// project line that called them. ok is false when the control has no
+// samples or no line's share is larger in A's. Where to point is no
+// decision (the rounds decided), so any positive difference will do.
+func (p *Profile) rampLineInControl() (loc Location, shareA, shareB float64, ok bool) {
+	var a, b counter[Location]
+	var na, nb float64
+	for _, st := range p.s.Ramp.Stacks {
+		site := -1
+		for i, fi := range st.Frames {
+			if p.project(fi) {
+				site = i
+				break
+			}
+		}
+		c := float64(st.Count)
+		if st.Copy == "A" {
+			na += c
+		} else {
+			nb += c
+		}
+		if site < 0 {
+			continue
+		}
+		l := p.location(st.Frames[site])
+		if st.Copy == "A" {
+			a.add(l, c)
+		} else {
+			b.add(l, c)
+		}
+	}
+	if na == 0 || nb == 0 {
+		return Location{}, 0, 0, false
+	}
+	bestZ := 0.0
+	for _, l := range a.order {
+		fa, fb := a.w[l]/na, b.w[l]/nb
+		pooled := (a.w[l] + b.w[l]) / (na + nb)
+		if se := math.Sqrt(pooled * (1 - pooled) * (1/na + 1/nb)); se > 0 && (fa-fb)/se > bestZ {
+			loc, shareA, shareB, bestZ = l, fa, fb, (fa-fb)/se
+		}
+	}
+	return loc, shareA, shareB, bestZ > 0
+}
+
 // rampLine returns the line a ramp points at, and its share of the
 // execution samples in the first and the last segment of the recorded
 // iterations: of the project lines holding at least 5 % of the last
@@ -159,7 +216,8 @@ func fmtCount(v float64) string {
 // line with the most samples in the last segment (a method that is one hot
 // line from the start keeps its share). first is -1 when there are no
 // samples to tell. Shares, not times: a share does not move with the
-// machine's speed. Where to point is no decision: the control decided.
+// machine's speed. Where to point is no decision: the control decided. Used
+// when the control's samples do not single out a line (rampLineInControl).
 func (p *Profile) rampLine() (Location, float64, float64) {
 	k := p.s.Segments
 	if k < 2 {

@@ -343,3 +343,37 @@ func TestRampMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestRampPointsAtTheControlsLine: the control's samples split by copy name
+// the line that takes more of the time of the copy with more calls (at the
+// same moments), whatever the recorded iterations' shares did.
+func TestRampPointsAtTheControlsLine(t *testing.T) {
+	b := newBuilder()
+	h := b.harness()
+	mix := b.frame("pkg.G", "record", "(I)I", 27, 4, 1)
+	scan := b.frame("pkg.G", "record", "(I)I", 30, 9, 1)
+	// The recorded iterations: the scan's share falls (JIT settling late).
+	b.s.Stacks = append(b.s.Stacks,
+		Stack{Kind: KindCPU, Thread: 1, Count: 600, Weight: 600, Segments: []int64{120, 140, 160, 180}, Frames: []int{mix, h}},
+		Stack{Kind: KindCPU, Thread: 1, Count: 400, Weight: 400, Segments: []int64{130, 100, 90, 80}, Frames: []int{scan, h}})
+	b.thread(1, "main", true)
+	b.iterations(flat(20, 1000)...)
+	rc := control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 10*float64(r) })
+	rc.Stacks = []RampStack{
+		{Copy: "A", Count: 700, Frames: []int{mix, h}}, {Copy: "A", Count: 500, Frames: []int{scan, h}},
+		{Copy: "B", Count: 220, Frames: []int{mix, h}}, {Copy: "B", Count: 80, Frames: []int{scan, h}},
+	}
+	b.s.Ramp = rc
+	decls := []Declaration{{File: "G.java", Class: "pkg.G", Method: "record", Params: []string{"int"}, StartLine: 18, EndLine: 33, NameLine: 18}}
+	fs, _ := mustNew(t, b.s, decls, Target{Class: "pkg.G", Name: "record"}).findRamp(DefaultThresholds())
+	if len(fs) != 1 || fs[0].Line != 30 || fs[0].Evidence["lineShareA"] == nil || !strings.Contains(fs[0].Message, "42 % of the time of the copy that made more calls and 27 %") {
+		t.Fatalf("findings %+v", fs)
+	}
+	// Equal shares in both copies: no line stands out, the iterations' rule decides.
+	rc.Stacks = []RampStack{{Copy: "A", Count: 700, Frames: []int{mix, h}}, {Copy: "A", Count: 300, Frames: []int{scan, h}},
+		{Copy: "B", Count: 210, Frames: []int{mix, h}}, {Copy: "B", Count: 90, Frames: []int{scan, h}}}
+	fs, _ = mustNew(t, b.s, decls, Target{Class: "pkg.G", Name: "record"}).findRamp(DefaultThresholds())
+	if len(fs) != 1 || fs[0].Line != 27 || fs[0].Evidence["lineShareA"] != nil {
+		t.Fatalf("without a line in the control: %+v", fs)
+	}
+}

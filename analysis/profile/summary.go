@@ -92,6 +92,17 @@ type RampControl struct {
 	// Stopped says why the rounds ended before the number asked for (a
 	// time limit, the heap filling up); "" when they did not.
 	Stopped string `json:",omitempty"`
+	// Stacks are the execution samples of the rounds' windows by copy
+	// ("A", "B") and stack (frames innermost first, indices into
+	// Summary.Frames): where each copy spent its time at the same moments.
+	Stacks []RampStack `json:",omitempty"`
+}
+
+// RampStack is one stack's execution samples in one copy's windows.
+type RampStack struct {
+	Copy   string
+	Count  int64
+	Frames []int
 }
 
 // RampRound is one round of the ramp control.
@@ -234,6 +245,16 @@ func (s *Summary) Validate() error {
 		}
 	}
 	if s.Ramp != nil {
+		for i, st := range s.Ramp.Stacks {
+			for _, f := range st.Frames {
+				if f < 0 || f >= len(s.Frames) {
+					return fmt.Errorf("profile summary: ramp stack %d names frame %d of %d", i, f, len(s.Frames))
+				}
+			}
+			if st.Count < 0 || st.Copy != "A" && st.Copy != "B" {
+				return fmt.Errorf("profile summary: ramp stack %d: copy %q, count %d", i, st.Copy, st.Count)
+			}
+		}
 		for i, r := range s.Ramp.Rounds {
 			if r.OpsA <= 0 || r.OpsB <= 0 || r.CallsA < 0 || r.CallsB < 0 || r.A.Ns < 0 || r.B.Ns < 0 {
 				return fmt.Errorf("profile summary: ramp round %d has a negative time or call count", i)

@@ -25,7 +25,9 @@ import java.util.List;
  * the same time on the same processor, interleaved every few milliseconds (B's window sits between
  * two of A's), while A has made more calls than B, by a lead that grows each round. The machine's speed, and its changes down to a few milliseconds,
  * cancel in the ratio of A's time per call to B's; what is left grows with the lead only when the
- * cost grows with the calls made. The decision is made in Go (analysis/profile).
+ * cost grows with the calls made. The decision is made in Go (analysis/profile). Each timed
+ * window of the rounds is a {@link RampWindow} event, so that the recording's execution samples of
+ * the rounds can be told apart by copy ({@link JfrSummary}: the line that grows).
  *
  * <p>State outside the project's classes (the JDK's, files) is shared by the copies, so a cost
  * that grows with it is not seen here. JDK, javax, sun, com.sun and perfls's own classes are
@@ -90,11 +92,15 @@ final class RampControl {
 
     /** One copy: its harness instance and its loader. */
     private static final class Copy {
+        final String name;
         final CopyLoader loader;
         final Bench bench;
         long calls;
+        /** Whether its windows are marked in the recording (the rounds', not the warm-up's). */
+        boolean marked;
 
-        Copy(CopyLoader loader, Bench bench) {
+        Copy(String name, CopyLoader loader, Bench bench) {
+            this.name = name;
             this.loader = loader;
             this.bench = bench;
         }
@@ -104,6 +110,12 @@ final class RampControl {
             Thread t = Thread.currentThread();
             ClassLoader before = t.getContextClassLoader();
             t.setContextClassLoader(loader);
+            RampWindow e = null;
+            if (marked) {
+                e = new RampWindow();
+                e.copy = name;
+                e.begin();
+            }
             try {
                 long c0 = m.cpu();
                 long t0 = System.nanoTime();
@@ -113,6 +125,9 @@ final class RampControl {
                 calls += passes * tuples;
                 return new long[] {t1 - t0, c0 < 0 || c1 < 0 ? -1 : c1 - c0};
             } finally {
+                if (e != null) {
+                    e.commit();
+                }
                 t.setContextClassLoader(before);
             }
         }
@@ -132,11 +147,14 @@ final class RampControl {
                 throw new Stop(FULL);
             }
             URL[] urls = classPath();
-            a = copy(main, urls);
-            b = copy(main, urls);
+            a = copy("A", main, urls);
+            b = copy("B", main, urls);
             Blackhole bh = new Blackhole();
             long start = System.nanoTime();
-            JitWatch jit = new JitWatch(opt, m, start);
+            // Warm until the copies' compilation is over: a copy still being compiled gets faster
+            // with its calls, and A, making more calls, would get there first. Without that the
+            // rounds cannot be read (up to three times the fork's warm-up cap).
+            JitWatch jit = new JitWatch(opt, m, start, true, 3 * opt.maxWarmupNs);
             // Warm-up: the same calls for both.
             while (true) {
                 if (heapFilling()) {
@@ -152,6 +170,11 @@ final class RampControl {
                     break;
                 }
             }
+            if (jit.settled() == 0) {
+                throw new Stop("the copies' JIT compilation had not settled after " + (System.nanoTime() - start) / 1_000_000
+                        + " ms (still open: " + jit.open() + "; a busy machine)");
+            }
+            a.marked = b.marked = true;
             long roundsStart = System.nanoTime();
             String stopped = null;
             for (int r = 0; r < opt.rampRounds; r++) {
@@ -241,13 +264,13 @@ final class RampControl {
         return urls.toArray(new URL[0]);
     }
 
-    private static Copy copy(Bench main, URL[] urls) throws Throwable {
+    private static Copy copy(String name, Bench main, URL[] urls) throws Throwable {
         CopyLoader l = new CopyLoader(urls, RampControl.class.getClassLoader());
         Thread t = Thread.currentThread();
         ClassLoader before = t.getContextClassLoader();
         t.setContextClassLoader(l);
         try {
-            return new Copy(l, Bench.copyIn(main, l));
+            return new Copy(name, l, Bench.copyIn(main, l));
         } catch (Throwable e) {
             l.close();
             throw e;
