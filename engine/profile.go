@@ -132,7 +132,7 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: opt,
 		Priority: req.Priority, Fresh: req.Fresh, Budget: req.Budget, Profile: true, Phase: phase}
 	if phase == service.PhaseQuick {
-		quick := req.Options // the worker's own flags, not a profiled fork's
+		quick := req.Options  // the worker's own flags, not a profiled fork's
 		quick.RampRounds = -1 // and no ramp control: a preliminary profile has no ramp
 		p.QuickOptions = &quick
 	}
