@@ -401,8 +401,10 @@ func (p *summaryParser) line(l string) error {
 		}
 		s.CPU = profile.CPULoad{JVMUser: x[0], JVMSystem: x[1], Machine: x[2]}
 	case "perfls-prof-ramp":
-		if err := need(9); err != nil {
-			return err
+		if len(f) != 12 {
+			if err := need(9); err != nil {
+				return err
+			}
 		}
 		v, err := ints(f)
 		if err != nil {
@@ -414,8 +416,12 @@ func (p *summaryParser) line(l string) error {
 		if v[0] != int64(len(s.Ramp.Rounds)) {
 			return bad(fmt.Sprintf("ramp round %d out of order (expected %d)", v[0], len(s.Ramp.Rounds)))
 		}
-		s.Ramp.Rounds = append(s.Ramp.Rounds, profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
-			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}})
+		r := profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
+			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}}
+		if len(v) == 12 {
+			r.OpsM, r.M = v[9], profile.RampTime{Ns: v[10], CPUNs: v[11]}
+		}
+		s.Ramp.Rounds = append(s.Ramp.Rounds, r)
 	case "perfls-prof-ramp-stopped":
 		if err := need(1); err != nil {
 			return err

@@ -397,13 +397,14 @@ func TestProfiledForkInHarness(t *testing.T) {
 		t.Fatalf("profile %v, retaken %d", f.Profile != nil, f.Retaken)
 	}
 	// The ramp control ran in the same fork: 10 rounds, copy A making four
-	// calls for each of B's, both counting from the same warm-up.
+	// calls for each of B's, both counting from the same warm-up, and the
+	// profiled copy as many as B.
 	rc := f.Profile.Ramp
 	if rc == nil || rc.Skipped != "" || len(rc.Rounds) != 10 {
 		t.Fatalf("ramp control %+v", rc)
 	}
 	for i, r := range rc.Rounds {
-		if r.OpsA != 4*r.OpsB || r.CallsA-r.CallsB != int64(i)*3*r.OpsB || r.A.Ns <= 0 || r.B.CPUNs <= 0 {
+		if r.OpsA != 4*r.OpsB || r.CallsA-r.CallsB != int64(i)*3*r.OpsB || r.A.Ns <= 0 || r.B.CPUNs <= 0 || r.OpsM != r.OpsB || r.M.Ns <= 0 {
 			t.Errorf("ramp round %d: %+v", i, r)
 		}
 	}

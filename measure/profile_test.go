@@ -72,7 +72,7 @@ func TestParseSummary(t *testing.T) {
 // TestParseSummaryRamp reads the ramp control's rounds and why they
 // stopped, or why there are none.
 func TestParseSummaryRamp(t *testing.T) {
-	rounds := "perfls-prof-ramp 0 400 100 5000 5000 8000 7900 2000 1990\n" +
+	rounds := "perfls-prof-ramp 0 400 100 5000 5000 8000 7900 2000 1990 100 1800 1790\n" +
 		"perfls-prof-ramp 1 400 100 5400 5100 8100 8000 2000 1995\n" +
 		"perfls-prof-ramp-stopped the\\sheap\\sfilling\\sup\n"
 	text := strings.Replace(summaryText, "perfls-prof-end 23", rounds+"perfls-prof-end 26", 1)
@@ -81,7 +81,8 @@ func TestParseSummaryRamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &profile.RampControl{Stopped: "the heap filling up", Rounds: []profile.RampRound{
-		{OpsA: 400, OpsB: 100, CallsA: 5000, CallsB: 5000, A: profile.RampTime{Ns: 8000, CPUNs: 7900}, B: profile.RampTime{Ns: 2000, CPUNs: 1990}},
+		{OpsA: 400, OpsB: 100, CallsA: 5000, CallsB: 5000, A: profile.RampTime{Ns: 8000, CPUNs: 7900}, B: profile.RampTime{Ns: 2000, CPUNs: 1990},
+			OpsM: 100, M: profile.RampTime{Ns: 1800, CPUNs: 1790}},
 		{OpsA: 400, OpsB: 100, CallsA: 5400, CallsB: 5100, A: profile.RampTime{Ns: 8100, CPUNs: 8000}, B: profile.RampTime{Ns: 2000, CPUNs: 1995}},
 	}}
 	if !reflect.DeepEqual(s.Ramp, want) {

@@ -54,6 +54,14 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	if t.P >= th.RampAlpha || !(slope > 0) || growth < th.RampMinGrowth {
 		return nil, ""
 	}
+	if z := p.rampReference(series); len(z) >= th.RampMinRounds {
+		for i := range z {
+			z[i] = -z[i]
+		}
+		if tz, ok := trendOf(z); ok && tz.P < th.RampSettledAlpha {
+			return nil, fmt.Sprintf("ramp not decided: the copy that made more calls grew dearer against the fresh one (Mann–Kendall p = %.2g), but the fresh one also got faster against the profiled copy over the rounds (p = %.2g): its compilation had not settled, which makes the other look dearer; profile again, on a quieter machine", t.P, tz.P)
+		}
+	}
 	runCalls := float64(p.s.Ops())
 	runGrowth := math.Expm1(slope * runCalls)
 	what := "time"
@@ -65,7 +73,7 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 	if runCalls > 0 {
 		msg += fmt.Sprintf("; over this profile's %s calls that is +%.0f %%", fmtCount(runCalls), 100*runGrowth)
 	}
-	loc, shareA, shareB, paired := p.rampLineInControl()
+	loc, shareA, shareB, paired := p.rampLineInControl(series)
 	first, last := -1.0, -1.0
 	if !paired {
 		loc, first, last = p.rampLine()
@@ -126,6 +134,25 @@ func (p *Profile) rampPairs() (y, lead []float64, series string) {
 	return y, lead, series
 }
 
+// rampReference returns, per round with the profiled copy's windows,
+// log(B's time per call / M's) in the given series: it falls while B's
+// compilation is still making B faster; a ramp makes it rise (B's state
+// grows with its calls).
+func (p *Profile) rampReference(series string) []float64 {
+	var z []float64
+	for _, r := range p.s.Ramp.Rounds {
+		b, m := float64(r.B.CPUNs), float64(r.M.CPUNs)
+		if series == "wall" {
+			b, m = float64(r.B.Ns), float64(r.M.Ns)
+		}
+		if r.OpsM <= 0 || b <= 0 || m <= 0 {
+			continue
+		}
+		z = append(z, math.Log(b/float64(r.OpsB))-math.Log(m/float64(r.OpsM)))
+	}
+	return z
+}
+
 // iterationTrend is the Theil–Sen line of the recorded iterations' time
 // per operation at their first and last iteration (shown as evidence; one
 // copy's series cannot decide a ramp).
@@ -158,16 +185,17 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// rampLineInControl returns the project line whose share of the execution
-// samples is larger in copy A's windows of the ramp control than in B's by
-// the most standard errors (a two-proportion z), with both shares: A and B
-// ran the same code at the same moments, A having made more calls, so the
-// line whose cost grows with the calls takes a larger share of A's time
-// (and every other line a smaller one). Library frames count for the
-// project line that called them. ok is false when the control has no
-// samples or no line's share is larger in A's. Where to point is no
-// decision (the rounds decided), so any positive difference will do.
-func (p *Profile) rampLineInControl() (loc Location, shareA, shareB float64, ok bool) {
+// rampLineInControl returns the project line whose time per call grew most
+// from copy B to copy A in the ramp control, with its shares of each copy's
+// execution samples: A and B ran the same code at the same moments, A
+// having made more calls, so the line whose cost grows with the calls adds
+// most to A's time per call. A line's time per call in a copy is its share
+// of that copy's samples in the rounds' windows times the copy's time per
+// call over the rounds (in the series the test used). Library frames count
+// for the project line that called them. ok is false when the control has
+// no samples or no line's time per call is larger in A. Where to point is
+// no decision (the rounds decided): the largest difference will do.
+func (p *Profile) rampLineInControl(series string) (loc Location, shareA, shareB float64, ok bool) {
 	var a, b counter[Location]
 	var na, nb float64
 	for _, st := range p.s.Ramp.Stacks {
@@ -194,18 +222,27 @@ func (p *Profile) rampLineInControl() (loc Location, shareA, shareB float64, ok 
 			b.add(l, c)
 		}
 	}
-	if na == 0 || nb == 0 {
+	var timeA, timeB, opsA, opsB float64
+	for _, r := range p.s.Ramp.Rounds {
+		ta, tb := r.A.CPUNs, r.B.CPUNs
+		if series == "wall" {
+			ta, tb = r.A.Ns, r.B.Ns
+		}
+		timeA, timeB = timeA+float64(ta), timeB+float64(tb)
+		opsA, opsB = opsA+float64(r.OpsA), opsB+float64(r.OpsB)
+	}
+	if na == 0 || nb == 0 || !(timeA > 0 && timeB > 0 && opsA > 0 && opsB > 0) {
 		return Location{}, 0, 0, false
 	}
-	bestZ := 0.0
+	perCallA, perCallB := timeA/opsA, timeB/opsB
+	best := 0.0
 	for _, l := range a.order {
 		fa, fb := a.w[l]/na, b.w[l]/nb
-		pooled := (a.w[l] + b.w[l]) / (na + nb)
-		if se := math.Sqrt(pooled * (1 - pooled) * (1/na + 1/nb)); se > 0 && (fa-fb)/se > bestZ {
-			loc, shareA, shareB, bestZ = l, fa, fb, (fa-fb)/se
+		if d := fa*perCallA - fb*perCallB; d > best {
+			loc, shareA, shareB, best = l, fa, fb, d
 		}
 	}
-	return loc, shareA, shareB, bestZ > 0
+	return loc, shareA, shareB, best > 0
 }
 
 // rampLine returns the line a ramp points at, and its share of the

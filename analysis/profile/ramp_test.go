@@ -153,6 +153,10 @@ func TestRampPointsAtTheLine(t *testing.T) {
 // simMachine is how a simulated machine's speed changes during one profile:
 // every call takes longer by factor(t) at t seconds into the run.
 type simMachine struct {
+	// compiling: the copies start this much slower and lose it with their
+	// own calls (a fifth of it every round's worth of B's calls): their
+	// compilation had not settled when the rounds began.
+	compiling      float64
 	stepAt, stepBy float64      // the speed steps by stepBy at stepAt
 	driftBy        float64      // and drifts linearly to 1+driftBy at the end
 	bursts         [][3]float64 // start, end, factor: short slow periods
@@ -200,7 +204,10 @@ var rampScenarios = []rampScenario{
 		}
 		return m
 	}, false},
-	{"all of these", func(rng *rand.Rand, end float64) *simMachine {
+	{"copies still compiling: +15 %, fading", func(rng *rand.Rand, end float64) *simMachine {
+		return &simMachine{noise: 0.1, compiling: 0.15, end: end}
+	}, true},
+	{"all of these but the compiling", func(rng *rand.Rand, end float64) *simMachine {
 		return allOfThese(rng, end, 0.1)
 	}, false},
 	{"all of these, 20 % noise (stress)", func(rng *rand.Rand, end float64) *simMachine {
@@ -220,8 +227,9 @@ func allOfThese(rng *rand.Rand, end, noise float64) *simMachine {
 // simulateProfile simulates one profiled fork as the harness runs it: M
 // calls of warm-up, 20 recorded iterations of S calls (50 ms at 1 µs a
 // call), then the ramp control — two fresh copies warmed up with M/2 calls
-// each, and 30 rounds of 7 steps A, B, A, B's windows S/24 calls and A's
-// twice that, B with a fixed JIT bias of its own. A call costs
+// each, and 30 rounds of 7 steps A, B, A, M, B's and M's windows S/24
+// calls and A's twice that, B and M (the profiled copy, 2M calls made) with
+// fixed JIT biases of their own. A call costs
 // 1 µs × (1 + r·C/M) after C calls of its copy (r = 0: no ramp), × the
 // machine's factor, × log-normal noise per window (the scenario's spread for
 // a window of S/24 calls, 2 ms; less for longer windows). With the warm-up as long as the run, the recorded
@@ -244,22 +252,26 @@ func simulateProfile(rng *rand.Rand, sc rampScenario, r float64) (iters []float6
 		iters = append(iters, window(S, M+float64(i)*S, 1)/S)
 	}
 	t += float64(M) * 1e-6 // the copies' warm-up
-	bias := math.Exp(0.02 * rng.NormFloat64())
-	ca, cb := float64(M/2), float64(M/2)
+	bias, biasM := math.Exp(0.02*rng.NormFloat64()), math.Exp(0.02*rng.NormFloat64())
+	ca, cb, cm := float64(M/2), float64(M/2), float64(2*M)
+	compiling := func(since float64) float64 { return 1 + m.compiling*math.Exp(-since/(7*w)) }
 	rc = &RampControl{}
 	for round := 0; round < 30; round++ {
-		var a, b float64
-		r0 := RampRound{OpsA: 4 * 7 * w, OpsB: 7 * w, CallsA: int64(ca), CallsB: int64(cb)}
+		var a, b, mm float64
+		r0 := RampRound{OpsA: 4 * 7 * w, OpsB: 7 * w, CallsA: int64(ca), CallsB: int64(cb), OpsM: 7 * w}
 		for k := 0; k < 7; k++ {
-			a += window(2*w, ca, 1)
+			a += window(2*w, ca, compiling(ca-M/2))
 			ca += 2 * w
-			b += window(w, cb, bias)
+			b += window(w, cb, bias*compiling(cb-M/2))
 			cb += w
-			a += window(2*w, ca, 1)
+			a += window(2*w, ca, compiling(ca-M/2))
 			ca += 2 * w
+			mm += window(w, cm, biasM)
+			cm += w
 		}
 		r0.A = RampTime{Ns: int64(a), CPUNs: int64(a)}
 		r0.B = RampTime{Ns: int64(b), CPUNs: int64(b)}
+		r0.M = RampTime{Ns: int64(mm), CPUNs: int64(mm)}
 		rc.Rounds = append(rc.Rounds, r0)
 	}
 	return iters, rc
@@ -345,8 +357,8 @@ func TestRampMessage(t *testing.T) {
 }
 
 // TestRampPointsAtTheControlsLine: the control's samples split by copy name
-// the line that takes more of the time of the copy with more calls (at the
-// same moments), whatever the recorded iterations' shares did.
+// the line whose time per call is larger in the copy with more calls (at
+// the same moments), whatever the recorded iterations' shares did.
 func TestRampPointsAtTheControlsLine(t *testing.T) {
 	b := newBuilder()
 	h := b.harness()
@@ -369,11 +381,34 @@ func TestRampPointsAtTheControlsLine(t *testing.T) {
 	if len(fs) != 1 || fs[0].Line != 30 || fs[0].Evidence["lineShareA"] == nil || !strings.Contains(fs[0].Message, "42 % of the time of the copy that made more calls and 27 %") {
 		t.Fatalf("findings %+v", fs)
 	}
-	// Equal shares in both copies: no line stands out, the iterations' rule decides.
-	rc.Stacks = []RampStack{{Copy: "A", Count: 700, Frames: []int{mix, h}}, {Copy: "A", Count: 300, Frames: []int{scan, h}},
-		{Copy: "B", Count: 210, Frames: []int{mix, h}}, {Copy: "B", Count: 90, Frames: []int{scan, h}}}
+	// No samples of the control: the recorded iterations' rule (the hottest
+	// line, as no line's share grew there).
+	rc.Stacks = nil
 	fs, _ = mustNew(t, b.s, decls, Target{Class: "pkg.G", Name: "record"}).findRamp(DefaultThresholds())
 	if len(fs) != 1 || fs[0].Line != 27 || fs[0].Evidence["lineShareA"] != nil {
-		t.Fatalf("without a line in the control: %+v", fs)
+		t.Fatalf("without the control's samples: %+v", fs)
+	}
+}
+
+// TestRampNotDecidedWhileTheFreshCopyCompiles: A grows dearer against B only
+// because B starts slow and gets faster with its calls (its compilation had
+// not settled); against the profiled copy M, B falls — not a ramp.
+func TestRampNotDecidedWhileTheFreshCopyCompiles(t *testing.T) {
+	rc := control(30, func(r int) float64 { return 1000 }, func(r int) float64 { return 1000 * (1 + 0.3*math.Exp(-float64(r)/8)) })
+	for i := range rc.Rounds {
+		rc.Rounds[i].OpsM, rc.Rounds[i].M = 500, RampTime{Ns: 500 * 1000, CPUNs: 500 * 1000}
+	}
+	// B falls from 1300 to 1000 ns: y = log(A/B) rises.
+	fs, note := rampProfile(t, flat(20, 1000), rc).findRamp(DefaultThresholds())
+	if len(fs) != 0 || !strings.Contains(note, "compilation had not settled") {
+		t.Fatalf("findings %+v, note %q", fs, note)
+	}
+	// A real ramp: B rises against M too (its state grows), so no veto.
+	rc = control(30, func(r int) float64 { return 1000 + 20*float64(r) }, func(r int) float64 { return 1000 + 5*float64(r) })
+	for i := range rc.Rounds {
+		rc.Rounds[i].OpsM, rc.Rounds[i].M = 500, RampTime{Ns: 500 * 1000, CPUNs: 500 * 1000}
+	}
+	if fs, note := rampProfile(t, flat(20, 1000), rc).findRamp(DefaultThresholds()); len(fs) != 1 {
+		t.Fatalf("a ramp with its reference: %+v, note %q", fs, note)
 	}
 }

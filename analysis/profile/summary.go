@@ -81,10 +81,10 @@ type Summary struct {
 
 // RampControl is the ramp test's paired measurement (the harness's
 // RampControl.java): two fresh copies A and B of the project's classes,
-// each with its own static state, measured in rounds of short windows of
-// the same number of calls — A, B, A, A, B, A, … back to back — so that A
-// makes two windows of calls for each of B's one: at every round both run
-// at the same time, and A has made more calls than B by a lead that grows.
+// each with its own static state, measured in rounds of short windows back
+// to back — A, B, A, M, A, B, A, M, … — A's windows twice B's calls, so
+// that at every round both run at the same time and A has made more calls
+// than B by a lead that grows; M is the profiled copy, a settled reference.
 type RampControl struct {
 	// Skipped says why there are no rounds; "" when there are.
 	Skipped string `json:",omitempty"`
@@ -113,6 +113,11 @@ type RampRound struct {
 	CallsA, CallsB int64
 	// A and B are the copies' time in the round.
 	A, B RampTime
+	// OpsM and M are the calls and the time of the profiled copy itself
+	// in the round (a reference whose compilation has settled; 0 calls
+	// when the harness ran none).
+	OpsM int64    `json:",omitempty"`
+	M    RampTime `json:",omitempty"`
 }
 
 // RampTime is the wall time and the measuring thread's CPU time (-1 when
@@ -256,7 +261,7 @@ func (s *Summary) Validate() error {
 			}
 		}
 		for i, r := range s.Ramp.Rounds {
-			if r.OpsA <= 0 || r.OpsB <= 0 || r.CallsA < 0 || r.CallsB < 0 || r.A.Ns < 0 || r.B.Ns < 0 {
+			if r.OpsA <= 0 || r.OpsB <= 0 || r.CallsA < 0 || r.CallsB < 0 || r.A.Ns < 0 || r.B.Ns < 0 || r.OpsM < 0 || r.M.Ns < 0 {
 				return fmt.Errorf("profile summary: ramp round %d has a negative time or call count", i)
 			}
 		}

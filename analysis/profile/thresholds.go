@@ -24,6 +24,13 @@ type Thresholds struct {
 	RampMinRounds int
 	RampAlpha     float64
 	RampMinGrowth float64
+	// RampSettledAlpha: a ramp is not decided when the fresh copy B got
+	// faster against the profiled copy M over the rounds (Mann–Kendall,
+	// one-sided, at this level): B's compilation had not settled, and a
+	// copy that gets faster with its calls makes A, which made more, look
+	// slower. A veto only removes findings, so it cannot raise the rate of
+	// false ramps; default 0.05.
+	RampSettledAlpha float64
 
 	// One-lane bridge: at least BridgeMinThreads threads block on one
 	// monitor (or one j.u.c. lock), and of the time those threads were
@@ -102,6 +109,7 @@ func DefaultThresholds() Thresholds {
 		RampMinRounds:           10,
 		RampAlpha:               0.001,
 		RampMinGrowth:           0.05,
+		RampSettledAlpha:        0.05,
 		BridgeMinThreads:        2,
 		BridgeMinShare:          0.20,
 		BridgeMinMonitorShare:   0.50,
@@ -146,6 +154,7 @@ func (t Thresholds) withDefaults() Thresholds {
 	setN(&t.RampMinRounds, d.RampMinRounds)
 	setF(&t.RampAlpha, d.RampAlpha)
 	setF(&t.RampMinGrowth, d.RampMinGrowth)
+	setF(&t.RampSettledAlpha, d.RampSettledAlpha)
 	setN(&t.BridgeMinThreads, d.BridgeMinThreads)
 	setF(&t.BridgeMinShare, d.BridgeMinShare)
 	setF(&t.BridgeMinMonitorShare, d.BridgeMinMonitorShare)

@@ -391,9 +391,9 @@ public abstract class Bench {
         }
         List<String[]> ramp = null;
         if (opt.profile && opt.rampRounds > 0) {
-            // Rounds of about a sample and a half: B's windows about a 24th of a sample, A's
-            // twice that (a few milliseconds, so that the copies alternate faster than the
-            // machine's load changes), seven steps A, B, A.
+            // Rounds of about a sample and three quarters: B's windows about a 24th of a sample,
+            // A's twice that (a few milliseconds, so that the copies alternate faster than the
+            // machine's load changes), seven steps A, B, A, M.
             long window = Math.max(1, batch / 24);
             ramp = RampControl.run(b, opt, m, window, Math.max(1, 3 * batch / (10 * window)), k);
         }

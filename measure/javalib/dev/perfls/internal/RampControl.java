@@ -25,7 +25,11 @@ import java.util.List;
  * the same time on the same processor, interleaved every few milliseconds (B's window sits between
  * two of A's), while A has made more calls than B, by a lead that grows each round. The machine's speed, and its changes down to a few milliseconds,
  * cancel in the ratio of A's time per call to B's; what is left grows with the lead only when the
- * cost grows with the calls made. The decision is made in Go (analysis/profile). Each timed
+ * cost grows with the calls made. After each step, a window of the profiled copy itself (M: warm,
+ * long compiled, its state grown by the whole profile) runs as a reference: a fresh copy whose
+ * compilation had not settled gets faster against M with its calls, which a ramp never does
+ * (it makes the copy slower), so that a rise of A against B from B's late compilation can be told
+ * from a ramp. The decision is made in Go (analysis/profile). Each timed
  * window of the rounds is a {@link RampWindow} event, so that the recording's execution samples of
  * the rounds can be told apart by copy ({@link JfrSummary}: the line that grows).
  *
@@ -34,9 +38,9 @@ import java.util.List;
  * shared with the fork's class loader; everything else on the class path is loaded again.
  *
  * <p>Output, inside the profile summary (before its end line), one line per round:
- * {@code prof-ramp <round> <ops A> <ops B> <calls A> <calls B> <A ns> <A cpu ns> <B ns> <B cpu ns>}
- * (the copies' calls in the round and before it, their wall and CPU time in the round; CPU -1
- * when unknown), then {@code prof-ramp-stopped <reason>} when the rounds ended before
+ * {@code prof-ramp <round> <ops A> <ops B> <calls A> <calls B> <A ns> <A cpu ns> <B ns> <B cpu ns>
+ * <ops M> <M ns> <M cpu ns>} (the copies' calls in the round and before it, their wall and CPU
+ * time in the round, and the profiled copy's; CPU -1 when unknown), then {@code prof-ramp-stopped <reason>} when the rounds ended before
  * {@code ramp=N} (a time limit, the heap filling up); or, when no round could be run, one
  * {@code prof-ramp-none <reason>}.
  */
@@ -99,6 +103,7 @@ final class RampControl {
         /** Whether its windows are marked in the recording (the rounds', not the warm-up's). */
         boolean marked;
 
+        /** loader null: the fork's own classes (the profiled copy). */
         Copy(String name, CopyLoader loader, Bench bench) {
             this.name = name;
             this.loader = loader;
@@ -109,7 +114,9 @@ final class RampControl {
         long[] window(long passes, int tuples, Blackhole bh, Meters m) throws Throwable {
             Thread t = Thread.currentThread();
             ClassLoader before = t.getContextClassLoader();
-            t.setContextClassLoader(loader);
+            if (loader != null) {
+                t.setContextClassLoader(loader);
+            }
             RampWindow e = null;
             if (marked) {
                 e = new RampWindow();
@@ -154,7 +161,7 @@ final class RampControl {
             // Warm until the copies' compilation is over: a copy still being compiled gets faster
             // with its calls, and A, making more calls, would get there first. Without that the
             // rounds cannot be read (up to three times the fork's warm-up cap).
-            JitWatch jit = new JitWatch(opt, m, start, true, 3 * opt.maxWarmupNs);
+            JitWatch jit = new JitWatch(opt, m, start, true, 2 * opt.maxWarmupNs);
             // Warm-up: the same calls for both.
             while (true) {
                 if (heapFilling()) {
@@ -170,10 +177,9 @@ final class RampControl {
                     break;
                 }
             }
-            if (jit.settled() == 0) {
-                throw new Stop("the copies' JIT compilation had not settled after " + (System.nanoTime() - start) / 1_000_000
-                        + " ms (still open: " + jit.open() + "; a busy machine)");
-            }
+            // A cap reached with compilation still going is no reason to stop: M's windows show
+            // whether B was still getting faster.
+            Copy ref = new Copy("M", (CopyLoader) null, main);
             a.marked = b.marked = true;
             long roundsStart = System.nanoTime();
             String stopped = null;
@@ -188,16 +194,20 @@ final class RampControl {
                 }
                 long callsA = a.calls;
                 long callsB = b.calls;
+                long callsM = ref.calls;
                 long[] ta = {0, 0};
                 long[] tb = {0, 0};
+                long[] tm = {0, 0};
                 for (long w = 0; w < steps; w++) {
                     add(ta, a.window(2 * passes, tuples, bh, m));
                     add(tb, b.window(passes, tuples, bh, m));
                     add(ta, a.window(2 * passes, tuples, bh, m));
+                    add(tm, ref.window(passes, tuples, bh, m));
                 }
                 out.add(new String[] {"prof-ramp", Integer.toString(r), Long.toString(a.calls - callsA),
                         Long.toString(b.calls - callsB), Long.toString(callsA), Long.toString(callsB),
-                        Long.toString(ta[0]), Long.toString(ta[1]), Long.toString(tb[0]), Long.toString(tb[1])});
+                        Long.toString(ta[0]), Long.toString(ta[1]), Long.toString(tb[0]), Long.toString(tb[1]),
+                        Long.toString(ref.calls - callsM), Long.toString(tm[0]), Long.toString(tm[1])});
             }
             if (stopped != null) {
                 out.add(new String[] {"prof-ramp-stopped", Protocol.escape(stopped)});
@@ -280,7 +290,7 @@ final class RampControl {
     }
 
     private static void close(Copy c) {
-        if (c == null) {
+        if (c == null || c.loader == null) {
             return;
         }
         try {
