@@ -234,6 +234,14 @@ func profileValidation(ctx context.Context, bin, cacheDir string, vf validationF
 			if t.c.Cause != "" {
 				status = map[bool]string{true: "found", false: "MISSED"}[hit]
 			}
+			if t.c.Cause != "" && !hit {
+				// Why it was missed: the notes of a cause not decided.
+				for _, n := range doc.Notes {
+					if strings.Contains(n, t.c.Cause) {
+						status += " [note: " + n + "]"
+					}
+				}
+			}
 			if len(other) > 0 {
 				status += ", other: " + strings.Join(other, "; ")
 			}
