@@ -15,7 +15,7 @@
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
 //	go run ./bench profile-time   (not part of all: the time to a first profile, quick and forked, out of process, ~2 min)
-//	go run ./bench profile-validation [-profile-rounds N]   (not part of all: profile's validation only)
+//	go run ./bench profile-validation [-profile-rounds N] [-hog] [-only TEXT]   (not part of all: profile's validation only; -hog keeps one core busy beside it)
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
 //	go run ./bench ensemble-real [-work DIR] [-reuse]   (not part of all: perfls measure and perfls ensemble --method out of process, ensemblereal.go, ~3 min)
 //	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
@@ -76,6 +76,8 @@ func main() {
 	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
 	jmhArgs := fl.String("jmh-args", "-f 5 -wi 5 -w 1s -i 5 -r 1s", "jmh: JMH's run options")
 	profileRounds := fl.Int("profile-rounds", 1, "profile: rounds of the validation")
+	hog := fl.Bool("hog", false, "profile-validation: keep one core busy with a Go busy loop during the validation")
+	only := fl.String("only", "", "profile-validation: only the cases whose method contains this text")
 	jobs := fl.Int("jobs", 12, "throughput: independent measurement jobs per configuration")
 	modelCase := fl.String("case", "", "model: only the cases whose method contains this text")
 	modelData := fl.String("model-data", "", "model: write every case's fitted points, model and check fork means to this JSON file")
@@ -111,13 +113,13 @@ func main() {
 			return jmhCompare(ctx, *jmhSrc, *jmhJars, *jmhArgs)
 		},
 		"profile": func(ctx context.Context, e *env, opt measure.Options) error {
-			return profileBench(ctx, *profileRounds, "")
+			return profileBench(ctx, validationFlags{rounds: *profileRounds, hog: *hog, only: *only}, "")
 		},
 		"profile-time": func(ctx context.Context, e *env, opt measure.Options) error {
-			return profileBench(ctx, 0, "time")
+			return profileBench(ctx, validationFlags{}, "time")
 		},
 		"profile-validation": func(ctx context.Context, e *env, opt measure.Options) error {
-			return profileBench(ctx, *profileRounds, "validation")
+			return profileBench(ctx, validationFlags{rounds: *profileRounds, hog: *hog, only: *only}, "validation")
 		},
 		"team":       func(ctx context.Context, e *env, opt measure.Options) error { return team(ctx) },
 		"queue":      func(ctx context.Context, e *env, opt measure.Options) error { return queueOverhead(ctx, *pairs) },

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -19,25 +21,42 @@ import (
 )
 
 // The profile part (issue #20): perfls profile as a user runs it (the
-// built binary, out of process, --fresh) on examples/profiling's programs,
-// each with one seeded cause marked "// cause: <kind>" on its line, and on
-// the clean methods of examples/quickstart and examples/oracle; the
+// built binary, out of process, --fresh) on examples/profiling's programs
+// and the cases written for the findings (issue 35, bench/java/src/findings),
+// each seeded one with its cause marked "// cause: <kind>" on its line, and
+// on the clean methods of examples/quickstart, examples/oracle and
+// bench/java/src/findings, optionally with a CPU hog beside it; the
 // overhead of a profiled fork against a timing fork with the same options;
 // and the time to a profile of a method of about 1 ms.
 //
 //	go run ./bench profile [-profile-rounds 3]
 //	go run ./bench profile-time         (the time to a profile only)
-//	go run ./bench profile-validation   (the validation only)
+//	go run ./bench profile-validation [-profile-rounds 10] [-hog] [-only TEXT]   (the validation only)
 
 // profileFinding is what the validation reads of perfls profile's JSON.
 type profileFinding struct {
 	Kind, File string
 	Line       int
+	Evidence   map[string]any
+}
+
+// profileDoc is what the validation reads of perfls profile's JSON.
+type profileDoc struct {
+	Findings         []profileFinding
+	IterationNsPerOp []float64
+	Notes            []string
+}
+
+// validationFlags are the validation's flags.
+type validationFlags struct {
+	rounds int
+	hog    bool   // one core kept busy beside the run
+	only   string // only cases whose method contains it
 }
 
 // profileBench runs the parts named: "time", "validation", "overhead"
 // (all three when none is named).
-func profileBench(ctx context.Context, rounds int, only string) error {
+func profileBench(ctx context.Context, vf validationFlags, only string) error {
 	tmp, bin, err := tempPerfls(ctx, "perfls-bench-profile-")
 	if err != nil {
 		return err
@@ -49,7 +68,7 @@ func profileBench(ctx context.Context, rounds int, only string) error {
 		run  func() error
 	}{
 		{"time", func() error { return timeToProfile(ctx, bin, cacheDir) }},
-		{"validation", func() error { return profileValidation(ctx, bin, cacheDir, rounds) }},
+		{"validation", func() error { return profileValidation(ctx, bin, cacheDir, vf) }},
 		{"overhead", func() error { return profileOverhead(ctx, cacheDir) }},
 	} {
 		if only != "" && only != part.name {
@@ -63,9 +82,9 @@ func profileBench(ctx context.Context, rounds int, only string) error {
 }
 
 // perflsProfile runs perfls profile --format json on c and returns its
-// findings and the command's wall time.
-func perflsProfile(ctx context.Context, bin, cacheDir string, c profilecases.Case, extra ...string) ([]profileFinding, time.Duration, error) {
-	args := append([]string{"profile", "--project", filepath.Join("examples", c.Project), "--method", c.Method,
+// report and the command's wall time.
+func perflsProfile(ctx context.Context, bin, cacheDir string, c profilecases.Case, extra ...string) (*profileDoc, time.Duration, error) {
+	args := append([]string{"profile", "--project", c.ProjectDir(), "--method", c.Method,
 		"--workload", c.Gen, "--args", fmt.Sprint(c.Arg), "--format", "json"}, extra...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "PERFLS_CACHE_DIR="+cacheDir)
@@ -77,72 +96,260 @@ func perflsProfile(ctx context.Context, bin, cacheDir string, c profilecases.Cas
 	if err != nil {
 		return nil, took, fmt.Errorf("perfls %s: %v\n%s", strings.Join(args, " "), err, lastLinesOf(stderr.String(), 10))
 	}
-	var doc struct{ Findings []profileFinding }
+	var doc profileDoc
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		return nil, took, fmt.Errorf("perfls profile %s: %v", c.Method, err)
 	}
-	return doc.Findings, took, nil
+	return &doc, took, nil
 }
 
-// profileValidation profiles every case rounds times and prints, per
-// program, whether the seeded cause was found at its line, and the false
-// findings (any other finding) on the seeded and the clean methods.
-func profileValidation(ctx context.Context, bin, cacheDir string, rounds int) error {
-	fmt.Printf("== profile validation: perfls profile --fresh on %d methods, %d round(s)\n", len(profilecases.All), rounds)
-	fmt.Printf("%-36s %-44s %-9s %s\n", "method", "expected", "found", "other findings")
-	found, falses, cleanRuns, cleanFalse := 0, 0, 0, 0
-	var times []float64
-	for _, c := range profilecases.All {
-		expected, file, line := "none (clean)", "", 0
+// startHog keeps one core busy (a Go busy loop on its own OS thread) until
+// the returned stop is called: a CPU hog beside the validation.
+func startHog(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { // owned by startHog's caller through stop
+		defer close(done)
+		runtime.LockOSThread()
+		x := uint64(1)
+		for ctx.Err() == nil {
+			for i := 0; i < 1_000_000; i++ {
+				x = x*6364136223846793005 + 1442695040888963407
+			}
+		}
+		hogSink = x
+	}()
+	return func() { cancel(); <-done }
+}
+
+var hogSink uint64
+
+// loadSampler reads the 1-minute load average every 15 s until stopped and
+// returns the readings.
+func loadSampler(ctx context.Context) (stop func() []float64) {
+	ctx, cancel := context.WithCancel(ctx)
+	var loads []float64
+	done := make(chan struct{})
+	read := func() {
+		if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+			var v float64
+			if _, err := fmt.Sscan(string(b), &v); err == nil {
+				loads = append(loads, v)
+			}
+		}
+	}
+	go func() { // owned by loadSampler's caller through stop
+		defer close(done)
+		t := time.NewTicker(15 * time.Second)
+		defer t.Stop()
+		for {
+			read()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() []float64 { cancel(); <-done; read(); return loads }
+}
+
+// caseTally is what the validation saw of one case over its runs.
+type caseTally struct {
+	c           profilecases.Case
+	expected    string
+	file        string
+	line        int
+	runs, hits  int
+	other       []string  // findings other than the seeded cause
+	growth      []float64 // ramp cases: the recorded iterations' growth, last fifth against first
+	estimate    []float64 // ramp cases found: the control's estimate of the growth over the profile
+	failed      []string  // perfls profile failed
+	secondsUsed []float64
+}
+
+// profileValidation profiles every case rounds times (round after round,
+// so that the machine's load varies over cases alike) and prints, per
+// case, whether the seeded cause was found at its line and any other
+// finding, then the table by kind, the load averages during the run and
+// whether a CPU hog ran beside it.
+func profileValidation(ctx context.Context, bin, cacheDir string, vf validationFlags) error {
+	var tallies []*caseTally
+	for _, c := range profilecases.Validation() {
+		if vf.only != "" && !strings.Contains(c.Method, vf.only) {
+			continue
+		}
+		t := &caseTally{c: c, expected: "none (clean)"}
 		if c.Cause != "" {
 			var err error
-			if file, line, err = c.CauseLine("examples"); err != nil {
+			if t.file, t.line, err = c.CauseLineIn(c.ProjectDir()); err != nil {
 				return err
 			}
-			expected = fmt.Sprintf("%s at %s:%d", c.Cause, filepath.Base(file), line)
+			t.expected = fmt.Sprintf("%s at %s:%d", c.Cause, filepath.Base(t.file), t.line)
 		}
-		hits := 0
-		var other []string
-		for r := 0; r < rounds; r++ {
-			fs, took, err := perflsProfile(ctx, bin, cacheDir, c, "--fresh")
-			if err != nil {
-				return err
+		tallies = append(tallies, t)
+	}
+	rounds := max(vf.rounds, 1)
+	started := time.Now()
+	fmt.Printf("== profile validation: perfls profile --fresh on %d methods, %d round(s), CPU hog beside it: %v (started %s, load %s)\n",
+		len(tallies), rounds, vf.hog, started.UTC().Format("2006-01-02 15:04 UTC"), loadAverages())
+	stopLoads := loadSampler(ctx)
+	if vf.hog {
+		stop := startHog(ctx)
+		defer stop()
+	}
+	for r := 1; r <= rounds; r++ {
+		for _, t := range tallies {
+			doc, took, err := perflsProfile(ctx, bin, cacheDir, t.c, "--fresh")
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			times = append(times, took.Seconds())
+			t.runs++
+			t.secondsUsed = append(t.secondsUsed, took.Seconds())
+			if err != nil {
+				t.failed = append(t.failed, err.Error())
+				fmt.Printf("round %d %-36s FAILED (%.0f s): %s\n", r, t.c.Method, took.Seconds(), firstLine(err.Error()))
+				continue
+			}
 			hit := false
-			for _, f := range fs {
-				if c.Cause != "" && f.Kind == c.Cause && f.File == file && f.Line == line {
+			var other []string
+			for _, f := range doc.Findings {
+				if t.c.Cause != "" && f.Kind == t.c.Cause && f.File == t.file && f.Line == t.line {
 					hit = true
+					if g, ok := f.Evidence["growthOverRun"].(float64); ok {
+						t.estimate = append(t.estimate, g)
+					}
 					continue
 				}
 				other = append(other, fmt.Sprintf("%s at %s:%d", f.Kind, filepath.Base(f.File), f.Line))
-				falses++
-				if c.Cause == "" {
-					cleanFalse++
-				}
 			}
 			if hit {
-				hits++
+				t.hits++
 			}
-			if c.Cause == "" {
-				cleanRuns++
+			t.other = append(t.other, other...)
+			if t.c.Cause == "ramp" {
+				t.growth = append(t.growth, fifthsGrowth(doc.IterationNsPerOp))
 			}
+			status := "clean"
+			if t.c.Cause != "" {
+				status = map[bool]string{true: "found", false: "MISSED"}[hit]
+			}
+			if t.c.Cause != "" && !hit {
+				// Why it was missed: the notes of a cause not decided.
+				for _, n := range doc.Notes {
+					if strings.Contains(n, t.c.Cause) {
+						status += " [note: " + n + "]"
+					}
+				}
+			}
+			if len(other) > 0 {
+				status += ", other: " + strings.Join(other, "; ")
+			}
+			fmt.Printf("round %d %-36s %s (%.0f s, load %s)\n", r, t.c.Method, status, took.Seconds(), loadAverages())
 		}
-		foundCol := "—"
-		if c.Cause != "" {
-			foundCol = fmt.Sprintf("%d/%d", hits, rounds)
-			found += hits
-		}
-		if len(other) == 0 {
-			other = []string{"none"}
-		}
-		fmt.Printf("%-36s %-44s %-9s %s\n", c.Method, expected, foundCol, strings.Join(other, "; "))
 	}
-	sort.Float64s(times)
-	fmt.Printf("seeded causes found at the right line: %d of %d runs; false findings: %d (of them on clean methods: %d in %d runs)\n",
-		found, 5*rounds, falses, cleanFalse, cleanRuns)
-	fmt.Printf("perfls profile --fresh wall time per method: median %.2f s, max %.2f s\n", times[len(times)/2], times[len(times)-1])
+	loads := stopLoads()
+	printValidation(tallies, loads, started, vf)
 	return nil
+}
+
+// printValidation prints the validation's tables.
+func printValidation(tallies []*caseTally, loads []float64, started time.Time, vf validationFlags) {
+	fmt.Printf("\n%-36s %-48s %-9s %s\n", "method", "expected", "found", "other findings (false)")
+	type kindRow struct{ found, seededRuns int }
+	kinds := map[string]*kindRow{}
+	falseByKind := map[string]int{}
+	var kindOrder []string
+	runs, cleanRuns, cleanFalse, falses := 0, 0, 0, 0
+	var times []float64
+	for _, t := range tallies {
+		runs += t.runs
+		times = append(times, t.secondsUsed...)
+		found := "—"
+		if t.c.Cause != "" {
+			found = fmt.Sprintf("%d/%d", t.hits, t.runs)
+			k := kinds[t.c.Cause]
+			if k == nil {
+				k = &kindRow{}
+				kinds[t.c.Cause] = k
+				kindOrder = append(kindOrder, t.c.Cause)
+			}
+			k.found += t.hits
+			k.seededRuns += t.runs
+		} else {
+			cleanRuns += t.runs
+			cleanFalse += len(t.other)
+		}
+		for _, o := range t.other {
+			kind, _, _ := strings.Cut(o, " at ")
+			falseByKind[kind]++
+			falses++
+		}
+		other := "none"
+		if len(t.other) > 0 {
+			other = strings.Join(t.other, "; ")
+		}
+		if len(t.failed) > 0 {
+			other += fmt.Sprintf(" [%d runs failed: %s]", len(t.failed), firstLine(t.failed[0]))
+		}
+		if len(t.growth) > 0 {
+			other += fmt.Sprintf(" [recorded iterations, last fifth against first: %s; the control's estimate over the profile's calls: %s]", fmtPercents(t.growth), fmtPercents(t.estimate))
+		}
+		fmt.Printf("%-36s %-48s %-9s %s\n", t.c.Method, t.expected, found, other)
+	}
+	fmt.Printf("\n%-26s %-22s %s\n", "kind", "seeded: found/runs", "false findings of the kind/all runs")
+	for k := range falseByKind {
+		if kinds[k] == nil {
+			kindOrder = append(kindOrder, k)
+		}
+	}
+	for _, k := range kindOrder {
+		row := "—"
+		if kr := kinds[k]; kr != nil {
+			row = fmt.Sprintf("%d/%d", kr.found, kr.seededRuns)
+		}
+		fmt.Printf("%-26s %-22s %d/%d\n", k, row, falseByKind[k], runs)
+	}
+	sort.Float64s(loads)
+	sort.Float64s(times)
+	fmt.Printf("\nclean methods: %d false findings in %d runs; all methods: %d false findings in %d runs\n", cleanFalse, cleanRuns, falses, runs)
+	if len(loads) > 0 {
+		fmt.Printf("1-minute load average during the run (every 15 s, %d readings): min %.1f, median %.1f, max %.1f; CPU hog beside it: %v\n",
+			len(loads), loads[0], loads[len(loads)/2], loads[len(loads)-1], vf.hog)
+	}
+	if len(times) > 0 {
+		fmt.Printf("perfls profile --fresh wall time per method: median %.1f s, max %.1f s; the run took %s\n",
+			times[len(times)/2], times[len(times)-1], time.Since(started).Round(time.Second))
+	}
+}
+
+// fifthsGrowth is the growth of time per operation from the first fifth of
+// the recorded iterations to the last (medians): how much the seeded ramp
+// grew in that profile.
+func fifthsGrowth(y []float64) float64 {
+	k := len(y) / 5
+	if k == 0 {
+		return math.NaN()
+	}
+	med := func(v []float64) float64 {
+		s := append([]float64(nil), v...)
+		sort.Float64s(s)
+		return s[len(s)/2]
+	}
+	return med(y[len(y)-k:])/med(y[:k]) - 1
+}
+
+func fmtPercents(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%+.0f %%", 100*x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 // timeToProfile times perfls profile on a method of about 1 ms

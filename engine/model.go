@@ -167,7 +167,7 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 			popt := ProfileDefaults()
 			popt.SamplesPerFork /= 2
 			popt.Warmup, popt.MaxWarmup = min(popt.Warmup, opt.Defaults().Warmup), min(popt.MaxWarmup, opt.Defaults().MaxWarmup)
-			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Options: popt, Fresh: req.Fresh, Progress: req.Progress})
+			p, err := e.Profile(ctx, ProfileRequest{Dir: req.Dir, Workload: wv, Options: popt, Fresh: req.Fresh, Progress: req.Progress, SharesOnly: true})
 			switch {
 			case err != nil:
 				notices = append(notices, fmt.Sprintf("%s = %d: no profile to apportion the callees: %v", param, v, err))

@@ -42,11 +42,16 @@ var profileJVMFlags = []string{"-XX:+UseSerialGC"}
 // iterations of at least 50 ms after 500 ms to 2 s of warm-up, in a 512 MB
 // heap — the settings the findings were validated with (the validation
 // warmed up for 500 ms; the cap keeps a profile quick on a loaded machine,
-// where JIT compilation settles late).
+// where JIT compilation settles late) — then ProfileRampRounds rounds of
+// the ramp test's paired control (three windows of 25 ms each).
 func ProfileDefaults() measure.Options {
 	return measure.Options{Forks: 1, SamplesPerFork: 20, MinSampleTime: 50 * time.Millisecond, Warmup: 500 * time.Millisecond,
-		MaxWarmup: 2 * time.Second, ForkTimeout: 60 * time.Second, HeapMB: 512}
+		MaxWarmup: 2 * time.Second, ForkTimeout: 90 * time.Second, HeapMB: 512, RampRounds: ProfileRampRounds}
 }
+
+// ProfileRampRounds are the rounds of the ramp test's control in a profiled
+// fork (docs/profiling.md, "ramp").
+const ProfileRampRounds = 30
 
 // ProfileRequest asks for a profile of one workload.
 type ProfileRequest struct {
@@ -67,6 +72,11 @@ type ProfileRequest struct {
 	// Preliminary receives the quick profile of PhaseBoth as it arrives,
 	// before the fork; nil: it is not wanted.
 	Preliminary func(*Profiled)
+	// SharesOnly is for a caller that reads the profile's shares only (a
+	// model apportioning its demand to callees): no ramp control in the
+	// fork and no counting forks for a treasure hunt; those two findings
+	// are then not decided (notes say so).
+	SharesOnly bool
 }
 
 // Profiled is the profile of one workload.
@@ -77,6 +87,9 @@ type Profiled struct {
 	Report           *profile.Report
 	Profile          *profile.Profile // the attributed profile (pprof, call trees)
 	Cached           bool             // answered from the cache
+	// Scaling are the invocation counts that decided a treasure hunt; nil
+	// when none was to be decided.
+	Scaling *profile.Scaling
 	// Preliminary marks a quick profile from the warm worker JVM
 	// (Report.Preliminary too).
 	Preliminary bool
@@ -112,10 +125,15 @@ func (e *Engine) Profile(ctx context.Context, req ProfileRequest) (*Profiled, er
 // or a quick profile (PhaseQuick), which the cache may answer with a
 // forked one.
 func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase service.Phase) (*Profiled, error) {
-	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: ProfileOptions(req.Options),
+	opt := ProfileOptions(req.Options)
+	if req.SharesOnly {
+		opt.RampRounds = -1
+	}
+	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: opt,
 		Priority: req.Priority, Fresh: req.Fresh, Budget: req.Budget, Profile: true, Phase: phase}
 	if phase == service.PhaseQuick {
-		quick := req.Options // the worker's own flags, not a profiled fork's
+		quick := req.Options  // the worker's own flags, not a profiled fork's
+		quick.RampRounds = -1 // and no ramp control: a preliminary profile has no ramp
 		p.QuickOptions = &quick
 	}
 	out := &Profiled{Dir: req.Dir, Method: req.Workload.Method.String(), Workload: req.Workload.generator(), Args: req.Workload.Args}
@@ -150,10 +168,82 @@ func (e *Engine) profileOnce(ctx context.Context, req ProfileRequest, phase serv
 	if err := out.attributeTo(decls, summary, req.Thresholds); err != nil {
 		return out, err
 	}
+	if out.Profile.NeedsCounts(req.Thresholds) {
+		switch {
+		case req.SharesOnly:
+			out.Scaling = &profile.Scaling{Problem: "not asked for"}
+		case out.Preliminary:
+			out.Scaling = &profile.Scaling{Problem: "a quick profile does not count them; the forked profile does"}
+		default:
+			out.Scaling = e.huntScaling(ctx, req)
+		}
+		out.Report = out.Profile.ReportWithCounts(req.Thresholds, out.Scaling)
+	}
 	if out.Preliminary {
 		out.Report.MarkPreliminary()
 	}
 	return out, nil
+}
+
+// huntScaling counts the project's calls and loop passes per operation at
+// the workload's size n (its first argument) and at n/4, in counting forks
+// (cached like any count): the evidence that decides a circuitous treasure
+// hunt (analysis/profile, hunt.go). What could not be counted is the
+// Scaling's Problem.
+func (e *Engine) huntScaling(ctx context.Context, req ProfileRequest) *profile.Scaling {
+	w := req.Workload
+	if len(w.Args) == 0 || w.Args[0].IsString {
+		return &profile.Scaling{Problem: "the workload has no integer first argument to count it at two sizes"}
+	}
+	n := w.Args[0].Int
+	if n < 40 {
+		return &profile.Scaling{Problem: fmt.Sprintf("its first argument, %d, is below 40: counted at a quarter of it, a search cannot be told from an index", n)}
+	}
+	opt := ProfileOptions(req.Options)
+	copt := measure.CountDefaults()
+	copt.HeapMB, copt.JVMArgs, copt.Java, copt.CPUs = opt.HeapMB, req.Options.JVMArgs, opt.Java, opt.CPUs
+	sc := &profile.Scaling{}
+	for _, v := range []int64{n / 4, n} {
+		wv := w
+		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args[1:]...)
+		p := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt,
+			Priority: req.Priority, Budget: req.Budget}
+		_, it, err := measureOne(ctx, e.service(ctx), p, req.Progress)
+		switch {
+		case err != nil:
+			return &profile.Scaling{Problem: fmt.Sprintf("counting at n = %d failed: %v", v, err)}
+		case it.Counts == nil:
+			return &profile.Scaling{Problem: "the measurement service returned no invocation counts (a daemon of an older perfls? perfls daemon stop)"}
+		case !it.Counts.LoopsCounted:
+			return &profile.Scaling{Problem: "the counts carry no loop passes (counted by an older perfls; profile again with --fresh)"}
+		}
+		sc.Sizes = append(sc.Sizes, sizeCounts(float64(v), it.Counts))
+	}
+	return sc
+}
+
+// sizeCounts are a counting fork's counts as the profile's analysis reads them.
+func sizeCounts(n float64, c *measure.CallCounts) profile.SizeCounts {
+	by := map[string]*profile.MethodCount{}
+	var order []string
+	get := func(m string) *profile.MethodCount {
+		if by[m] == nil {
+			by[m] = &profile.MethodCount{Method: m}
+			order = append(order, m)
+		}
+		return by[m]
+	}
+	for _, cc := range c.Calls {
+		get(cc.Method).Calls = cc.PerOp
+	}
+	for _, cc := range c.Loops {
+		get(cc.Method).LoopPasses = cc.PerOp
+	}
+	out := profile.SizeCounts{N: n}
+	for _, m := range order {
+		out.Counts = append(out.Counts, *by[m])
+	}
+	return out
 }
 
 // ProfileOptions are the options of a profiled fork asked for with o: its

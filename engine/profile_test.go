@@ -20,19 +20,11 @@ import (
 func TestProfile(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, measure.Options{})
-	dir, err := filepath.Abs(filepath.Join("..", "examples", "profiling"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := measure.MethodSpec{Class: "profiling.Totals", Name: "values"}
-	req := ProfileRequest{Dir: dir, Workload: Workload{Method: measure.MethodSpec{Class: "profiling.Totals", Name: "sum"}, Generator: &gen,
-		Args: []measure.Arg{measure.IntArg(1000)}}, Options: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}}
+	dir, req, line := profilingRequest(t, "Totals", "sum", "values", 1000, "excessive-allocation")
 	p, err := e.Profile(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ := os.ReadFile(filepath.Join(dir, "src/main/java/profiling/Totals.java"))
-	line := 1 + strings.Count(string(src[:strings.Index(string(src), "// cause: excessive-allocation")]), "\n")
 	r := p.Report
 	if p.Cached || p.Method != "profiling.Totals#sum(int[])" || r.Iterations != 12 {
 		t.Errorf("cached %v, method %s, %d iterations", p.Cached, p.Method, r.Iterations)
@@ -63,6 +55,29 @@ func TestProfile(t *testing.T) {
 	}
 }
 
+// profilingRequest is a short profile of examples/profiling's
+// class#method with the generator gen of the same class at n, and the line
+// marked "// cause: <cause>" in the class's source.
+func profilingRequest(t *testing.T, class, method, gen string, n int64, cause string) (dir string, req ProfileRequest, line int) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "profiling"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := measure.MethodSpec{Class: "profiling." + class, Name: gen}
+	req = ProfileRequest{Dir: dir, Workload: Workload{Method: measure.MethodSpec{Class: "profiling." + class, Name: method}, Generator: &g,
+		Args: []measure.Arg{measure.IntArg(n)}}, Options: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}}
+	src, err := os.ReadFile(filepath.Join(dir, "src/main/java/profiling", class+".java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(src), "// cause: "+cause)
+	if i < 0 {
+		t.Fatalf("%s.java: no line marked // cause: %s", class, cause)
+	}
+	return dir, req, 1 + strings.Count(string(src[:i]), "\n")
+}
+
 // hasFinding tells whether r has a finding of kind at file:line.
 func hasFinding(r *profile.Report, kind, file string, line int) bool {
 	for _, f := range r.Findings {
@@ -71,4 +86,32 @@ func hasFinding(r *profile.Report, kind, file string, line int) bool {
 		}
 	}
 	return false
+}
+
+// TestProfileDecidesTreasureHuntOnCounts: a call in a loop whose callee
+// searches again (Duplicates#countRepeats) is a treasure hunt only on the
+// counting forks' evidence, counted at n and n/4: the loop passes of
+// firstIndexOf per element grow with n. Below n = 40 nothing is counted
+// and a note says why.
+func TestProfileDecidesTreasureHuntOnCounts(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t, measure.Options{})
+	_, req, line := profilingRequest(t, "Duplicates", "countRepeats", "values", 2000, "circuitous-treasure-hunt")
+	p, err := e.Profile(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(p.Report, profile.FindingTreasureHunt, "src/main/java/profiling/Duplicates.java", line) {
+		t.Errorf("findings %+v\nnotes %q", p.Report.Findings, p.Report.Notes)
+	}
+	if sc := p.Scaling; sc == nil || len(sc.Sizes) != 2 || sc.Sizes[0].N != 500 || sc.Sizes[1].N != 2000 {
+		t.Errorf("counts %+v", p.Scaling)
+	}
+	req.Workload.Args = []measure.Arg{measure.IntArg(30)}
+	if p, err = e.Profile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if p.Scaling == nil || !strings.Contains(p.Scaling.Problem, "below 40") || hasFinding(p.Report, profile.FindingTreasureHunt, "src/main/java/profiling/Duplicates.java", line) {
+		t.Errorf("n = 30: counts %+v, findings %+v", p.Scaling, p.Report.Findings)
+	}
 }

@@ -62,6 +62,12 @@ type CallCount struct {
 type CallCounts struct {
 	Ops   int64       `json:"ops"` // operations counted over
 	Calls []CallCount `json:"calls"`
+	// Loops are the passes through each method's loop bodies per
+	// operation (every pass of every for, while and do loop in the method,
+	// lambdas' included), most first; LoopsCounted says the copy counted
+	// them (without it Loops is unknown, not empty).
+	Loops        []CallCount `json:"loops,omitempty"`
+	LoopsCounted bool        `json:"loops_counted,omitempty"`
 }
 
 // forkCounts are a counting fork's perfls-count lines.
@@ -70,12 +76,14 @@ type forkCounts struct {
 	byID                  map[int][3]int64 // total, smallest and largest per sample
 }
 
-// countedMethod is one counter of an instrumented copy.
+// countedMethod is one counter of an instrumented copy: a method's
+// invocations, or (Loop) the passes through one of its loops' bodies.
 type countedMethod struct {
 	Class  string   `json:"class"`
 	Name   string   `json:"name"`
 	Params []string `json:"params"` // erased, as declared
 	Method string   `json:"method"` // the name CallCount reports
+	Loop   bool     `json:"loop,omitempty"`
 }
 
 // CountCalls runs one counting fork of req on an instrumented copy of the
@@ -115,20 +123,35 @@ func callCounts(fc *forkCounts, methods []countedMethod) (*CallCounts, error) {
 	if ops <= 0 {
 		return nil, errors.New("counting fork: no operations were counted")
 	}
-	out := &CallCounts{Ops: ops}
+	out := &CallCounts{Ops: ops, LoopsCounted: true}
+	loops := map[string]*CallCount{}
 	for id, c := range fc.byID {
 		if id >= len(methods) {
 			return nil, fmt.Errorf("counting fork: counter %d of %d", id, len(methods))
 		}
-		out.Calls = append(out.Calls, CallCount{Method: methods[id].Method, PerOp: float64(c[0]) / float64(ops), Varies: c[1] != c[2]})
-	}
-	sort.Slice(out.Calls, func(i, j int) bool {
-		a, b := out.Calls[i], out.Calls[j]
-		if a.PerOp != b.PerOp {
-			return a.PerOp > b.PerOp
+		cc := CallCount{Method: methods[id].Method, PerOp: float64(c[0]) / float64(ops), Varies: c[1] != c[2]}
+		if !methods[id].Loop {
+			out.Calls = append(out.Calls, cc)
+			continue
 		}
-		return a.Method < b.Method
-	})
+		if l := loops[cc.Method]; l != nil {
+			l.PerOp, l.Varies = l.PerOp+cc.PerOp, l.Varies || cc.Varies
+		} else {
+			loops[cc.Method] = &cc
+		}
+	}
+	for _, l := range loops {
+		out.Loops = append(out.Loops, *l)
+	}
+	for _, cs := range [][]CallCount{out.Calls, out.Loops} {
+		sort.Slice(cs, func(i, j int) bool {
+			a, b := cs[i], cs[j]
+			if a.PerOp != b.PerOp {
+				return a.PerOp > b.PerOp
+			}
+			return a.Method < b.Method
+		})
+	}
 	return out, nil
 }
 
@@ -139,8 +162,10 @@ func countHit(id int) string { return "$perflsHit(" + strconv.Itoa(id) + ");" }
 const countImport = " import static dev.perfls.internal.Counts.$perflsHit; "
 
 // instrumentSource inserts a counter at the entry of every method and
-// constructor body of one file, numbering from first, and returns the new
-// text and the counted methods in ID order.
+// constructor body of one file, and one at the start of every loop body
+// inside them (a body that is a single statement is wrapped in braces, on
+// its own lines), numbering from first, and returns the new text and the
+// counters in ID order.
 func instrumentSource(ctx context.Context, path string, src []byte, first int) ([]byte, []countedMethod, error) {
 	f, err := javasrc.ParseContext(ctx, path, src)
 	if err != nil {
@@ -150,27 +175,62 @@ func instrumentSource(ctx context.Context, path string, src []byte, first int) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	loops, err := javasrc.LoopBodies(ctx, src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	byStart := map[int]*javasrc.Method{}
 	for _, m := range f.Methods {
 		if m.Type != nil && m.Type.BinaryName != "" {
 			byStart[m.Span.Start] = m
 		}
 	}
-	out := append(append([]byte(nil), src[:importAt]...), countImport...)
+	type insertion struct {
+		at   int
+		text string
+	}
+	var ins []insertion
 	var ms []countedMethod
-	last := importAt
-	for _, e := range eps {
-		m := byStart[e.Decl]
+	counter := func(decl int, loop bool) (string, bool) {
+		m := byStart[decl]
 		if m == nil {
-			continue // not in the model (a method outside every type)
+			return "", false // not in the model (a method outside every type)
 		}
 		params := make([]string, len(m.Params))
 		for i, p := range m.Params {
 			params[i] = p.Erased
 		}
-		ms = append(ms, countedMethod{Class: m.Type.BinaryName, Name: m.Name, Params: params})
-		out = append(append(out, src[last:e.Offset]...), countHit(first+len(ms)-1)...)
-		last = e.Offset
+		ms = append(ms, countedMethod{Class: m.Type.BinaryName, Name: m.Name, Params: params, Loop: loop})
+		return countHit(first + len(ms) - 1), true
+	}
+	for _, e := range eps {
+		if hit, ok := counter(e.Decl, false); ok {
+			ins = append(ins, insertion{e.Offset, hit})
+		}
+	}
+	for _, l := range loops {
+		hit, ok := counter(l.Decl, true)
+		switch {
+		case !ok:
+		case l.Close < 0:
+			ins = append(ins, insertion{l.Offset, hit})
+		default:
+			ins = append(ins, insertion{l.Offset, "{" + hit}, insertion{l.Close, "}"})
+		}
+	}
+	// In offset order; at one offset a closing brace (the end of an inner
+	// statement) before anything that opens.
+	sort.SliceStable(ins, func(i, j int) bool {
+		if ins[i].at != ins[j].at {
+			return ins[i].at < ins[j].at
+		}
+		return ins[i].text == "}" && ins[j].text != "}"
+	})
+	out := append(append([]byte(nil), src[:importAt]...), countImport...)
+	last := importAt
+	for _, in := range ins {
+		out = append(append(out, src[last:in.at]...), in.text...)
+		last = in.at
 	}
 	return append(out, src[last:]...), ms, nil
 }
@@ -208,7 +268,7 @@ func instrumentedClasses(ctx context.Context, p *Project, b *Build) (_ string, _
 	if err != nil {
 		return "", nil, err
 	}
-	stamp = "perfls-count-v1\n" + stamp
+	stamp = "perfls-count-v2\n" + stamp
 	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
 		var ms []countedMethod
 		if data, err := os.ReadFile(namesFile); err == nil && json.Unmarshal(data, &ms) == nil {

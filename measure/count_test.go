@@ -104,11 +104,65 @@ func TestCountCalls(t *testing.T) {
 	if got := text(cc); got != want(40) || cc.Ops < 3 {
 		t.Errorf("generator: %s over %d ops\nwant %s", got, cc.Ops, want(40))
 	}
+	// compute's loops: the outer one 40 passes, the inner one 40·39/2.
+	if len(cc.Loops) != 1 || cc.Loops[0].Method != "c.Pairs#compute(int[])" || cc.Loops[0].PerOp != 40+780 || !cc.LoopsCounted {
+		t.Errorf("loop passes %+v", cc.Loops)
+	}
 	loop := Request{Method: resolveOne(t, b, "c.Pairs#loop"), Args: []Arg{IntArg(9)}}
 	if cc, err = CountCalls(context.Background(), p, b, loop, opt); err != nil {
 		t.Fatal(err)
 	}
 	if got := text(cc); got != want(9) {
 		t.Errorf("workload loop: %s\nwant %s", got, want(9))
+	}
+	// The workload loop's own while is outside the spans: only compute's count.
+	if len(cc.Loops) != 1 || cc.Loops[0].PerOp != 9+36 {
+		t.Errorf("workload loop: loop passes %+v", cc.Loops)
+	}
+}
+
+// TestInstrumentLoops: every loop body gets a counter on its own lines —
+// after a block's '{', or inside braces wrapped around a single statement —
+// named after the method around it (a lambda's loop counts for its method);
+// loops outside methods are not counted.
+func TestInstrumentLoops(t *testing.T) {
+	src := `package p;
+class L {
+    static int[] t = new int[3];
+    static { for (int i = 0; i < 3; i++) t[i] = i; }
+    int f(int[] a) {
+        int s = 0;
+        for (int x : a) s += x;
+        while (s > 100) s /= 2;
+        do s++; while (s < 3);
+        for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++) s += i * j;
+        Runnable r = () -> { for (;;) { break; } };
+        return s;
+    }
+}
+`
+	out, ms, err := instrumentSource(context.Background(), "L.java", []byte(src), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if strings.Count(got, "\n") != strings.Count(src, "\n") {
+		t.Errorf("lines moved:\n%s", got)
+	}
+	for _, want := range []string{
+		"static { for (int i = 0; i < 3; i++) t[i] = i; }", // not in a method
+		"int f(int[] a) {$perflsHit(5);",
+		"for (int x : a) {$perflsHit(6);s += x;}",
+		"while (s > 100) {$perflsHit(7);s /= 2;}",
+		"do {$perflsHit(8);s++;} while (s < 3);",
+		"for (int i = 0; i < 2; i++) {$perflsHit(9);for (int j = 0; j < 2; j++) {$perflsHit(10);s += i * j;}}",
+		"for (;;) {$perflsHit(11); break; }",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if len(ms) != 7 || ms[0].Loop || !ms[1].Loop || ms[6].Name != "f" || !ms[6].Loop {
+		t.Errorf("counters %+v", ms)
 	}
 }

@@ -153,10 +153,14 @@ type Options struct {
 	// perfls.json's "release" and "javacArgs" (Project.ApplyOptions).
 	Release   int      `json:",omitempty"`
 	JavacArgs []string `json:",omitempty"`
+	// RampRounds, with Profile, runs that many rounds of the ramp test's
+	// paired control after the recorded samples (RampControl.java,
+	// profile.Summary.Ramp); 0 or less runs none.
+	RampRounds int `json:",omitempty"`
 }
 
 // Fill returns o with its zero SamplesPerFork, MinSampleTime, Warmup,
-// MaxWarmup (no shorter than Warmup) and ForkTimeout taken from def: the
+// MaxWarmup (no shorter than Warmup), ForkTimeout and RampRounds taken from def: the
 // defaults of a special fork (profiled, counting) rather than a timing
 // fork's.
 func (o Options) Fill(def Options) Options {
@@ -174,6 +178,9 @@ func (o Options) Fill(def Options) Options {
 	}
 	if o.ForkTimeout <= 0 {
 		o.ForkTimeout = def.ForkTimeout
+	}
+	if o.RampRounds == 0 {
+		o.RampRounds = def.RampRounds
 	}
 	return o
 }
@@ -437,6 +444,9 @@ func harnessOptions(opt Options) []string {
 	}
 	if opt.Profile {
 		args = append(args, "profile=1")
+		if opt.RampRounds > 0 {
+			args = append(args, "ramp="+strconv.Itoa(opt.RampRounds))
+		}
 	}
 	if opt.Count {
 		args = append(args, "count=1")

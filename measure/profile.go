@@ -400,6 +400,66 @@ func (p *summaryParser) line(l string) error {
 			x[i] = v
 		}
 		s.CPU = profile.CPULoad{JVMUser: x[0], JVMSystem: x[1], Machine: x[2]}
+	case "perfls-prof-ramp":
+		if len(f) != 12 {
+			if err := need(9); err != nil {
+				return err
+			}
+		}
+		v, err := ints(f)
+		if err != nil {
+			return err
+		}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		if v[0] != int64(len(s.Ramp.Rounds)) {
+			return bad(fmt.Sprintf("ramp round %d out of order (expected %d)", v[0], len(s.Ramp.Rounds)))
+		}
+		r := profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
+			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}}
+		if len(v) == 12 {
+			r.OpsM, r.M = v[9], profile.RampTime{Ns: v[10], CPUNs: v[11]}
+		}
+		s.Ramp.Rounds = append(s.Ramp.Rounds, r)
+	case "perfls-prof-ramp-stopped":
+		if err := need(1); err != nil {
+			return err
+		}
+		if s.Ramp == nil {
+			return bad("no ramp rounds before it")
+		}
+		s.Ramp.Stopped = unescape(f[0])
+	case "perfls-prof-ramp-none":
+		if err := need(1); err != nil {
+			return err
+		}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		s.Ramp.Skipped, s.Ramp.Rounds = unescape(f[0]), nil
+	case "perfls-prof-ramp-stack":
+		if err := need(3); err != nil {
+			return err
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil || n < 0 || f[0] != "A" && f[0] != "B" {
+			return bad(fmt.Sprintf("copy %q, count %q", f[0], f[1]))
+		}
+		var frames []int
+		if f[2] != "-" {
+			for _, x := range strings.Split(f[2], ",") {
+				v, err := strconv.Atoi(x)
+				if err != nil {
+					return bad(fmt.Sprintf("frame %q is not an integer", x))
+				}
+				frames = append(frames, v)
+			}
+		}
+		if s.Ramp == nil {
+			s.Ramp = &profile.RampControl{}
+		}
+		s.Ramp.Stacks = append(s.Ramp.Stacks, profile.RampStack{Copy: f[0], Count: n, Frames: frames})
 	case "perfls-prof-end":
 		if err := need(1); err != nil {
 			return err

@@ -285,7 +285,7 @@ func profileProblems(t *testing.T, pp *profProject, c profCase) []string {
 		return problems
 	}
 	file, line := causeLine(t, c)
-	ok := false
+	ok := undecidedHere(r, c, file, line)
 	for _, f := range r.Findings {
 		if f.Kind == c.Cause && f.File == file && f.Line == line {
 			ok = true
@@ -297,6 +297,21 @@ func profileProblems(t *testing.T, pp *profProject, c profCase) []string {
 		problems = append(problems, fmt.Sprintf("no %s finding at %s:%d", c.Cause, file, line))
 	}
 	return problems
+}
+
+// undecidedHere: the driver has neither the harness's ramp control nor
+// counting forks, so a ramp and a treasure hunt are not decided from its
+// recordings (bench profile-validation decides them through perfls
+// profile); the report must say so — for the hunt, at the cause's line.
+func undecidedHere(r *profile.Report, c profCase, file string, line int) bool {
+	notes := strings.Join(r.Notes, "\n")
+	switch c.Cause {
+	case profile.FindingRamp:
+		return strings.Contains(notes, "ramp not looked for: the profile has no ramp control")
+	case profile.FindingTreasureHunt:
+		return strings.Contains(notes, fmt.Sprintf("circuitous treasure hunt not decided: the call at %s:%d", filepath.Base(file), line))
+	}
+	return false
 }
 
 // TestReduceRecordingFile reduces a recording the JVM wrote to a file on
@@ -325,7 +340,7 @@ func TestReduceRecordingFile(t *testing.T) {
 		}
 		r := p.Report(profile.Thresholds{})
 		f := r.Findings
-		if len(f) == 1 && f[0].Kind == c.Cause && f[0].File == file && f[0].Line == line {
+		if len(f) == 1 && f[0].Kind == c.Cause && f[0].File == file && f[0].Line == line || len(f) == 0 && undecidedHere(r, c, file, line) {
 			break
 		}
 		if attempt == 3 {
@@ -372,7 +387,7 @@ func TestProfiledForkInHarness(t *testing.T) {
 	pp := profilingProject(t, c.Project)
 	req := Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []Arg{IntArg(int64(c.Arg))}}
 	opt := Options{Forks: 1, SamplesPerFork: 12, MinSampleTime: 50 * time.Millisecond, Warmup: 300 * time.Millisecond, HeapMB: 256,
-		JVMArgs: append(pp.profileArgs(t), "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"), Profile: true}
+		JVMArgs: append(pp.profileArgs(t), "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"), Profile: true, RampRounds: 10}
 	res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
 	if err != nil || res[0].Err != nil {
 		t.Fatalf("%v %v", err, res[0].Err)
@@ -380,6 +395,26 @@ func TestProfiledForkInHarness(t *testing.T) {
 	f := res[0].Forks[0]
 	if f.Profile == nil || len(f.Profile.Iterations) != opt.SamplesPerFork || f.Retaken != 0 {
 		t.Fatalf("profile %v, retaken %d", f.Profile != nil, f.Retaken)
+	}
+	// The ramp control ran in the same fork: 10 rounds, copy A making four
+	// calls for each of B's, both counting from the same warm-up, and the
+	// profiled copy as many as B.
+	rc := f.Profile.Ramp
+	if rc == nil || rc.Skipped != "" || len(rc.Rounds) != 10 {
+		t.Fatalf("ramp control %+v", rc)
+	}
+	for i, r := range rc.Rounds {
+		if r.OpsA != 4*r.OpsB || r.CallsA-r.CallsB != int64(i)*3*r.OpsB || r.A.Ns <= 0 || r.B.CPUNs <= 0 || r.OpsM != r.OpsB || r.M.Ns <= 0 {
+			t.Errorf("ramp round %d: %+v", i, r)
+		}
+	}
+	// The recording's samples of the rounds, split by copy.
+	copies := map[string]int64{}
+	for _, st := range rc.Stacks {
+		copies[st.Copy] += st.Count
+	}
+	if copies["A"] == 0 || copies["B"] == 0 {
+		t.Errorf("ramp stacks by copy %v", copies)
 	}
 	p, err := profile.New(f.Profile, pp.decls, pp.target(t, c.Method))
 	if err != nil {

@@ -69,6 +69,48 @@ func TestParseSummary(t *testing.T) {
 	}
 }
 
+// TestParseSummaryRamp reads the ramp control's rounds and why they
+// stopped, or why there are none.
+func TestParseSummaryRamp(t *testing.T) {
+	rounds := "perfls-prof-ramp 0 400 100 5000 5000 8000 7900 2000 1990 100 1800 1790\n" +
+		"perfls-prof-ramp 1 400 100 5400 5100 8100 8000 2000 1995\n" +
+		"perfls-prof-ramp-stopped the\\sheap\\sfilling\\sup\n"
+	text := strings.Replace(summaryText, "perfls-prof-end 23", rounds+"perfls-prof-end 26", 1)
+	s, err := ParseSummary(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &profile.RampControl{Stopped: "the heap filling up", Rounds: []profile.RampRound{
+		{OpsA: 400, OpsB: 100, CallsA: 5000, CallsB: 5000, A: profile.RampTime{Ns: 8000, CPUNs: 7900}, B: profile.RampTime{Ns: 2000, CPUNs: 1990},
+			OpsM: 100, M: profile.RampTime{Ns: 1800, CPUNs: 1790}},
+		{OpsA: 400, OpsB: 100, CallsA: 5400, CallsB: 5100, A: profile.RampTime{Ns: 8100, CPUNs: 8000}, B: profile.RampTime{Ns: 2000, CPUNs: 1995}},
+	}}
+	if !reflect.DeepEqual(s.Ramp, want) {
+		t.Errorf("ramp %+v\nwant %+v", s.Ramp, want)
+	}
+	stacks := strings.Replace(text, "perfls-prof-ramp 0 ", "perfls-prof-ramp-stack A 30 0\nperfls-prof-ramp-stack B 9 1,0\nperfls-prof-ramp 0 ", 1)
+	stacks = strings.Replace(stacks, "perfls-prof-end 26", "perfls-prof-end 28", 1)
+	if s, err := ParseSummary(strings.NewReader(stacks)); err != nil || !reflect.DeepEqual(s.Ramp.Stacks, []profile.RampStack{{Copy: "A", Count: 30, Frames: []int{0}}, {Copy: "B", Count: 9, Frames: []int{1, 0}}}) {
+		t.Errorf("ramp stacks: %+v, %v", s, err)
+	}
+	if _, err := ParseSummary(strings.NewReader(strings.Replace(stacks, "ramp-stack B 9 1,0", "ramp-stack B 9 1,7", 1))); err == nil {
+		t.Error("a ramp stack naming an undefined frame parsed")
+	}
+	none := strings.Replace(summaryText, "perfls-prof-end 23", "perfls-prof-ramp-none the\\scontrol\\scopy\\sfailed\nperfls-prof-end 24", 1)
+	if s, err := ParseSummary(strings.NewReader(none)); err != nil || s.Ramp == nil || s.Ramp.Skipped != "the control copy failed" {
+		t.Errorf("none: %+v, %v", s, err)
+	}
+	for name, bad := range map[string]string{
+		"out of order":   strings.Replace(text, "perfls-prof-ramp 1 ", "perfls-prof-ramp 3 ", 1),
+		"before rounds":  strings.Replace(summaryText, "perfls-prof-end 23", "perfls-prof-ramp-stopped x\nperfls-prof-end 24", 1),
+		"negative calls": strings.Replace(text, "400 100 5400 5100", "400 100 -5 5100", 1),
+	} {
+		if _, err := ParseSummary(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
 // TestSummaryReaderLineByLine feeds the lines one at a time, as a fork
 // launcher does, and gets what ParseSummary gets.
 func TestSummaryReaderLineByLine(t *testing.T) {

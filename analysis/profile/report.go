@@ -157,8 +157,14 @@ const maxListed = 20
 
 // Report computes the figures and the single-profile findings (all but the
 // comparison ones, see Compare) with thresholds th (zero fields take the
-// defaults).
-func (p *Profile) Report(th Thresholds) *Report {
+// defaults), without invocation counts: a treasure hunt is then not decided
+// (a note says so; see ReportWithCounts).
+func (p *Profile) Report(th Thresholds) *Report { return p.ReportWithCounts(th, nil) }
+
+// ReportWithCounts is Report with the invocation counts at two or more sizes
+// that decide a circuitous treasure hunt (NeedsCounts says whether any is
+// to be decided); sc nil: none.
+func (p *Profile) ReportWithCounts(th Thresholds, sc *Scaling) *Report {
 	th = th.withDefaults()
 	s := p.s
 	r := &Report{Version: ReportVersion, Method: p.targetLocation().Method, Samples: p.samples(),
@@ -190,10 +196,16 @@ func (p *Profile) Report(th Thresholds) *Report {
 	if s.Truncated > 0 {
 		r.Notes = append(r.Notes, itoa(int(s.Truncated))+" stacks were cut at the recording's depth limit; raise -XX:FlightRecorderOptions=stackdepth")
 	}
-	r.Findings = append(r.Findings, p.findRamp(th)...)
+	ramp, note := p.findRamp(th)
+	r.Findings = append(r.Findings, ramp...)
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	r.Findings = append(r.Findings, p.findOneLaneBridge(th)...)
 	r.Findings = append(r.Findings, p.findAllocation(th, r)...)
-	r.Findings = append(r.Findings, p.findTreasureHunt(th)...)
+	hunts, notes := p.findTreasureHunt(th, sc)
+	r.Findings = append(r.Findings, hunts...)
+	r.Notes = append(r.Notes, notes...)
 	r.Findings = append(r.Findings, p.findSemiTrucks(th)...)
 	return r
 }
@@ -212,7 +224,13 @@ func (r *Report) MarkPreliminary() {
 		}
 	}
 	r.Findings = kept
-	r.Notes = append(r.Notes, "preliminary: a quick profile in the warm worker JVM (short warm-up, 10 iterations, a JVM shared with other requests); ramps are not looked for here — the forked profile is the one to trust")
+	notes := r.Notes[:0]
+	for _, n := range r.Notes {
+		if !strings.HasPrefix(n, "ramp not ") {
+			notes = append(notes, n) // the note below says why
+		}
+	}
+	r.Notes = append(notes, "preliminary: a quick profile in the warm worker JVM (short warm-up, 10 iterations, a JVM shared with other requests); ramps are not looked for here — the forked profile is the one to trust")
 }
 
 func (p *Profile) hot(r *Report) {

@@ -73,6 +73,57 @@ type Summary struct {
 	Stacks     []Stack
 	GC         GC
 	CPU        CPULoad
+	// Ramp is the ramp test's paired control, measured after the
+	// iterations; nil when the fork ran none (a quick profile, a workload
+	// loop, a summary from an older perfls).
+	Ramp *RampControl `json:",omitempty"`
+}
+
+// RampControl is the ramp test's paired measurement (the harness's
+// RampControl.java): two fresh copies A and B of the project's classes,
+// each with its own static state, measured in rounds of short windows back
+// to back — A, B, A, M, A, B, A, M, … — A's windows twice B's calls, so
+// that at every round both run at the same time and A has made more calls
+// than B by a lead that grows; M is the profiled copy, a settled reference.
+type RampControl struct {
+	// Skipped says why there are no rounds; "" when there are.
+	Skipped string `json:",omitempty"`
+	Rounds  []RampRound
+	// Stopped says why the rounds ended before the number asked for (a
+	// time limit, the heap filling up); "" when they did not.
+	Stopped string `json:",omitempty"`
+	// Stacks are the execution samples of the rounds' windows by copy
+	// ("A", "B") and stack (frames innermost first, indices into
+	// Summary.Frames): where each copy spent its time at the same moments.
+	Stacks []RampStack `json:",omitempty"`
+}
+
+// RampStack is one stack's execution samples in one copy's windows.
+type RampStack struct {
+	Copy   string
+	Count  int64
+	Frames []int
+}
+
+// RampRound is one round of the ramp control.
+type RampRound struct {
+	// OpsA and OpsB are the calls each copy made in the round; CallsA and
+	// CallsB those it had made before (its warm-up's included).
+	OpsA, OpsB     int64
+	CallsA, CallsB int64
+	// A and B are the copies' time in the round.
+	A, B RampTime
+	// OpsM and M are the calls and the time of the profiled copy itself
+	// in the round (a reference whose compilation has settled; 0 calls
+	// when the harness ran none).
+	OpsM int64    `json:",omitempty"`
+	M    RampTime `json:",omitempty"`
+}
+
+// RampTime is the wall time and the measuring thread's CPU time (-1 when
+// unknown) of one copy in one round.
+type RampTime struct {
+	Ns, CPUNs int64
 }
 
 // Iteration is one measured iteration (one timed sample of the harness).
@@ -196,6 +247,23 @@ func (s *Summary) Validate() error {
 		}
 		if st.Count < 0 || st.Weight < 0 {
 			return fmt.Errorf("profile summary: stack %d has a negative count or weight", i)
+		}
+	}
+	if s.Ramp != nil {
+		for i, st := range s.Ramp.Stacks {
+			for _, f := range st.Frames {
+				if f < 0 || f >= len(s.Frames) {
+					return fmt.Errorf("profile summary: ramp stack %d names frame %d of %d", i, f, len(s.Frames))
+				}
+			}
+			if st.Count < 0 || st.Copy != "A" && st.Copy != "B" {
+				return fmt.Errorf("profile summary: ramp stack %d: copy %q, count %d", i, st.Copy, st.Count)
+			}
+		}
+		for i, r := range s.Ramp.Rounds {
+			if r.OpsA <= 0 || r.OpsB <= 0 || r.CallsA < 0 || r.CallsB < 0 || r.A.Ns < 0 || r.B.Ns < 0 || r.OpsM < 0 || r.M.Ns < 0 {
+				return fmt.Errorf("profile summary: ramp round %d has a negative time or call count", i)
+			}
 		}
 	}
 	for i, it := range s.Iterations {

@@ -11,21 +11,26 @@ type Thresholds struct {
 	// Default 50: at 1 ms sampling, 50 ms of the method's time.
 	MinSamples int64
 
-	// Ramp: time per operation grows over the iterations of a fork. The
-	// Mann–Kendall test of ns/op against the iteration index must reject
-	// "no trend" against "increasing" at RampAlpha (one-sided), over at
-	// least RampMinIterations iterations, AND the Theil–Sen line must grow
-	// by at least RampMinGrowth of its start over the run. Ranks and median
-	// slopes make one slow iteration (a GC, a preemption) unable to fire it;
-	// the growth guard is what keeps a machine whose load changes during
-	// the run (CPU time per operation of the same code drifted by up to
-	// +36 % over one second on this project's shared 2-core machine) from
-	// firing it. Defaults 10 iterations, α = 0.01, 50 % (simulated with
-	// stationary noise: no false alarm in 4000 runs of 20 iterations; all
-	// +100 % ramps found).
-	RampMinIterations int
-	RampAlpha         float64
-	RampMinGrowth     float64
+	// Ramp: the cost per call grows with the calls already made, decided
+	// on the ramp control (ramp.go): two fresh copies of the code measured
+	// alternately, one making twice the other's calls. Mann–Kendall's test
+	// of log(A's over B's time per call) against the rounds must reject
+	// "the cost does not depend on the calls made" one-sided at RampAlpha —
+	// the rate of false ramps per profile, whatever the machine's load does
+	// (it cancels in the ratio) — over at least RampMinRounds rounds, and
+	// the Theil–Sen estimate of the growth over A's lead must reach
+	// RampMinGrowth, the smallest ramp worth a diagnostic (not a guard
+	// against noise). Defaults α = 0.001, 10 rounds, 5 %.
+	RampMinRounds int
+	RampAlpha     float64
+	RampMinGrowth float64
+	// RampSettledAlpha: a ramp is not decided when the fresh copy B got
+	// faster against the profiled copy M over the rounds (Mann–Kendall,
+	// one-sided, at this level): B's compilation had not settled, and a
+	// copy that gets faster with its calls makes A, which made more, look
+	// slower. A veto only removes findings, so it cannot raise the rate of
+	// false ramps; default 0.05.
+	RampSettledAlpha float64
 
 	// One-lane bridge: at least BridgeMinThreads threads block on one
 	// monitor (or one j.u.c. lock), and of the time those threads were
@@ -52,13 +57,19 @@ type Thresholds struct {
 	AllocMinChurnRateMBs    float64
 	AllocBoxingShare        float64
 
-	// Circuitous treasure hunt: a call made inside a loop of the measured
-	// method (or of a project method it calls) leads to code that loops
-	// again — a search repeated per element — and that nested looping
-	// holds at least CTHMinShare of the method's samples. Skipped when the
-	// measuring thread waits more than half the time (then it is not CPU
-	// time being hunted). Default 50 %.
-	CTHMinShare float64
+	// Circuitous treasure hunt (hunt.go): a call made inside a loop of the
+	// measured method (or of a project method it calls) leads to code that
+	// loops again, holding at least CTHMinShare of the method's samples
+	// (skipped when the measuring thread waits more than half the time);
+	// AND the counts at two sizes n₁ < n₂ show a project method below the
+	// call whose calls or loop passes per operation grow as n^b with
+	// b ≥ 1 + CTHMinExponent, at least CTHMinPerElement per element at n₂:
+	// the work per element grows with n. Defaults 50 %, 0.5 (per element at
+	// least like √n: a repeated linear search gives b = 2, one index lookup
+	// per element b ≤ 1.35), 1 per element.
+	CTHMinShare      float64
+	CTHMinExponent   float64
+	CTHMinPerElement float64
 
 	// Empty semi-trucks: a call made inside a loop of the measured method
 	// (or of a project method it calls) waits for a round trip (park, wait,
@@ -95,9 +106,10 @@ type Thresholds struct {
 func DefaultThresholds() Thresholds {
 	return Thresholds{
 		MinSamples:              50,
-		RampMinIterations:       10,
-		RampAlpha:               0.01,
-		RampMinGrowth:           0.50,
+		RampMinRounds:           10,
+		RampAlpha:               0.001,
+		RampMinGrowth:           0.05,
+		RampSettledAlpha:        0.05,
 		BridgeMinThreads:        2,
 		BridgeMinShare:          0.20,
 		BridgeMinMonitorShare:   0.50,
@@ -107,6 +119,8 @@ func DefaultThresholds() Thresholds {
 		AllocMinChurnRateMBs:    100,
 		AllocBoxingShare:        0.50,
 		CTHMinShare:             0.50,
+		CTHMinExponent:          0.5,
+		CTHMinPerElement:        1,
 		ESTMinTripsPerOp:        2,
 		ESTMinWaitShare:         0.25,
 		ESTMaxWorkShare:         0.50,
@@ -137,9 +151,10 @@ func (t Thresholds) withDefaults() Thresholds {
 		}
 	}
 	setI(&t.MinSamples, d.MinSamples)
-	setN(&t.RampMinIterations, d.RampMinIterations)
+	setN(&t.RampMinRounds, d.RampMinRounds)
 	setF(&t.RampAlpha, d.RampAlpha)
 	setF(&t.RampMinGrowth, d.RampMinGrowth)
+	setF(&t.RampSettledAlpha, d.RampSettledAlpha)
 	setN(&t.BridgeMinThreads, d.BridgeMinThreads)
 	setF(&t.BridgeMinShare, d.BridgeMinShare)
 	setF(&t.BridgeMinMonitorShare, d.BridgeMinMonitorShare)
@@ -149,6 +164,8 @@ func (t Thresholds) withDefaults() Thresholds {
 	setF(&t.AllocMinChurnRateMBs, d.AllocMinChurnRateMBs)
 	setF(&t.AllocBoxingShare, d.AllocBoxingShare)
 	setF(&t.CTHMinShare, d.CTHMinShare)
+	setF(&t.CTHMinExponent, d.CTHMinExponent)
+	setF(&t.CTHMinPerElement, d.CTHMinPerElement)
 	setF(&t.ESTMinTripsPerOp, d.ESTMinTripsPerOp)
 	setF(&t.ESTMinWaitShare, d.ESTMinWaitShare)
 	setF(&t.ESTMaxWorkShare, d.ESTMaxWorkShare)

@@ -92,3 +92,21 @@ func median(v []float64) float64 {
 	}
 	return (v[m-1] + v[m]) / 2
 }
+
+// theilSen is the Theil–Sen line of y against x: the median of the slopes
+// of all pairs with different x, and median(y) − slope·median(x).
+func theilSen(x, y []float64) (slope, intercept float64) {
+	var slopes []float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			if x[j] != x[i] {
+				slopes = append(slopes, (y[j]-y[i])/(x[j]-x[i]))
+			}
+		}
+	}
+	if len(slopes) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	slope = median(slopes)
+	return slope, median(append([]float64(nil), y...)) - slope*median(append([]float64(nil), x...))
+}

@@ -389,12 +389,31 @@ public abstract class Bench {
                     Long.toString(p0 < 0 || p1 < 0 ? -1 : p1 - p0), Integer.toString(sameProcessor(cpu0, m.processor())));
             s++;
         }
+        List<String[]> ramp = null;
+        if (opt.profile && opt.rampRounds > 0) {
+            // Rounds of about a sample and three quarters: B's windows about a 24th of a sample,
+            // A's twice that (a few milliseconds, so that the copies alternate faster than the
+            // machine's load changes), seven steps A, B, A, M.
+            long window = Math.max(1, batch / 24);
+            ramp = RampControl.run(b, opt, m, window, Math.max(1, 3 * batch / (10 * window)), k);
+        }
         if (opt.profile) {
-            finishProfile(out, null);
+            finishProfile(out, null, ramp);
         }
         if (opt.count) {
             Counts.report(out, ops);
         }
+    }
+
+    /**
+     * A new instance of {@code b}'s harness class loaded by {@code loader}, with b's request
+     * arguments, its generator called and its tuples prepared (the ramp test's control copies).
+     */
+    static Bench copyIn(Bench b, ClassLoader loader) throws Throwable {
+        Bench c = (Bench) Class.forName(b.getClass().getName(), true, loader).getDeclaredConstructor().newInstance();
+        c.requestArgs = b.requestArgs;
+        c.prepare(materialise(c.generate()));
+        return c;
     }
 
     /**
@@ -413,9 +432,22 @@ public abstract class Bench {
      * workload loop's gaps between spans (null: none); a failure is reported as perfls-prof-error,
      * so that the samples still count.
      */
-    static void finishProfile(Protocol out, SpanGaps gaps) {
+    static void finishProfile(Protocol out, SpanGaps gaps, List<String[]> extra) {
         try {
-            ProfileMarks.finish(out::line, gaps);
+            if (extra == null || extra.isEmpty()) {
+                ProfileMarks.finish(out::line, gaps);
+                return;
+            }
+            // The extra lines go before the summary's end line, which counts them.
+            ProfileMarks.finish((kind, fields) -> {
+                if (kind.equals("prof-end") && fields.length == 1) {
+                    for (String[] l : extra) {
+                        out.line(l[0], java.util.Arrays.copyOfRange(l, 1, l.length));
+                    }
+                    fields = new String[] {Long.toString(Long.parseLong(fields[0]) + extra.size())};
+                }
+                out.line(kind, fields);
+            }, gaps);
         } catch (Throwable t) {
             out.line("prof-error", Protocol.escape(t.toString()));
         }

@@ -60,6 +60,9 @@ import jdk.jfr.consumer.RecordingFile;
  *                                          first (- when none)
  * perfls-prof-gc &lt;count&gt; &lt;pause ns&gt; &lt;heap after first GC&gt; &lt;heap after last GC&gt;   -1 when unknown
  * perfls-prof-cpu &lt;jvm user&gt; &lt;jvm system&gt; &lt;machine total&gt;   mean fractions, -1 when unknown
+ * perfls-prof-ramp-stack &lt;copy&gt; &lt;count&gt; &lt;frame,frame,…&gt;   execution samples of the ramp
+ *                                          control's windows ({@link RampWindow}, after the
+ *                                          region) by copy (A, B) and stack; only when there are
  * perfls-prof-end &lt;number of prof lines before this one&gt;
  * perfls-prof-error &lt;message&gt;               instead of the rest, when the recording cannot be read
  * </pre>
@@ -181,8 +184,10 @@ public final class JfrSummary {
         if (segments < 1) {
             segments = 1;
         }
-        // Pass 1: the measured region, the sampling period, the allocation events present.
+        // Pass 1: the measured region, the sampling period, the allocation events present, the
+        // ramp control's windows.
         List<Iter> iters = new ArrayList<>();
+        List<long[]> rampWindows = new ArrayList<>(); // start, end, thread, copy (0 A, 1 B)
         long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
         boolean allocSamples = false, allocTlab = false;
         long periodNs = -1;
@@ -210,6 +215,11 @@ public final class JfrSummary {
                             it.nanoStart = e.getLong("nanoStart");
                         }
                         iters.add(it);
+                        break;
+                    case RampWindow.NAME:
+                        RecordedThread rt = e.getThread();
+                        rampWindows.add(new long[] {s, nanos(e.getEndTime()), rt == null ? -1 : rt.getJavaThreadId(),
+                                "A".equals(e.getString("copy")) ? 0 : 1});
                         break;
                     case "jdk.ObjectAllocationSample":
                         allocSamples = true;
@@ -244,6 +254,13 @@ public final class JfrSummary {
                 marked.add(it.thread);
             }
         }
+        rampWindows.sort((a, b) -> Long.compare(a[0], b[0]));
+        long[] rampStarts = new long[rampWindows.size()];
+        for (int i = 0; i < rampStarts.length; i++) {
+            rampStarts[i] = rampWindows.get(i)[0];
+        }
+        Map<String, long[]> rampStacks = new LinkedHashMap<>(); // copy and frames: {copy, count}
+        Map<String, int[]> rampFrames = new HashMap<>();
         long[] starts = new long[iters.size()];
         for (int i = 0; i < starts.length; i++) {
             starts[i] = iters.get(i).start;
@@ -268,6 +285,9 @@ public final class JfrSummary {
                 RecordedEvent e = rf.readEvent();
                 long t = nanos(e.getStartTime());
                 if (t < winStart || t > winEnd) {
+                    if (rampStarts.length > 0 && e.getEventType().getName().equals("jdk.ExecutionSample")) {
+                        rampSample(e, t, rampWindows, rampStarts, rampStacks, rampFrames, methodIds, methods, frameIds, frames);
+                    }
                     continue;
                 }
                 String n = e.getEventType().getName();
@@ -489,6 +509,18 @@ public final class JfrSummary {
         } else {
             counted.line("prof-cpu", "-1", "-1", "-1");
         }
+        for (Map.Entry<String, long[]> r : rampStacks.entrySet()) {
+            int[] ids = rampFrames.get(r.getKey());
+            sb.setLength(0);
+            for (int i = 0; i < ids.length; i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                sb.append(ids[i]);
+            }
+            counted.line("prof-ramp-stack", r.getValue()[0] == 0 ? "A" : "B", Long.toString(r.getValue()[1]),
+                    ids.length == 0 ? "-" : sb.toString());
+        }
         out.line("prof-end", Integer.toString(lines[0]));
     }
 
@@ -535,6 +567,44 @@ public final class JfrSummary {
             i = -i - 2;
         }
         return i >= 0 && t <= gap[1][i];
+    }
+
+    /**
+     * Counts an execution sample taken in a window of the ramp control (by its copy and stack);
+     * samples of other threads or outside every window are left out.
+     */
+    private static void rampSample(RecordedEvent e, long t, List<long[]> windows, long[] starts, Map<String, long[]> stacks,
+            Map<String, int[]> stackFrames, Map<String, Integer> methodIds, List<String[]> methods,
+            Map<String, Integer> frameIds, List<long[]> frames) {
+        int i = java.util.Arrays.binarySearch(starts, t);
+        if (i < 0) {
+            i = -i - 2; // the last window that started before t
+        }
+        if (i < 0) {
+            return;
+        }
+        long[] w = windows.get(i);
+        RecordedThread th = e.hasField("sampledThread") ? e.getThread("sampledThread") : null;
+        RecordedStackTrace st = e.getStackTrace();
+        if (t > w[1] || th == null || th.getJavaThreadId() != w[2] || st == null) {
+            return;
+        }
+        List<RecordedFrame> fs = st.getFrames();
+        int[] ids = new int[fs.size()];
+        StringBuilder key = new StringBuilder();
+        key.append(w[3]).append(':');
+        for (int k = 0; k < ids.length; k++) {
+            ids[k] = frameId(fs.get(k), methodIds, methods, frameIds, frames);
+            key.append(ids[k]).append(',');
+        }
+        String k = key.toString();
+        long[] c = stacks.get(k);
+        if (c == null) {
+            c = new long[] {w[3], 0};
+            stacks.put(k, c);
+            stackFrames.put(k, ids);
+        }
+        c[1]++;
     }
 
     /** The segment of the iteration that contains (or last started before) time t. */

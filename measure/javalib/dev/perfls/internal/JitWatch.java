@@ -48,6 +48,8 @@ final class JitWatch {
     static final int QUIET_GCS = 3;
     static final double QUIET_GC_SHARE = 0.02;
 
+    private final boolean compileOnly;
+    private final long capNs;
     private final CompilationMXBean bean;
     private final Options opt;
     private final Meters meters;
@@ -78,6 +80,18 @@ final class JitWatch {
     private long chunkStart, chunkProc, chunkThread;
 
     JitWatch(Options opt, Meters meters, long startNs) {
+        this(opt, meters, startNs, false, opt.maxWarmupNs);
+    }
+
+    /**
+     * A watch for code whose heap is warm already and that runs beside other busy threads of its
+     * own (the ramp control's copies, after the measured samples): with {@code compileOnly} the
+     * memory condition (5) and the other threads' CPU are left out, so (3) is the compilation
+     * time alone; warm-up is capped at {@code capNs}.
+     */
+    JitWatch(Options opt, Meters meters, long startNs, boolean compileOnly, long capNs) {
+        this.compileOnly = compileOnly;
+        this.capNs = capNs;
         CompilationMXBean b = null;
         try {
             b = ManagementFactory.getCompilationMXBean();
@@ -150,7 +164,7 @@ final class JitWatch {
         boolean quiet = true;
         if (bean != null) {
             long total = bean.getTotalCompilationTime();
-            if (total != lastTotal || busy(now)) {
+            if (total != lastTotal || !compileOnly && busy(now)) {
                 lastTotal = total;
                 lastChangeNs = now;
                 itersSinceChange = 0;
@@ -161,16 +175,16 @@ final class JitWatch {
         }
         // The heap is watched on every iteration, so a growth is never missed
         // while another condition still holds warm-up open.
-        boolean memoryWarm = memoryWarm(now);
+        boolean memoryWarm = compileOnly || memoryWarm(now);
         if (elapsed < opt.warmupNs || iters < opt.minWarmup) {
             return false;
         }
-        boolean enoughCalls = calls >= MIN_CALLS || elapsed >= opt.maxWarmupNs / 2;
+        boolean enoughCalls = calls >= MIN_CALLS || elapsed >= capNs / 2;
         if (enoughCalls && quiet && notFalling() && memoryWarm) {
             settled = bean == null ? -1 : 1;
             return true;
         }
-        if (elapsed >= opt.maxWarmupNs) {
+        if (elapsed >= capNs) {
             settled = 0;
             StringBuilder why = new StringBuilder();
             if (!enoughCalls) {

@@ -33,6 +33,11 @@ final class Options {
      * around every measured span, no sample is retaken, and the counts are reported after the last.
      */
     boolean count;
+    /**
+     * With {@link #profile}: rounds of the ramp test's paired control after the recorded samples
+     * (see {@link RampControl}); 0 runs none.
+     */
+    int rampRounds;
     /** The request's arguments in order: a Long or a String each. */
     Object[] args = new Object[0];
 
@@ -81,6 +86,9 @@ final class Options {
                     break;
                 case "count":
                     o.count = v != 0;
+                    break;
+                case "ramp":
+                    o.rampRounds = (int) Math.max(0, Math.min(v, 1000));
                     break;
                 case "deadline":
                     o.deadlineNs = Math.max(0, v);

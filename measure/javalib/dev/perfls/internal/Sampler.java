@@ -155,7 +155,7 @@ public final class Sampler {
             Counts.report(out, batch);
         }
         if (opt.profile) {
-            Bench.finishProfile(out, gaps);
+            Bench.finishProfile(out, gaps, null);
         }
     }
 
