@@ -286,7 +286,8 @@ func Chart(ms []verdict.Measurement) string {
 }
 
 // costLine fits time per operation against a single integer argument and
-// says when the measured values cannot tell the models apart.
+// says when the measured values cannot tell the models apart; with two
+// values it names no model (NoModel).
 func costLine(ms []verdict.Measurement) string {
 	var pts []stats.CostPoint
 	distinct := map[float64]bool{}
@@ -306,8 +307,11 @@ func costLine(ms []verdict.Measurement) string {
 			}
 		}
 	}
-	if len(distinct) < 2 {
+	switch {
+	case len(distinct) < 2:
 		return ""
+	case len(distinct) < MinModelValues:
+		return "Cost model: " + NoModel(len(distinct)) + "."
 	}
 	fit, err := stats.FitCostModels(pts)
 	if err != nil || fit.Best == "" {

@@ -78,6 +78,13 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	if md := MethodHover(f, m, nil, []verdict.MethodResult{means}); strings.Contains(md, "Cost model") {
 		t.Errorf("a cost model named from three points:\n%s", md)
 	}
+	// Two argument values (linearSearch at n = 10⁴ and 10⁵) fit every
+	// two-parameter model exactly: no model is named.
+	two := res
+	two.Measurements = append([]verdict.Measurement(nil), res.Measurements[:2]...)
+	if md := MethodHover(f, m, nil, []verdict.MethodResult{two}); !strings.Contains(md, "Cost model: 2 values: no model") || strings.Contains(md, "fits best") {
+		t.Errorf("two values:\n%s", md)
+	}
 	if strings.Contains(md, "Stale") {
 		t.Errorf("fresh result shown as stale:\n%s", md)
 	}

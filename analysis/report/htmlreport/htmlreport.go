@@ -300,8 +300,11 @@ func costRows(c Cost) [][]string {
 
 // fitText describes the fitted models of a cost curve.
 func fitText(c Cost) string {
+	if n := c.DistinctValues(); n < report.MinModelValues {
+		return report.NoModel(n) + "."
+	}
 	if c.Fit == nil {
-		return "No cost model fitted (it needs the method measured at two or more values of one integer argument)."
+		return "No cost model fitted."
 	}
 	f := c.Fit
 	if f.Best == "" {

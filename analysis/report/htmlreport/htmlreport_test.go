@@ -75,6 +75,7 @@ func sample() *Report {
 		Costs: []Cost{
 			{Subject: "p.A#m[w]", Fit: &fit, Demands: []model.Dependency{{Metric: model.CPU, Text: "≈ 0.1·n ns"}}, Callees: []string{"pairs(): cpu ≈ 0.9·n² ns, 94 % of m() at n = 10000"}, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
 			{Subject: "p.A#one<point>[w]", Points: []CostPoint{{N: 5, ForkMeans: []float64{42}}}},
+			{Subject: "p.A#two[w]", Fit: &fit, Points: []CostPoint{{N: 1e4, ForkMeans: []float64{20, 21}}, {N: 1e5, ForkMeans: []float64{200, 210}}}},
 		},
 	}
 }
@@ -121,18 +122,22 @@ func TestRenderShowsEveryComparison(t *testing.T) {
 	}
 	for _, want := range []string{"1 satisfied", "0 violated", "1 undecided", "3 comparisons",
 		"ratio L/R (95 % CI)", "0.0167 [0.015, 0.018]", "p-value", "1.000 (α = 0.05)", "quick, tolerance 5 %",
-		"600 ns/op (0.5 × 1.20 µs/op)", "measurement failed", "Best fit: n"} {
+		"600 ns/op (0.5 × 1.20 µs/op)", "measurement failed", "Best fit: n",
+		"2 values: no model (a cost model needs 3 or more argument values)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if got := strings.Count(s, `<section class="cost"`); got != 2 {
-		t.Errorf("%d cost sections, want 2", got)
+	if got := strings.Count(s, `<section class="cost"`); got != 3 {
+		t.Errorf("%d cost sections, want 3", got)
 	}
 	// The comparison whose right side is unresolved still gets a plot of
 	// the side that was measured.
-	if n := strings.Count(s, "<svg"); n != 5 {
-		t.Errorf("%d SVG plots, want 5 (3 comparisons, 2 cost curves)", n)
+	if n := strings.Count(s, "<svg"); n != 6 {
+		t.Errorf("%d SVG plots, want 6 (3 comparisons, 3 cost curves)", n)
+	}
+	if strings.Count(s, "Best fit") != 1 {
+		t.Error("a model named from fewer than 3 argument values")
 	}
 	if !regexp.MustCompile(`id="summary"`).MatchString(s) {
 		t.Error("no summary")
