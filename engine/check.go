@@ -214,6 +214,7 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 		out.Looks = 1
 	}
 	opt.Alpha /= float64(out.Looks)
+	opt.Looks = out.Looks
 	// The most specific choice wins: the formula's annotation, then the
 	// request (the command line, the editor), then perfls.json, then the
 	// data.

@@ -171,17 +171,17 @@ func WriteCheckText(w io.Writer, c *Check) {
 			WriteJudgement(w, j, false)
 		}
 	}
-	level := fmt.Sprintf("α = %g", c.Alpha)
+	level := LooksText(c.Alpha, c.Looks)
 	if c.Semantics == verdict.Classic {
 		level += ", " + ClassicNote
 	}
-	if c.Looks > 1 {
-		level += fmt.Sprintf(" over up to %d looks, %.3g each", c.Looks, c.Alpha/float64(c.Looks))
-		if c.ExtraForks > 0 {
-			level += fmt.Sprintf("; %d forks added to decide", c.ExtraForks)
-		}
+	if c.Looks > 1 && c.ExtraForks > 0 {
+		level += fmt.Sprintf("; %d forks added to decide", c.ExtraForks)
 	}
 	fmt.Fprintf(w, "\n%s (%s; %.1fs)\n", c.Counts(), level, c.Elapsed.Seconds())
+	if c.hasRatioInterval() {
+		fmt.Fprintln(w, IntervalsNote(c.Alpha, c.Looks))
+	}
 	// Where the figures come from: JVM, collector and heap, flags.
 	for _, f := range c.Environment {
 		if f.Name == "JVM" || f.Name == "JVM flags" {
@@ -213,6 +213,21 @@ func (c Cost) DistinctValues() int {
 		seen[p.N] = true
 	}
 	return len(seen)
+}
+
+// hasRatioInterval reports whether some comparison shows a ratio interval,
+// which IntervalsNote explains.
+func (c *Check) hasRatioInterval() bool {
+	for _, m := range c.Methods {
+		for _, in := range m.Instances {
+			for _, cmp := range in.Comparisons {
+				if ev := cmp.Evidence; !math.IsNaN(ev.Ratio) && !math.IsNaN(ev.RatioLow) && (ev.Left.Samples > 0 || ev.Right.Samples > 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // writeCosts shows the fitted cost models of workloads measured at three

@@ -28,11 +28,11 @@ func TestEvidenceLine(t *testing.T) {
 		Left: verdict.SideEvidence{MeanNs: 18.2, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 312, Samples: 90},
 		Ratio: 0.0583, RatioLow: 0.055, RatioHigh: 0.061, P: 1,
 	}}
-	if got, want := Evidence(c), "18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
+	if got, want := Evidence(c), "18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061] (95 %)  p=1.000"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	c.Evidence.Left.Scale = 2
-	if got, want := Evidence(c), "2 × 18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
+	if got, want := Evidence(c), "2 × 18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061] (95 %)  p=1.000"; got != want {
 		t.Errorf("scaled: got %q, want %q", got, want)
 	}
 	u := verdict.ComparisonResult{Reason: "right side: workload threw"}
