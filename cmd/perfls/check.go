@@ -100,7 +100,7 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if report.WriteDiagnostics(a.stderr, dir, res.Diagnostics) > 0 {
 		code = cli.ExitUsage
 	}
-	a.notices(res.Notices)
+	a.notices(eng.CacheDir(), dir, f.measure.verbose, res.Notices)
 	switch {
 	case len(res.CompileErrors) > 0:
 		report.WriteCompileErrors(a.stderr, dir, res.CompileErrors)
