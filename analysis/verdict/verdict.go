@@ -528,7 +528,7 @@ func (c *comparer) strict(op spl.CmpOp) Comparison {
 		return c.decided(Violated)
 	}
 	c.ev.MoreForks = moreForks(t.Z, c.opt.Alpha, c.minForks)
-	msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, c.opt.Alpha)
+	msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %.3g)", pFor, c.opt.Alpha)
 	if c.ev.MoreForks > 0 {
 		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
 	} else if t.Z == 0 {
@@ -622,7 +622,7 @@ func (c *comparer) shown(a, b float64, less bool, v stats.Test, next func() Comp
 	case zv > 0:
 		c.ev.MoreForks = moreForks(zv, alpha, forks)
 	}
-	msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %g)", 100*c.margin, c.ev.PHolds, alpha)
+	msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %.3g)", 100*c.margin, c.ev.PHolds, alpha)
 	if c.ev.MoreForks > 0 {
 		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
 	}
