@@ -50,10 +50,11 @@ func ratioLevelLabel(ev verdict.Evidence) string {
 }
 
 // EvidenceAlpha is the level a comparison was tested at: "α = 0.05", or
-// with looks "α = 0.0167 per look (0.05 over 3 looks)".
+// with looks "α = 0.0167 per look: 0.05 over 3 looks, a look deciding
+// again after adding forks" (the hover has no summary that would say it).
 func EvidenceAlpha(ev verdict.Evidence) string {
 	if ev.Looks > 1 {
-		return fmt.Sprintf("α = %s per look (%s over %d looks)", FormatAlpha(ev.Alpha), FormatAlpha(ev.Alpha*float64(ev.Looks)), ev.Looks)
+		return fmt.Sprintf("α = %s per look: %s over %d looks, a look deciding again after adding forks", FormatAlpha(ev.Alpha), FormatAlpha(ev.Alpha*float64(ev.Looks)), ev.Looks)
 	}
 	return "α = " + FormatAlpha(ev.Alpha)
 }
@@ -71,11 +72,12 @@ func IntervalsNote(alpha float64, looks int) string {
 }
 
 // LooksText is the level of a check: "α = 0.05" or "α = 0.05 over up to 3
-// looks (a look decides again after adding forks), 0.0167 each".
+// looks, 0.0167 each"; IntervalsNote, printed beside it, says what a look
+// is.
 func LooksText(alpha float64, looks int) string {
 	s := "α = " + FormatAlpha(alpha)
 	if looks > 1 {
-		s += fmt.Sprintf(" over up to %d looks (%s), %s each", looks, LooksPhrase, FormatAlpha(alpha/float64(looks)))
+		s += fmt.Sprintf(" over up to %d looks, %s each", looks, FormatAlpha(alpha/float64(looks)))
 	}
 	return s
 }

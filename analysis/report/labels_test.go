@@ -35,7 +35,7 @@ func TestConfidenceLabelsAgree(t *testing.T) {
 	if got := Ratio(one); got != "0.33 [0.29, 0.37] (95 % bounds)" {
 		t.Errorf("evaluate's ratio: %q", got)
 	}
-	if got := EvidenceAlpha(ev); got != "α = 0.0167 per look (0.05 over 3 looks)" {
+	if got := EvidenceAlpha(ev); got != "α = 0.0167 per look: 0.05 over 3 looks, a look deciding again after adding forks" {
 		t.Errorf("EvidenceAlpha: %q", got)
 	}
 
@@ -47,7 +47,7 @@ func TestConfidenceLabelsAgree(t *testing.T) {
 	text := b.String()
 	for _, want := range []string{
 		"(95 % bounds)",
-		"(α = 0.05 over up to 3 looks (a look decides again after adding forks), 0.0167 each; 6 forks added to decide; 1.0s)",
+		"(α = 0.05 over up to 3 looks, 0.0167 each; 6 forks added to decide; 1.0s)",
 		"intervals: 95 %; a ratio's [low, high] are one-sided 95 % bounds over up to 3 looks (a look decides again after adding forks), 96.7 % per look; docs/statistics.md",
 	} {
 		if !strings.Contains(text, want) {
@@ -77,7 +77,7 @@ func TestConfidenceLabelsAgree(t *testing.T) {
 	res := c.Methods[0]
 	res.Method, res.Params = "m", nil
 	md := MethodHover(f, f.Methods[0], nil, []verdict.MethodResult{res})
-	if !strings.Contains(md, "α = 0.0167 per look (0.05 over 3 looks)") || strings.Contains(md, "0.016666") {
+	if !strings.Contains(md, "α = 0.0167 per look: 0.05 over 3 looks, a look deciding again after adding forks") || strings.Contains(md, "0.016666") {
 		t.Errorf("hover:\n%s", md)
 	}
 }
