@@ -95,6 +95,14 @@ type CheckResult struct {
 	Oracle        []oracle.Judgement // bounds-oracle judgements of calibrated workloads measured
 	Requests      int                // distinct measurements needed
 	Cached        int                // of which the cache answered
+	// Searched are the directories walked for .java files (the project's,
+	// or perfls.json's sourceRoots; .spl files are looked for in the
+	// project's), JavaFiles how many were found and Formulas how many
+	// formulas they hold before the request's selection: what a check that
+	// found nothing to check says.
+	Searched  []string
+	JavaFiles int
+	Formulas  int
 
 	// plan and results are what was measured (results by
 	// workspace.Request.Key), for the reports that show samples.
@@ -138,7 +146,8 @@ func (e *Engine) check(ctx context.Context, svc service.Service, req CheckReques
 		revs = newRevisions(req.Dir, src, ix, atRevisions(plan), req.CommitConfig)
 	}
 	out := &CheckResult{plan: plan, options: req.Options, Requests: len(plan.Requests),
-		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, revs: revs}
+		Diagnostics: append(src.diags, plan.Diagnostics...), index: ix, revs: revs,
+		Searched: src.project.Searched, JavaFiles: len(src.project.Sources), Formulas: len(src.all)}
 	if len(plan.Instances) == 0 {
 		return out, nil
 	}
@@ -214,6 +223,7 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 		out.Looks = 1
 	}
 	opt.Alpha /= float64(out.Looks)
+	opt.Looks = out.Looks
 	// The most specific choice wins: the formula's annotation, then the
 	// request (the command line, the editor), then perfls.json, then the
 	// data.

@@ -430,7 +430,7 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 	forks := req.Options.Defaults().Forks
 	maxForks := maxForks(req)
 	looks := verdict.Looks(forks, maxForks)
-	opt := verdict.Options{Alpha: alpha / float64(looks)}
+	opt := verdict.Options{Alpha: alpha / float64(looks), Looks: looks}
 	results := map[*pair][2]service.ItemResult{}
 	todo := pairs
 	params := service.Params{Options: req.Options, Priority: req.Priority, Fresh: req.Fresh}

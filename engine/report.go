@@ -167,8 +167,9 @@ func (r *CheckResult) calleesOf(q workspace.Request) []string {
 	return nil
 }
 
-// fitCost fits the cost models to the fork means of two or more argument
-// values; nil when there are fewer or no model can be fitted.
+// fitCost fits the cost models to the fork means of report.MinModelValues
+// or more argument values; nil when there are fewer (two points fit every
+// two-parameter model exactly) or no model can be fitted.
 func fitCost(points []report.CostPoint) *stats.CostModels {
 	var pts []stats.CostPoint
 	values := map[float64]bool{}
@@ -178,7 +179,7 @@ func fitCost(points []report.CostPoint) *stats.CostModels {
 			pts = append(pts, stats.CostPoint{N: p.N, Y: y})
 		}
 	}
-	if len(values) < 2 {
+	if len(values) < report.MinModelValues {
 		return nil
 	}
 	fit, err := stats.FitCostModels(pts)

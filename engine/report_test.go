@@ -54,6 +54,24 @@ func TestFitCostsFindsQuadraticGrowth(t *testing.T) {
 	}
 }
 
+// Two argument values fit every two-parameter model exactly: the curve
+// is kept (the report plots it) but no model is fitted.
+func TestFitCostsNeedsThreeValues(t *testing.T) {
+	var reqs []workspace.Request
+	results := map[string]service.ItemResult{}
+	for _, n := range []int64{10000, 100000} {
+		r := workspace.Request{Method: workspace.Target{Class: "p.C", Method: "linearSearch"}, Generator: workspace.Target{Class: "p.C", Method: "lookups"},
+			Args: []spl.Value{{Kind: spl.Int, Int: n}}}
+		reqs = append(reqs, r)
+		y := float64(n)
+		results[r.Key()] = service.ItemResult{Forks: []measure.Fork{{NsPerOp: []float64{y, y}, WarmupSettled: 1}, {NsPerOp: []float64{1.01 * y, 1.01 * y}, WarmupSettled: 1}}}
+	}
+	costs := (&CheckResult{plan: &workspace.Plan{Requests: reqs}, results: results}).costs()
+	if len(costs) != 1 || len(costs[0].Points) != 2 || costs[0].Fit != nil {
+		t.Fatalf("costs %+v", costs)
+	}
+}
+
 // A method measured in the working tree and at a revision is two curves,
 // each with its own values of n: measurements at v1 are other code, and
 // the same n at two revisions is not two values.

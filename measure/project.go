@@ -27,6 +27,10 @@ type Project struct {
 	SourceRoots []string
 	// Sources are the absolute paths of the .java files; sorted.
 	Sources []string
+	// Searched are the directories FindProject walked for .java files: Dir,
+	// or perfls.json's "sourceRoots" (absolute), for a message when they
+	// hold no formulas.
+	Searched []string
 	// Classpath holds extra jars or class directories the sources need
 	// (dependencies): perfls.json's "classpath" and "classpathFile", else
 	// what the build tool reports (ResolveClasspath fills it in), else
@@ -349,6 +353,7 @@ func FindProject(dir string) (*Project, error) {
 			walkRoots = append(walkRoots, e)
 		}
 	}
+	p.Searched = walkRoots
 	roots := map[string]bool{}
 	for _, walkRoot := range walkRoots {
 		if err := p.walk(walkRoot, roots); err != nil {

@@ -14,9 +14,11 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 )
 
-// CodeLens puts "Measure" above every method with workloads (@Workload, or
-// formulas measuring SELF on a generator), "Check N formulas" above every
-// method with @SPL formulas and the bounds oracle's lenses above every
+// CodeLens puts the lenses the "lenses" setting lists (DefaultLenses:
+// measure and check) above methods: "Measure" above every method with
+// workloads (@Workload, or formulas measuring SELF on a generator), "Check
+// N formulas" above every method with @SPL formulas, Profile, Compare and
+// Calibrate when listed, and the bounds oracle's state above every
 // calibrated method; titles show the latest results. Lenses sit
 // zero-width at the method name, and carry server-side commands so any
 // client can run them. When measuring is not allowed, the lenses still show
@@ -31,7 +33,8 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 		return lenses, nil
 	}
 	s.syncResults()
-	allowed := s.settings().AllowMeasuring
+	cfg := s.settings()
+	allowed := cfg.AllowMeasuring
 	results := s.resultsOf(doc.path)
 	oracleKeys := s.oracleKeys(ctx)
 	for _, m := range doc.java.Methods {
@@ -49,7 +52,7 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 		stale := r != nil && r.Source != "" && r.Source != m.SourceHash(doc.java)
 		pos := toProtocolRange(doc.java.Mapper.Range(m.NameSpan)).Start
 		at := protocol.Range{Start: pos, End: pos}
-		if measurable {
+		if measurable && cfg.showsLens("measure") {
 			title := "▶ Measure"
 			if r != nil && len(r.Measurements) > 0 {
 				title += " · " + measurementsTitle(r.Measurements)
@@ -58,15 +61,19 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 				}
 			}
 			lenses = append(lenses, protocol.CodeLens{Range: at, Command: action(allowed, newMeasureCommand(title, args))})
-			if s.opts.Actions != nil {
+		}
+		if measurable && s.opts.Actions != nil {
+			if cfg.showsLens("profile") {
 				lenses = append(lenses, s.profileLens(args, at, allowed))
-				if s.inGitTree(doc.path) {
-					lenses = append(lenses, s.compareLens(args, at, allowed))
-				}
+			}
+			if cfg.showsLens("compare") && s.inGitTree(doc.path) {
+				lenses = append(lenses, s.compareLens(args, at, allowed))
 			}
 		}
-		lenses = append(lenses, s.oracleLenses(entries, args, at, allowed, measurable)...)
-		if n > 0 {
+		if len(entries) > 0 || cfg.showsLens("calibrate") { // a calibrated method's oracle state always shows
+			lenses = append(lenses, s.oracleLenses(entries, args, at, allowed, measurable)...)
+		}
+		if n > 0 && cfg.showsLens("check") {
 			title := fmt.Sprintf("▶ Check %d %s", n, plural(n, "formula", "formulas"))
 			if r != nil && len(r.Instances) > 0 {
 				title += " · " + summarize([]verdict.MethodResult{*r})

@@ -94,7 +94,8 @@ func (p *engineProject) session(t *testing.T) (*lsptest.Client, protocol.Documen
 		t.Fatal(err)
 	}
 	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: p.eng, CacheDir: p.eng.CacheDir()})
-	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(p.dir), Capabilities: protocol.ClientCapabilities{
+	// Every lens: these tests drive Calibrate, Profile and Compare.
+	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(p.dir), InitializationOptions: allLenses, Capabilities: protocol.ClientCapabilities{
 		Window:       &protocol.WindowClientCapabilities{WorkDoneProgress: true},
 		TextDocument: &protocol.TextDocumentClientCapabilities{PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true}},
 	}}, nil)
@@ -107,6 +108,10 @@ func (p *engineProject) session(t *testing.T) (*lsptest.Client, protocol.Documen
 }
 
 // lensTitled is u's lens whose title starts with prefix; nil when none.
+// allLenses are initialization options that show every lens, not just
+// server.DefaultLenses.
+var allLenses = map[string]any{"lenses": server.LensNames}
+
 func lensTitled(t *testing.T, fc *lsptest.Client, u protocol.DocumentURI, prefix string) *protocol.CodeLens {
 	for _, l := range fc.Lenses(t, u) {
 		if l.Command != nil && strings.HasPrefix(l.Command.Title, prefix) {

@@ -212,7 +212,7 @@ func TestAllowMeasuringFalseRefuses(t *testing.T) {
 // title, refreshed; checkFile checks every method with formulas.
 func TestMeasureLensAndCheckFile(t *testing.T) {
 	checker := &fakeActions{}
-	ss := openSession(t, server.Options{Actions: checker}, nil, lensSource)
+	ss := openSession(t, server.Options{Actions: checker}, allLenses, lensSource)
 	checker.mu.Lock()
 	checker.measured = []verdict.MethodResult{{
 		File: ss.path, Class: "demo.Demo", Method: "fast", Params: []string{"int[]"}, Source: sourceHash(t, ss.path, "fast"),
@@ -401,5 +401,32 @@ func TestEmptyListSettingsAreNoSettings(t *testing.T) {
 		if strings.Contains(m, "settings") && !strings.Contains(m, "alpha: 3") {
 			t.Errorf("warning for empty settings: %q", m)
 		}
+	}
+}
+
+// Issue 40: five lenses stood above every method. By default Measure and
+// Check; the "lenses" setting lists others, a change refreshes the lenses,
+// and a name that is no lens is reported and changes nothing.
+func TestLensesSetting(t *testing.T) {
+	ss := openSession(t, server.Options{Actions: &fakeActions{}}, nil, lensSource)
+	if got := lensTitles(ss.lenses(t)); len(got) != 2 || got[0] != "▶ Measure" || !strings.HasPrefix(got[1], "▶ Check 1 formula") {
+		t.Fatalf("default lenses %q, want Measure and Check", got)
+	}
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"perfls": map[string]any{"lenses": []string{"check", "profile"}}}})
+	ss.Await(t, "the new lens set", func() bool {
+		got := lensTitles(ss.lenses(t))
+		return len(got) == 2 && got[0] == "▶ Profile" && strings.HasPrefix(got[1], "▶ Check")
+	})
+	ss.Notify(t, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: map[string]any{"lenses": []string{"check", "flamegraph"}}})
+	ss.Await(t, "the warning", func() bool {
+		for _, m := range ss.Received(protocol.MethodWindowShowMessage) {
+			if strings.Contains(string(m), `lenses: \"flamegraph\" is not one of measure, check, profile, compare, calibrate`) {
+				return true
+			}
+		}
+		return false
+	})
+	if got := lensTitles(ss.lenses(t)); len(got) != 2 || got[0] != "▶ Profile" {
+		t.Errorf("a bad lens name changed the lenses: %q", got)
 	}
 }

@@ -152,7 +152,7 @@ func TestCheckLensRunsCommandWithProgressAndDiagnostics(t *testing.T) {
 	fc := lsptest.Start(t, server.Options{Actions: checker})
 	var init protocol.InitializeResult
 	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{
-		RootURI: uri.File(dir),
+		RootURI: uri.File(dir), InitializationOptions: allLenses,
 		Capabilities: protocol.ClientCapabilities{
 			Window:    &protocol.WindowClientCapabilities{WorkDoneProgress: true},
 			Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}},

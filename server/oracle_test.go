@@ -252,7 +252,7 @@ func TestCalibrateLens(t *testing.T) {
 	}
 	defer store.Close()
 	checker := &calibratingActions{fakeActions: &fakeActions{}, store: store}
-	ss := openSession(t, server.Options{Verdicts: store, Actions: checker}, map[string]any{"jvmArgs": []string{"-Xint"}}, lensSource)
+	ss := openSession(t, server.Options{Verdicts: store, Actions: checker}, map[string]any{"jvmArgs": []string{"-Xint"}, "lenses": []string{"measure", "check", "calibrate"}}, lensSource)
 	lenses := ss.lenses(t)
 	cal := findLens(lenses, "▶ Calibrate (30 forks)")
 	if cal == nil || findLens(lenses, "Accept") != nil {

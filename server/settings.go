@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -49,10 +50,30 @@ type Settings struct {
 	// with that --label ("" = unlabelled ones).
 	Remote      bool
 	RemoteLabel string
+	// Lenses are the code lenses shown above methods, of LensNames;
+	// DefaultLenses until the client says otherwise. The oracle's state on
+	// an already calibrated method is shown whatever the list.
+	Lenses []string
 }
 
+// LensNames are the lenses the "lenses" setting can list: measure (run
+// the workloads), check (decide the formulas), profile, compare (with the
+// base revision) and calibrate (the bounds oracle).
+var LensNames = []string{"measure", "check", "profile", "compare", "calibrate"}
+
+// DefaultLenses are the lenses shown by default: the two a method's
+// author uses every day, what it costs and whether its formulas hold.
+// Five lenses above every method pushed the code down and read as noise;
+// profile, compare and calibrate are a setting (or a command) away.
+var DefaultLenses = []string{"measure", "check"}
+
 // DefaultSettings are the settings before the client sends any.
-func DefaultSettings() Settings { return Settings{AllowMeasuring: true} }
+func DefaultSettings() Settings {
+	return Settings{AllowMeasuring: true, Lenses: DefaultLenses}
+}
+
+// showsLens tells whether the settings list the lens named name.
+func (s Settings) showsLens(name string) bool { return slices.Contains(s.Lenses, name) }
 
 // rawSettings is the wire form; pointers tell a missing key (keep the
 // current value) from a zero one.
@@ -69,6 +90,7 @@ type rawSettings struct {
 	AllowMeasuring    *bool     `json:"allowMeasuring"`
 	Remote            *bool     `json:"remote"`
 	RemoteLabel       *string   `json:"remoteLabel"`
+	Lenses            *[]string `json:"lenses"`
 }
 
 // applySettings reads the settings object v (the flat object, or
@@ -200,6 +222,19 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 			*problems = append(*problems, fmt.Sprintf("remoteLabel: %v", engine.ValidLabel(l)))
 		}
 	}
+	if raw.Lenses != nil {
+		var ls []string
+		for _, l := range *raw.Lenses {
+			if l = strings.ToLower(strings.TrimSpace(l)); slices.Contains(LensNames, l) {
+				ls = append(ls, l)
+			} else {
+				*problems = append(*problems, fmt.Sprintf("lenses: %q is not one of %s", l, strings.Join(LensNames, ", ")))
+			}
+		}
+		if len(ls) == len(*raw.Lenses) {
+			s.Lenses = ls
+		}
+	}
 	return s
 }
 
@@ -236,6 +271,8 @@ func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 			s.index.resolveClasspathsAgain()
 			s.logf("measuring allowed: the build tool may now resolve the classpath; a shared store named by perfls.json is connected at the next start")
 		}
+		s.refreshCodeLenses(ctx)
+	} else if !slices.Equal(next.Lenses, old.Lenses) {
 		s.refreshCodeLenses(ctx)
 	}
 	return nil

@@ -58,8 +58,8 @@ func WriteStoredMeasurement(w io.Writer, m *StoredMeasurement) {
 	for i, f := range m.Forks {
 		s := stats.Summarize(f)
 		lo, hi := stats.MeanCI(s, 0.95)
-		fmt.Fprintf(w, "  fork %d: %d samples, mean %s/op [%s, %s], median %s/op\n", i+1, s.N,
-			Duration(s.Mean), Duration(lo), Duration(hi), Duration(s.Median))
+		fmt.Fprintf(w, "  fork %d: %d samples, mean %s/op (95 %% CI %s), median %s/op\n", i+1, s.N,
+			Duration(s.Mean), Span(lo, hi, "ns"), Duration(s.Median))
 	}
 }
 

@@ -171,17 +171,17 @@ func WriteCheckText(w io.Writer, c *Check) {
 			WriteJudgement(w, j, false)
 		}
 	}
-	level := fmt.Sprintf("α = %g", c.Alpha)
+	level := LooksText(c.Alpha, c.Looks)
 	if c.Semantics == verdict.Classic {
 		level += ", " + ClassicNote
 	}
-	if c.Looks > 1 {
-		level += fmt.Sprintf(" over up to %d looks, %.3g each", c.Looks, c.Alpha/float64(c.Looks))
-		if c.ExtraForks > 0 {
-			level += fmt.Sprintf("; %d forks added to decide", c.ExtraForks)
-		}
+	if c.Looks > 1 && c.ExtraForks > 0 {
+		level += fmt.Sprintf("; %d forks added to decide", c.ExtraForks)
 	}
 	fmt.Fprintf(w, "\n%s (%s; %.1fs)\n", c.Counts(), level, c.Elapsed.Seconds())
+	if c.hasRatioInterval() {
+		fmt.Fprintln(w, IntervalsNote(c.Alpha, c.Looks))
+	}
 	// Where the figures come from: JVM, collector and heap, flags.
 	for _, f := range c.Environment {
 		if f.Name == "JVM" || f.Name == "JVM flags" {
@@ -190,24 +190,75 @@ func WriteCheckText(w io.Writer, c *Check) {
 	}
 }
 
-// writeCosts shows the fitted cost models of workloads measured at three
-// or more argument values, and says when they cannot tell the candidates
-// apart. Two values (a formula's "for n in {200, 2000}") were not meant as
-// a model and cannot choose one; the HTML report still plots them.
-func writeCosts(w io.Writer, costs []Cost) {
-	var fitted []Cost
-	for _, c := range costs {
-		if c.Fit != nil && len(c.Points) >= 3 {
-			fitted = append(fitted, c)
+// MinModelValues is how many distinct argument values a cost model needs
+// before perfls names one: two points are fitted exactly by every model
+// with two parameters (n, log n, n², …), so they cannot tell models apart.
+const MinModelValues = 3
+
+// NoModel says why no cost model is named for a curve measured at values
+// distinct argument values (fewer than MinModelValues), e.g. "2 values: no
+// model (a cost model needs 3 or more argument values)".
+func NoModel(values int) string {
+	unit := "values"
+	if values == 1 {
+		unit = "value"
+	}
+	return fmt.Sprintf("%d %s: no model (a cost model needs %d or more argument values)", values, unit, MinModelValues)
+}
+
+// DistinctValues counts the argument values of a cost curve.
+func (c Cost) DistinctValues() int {
+	seen := map[float64]bool{}
+	for _, p := range c.Points {
+		seen[p.N] = true
+	}
+	return len(seen)
+}
+
+// hasRatioInterval reports whether some comparison shows a ratio interval,
+// which IntervalsNote explains.
+func (c *Check) hasRatioInterval() bool {
+	for _, m := range c.Methods {
+		for _, in := range m.Instances {
+			for _, cmp := range in.Comparisons {
+				if ev := cmp.Evidence; !math.IsNaN(ev.Ratio) && !math.IsNaN(ev.RatioLow) && (ev.Left.Samples > 0 || ev.Right.Samples > 0) {
+					return true
+				}
+			}
 		}
 	}
-	if len(fitted) == 0 {
+	return false
+}
+
+// writeCosts shows the fitted cost models of workloads measured at three
+// or more argument values, and says when they cannot tell the candidates
+// apart. A check whose workloads all have two values (a formula's "for n
+// in {200, 2000}") prints no section; when the section is printed, a
+// workload with two values says "2 values: no model" rather than naming
+// one the data cannot choose.
+func writeCosts(w io.Writer, costs []Cost) {
+	var shown []Cost
+	fitted := 0
+	for _, c := range costs {
+		switch n := c.DistinctValues(); {
+		case n >= MinModelValues && c.Fit != nil:
+			fitted++
+			shown = append(shown, c)
+		case n == 2:
+			shown = append(shown, c)
+		}
+	}
+	if fitted == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\ncost models (time per operation against the workload argument):")
-	for _, c := range fitted {
+	for _, c := range shown {
 		f := c.Fit
-		if f.Best == "" {
+		switch {
+		case c.DistinctValues() < MinModelValues:
+			fmt.Fprintf(w, "  %s: %s\n", c.Subject, NoModel(c.DistinctValues()))
+			continue
+		case f.Best == "":
 			fmt.Fprintf(w, "  %s: no model fits\n", c.Subject)
 			continue
 		}
@@ -219,7 +270,7 @@ func writeCosts(w io.Writer, costs []Cost) {
 		}
 		if len(f.Indistinct) > 1 {
 			line += fmt.Sprintf(", but %d values of the argument over %.1f decades cannot tell it from %s: measure more values, over a wider range",
-				len(c.Points), c.Decades(), strings.Join(f.Indistinct[1:], ", "))
+				c.DistinctValues(), c.Decades(), strings.Join(f.Indistinct[1:], ", "))
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -143,18 +143,24 @@ func TestMeaningOfSatisfiedNamesTheDecidingTest(t *testing.T) {
 }
 
 // Cost models are shown for three or more argument values, not for the
-// two a formula's quantifier happens to measure.
+// two a formula's quantifier happens to measure: those say "2 values: no
+// model" where the section is printed, and nothing else.
 func TestCostModelsNeedThreeValues(t *testing.T) {
-	fit := &stats.CostModels{Best: "n"}
+	fit := &stats.CostModels{Best: "log n", Indistinct: []string{"log n", "n"}}
 	two := Cost{Subject: "p.A#m[g]", Points: []CostPoint{{N: 200}, {N: 2000}}, Fit: fit}
-	three := Cost{Subject: "p.A#m[g]", Points: []CostPoint{{N: 10}, {N: 100}, {N: 1000}}, Fit: fit}
+	three := Cost{Subject: "p.A#k[g]", Points: []CostPoint{{N: 10}, {N: 100}, {N: 1000}}, Fit: &stats.CostModels{Best: "n"}}
 	var b bytes.Buffer
 	writeCosts(&b, []Cost{two})
 	if b.Len() != 0 {
 		t.Errorf("two values:\n%s", b.String())
 	}
-	writeCosts(&b, []Cost{three})
-	if !strings.Contains(b.String(), "p.A#m[g]: n fits best") {
-		t.Errorf("three values:\n%s", b.String())
+	writeCosts(&b, []Cost{three, two})
+	for _, want := range []string{"p.A#k[g]: n fits best", "p.A#m[g]: 2 values: no model (a cost model needs 3 or more argument values)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "log n") {
+		t.Errorf("a model named from two values:\n%s", b.String())
 	}
 }

@@ -167,7 +167,7 @@ func (d *Diff) WriteText(w io.Writer) {
 	if n[EnvironmentDiffers] > 0 {
 		env = fmt.Sprintf(", %d environment differs", n[EnvironmentDiffers])
 	}
-	fmt.Fprintf(w, "%d slower, %d faster, %d same, %d undecided%s, %d unchanged (α = %g, same within ±%g%%; %d measured, %d from the cache)\n",
+	fmt.Fprintf(w, "%d slower, %d faster, %d same, %d undecided%s, %d unchanged (α = %.3g, same within ±%g%%; %d measured, %d from the cache)\n",
 		n[Slower], n[Faster], n[Same], n[Undecided], env, len(d.Unchanged), d.Alpha, 100*d.Margin, d.Measured, d.Cached)
 	for _, note := range d.Notices {
 		fmt.Fprintf(w, "note: %s\n", note)

@@ -65,9 +65,12 @@ func WriteEvaluationText(w io.Writer, res *Evaluation) {
 			fmt.Fprintf(w, "  %-9s %s  %s  (%s)\n", c.Outcome, c.Text, Evidence(c.ComparisonResult), c.Evidence.Test)
 		}
 	}
-	level := fmt.Sprintf("α = %g", res.Alpha)
+	level := "α = " + FormatAlpha(res.Alpha)
 	if res.Semantics == string(verdict.Classic) {
 		level += ", " + ClassicNote
+	}
+	if len(res.Instances) > 0 { // before the result, which stays the last line
+		fmt.Fprintln(w, IntervalsNote(res.Alpha, 1))
 	}
 	fmt.Fprintf(w, "%s (%s)\n", res.Result, level)
 }

@@ -195,8 +195,8 @@ func WriteMeasurementText(w io.Writer, m Measurement) {
 		args[i] = fmt.Sprint(a)
 	}
 	fmt.Fprintf(w, "%s  %s(%s)\n", label, subject, strings.Join(args, ", "))
-	fmt.Fprintf(w, "  mean   %s/op ± %.1f%% (95%% %s: %s … %s)\n", Duration(s.MeanNsPerOp), 100*s.RelativeHalfWidth(), ci,
-		Duration(s.CI95[0]), Duration(s.CI95[1]))
+	fmt.Fprintf(w, "  mean   %s/op ± %.1f%% (95%% %s: %s)\n", Duration(s.MeanNsPerOp), 100*s.RelativeHalfWidth(), ci,
+		Span(s.CI95[0], s.CI95[1], "ns"))
 	fmt.Fprintf(w, "  median %s/op", Duration(s.MedianNsPerOp))
 	if !math.IsNaN(s.MeanCPUNsPerOp) {
 		fmt.Fprintf(w, ", cpu %s/op", Duration(s.MeanCPUNsPerOp))

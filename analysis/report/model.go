@@ -26,11 +26,12 @@ func Figure(v float64, unit string) string {
 	return sig3(v)
 }
 
-// DemandText renders one demand: "cpu 1.21 µs (1.19 µs … 1.23 µs)".
+// DemandText renders one demand: "cpu 1.21 µs (1.19 µs … 1.23 µs)", a
+// lower bound below 0 shown as 0 with ClampNote.
 func DemandText(d model.Demand) string {
 	s := fmt.Sprintf("%s %s", strings.ReplaceAll(string(d.Metric), "_", " "), Figure(d.Mean, d.Unit))
 	if !math.IsNaN(d.CI95[0]) {
-		s += fmt.Sprintf(" (%s … %s)", Figure(d.CI95[0], d.Unit), Figure(d.CI95[1], d.Unit))
+		s += " (" + Span(d.CI95[0], d.CI95[1], d.Unit) + ")"
 	}
 	if d.Coarse != "" {
 		s += " [coarse]"

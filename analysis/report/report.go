@@ -73,8 +73,8 @@ func sig3(v float64) string {
 	}
 }
 
-// Ratio formats a ratio with its interval and the interval's confidence
-// when known, e.g. "0.058 [0.055, 0.061] (96.7 %)".
+// Ratio formats a ratio with its interval and the interval's level (the
+// rule in labels.go), e.g. "0.058 [0.055, 0.061] (95 % bounds)".
 func Ratio(ev verdict.Evidence) string {
 	if math.IsNaN(ev.Ratio) {
 		return "n/a"
@@ -82,11 +82,7 @@ func Ratio(ev verdict.Evidence) string {
 	if math.IsNaN(ev.RatioLow) {
 		return sigRatio(ev.Ratio)
 	}
-	level := ""
-	if ev.RatioLevel > 0 {
-		level = fmt.Sprintf(" (%.3g %%)", 100*ev.RatioLevel)
-	}
-	return fmt.Sprintf("%s [%s, %s]%s", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh), level)
+	return fmt.Sprintf("%s [%s, %s] (%s)", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh), ratioLevelLabel(ev))
 }
 
 func sigRatio(r float64) string { return fmt.Sprintf("%.3g", r) }
@@ -182,7 +178,7 @@ func writeMeasurements(b *strings.Builder, ms []verdict.Measurement) {
 	for _, m := range ms {
 		ci := ""
 		if m.CIHighNs > 0 {
-			ci = fmt.Sprintf(" (%s … %s)", Duration(m.CILowNs), Duration(m.CIHighNs))
+			ci = " (" + Span(m.CILowNs, m.CIHighNs, "ns") + ")"
 		}
 		alloc := "n/a"
 		if m.AllocBytes >= 0 {
@@ -286,7 +282,8 @@ func Chart(ms []verdict.Measurement) string {
 }
 
 // costLine fits time per operation against a single integer argument and
-// says when the measured values cannot tell the models apart.
+// says when the measured values cannot tell the models apart; with two
+// values it names no model (NoModel).
 func costLine(ms []verdict.Measurement) string {
 	var pts []stats.CostPoint
 	distinct := map[float64]bool{}
@@ -306,8 +303,11 @@ func costLine(ms []verdict.Measurement) string {
 			}
 		}
 	}
-	if len(distinct) < 2 {
+	switch {
+	case len(distinct) < 2:
 		return ""
+	case len(distinct) < MinModelValues:
+		return "Cost model: " + NoModel(len(distinct)) + "."
 	}
 	fit, err := stats.FitCostModels(pts)
 	if err != nil || fit.Best == "" {
@@ -373,7 +373,7 @@ func meaningOfSatisfied(res *verdict.MethodResult) string {
 			if ev.Alpha <= 0 || in.Failed {
 				continue
 			}
-			test := fmt.Sprintf("α = %.3g", ev.Alpha)
+			test := EvidenceAlpha(ev)
 			if ev.Test != "" {
 				test = ev.Test + ", " + test
 			}

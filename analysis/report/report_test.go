@@ -28,11 +28,11 @@ func TestEvidenceLine(t *testing.T) {
 		Left: verdict.SideEvidence{MeanNs: 18.2, Samples: 90}, Right: verdict.SideEvidence{MeanNs: 312, Samples: 90},
 		Ratio: 0.0583, RatioLow: 0.055, RatioHigh: 0.061, P: 1,
 	}}
-	if got, want := Evidence(c), "18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
+	if got, want := Evidence(c), "18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061] (95 %)  p=1.000"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	c.Evidence.Left.Scale = 2
-	if got, want := Evidence(c), "2 × 18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061]  p=1.000"; got != want {
+	if got, want := Evidence(c), "2 × 18.2 ns/op vs 312 ns/op  ratio 0.0583 [0.055, 0.061] (95 %)  p=1.000"; got != want {
 		t.Errorf("scaled: got %q, want %q", got, want)
 	}
 	u := verdict.ComparisonResult{Reason: "right side: workload threw"}
@@ -77,6 +77,13 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	}
 	if md := MethodHover(f, m, nil, []verdict.MethodResult{means}); strings.Contains(md, "Cost model") {
 		t.Errorf("a cost model named from three points:\n%s", md)
+	}
+	// Two argument values (linearSearch at n = 10⁴ and 10⁵) fit every
+	// two-parameter model exactly: no model is named.
+	two := res
+	two.Measurements = append([]verdict.Measurement(nil), res.Measurements[:2]...)
+	if md := MethodHover(f, m, nil, []verdict.MethodResult{two}); !strings.Contains(md, "Cost model: 2 values: no model") || strings.Contains(md, "fits best") {
+		t.Errorf("two values:\n%s", md)
 	}
 	if strings.Contains(md, "Stale") {
 		t.Errorf("fresh result shown as stale:\n%s", md)

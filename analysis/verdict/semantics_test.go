@@ -82,6 +82,13 @@ func TestClassicSemanticsIsTheSeedsQuickInterpretation(t *testing.T) {
 	if c := Compare(spl.LE, l, r, nil, quick); !strings.Contains(c.Reason, "not shown to hold within 5%") || c.Evidence.Margin != 0.05 {
 		t.Errorf("default <=: reason %q, margin %g", c.Reason, c.Evidence.Margin)
 	}
+	// A look's α (0.05 over 3 looks) reads rounded in the reason, and the
+	// evidence records the looks (issue 40: α = 0.016666666666666666).
+	look := quick
+	look.Alpha, look.Looks = 0.05/3, 3
+	if c := Compare(spl.LE, l, r, nil, look); !strings.Contains(c.Reason, "α = 0.0167)") || c.Evidence.Looks != 3 {
+		t.Errorf("a look's α: reason %q, looks %d", c.Reason, c.Evidence.Looks)
+	}
 	// SPL Tools' interval equality (anchors-perf §1.6): L(1−δ) ≤p R(1+δ)
 	// and L(1+δ) ≥p R(1−δ), each by Def. 8.
 	d := 0.05

@@ -99,6 +99,10 @@ type Options struct {
 	// that may add forks and look again spreads its α over the looks and
 	// passes the share of one look here.
 	Alpha float64
+	// Looks is how many looks that α was spread over (0 or 1: one); it is
+	// recorded in the evidence so that every output can state the check's
+	// level, Alpha × Looks, beside the one look's.
+	Looks int
 	// Delta is the relative difference that matters: the interval of `=`
 	// without an explicit (δ), and the margin within which `<=`, `>=` and
 	// `==` must be shown to hold. Default 0.05.
@@ -115,6 +119,14 @@ type Options struct {
 	Tolerance float64
 	// Bootstrap fixes the non-parametric interpretation (seed, resamples).
 	Bootstrap stats.BootstrapConfig
+}
+
+// looksOf is opt's looks as the evidence records them: 0 for one.
+func looksOf(opt Options) int {
+	if opt.Looks > 1 {
+		return opt.Looks
+	}
+	return 0
 }
 
 func (o Options) withDefaults() Options {
@@ -210,11 +222,18 @@ type Evidence struct {
 	Ratio     float64      `json:"ratio"` // scaled mean(L) / scaled mean(R)
 	RatioLow  float64      `json:"ratio_ci_low"`
 	RatioHigh float64      `json:"ratio_ci_high"`
-	// RatioLevel is the confidence of [RatioLow, RatioHigh]: 1 − 2α when
-	// the interval holds the ratios the deciding test does not reject at α
-	// on either side (so a bound lies beyond 1 exactly when the test shows
-	// a difference), 0.95 for the descriptive interval of untested data.
+	// RatioLevel is the two-sided confidence of [RatioLow, RatioHigh] at
+	// the look that decided: 1 − 2α when the interval holds the ratios the
+	// deciding test does not reject at α on either side (so a bound lies
+	// beyond 1 exactly when the test shows a difference); each bound is
+	// then a one-sided 1 − α bound, and over all Looks a one-sided
+	// 1 − α·Looks bound (95 % at the default α = 0.05: docs/statistics.md,
+	// "Ratio intervals"). Omitted (0) for the descriptive 95 % interval of
+	// untested data, 1 when the ratio is exact.
 	RatioLevel float64 `json:"ratio_ci_level,omitempty"`
+	// Looks is how many looks the check's α was spread over (a look decides
+	// again after adding forks); Alpha is one look's. Omitted for one look.
+	Looks int `json:"looks,omitempty"`
 	// Interpretation is quick, parametric, nonparametric or rank.
 	Interpretation string `json:"interpretation,omitempty"`
 	// Semantics is what satisfied meant when this was decided: shown or
@@ -326,7 +345,7 @@ func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) 
 		c.tol, c.up = opt.Tolerance, 1+opt.Tolerance
 	}
 	c.ev = Evidence{Left: sideEvidence(lraw, left), Right: sideEvidence(rraw, right), Alpha: opt.Alpha,
-		Interpretation: string(interp), Semantics: string(opt.Semantics), Tolerance: c.tol}
+		Looks: looksOf(opt), Interpretation: string(interp), Semantics: string(opt.Semantics), Tolerance: c.tol}
 	c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
 	halt := func(reason string) (*comparer, *Comparison) {
 		r := c.undecided(reason)
@@ -509,7 +528,7 @@ func (c *comparer) strict(op spl.CmpOp) Comparison {
 		return c.decided(Violated)
 	}
 	c.ev.MoreForks = moreForks(t.Z, c.opt.Alpha, c.minForks)
-	msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %g)", pFor, c.opt.Alpha)
+	msg := fmt.Sprintf("difference not significant (p = %.3g ≥ α = %.3g)", pFor, c.opt.Alpha)
 	if c.ev.MoreForks > 0 {
 		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
 	} else if t.Z == 0 {
@@ -603,7 +622,7 @@ func (c *comparer) shown(a, b float64, less bool, v stats.Test, next func() Comp
 	case zv > 0:
 		c.ev.MoreForks = moreForks(zv, alpha, forks)
 	}
-	msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %g)", 100*c.margin, c.ev.PHolds, alpha)
+	msg := fmt.Sprintf("not violated, but not shown to hold within %g%% either (p = %.3g ≥ α = %.3g)", 100*c.margin, c.ev.PHolds, alpha)
 	if c.ev.MoreForks > 0 {
 		msg += fmt.Sprintf("; about %d more forks per side would decide it at the observed effect and noise", c.ev.MoreForks)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,11 +100,15 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	if report.WriteDiagnostics(a.stderr, dir, res.Diagnostics) > 0 {
 		code = cli.ExitUsage
 	}
-	a.notices(res.Notices)
+	a.notices(eng.CacheDir(), dir, f.measure.verbose, res.Notices)
 	switch {
 	case len(res.CompileErrors) > 0:
 		report.WriteCompileErrors(a.stderr, dir, res.CompileErrors)
 		return fmt.Errorf("the project does not compile")
+	case len(res.Methods) == 0 && req.Keep == nil && res.Formulas == 0:
+		// A directory without formulas is most often the wrong one (a CI
+		// job pointed at it would pass): an error that says where it looked.
+		return noFormulas(dir, res)
 	case len(res.Methods) == 0:
 		a.note("no @SPL formulas to check under %s", dir)
 		return cli.ExitStatus(code)
@@ -125,6 +130,22 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
 	return cli.ExitStatus(map[string]int{report.FailedErrors: cli.ExitUsage, report.ViolatedRun: cli.ExitFailed}[rep.Result()])
+}
+
+// noFormulas is the error of a check of a directory that holds no formula:
+// the directories searched (relative to dir), what was found there, and
+// where formulas are looked for.
+func noFormulas(dir string, res *engine.CheckResult) error {
+	searched := make([]string, len(res.Searched))
+	for i, d := range res.Searched {
+		searched[i] = report.Rel(dir, d)
+		if searched[i] == "." || searched[i] == "" {
+			searched[i] = dir
+		}
+	}
+	return fmt.Errorf("no @SPL formulas to check: searched %s (%d .java file(s), none with @SPL) and %s for .spl files; "+
+		"give the project's directory, or list its source directories in perfls.json's \"sourceRoots\"",
+		strings.Join(searched, ", "), res.JavaFiles, dir)
 }
 
 // classpathFileFlag checks --classpath-file before anything is measured

@@ -109,13 +109,6 @@ func (a *app) measureError(dir string, err error) error {
 	return err
 }
 
-// notices prints the service's notices.
-func (a *app) notices(ns []string) {
-	for _, n := range ns {
-		a.note("%s", n)
-	}
-}
-
 // output writes v as JSON when format is json, else runs text; nothing
 // once a signal has cancelled the command, which then exits with the
 // signal's status.

@@ -44,7 +44,7 @@ func (a *app) measureCommand() *cobra.Command {
 				}
 				m, err := eng.Measure(cmd.Context(), req)
 				if m != nil {
-					a.notices(m.Notices)
+					a.notices(eng.CacheDir(), dir, f.measure.verbose, m.Notices)
 				}
 				switch {
 				case err != nil && m != nil && m.Result.Err != nil && f.sel.format == "json":
@@ -86,7 +86,7 @@ func (a *app) profileCommand() *cobra.Command {
 				req.Dir, req.Workload, req.Options, req.Progress, req.Preliminary = dir, w, mf.opts, progress, func(p *engine.Profiled) { emit(p) } // its error recurs below
 				p, err := eng.Profile(cmd.Context(), req)
 				if done(); p != nil {
-					a.notices(p.Notices)
+					a.notices(eng.CacheDir(), dir, mf.verbose, p.Notices)
 				}
 				switch {
 				case err != nil:

@@ -116,7 +116,7 @@ func (s *selector) each(a *app, cmd *cobra.Command, args []string, calibrated bo
 				if note := chosen.Note(); note != "" {
 					a.note("%s", note)
 				}
-				a.notices(chosen.Warnings)
+				a.notices("", dir, true, chosen.Warnings) // about the selection: always shown
 			}
 		}
 		if err != nil {

@@ -55,7 +55,12 @@ func (e ExitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)
 // (message). Help goes to root's output (stdout), errors to stderr.
 func Run(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SilenceErrors, root.SilenceUsage = true, true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err.Error()} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown shorthand flag: 'v'") {
+			return UsageError{err.Error() + " (-v is --verbose on the commands that measure; the version is --version)"}
+		}
+		return UsageError{err.Error()}
+	})
 	root.SetErr(stderr)
 	root.SetArgs(longFlags(root, args))
 	cmd, err := root.ExecuteContextC(ctx)
@@ -116,6 +121,18 @@ func longFlags(root *cobra.Command, args []string) []string {
 		}
 	}
 	return out
+}
+
+// quoteAll quotes names for a message: "a", "a" or "b".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // NoArgs refuses positional arguments as a usage error.
@@ -330,6 +347,9 @@ func Root(name, short, version string, stdin io.Reader, stdout, stderr io.Writer
 		Use: name, Short: short, Version: version, Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					return Usagef("unknown command %q; did you mean %s?", args[0], quoteAll(s))
+				}
 				return Usagef("unknown command %q", args[0])
 			}
 			cmd.SetOut(stderr)
@@ -337,9 +357,13 @@ func Root(name, short, version string, stdin io.Reader, stdout, stderr io.Writer
 			return ExitStatus(ExitUsage)
 		},
 	}
+	root.SuggestionsMinimumDistance = 2 // "chek" → check, "od" → do
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetVersionTemplate(name + " {{.Version}}\n")
+	// -v is --verbose wherever a command has it (measure, calibrate); the
+	// version is --version only, so one letter never means two things.
+	root.Flags().Bool("version", false, "print the version and exit")
 	root.AddCommand(&cobra.Command{Use: "version", Short: "Print the version and the commit " + name + " was built from", Args: NoArgs,
 		Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, name, version) }})
 	return root

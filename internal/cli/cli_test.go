@@ -97,5 +97,12 @@ func TestRoot(t *testing.T) {
 	}
 	if code := run("nosuch"); code != ExitUsage || !bytes.Contains(errOut.Bytes(), []byte(`unknown command "nosuch"`)) {
 		t.Errorf("unknown command: %d %q", code, errOut.String())
+	}	// Issue 40: a mistyped command is answered with the one meant.
+	if code := run("od"); code != ExitUsage || !bytes.Contains(errOut.Bytes(), []byte(`unknown command "od"; did you mean "do"?`)) {
+		t.Errorf("mistyped command: %d %q", code, errOut.String())
+	}
+	// -v is never the version at the root: --verbose below it, --version here.
+	if code := run("-v"); code != ExitUsage || out.Len() != 0 || !bytes.Contains(errOut.Bytes(), []byte("the version is --version")) {
+		t.Errorf("-v: %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

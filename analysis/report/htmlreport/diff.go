@@ -188,8 +188,10 @@ var pageFuncs = template.FuncMap{
 }
 
 var diffPage = template.Must(template.New("diff").Funcs(pageFuncs).Funcs(template.FuncMap{
-	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
-	"pct":  func(x float64) string { return fmt.Sprintf("%g", 100*x) },
+	"secs":        func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
+	"pct":         func(x float64) string { return fmt.Sprintf("%g", 100*x) },
+	"alpha":       report.FormatAlpha,
+	"looksPhrase": func() string { return report.LooksPhrase },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -210,7 +212,7 @@ var diffPage = template.Must(template.New("diff").Funcs(pageFuncs).Funcs(templat
 <tr><th>head</th><td class="mono">{{.Head}}</td></tr>
 <tr><th>command</th><td class="mono">{{.Command}}</td></tr>
 <tr><th>generated</th><td>{{time .Generated}}, in {{secs .Elapsed}}</td></tr>
-<tr><th>statistics</th><td>α = {{.Alpha}} over all looks; same = ratio interval inside 1 ± {{pct .Margin}} %; {{.Measured}} measured, {{.Cached}} from the cache</td></tr>
+<tr><th>statistics</th><td>α = {{alpha .Alpha}} over all looks ({{looksPhrase}}); same = ratio interval inside 1 ± {{pct .Margin}} %; {{.Measured}} measured, {{.Cached}} from the cache</td></tr>
 </table>
 {{if .SVG}}<figure>{{.SVG}}<figcaption class="note">Each row: the ratio of the head's mean time to the base's (diamond) and its interval; the grey band is "same".</figcaption></figure>{{end}}
 {{if .PlotError}}<p class="note">plot not drawn: {{.PlotError}}</p>{{end}}

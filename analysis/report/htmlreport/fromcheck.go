@@ -11,7 +11,7 @@ import (
 // behind each comparison, its cost curves and its environment.
 func FromCheck(c *report.Check) *Report {
 	r := &Report{
-		Project: c.Project, Command: c.Command, Generated: c.Finished, Elapsed: c.Elapsed, Alpha: c.Alpha,
+		Project: c.Project, Command: c.Command, Generated: c.Finished, Elapsed: c.Elapsed, Alpha: c.Alpha, Looks: c.Looks,
 		Environment: c.Environment, Diagnostics: c.Diagnostics, Costs: c.Costs,
 	}
 	r.Notices = append(r.Notices, c.Notices...)

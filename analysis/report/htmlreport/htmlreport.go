@@ -25,7 +25,8 @@ type Report struct {
 	Command   string        // the command line that produced the report
 	Generated time.Time     // when the check ended
 	Elapsed   time.Duration // how long it took
-	Alpha     float64       // the significance level used
+	Alpha     float64       // the significance level used, over all looks
+	Looks     int           // how often the formulas could be decided (report.LooksPhrase); each look at Alpha/Looks
 	// Environment describes where the measurements ran (JVM, OS, CPU,
 	// measurement settings), in order.
 	Environment []Field
@@ -207,8 +208,8 @@ func evidenceRows(c Comparison) []Field {
 		rows = append(rows,
 			Field{Name: "left mean", Value: sideFigure(ev.Left)},
 			Field{Name: "right mean", Value: sideFigure(ev.Right)},
-			Field{Name: "ratio L/R (95 % CI)", Value: report.Ratio(ev)},
-			Field{Name: "p-value", Value: fmt.Sprintf("%s (α = %g)", report.PValue(ev.P), ev.Alpha)},
+			Field{Name: "ratio L/R", Value: report.Ratio(ev)},
+			Field{Name: "p-value", Value: fmt.Sprintf("%s (%s)", report.PValue(ev.P), report.EvidenceAlpha(ev))},
 		)
 		interp := ev.Interpretation
 		if ev.Tolerance > 0 {
@@ -257,22 +258,23 @@ func sideFigure(s verdict.SideEvidence) string {
 // meaning says in words what the outcome of a comparison means.
 func meaning(c verdict.ComparisonResult) string {
 	ev := c.Evidence
+	alpha := report.FormatAlpha(ev.Alpha)
 	switch {
 	case c.Failed:
 		return "Failed: an error left the comparison undecided: " + c.Reason + "."
 	case c.Outcome == verdict.Satisfied && ev.Margin > 0:
-		return fmt.Sprintf("Holds: the data show the relation holds within %g %% (p = %s < α = %g) and do not reject it (p = %s). This is not a proof.", 100*ev.Margin, report.PValue(ev.PHolds), ev.Alpha, report.PValue(ev.P))
+		return fmt.Sprintf("Holds: the data show the relation holds within %g %% (p = %s < α = %s) and do not reject it (p = %s). This is not a proof.", 100*ev.Margin, report.PValue(ev.PHolds), alpha, report.PValue(ev.P))
 	case c.Outcome == verdict.Satisfied && ev.P < ev.Alpha:
 		// A strict relation: it holds on evidence of the difference.
-		return fmt.Sprintf("Holds: the data show the difference (p = %s < α = %g). This is not a proof.", report.PValue(ev.P), ev.Alpha)
+		return fmt.Sprintf("Holds: the data show the difference (p = %s < α = %s). This is not a proof.", report.PValue(ev.P), alpha)
 	case c.Outcome == verdict.Satisfied:
 		how := ""
 		if ev.Semantics == string(verdict.Classic) {
 			how = " (" + report.ClassicNote + ")"
 		}
-		return fmt.Sprintf("Holds: the data give no significant evidence against the relation (p = %s ≥ α = %g)%s. This is not a proof.", report.PValue(ev.P), ev.Alpha, how)
+		return fmt.Sprintf("Holds: the data give no significant evidence against the relation (p = %s ≥ α = %s)%s. This is not a proof.", report.PValue(ev.P), alpha, how)
 	case c.Outcome == verdict.Violated:
-		return fmt.Sprintf("Violated: the data reject the relation (p = %s < α = %g).", report.PValue(ev.P), ev.Alpha)
+		return fmt.Sprintf("Violated: the data reject the relation (p = %s < α = %s).", report.PValue(ev.P), alpha)
 	default:
 		if c.Reason != "" {
 			return "Undecided: " + c.Reason + "."
@@ -291,7 +293,7 @@ func costRows(c Cost) [][]string {
 		mean, low, high := meanCI(p.ForkMeans)
 		ci := "n/a (one fork)"
 		if !math.IsNaN(low) {
-			ci = fmt.Sprintf("[%s, %s]", report.Duration(low), report.Duration(high))
+			ci = report.Span(low, high, "ns")
 		}
 		rows = append(rows, []string{fmt.Sprintf("%g", p.N), report.Duration(mean) + "/op", ci, fmt.Sprint(len(p.ForkMeans))})
 	}
@@ -300,8 +302,11 @@ func costRows(c Cost) [][]string {
 
 // fitText describes the fitted models of a cost curve.
 func fitText(c Cost) string {
+	if n := c.DistinctValues(); n < report.MinModelValues {
+		return report.NoModel(n) + "."
+	}
 	if c.Fit == nil {
-		return "No cost model fitted (it needs the method measured at two or more values of one integer argument)."
+		return "No cost model fitted."
 	}
 	f := c.Fit
 	if f.Best == "" {
@@ -327,9 +332,13 @@ func fitText(c Cost) string {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
-	"fit":  fitText,
+	"time":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"secs":  func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
+	"fit":   fitText,
+	"looks": report.LooksText,
+	"intervals": func(alpha float64, looks int) string {
+		return report.IntervalsNote(alpha, looks) + " (the time and demand intervals are two-sided Student-t intervals over the forks' means)"
+	},
 }).Parse(pageTemplate))
 
 const pageTemplate = `<!DOCTYPE html>
@@ -369,7 +378,8 @@ svg { width: 100%; max-width: 60rem; height: auto; }
 <tr><th>project</th><td class="mono">{{.Project}}</td></tr>
 <tr><th>command</th><td class="mono">{{.Command}}</td></tr>
 <tr><th>generated</th><td>{{time .Generated}} ({{secs .Elapsed}})</td></tr>
-<tr><th>significance</th><td>α = {{.Alpha}}; intervals are 95 %</td></tr>
+<tr><th>significance</th><td>{{looks .Alpha .Looks}}</td></tr>
+<tr><th>intervals</th><td>{{intervals .Alpha .Looks}}</td></tr>
 {{- range .Environment}}
 <tr><th>{{.Name}}</th><td>{{.Value}}</td></tr>
 {{- end}}

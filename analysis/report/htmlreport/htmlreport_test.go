@@ -75,6 +75,7 @@ func sample() *Report {
 		Costs: []Cost{
 			{Subject: "p.A#m[w]", Fit: &fit, Demands: []model.Dependency{{Metric: model.CPU, Text: "≈ 0.1·n ns"}}, Callees: []string{"pairs(): cpu ≈ 0.9·n² ns, 94 % of m() at n = 10000"}, Points: []CostPoint{{N: 100, ForkMeans: []float64{10, 11}}, {N: 1000, ForkMeans: []float64{100, 104}}, {N: 10000, ForkMeans: []float64{1010, 990}}}},
 			{Subject: "p.A#one<point>[w]", Points: []CostPoint{{N: 5, ForkMeans: []float64{42}}}},
+			{Subject: "p.A#two[w]", Fit: &fit, Points: []CostPoint{{N: 1e4, ForkMeans: []float64{20, 21}}, {N: 1e5, ForkMeans: []float64{200, 210}}}},
 		},
 	}
 }
@@ -120,19 +121,23 @@ func TestRenderShowsEveryComparison(t *testing.T) {
 		t.Errorf("%d comparison sections, want 3", got)
 	}
 	for _, want := range []string{"1 satisfied", "0 violated", "1 undecided", "3 comparisons",
-		"ratio L/R (95 % CI)", "0.0167 [0.015, 0.018]", "p-value", "1.000 (α = 0.05)", "quick, tolerance 5 %",
-		"600 ns/op (0.5 × 1.20 µs/op)", "measurement failed", "Best fit: n"} {
+		"ratio L/R", "0.0167 [0.015, 0.018] (95 %)", "p-value", "1.000 (α = 0.05)", "quick, tolerance 5 %",
+		"600 ns/op (0.5 × 1.20 µs/op)", "measurement failed", "Best fit: n",
+		"2 values: no model (a cost model needs 3 or more argument values)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if got := strings.Count(s, `<section class="cost"`); got != 2 {
-		t.Errorf("%d cost sections, want 2", got)
+	if got := strings.Count(s, `<section class="cost"`); got != 3 {
+		t.Errorf("%d cost sections, want 3", got)
 	}
 	// The comparison whose right side is unresolved still gets a plot of
 	// the side that was measured.
-	if n := strings.Count(s, "<svg"); n != 5 {
-		t.Errorf("%d SVG plots, want 5 (3 comparisons, 2 cost curves)", n)
+	if n := strings.Count(s, "<svg"); n != 6 {
+		t.Errorf("%d SVG plots, want 6 (3 comparisons, 3 cost curves)", n)
+	}
+	if strings.Count(s, "Best fit") != 1 {
+		t.Error("a model named from fewer than 3 argument values")
 	}
 	if !regexp.MustCompile(`id="summary"`).MatchString(s) {
 		t.Error("no summary")
@@ -299,5 +304,35 @@ func TestMeaningFollowsTheSemantics(t *testing.T) {
 	c.Evidence.P = 0.001
 	if got := meaning(c); !strings.Contains(got, "show the difference") {
 		t.Errorf("strict: %q", got)
+	}
+}
+
+// Issue 40: the page's header said intervals are 95 % while a row read
+// "(95 % CI)" beside a value "(96.7 %)", and α read 0.016666666666666666
+// on every comparison. Now the header states the rule once (with what a look
+// is) and every ratio reads "95 % bounds".
+func TestPageLabelsAgree(t *testing.T) {
+	a := 0.05 / 3
+	c := &report.Check{Project: "/p", Alpha: 0.05, Looks: 3, Methods: []verdict.MethodResult{{File: "/p/A.java", Class: "p.A", Method: "m",
+		Instances: []verdict.InstanceResult{{Line: 6, Formula: "f", Outcome: verdict.Satisfied,
+			Comparisons: []verdict.ComparisonResult{{Text: "SELF[g](1) <= p.A#o[g](1)", Outcome: verdict.Satisfied, Evidence: verdict.Evidence{
+				Left: verdict.SideEvidence{MeanNs: 33, Samples: 90, Forks: 3}, Right: verdict.SideEvidence{MeanNs: 100, Samples: 90, Forks: 3},
+				Ratio: 0.33, RatioLow: 0.28, RatioHigh: 0.387, RatioLevel: 1 - 2*a, Looks: 3, Alpha: a, P: 0.999, PHolds: 0.001, Margin: 0.05}}}}}}}}
+	page, err := Render(FromCheck(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	for _, want := range []string{"0.33 [0.28, 0.387] (95 % bounds)", "0.999 (α = 0.0167 per look: 0.05 over 3 looks, a look deciding again after adding forks)",
+		"α = 0.05 over up to 3 looks, 0.0167 each",
+		"intervals: 95 %; a ratio&#39;s [low, high] are one-sided 95 % bounds over up to 3 looks (a look decides again after adding forks), 96.7 % per look"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"0.016666", "(96.7 %)", "95 % CI"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("page has %q", bad)
+		}
 	}
 }

@@ -214,7 +214,11 @@ func CostSVG(c Cost) (svg []byte, err error) {
 	for i := range s.bars { // from bounds to distances, cut at the floor
 		s.bars[i].lo, s.bars[i].hi = s.bars[i].y-math.Max(s.bars[i].lo, floor), s.bars[i].hi-s.bars[i].y
 	}
-	if err := addFit(p, c.Fit, s.xs[0], s.xs[len(s.xs)-1], logX); err != nil {
+	fit := c.Fit
+	if c.DistinctValues() < report.MinModelValues { // no curve the data cannot choose
+		fit = nil
+	}
+	if err := addFit(p, fit, s.xs[0], s.xs[len(s.xs)-1], logX); err != nil {
 		return nil, err
 	}
 	if err := s.add(p); err != nil {

@@ -16,6 +16,10 @@ export type Semantics = (typeof SEMANTICS)[number];
 export const SEVERITIES = ['warning', 'error'] as const;
 export type ViolationSeverity = (typeof SEVERITIES)[number];
 
+/** Values of perfls.lenses, as the server accepts them. */
+export const LENSES = ['measure', 'check', 'profile', 'compare', 'calibrate'] as const;
+export type Lens = (typeof LENSES)[number];
+
 /**
  * The server's settings (the editor contract): sent as
  * initialize.initializationOptions and as didChangeConfiguration's
@@ -34,6 +38,7 @@ export interface ServerOptions {
   allowMeasuring: boolean;
   remote?: boolean;
   remoteLabel?: string;
+  lenses?: Lens[];
 }
 
 /** A worker label as perfls worker --label takes it. */
@@ -145,6 +150,15 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
       options.remoteLabel = label.trim();
     } else {
       problems.push(`perfls.remoteLabel must be a worker label of lower-case letters, digits, - and _ (e.g. quiet-x86), not ${show(label)}: using the unlabelled workers`);
+    }
+  }
+
+  const lenses = cfg.get<unknown>('lenses');
+  if (lenses !== undefined && lenses !== null) {
+    if (Array.isArray(lenses) && lenses.every((l) => typeof l === 'string' && (LENSES as readonly string[]).includes(l))) {
+      options.lenses = [...new Set(lenses as Lens[])];
+    } else {
+      problems.push(`perfls.lenses must list some of ${LENSES.join(', ')}, not ${show(lenses)}: showing measure and check`);
     }
   }
 

@@ -11,7 +11,8 @@ local defaults = {
   codelens = true, -- show and refresh the "Measure" / "Check N formulas" lenses
   -- settings of the editor contract (alpha, interpretation, semantics,
   -- budgetSeconds, measureOnSave, javaHome, jvmArgs, cpus, violationSeverity,
-  -- allowMeasuring, remote, remoteLabel),
+  -- allowMeasuring, remote, remoteLabel, lenses: e.g. { 'measure', 'check',
+  -- 'profile', 'compare', 'calibrate' }, the server's default measure and check),
   -- sent as initializationOptions and with workspace/didChangeConfiguration.
   settings = {},
   -- on_status(status) is called with every perfls/status notification

@@ -43,7 +43,7 @@ const quickstart = path.join(repoRoot, 'examples', 'quickstart');
 // The defaults VS Code hands the extension when nothing is set (package.json's).
 const defaultSettings: Record<string, unknown> = {
   alpha: 0.05, interpretation: 'auto', semantics: 'auto', budgetSeconds: 0, measureOnSave: false,
-  javaHome: '', jvmArgs: [], violationSeverity: 'warning', path: '',
+  javaHome: '', jvmArgs: [], violationSeverity: 'warning', lenses: ['measure', 'check'], path: '',
 };
 const reader = (v: Record<string, unknown>) => ({ get: <T>(k: string) => v[k] as T | undefined });
 
@@ -284,6 +284,11 @@ test('perfls serve speaks the extension\'s contract: diagnostics, code lenses, h
     };
     const trustedOptions = serverOptions(reader({ ...defaultSettings, alpha: 0.01 }), true).options;
     await s.conn.sendNotification(DidChangeConfigurationNotification.type, configurationChange(trustedOptions));
+    // The default perfls.lenses: Measure and Check only.
+    assert.deepEqual(await lensCommands(), ['perfls.checkFormulas', 'perfls.checkFormulas', 'perfls.measure', 'perfls.measure']);
+    // perfls.lenses listing more adds them.
+    const more = serverOptions(reader({ ...defaultSettings, lenses: ['measure', 'check', 'profile', 'calibrate'] }), true).options;
+    await s.conn.sendNotification(DidChangeConfigurationNotification.type, configurationChange(more));
     assert.deepEqual(await lensCommands(), ['perfls.calibrate', 'perfls.calibrate', 'perfls.checkFormulas', 'perfls.checkFormulas', 'perfls.measure', 'perfls.measure', 'perfls.profile', 'perfls.profile']);
     await s.conn.sendNotification(DidChangeConfigurationNotification.type, configurationChange(s.options()));
     assert.deepEqual(await lensCommands(), []);

@@ -17,6 +17,7 @@ const defaults = {
   violationSeverity: 'warning',
   remote: false,
   remoteLabel: '',
+  lenses: ['measure', 'check'],
   path: '',
 };
 
@@ -36,6 +37,7 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
     allowMeasuring: true,
     remote: false,
     remoteLabel: '',
+    lenses: ['measure', 'check'],
   });
   assert.ok(!('path' in options), 'perfls.path is the client\'s, not the server\'s');
 });
@@ -117,4 +119,13 @@ test('unset settings (a reader without defaults) send only the trust keys', () =
 test('didChangeConfiguration carries the options under settings.perfls', () => {
   const { options } = serverOptions(reader(defaults), false, '/h');
   assert.deepEqual(configurationChange(options), { settings: { perfls: options } });
+});
+
+test('lenses pass through when each is a lens; anything else is reported and left to the server', () => {
+  const ok = serverOptions(reader({ ...defaults, lenses: ['check', 'profile', 'check'] }), true, '/h');
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.options.lenses, ['check', 'profile']);
+  const bad = serverOptions(reader({ ...defaults, lenses: ['check', 'flamegraph'] }), true, '/h');
+  assert.ok(!('lenses' in bad.options), JSON.stringify(bad.options));
+  assert.match(bad.problems[0], /perfls\.lenses must list some of measure, check, profile, compare, calibrate/);
 });
