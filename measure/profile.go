@@ -215,265 +215,346 @@ func newSummary() *profile.Summary {
 		CPU: profile.CPULoad{JVMUser: -1, JVMSystem: -1, Machine: -1}}
 }
 
-func (p *summaryParser) line(l string) error {
-	if !strings.HasPrefix(l, "perfls-prof-") {
-		return nil
-	}
-	kind, rest, _ := strings.Cut(l, " ")
-	f := strings.Fields(rest)
-	bad := func(why string) error {
-		return fmt.Errorf("profile summary line %d (%s): %s", p.lineNo, kind, why)
-	}
-	ints := func(fs []string) ([]int64, error) {
-		out := make([]int64, len(fs))
-		for i, s := range fs {
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return nil, bad(fmt.Sprintf("field %d is not an integer: %q", i+1, s))
-			}
-			out[i] = v
-		}
-		return out, nil
-	}
-	need := func(n int) error {
-		if len(f) != n {
-			return bad(fmt.Sprintf("%d fields, expected %d", len(f), n))
-		}
-		return nil
-	}
-	if kind == "perfls-prof-error" {
-		p.errorMsg = unescape(strings.Join(f, " "))
-		return nil
-	}
-	if kind == "perfls-prof-begin" {
-		if err := need(1); err != nil {
-			return err
-		}
-		v, err := ints(f)
+// summaryLine is one perfls-prof-* line: its kind, fields and number.
+type summaryLine struct {
+	kind   string
+	f      []string
+	lineNo int
+}
+
+func (l *summaryLine) bad(why string) error {
+	return fmt.Errorf("profile summary line %d (%s): %s", l.lineNo, l.kind, why)
+}
+
+// ints parses fields as integers.
+func (l *summaryLine) ints(fs []string) ([]int64, error) {
+	out := make([]int64, len(fs))
+	for i, s := range fs {
+		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return err
+			return nil, l.bad(fmt.Sprintf("field %d is not an integer: %q", i+1, s))
 		}
-		if v[0] != profile.SummaryVersion {
-			return bad(fmt.Sprintf("summary version %d; this perfls reads version %d (perfls's Java library and binary differ?)", v[0], profile.SummaryVersion))
-		}
-		*p = summaryParser{s: newSummary(), begun: true, lineNo: p.lineNo}
-		p.s.Version = int(v[0])
-		p.lines = 1
+		out[i] = v
+	}
+	return out, nil
+}
+
+// need checks the number of fields.
+func (l *summaryLine) need(n int) error {
+	if len(l.f) != n {
+		return l.bad(fmt.Sprintf("%d fields, expected %d", len(l.f), n))
+	}
+	return nil
+}
+
+// summaryKinds are the parsers of the line kinds after perfls-prof-begin.
+var summaryKinds = map[string]func(*summaryParser, *summaryLine) error{
+	"perfls-prof-meta":         (*summaryParser).meta,
+	"perfls-prof-iter":         (*summaryParser).iteration,
+	"perfls-prof-thread":       (*summaryParser).thread,
+	"perfls-prof-method":       (*summaryParser).method,
+	"perfls-prof-frame":        (*summaryParser).frame,
+	"perfls-prof-stack":        (*summaryParser).stack,
+	"perfls-prof-gc":           (*summaryParser).gc,
+	"perfls-prof-cpu":          (*summaryParser).cpu,
+	"perfls-prof-ramp":         (*summaryParser).rampRound,
+	"perfls-prof-ramp-stopped": (*summaryParser).rampStopped,
+	"perfls-prof-ramp-none":    (*summaryParser).rampNone,
+	"perfls-prof-ramp-stack":   (*summaryParser).rampStack,
+	"perfls-prof-end":          (*summaryParser).end,
+}
+
+func (p *summaryParser) line(text string) error {
+	if !strings.HasPrefix(text, "perfls-prof-") {
 		return nil
+	}
+	kind, rest, _ := strings.Cut(text, " ")
+	l := &summaryLine{kind: kind, f: strings.Fields(rest), lineNo: p.lineNo}
+	switch kind {
+	case "perfls-prof-error":
+		p.errorMsg = unescape(strings.Join(l.f, " "))
+		return nil
+	case "perfls-prof-begin":
+		return p.begin(l)
 	}
 	if !p.begun {
-		return bad("before perfls-prof-begin")
+		return l.bad("before perfls-prof-begin")
 	}
-	s := p.s
-	switch kind {
-	case "perfls-prof-meta":
-		if err := need(2); err != nil {
+	if parse := summaryKinds[kind]; parse != nil {
+		if err := parse(p, l); err != nil || p.ended {
 			return err
 		}
-		val := unescape(f[1])
-		num := func() (int64, error) {
-			v, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return 0, bad(fmt.Sprintf("%s is not an integer: %q", f[0], val))
-			}
-			return v, nil
-		}
-		var err error
-		switch f[0] {
-		case "period.ns":
-			s.PeriodNs, err = num()
-		case "window.ns":
-			s.WindowNs, err = num()
-		case "segments":
-			var n int64
-			n, err = num()
-			if err == nil && (n < 1 || n > 1000) {
-				err = bad(fmt.Sprintf("segments %d out of range", n))
-			}
-			s.Segments = int(n)
-		case "alloc":
-			s.Alloc = val
-		case "threads":
-			s.ThreadScope = val
-		case "truncated":
-			s.Truncated, err = num()
-		case "java.version":
-			s.JavaVersion = val
-		}
-		if err != nil {
-			return err
-		}
-	case "perfls-prof-iter":
-		if err := need(6); err != nil {
-			return err
-		}
-		v, err := ints(f)
-		if err != nil {
-			return err
-		}
-		if v[0] != int64(len(s.Iterations)) {
-			return bad(fmt.Sprintf("iteration %d out of order (expected %d)", v[0], len(s.Iterations)))
-		}
-		s.Iterations = append(s.Iterations, profile.Iteration{Ns: v[1], Ops: v[2], StartNs: v[3], CPUNs: v[4], AllocBytes: v[5]})
-	case "perfls-prof-thread":
-		if err := need(4); err != nil {
-			return err
-		}
-		id, err := ints([]string{f[0], f[2], f[3]})
-		if err != nil {
-			return err
-		}
-		s.Threads = append(s.Threads, profile.Thread{ID: id[0], Name: unescape(f[1]), Samples: id[1], Marked: id[2] == 1})
-	case "perfls-prof-method":
-		if err := need(4); err != nil {
-			return err
-		}
-		if id, err := strconv.Atoi(f[0]); err != nil || id != len(s.Methods) {
-			return bad(fmt.Sprintf("method id %q out of order (expected %d)", f[0], len(s.Methods)))
-		}
-		s.Methods = append(s.Methods, profile.Method{Class: unescape(f[1]), Name: unescape(f[2]), Descriptor: unescape(f[3])})
-	case "perfls-prof-frame":
-		if err := need(5); err != nil {
-			return err
-		}
-		v, err := ints(f)
-		if err != nil {
-			return err
-		}
-		if v[0] != int64(len(s.Frames)) {
-			return bad(fmt.Sprintf("frame id %d out of order (expected %d)", v[0], len(s.Frames)))
-		}
-		if v[1] < 0 || v[1] >= int64(len(s.Methods)) {
-			return bad(fmt.Sprintf("frame %d names method %d, which is not defined", v[0], v[1]))
-		}
-		s.Frames = append(s.Frames, profile.Frame{Method: int(v[1]), Line: int(v[2]), BCI: int(v[3]), InLoop: int(v[4])})
-	case "perfls-prof-stack":
-		if err := need(7); err != nil {
-			return err
-		}
-		v, err := ints([]string{f[1], f[2], f[5]})
-		if err != nil {
-			return err
-		}
-		segs, err := ints(strings.Split(f[3], ","))
-		if err != nil {
-			return err
-		}
-		if len(segs) != s.Segments {
-			return bad(fmt.Sprintf("%d segment weights, expected %d", len(segs), s.Segments))
-		}
-		var frames []int
-		if f[6] != "-" {
-			ids, err := ints(strings.Split(f[6], ","))
-			if err != nil {
-				return err
-			}
-			frames = make([]int, len(ids))
-			for i, id := range ids {
-				if id < 0 || id >= int64(len(s.Frames)) {
-					return bad(fmt.Sprintf("frame %d is not defined", id))
-				}
-				frames[i] = int(id)
-			}
-		}
-		s.Stacks = append(s.Stacks, profile.Stack{Kind: f[0], Class: unescape(f[4]), Thread: v[2],
-			Count: v[0], Weight: v[1], Segments: segs, Frames: frames})
-	case "perfls-prof-gc":
-		if err := need(4); err != nil {
-			return err
-		}
-		v, err := ints(f)
-		if err != nil {
-			return err
-		}
-		s.GC = profile.GC{Count: v[0], PauseNs: v[1], HeapAfterFirst: v[2], HeapAfterLast: v[3]}
-	case "perfls-prof-cpu":
-		if err := need(3); err != nil {
-			return err
-		}
-		var x [3]float64
-		for i := range x {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return bad(fmt.Sprintf("field %d is not a number: %q", i+1, f[i]))
-			}
-			x[i] = v
-		}
-		s.CPU = profile.CPULoad{JVMUser: x[0], JVMSystem: x[1], Machine: x[2]}
-	case "perfls-prof-ramp":
-		if len(f) != 12 {
-			if err := need(9); err != nil {
-				return err
-			}
-		}
-		v, err := ints(f)
-		if err != nil {
-			return err
-		}
-		if s.Ramp == nil {
-			s.Ramp = &profile.RampControl{}
-		}
-		if v[0] != int64(len(s.Ramp.Rounds)) {
-			return bad(fmt.Sprintf("ramp round %d out of order (expected %d)", v[0], len(s.Ramp.Rounds)))
-		}
-		r := profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
-			A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}}
-		if len(v) == 12 {
-			r.OpsM, r.M = v[9], profile.RampTime{Ns: v[10], CPUNs: v[11]}
-		}
-		s.Ramp.Rounds = append(s.Ramp.Rounds, r)
-	case "perfls-prof-ramp-stopped":
-		if err := need(1); err != nil {
-			return err
-		}
-		if s.Ramp == nil {
-			return bad("no ramp rounds before it")
-		}
-		s.Ramp.Stopped = unescape(f[0])
-	case "perfls-prof-ramp-none":
-		if err := need(1); err != nil {
-			return err
-		}
-		if s.Ramp == nil {
-			s.Ramp = &profile.RampControl{}
-		}
-		s.Ramp.Skipped, s.Ramp.Rounds = unescape(f[0]), nil
-	case "perfls-prof-ramp-stack":
-		if err := need(3); err != nil {
-			return err
-		}
-		n, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil || n < 0 || f[0] != "A" && f[0] != "B" {
-			return bad(fmt.Sprintf("copy %q, count %q", f[0], f[1]))
-		}
-		var frames []int
-		if f[2] != "-" {
-			for _, x := range strings.Split(f[2], ",") {
-				v, err := strconv.Atoi(x)
-				if err != nil {
-					return bad(fmt.Sprintf("frame %q is not an integer", x))
-				}
-				frames = append(frames, v)
-			}
-		}
-		if s.Ramp == nil {
-			s.Ramp = &profile.RampControl{}
-		}
-		s.Ramp.Stacks = append(s.Ramp.Stacks, profile.RampStack{Copy: f[0], Count: n, Frames: frames})
-	case "perfls-prof-end":
-		if err := need(1); err != nil {
-			return err
-		}
-		n, err := strconv.Atoi(f[0])
-		if err != nil || n != p.lines {
-			return bad(fmt.Sprintf("the JVM wrote %s summary lines, %d arrived", f[0], p.lines))
-		}
-		p.ended = true
-		return nil
-	default:
-		// A newer reducer's line kind: skipped, but counted.
 	}
+	// A newer reducer's line kinds are skipped, but counted.
 	p.lines++
+	return nil
+}
+
+func (p *summaryParser) begin(l *summaryLine) error {
+	if err := l.need(1); err != nil {
+		return err
+	}
+	v, err := l.ints(l.f)
+	if err != nil {
+		return err
+	}
+	if v[0] != profile.SummaryVersion {
+		return l.bad(fmt.Sprintf("summary version %d; this perfls reads version %d (perfls's Java library and binary differ?)", v[0], profile.SummaryVersion))
+	}
+	*p = summaryParser{s: newSummary(), begun: true, lineNo: p.lineNo}
+	p.s.Version = int(v[0])
+	p.lines = 1
+	return nil
+}
+
+func (p *summaryParser) meta(l *summaryLine) error {
+	s := p.s
+	if err := l.need(2); err != nil {
+		return err
+	}
+	val := unescape(l.f[1])
+	num := func() (int64, error) {
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return 0, l.bad(fmt.Sprintf("%s is not an integer: %q", l.f[0], val))
+		}
+		return v, nil
+	}
+	var err error
+	switch l.f[0] {
+	case "period.ns":
+		s.PeriodNs, err = num()
+	case "window.ns":
+		s.WindowNs, err = num()
+	case "segments":
+		var n int64
+		n, err = num()
+		if err == nil && (n < 1 || n > 1000) {
+			err = l.bad(fmt.Sprintf("segments %d out of range", n))
+		}
+		s.Segments = int(n)
+	case "alloc":
+		s.Alloc = val
+	case "threads":
+		s.ThreadScope = val
+	case "truncated":
+		s.Truncated, err = num()
+	case "java.version":
+		s.JavaVersion = val
+	}
+	return err
+}
+
+func (p *summaryParser) iteration(l *summaryLine) error {
+	s := p.s
+	if err := l.need(6); err != nil {
+		return err
+	}
+	v, err := l.ints(l.f)
+	if err != nil {
+		return err
+	}
+	if v[0] != int64(len(s.Iterations)) {
+		return l.bad(fmt.Sprintf("iteration %d out of order (expected %d)", v[0], len(s.Iterations)))
+	}
+	s.Iterations = append(s.Iterations, profile.Iteration{Ns: v[1], Ops: v[2], StartNs: v[3], CPUNs: v[4], AllocBytes: v[5]})
+	return nil
+}
+
+func (p *summaryParser) thread(l *summaryLine) error {
+	s := p.s
+	if err := l.need(4); err != nil {
+		return err
+	}
+	id, err := l.ints([]string{l.f[0], l.f[2], l.f[3]})
+	if err != nil {
+		return err
+	}
+	s.Threads = append(s.Threads, profile.Thread{ID: id[0], Name: unescape(l.f[1]), Samples: id[1], Marked: id[2] == 1})
+	return nil
+}
+
+func (p *summaryParser) method(l *summaryLine) error {
+	s := p.s
+	if err := l.need(4); err != nil {
+		return err
+	}
+	if id, err := strconv.Atoi(l.f[0]); err != nil || id != len(s.Methods) {
+		return l.bad(fmt.Sprintf("method id %q out of order (expected %d)", l.f[0], len(s.Methods)))
+	}
+	s.Methods = append(s.Methods, profile.Method{Class: unescape(l.f[1]), Name: unescape(l.f[2]), Descriptor: unescape(l.f[3])})
+	return nil
+}
+
+func (p *summaryParser) frame(l *summaryLine) error {
+	s := p.s
+	if err := l.need(5); err != nil {
+		return err
+	}
+	v, err := l.ints(l.f)
+	if err != nil {
+		return err
+	}
+	if v[0] != int64(len(s.Frames)) {
+		return l.bad(fmt.Sprintf("frame id %d out of order (expected %d)", v[0], len(s.Frames)))
+	}
+	if v[1] < 0 || v[1] >= int64(len(s.Methods)) {
+		return l.bad(fmt.Sprintf("frame %d names method %d, which is not defined", v[0], v[1]))
+	}
+	s.Frames = append(s.Frames, profile.Frame{Method: int(v[1]), Line: int(v[2]), BCI: int(v[3]), InLoop: int(v[4])})
+	return nil
+}
+
+func (p *summaryParser) stack(l *summaryLine) error {
+	s := p.s
+	if err := l.need(7); err != nil {
+		return err
+	}
+	v, err := l.ints([]string{l.f[1], l.f[2], l.f[5]})
+	if err != nil {
+		return err
+	}
+	segs, err := l.ints(strings.Split(l.f[3], ","))
+	if err != nil {
+		return err
+	}
+	if len(segs) != s.Segments {
+		return l.bad(fmt.Sprintf("%d segment weights, expected %d", len(segs), s.Segments))
+	}
+	var frames []int
+	if l.f[6] != "-" {
+		ids, err := l.ints(strings.Split(l.f[6], ","))
+		if err != nil {
+			return err
+		}
+		frames = make([]int, len(ids))
+		for i, id := range ids {
+			if id < 0 || id >= int64(len(s.Frames)) {
+				return l.bad(fmt.Sprintf("frame %d is not defined", id))
+			}
+			frames[i] = int(id)
+		}
+	}
+	s.Stacks = append(s.Stacks, profile.Stack{Kind: l.f[0], Class: unescape(l.f[4]), Thread: v[2],
+		Count: v[0], Weight: v[1], Segments: segs, Frames: frames})
+	return nil
+}
+
+func (p *summaryParser) gc(l *summaryLine) error {
+	s := p.s
+	if err := l.need(4); err != nil {
+		return err
+	}
+	v, err := l.ints(l.f)
+	if err != nil {
+		return err
+	}
+	s.GC = profile.GC{Count: v[0], PauseNs: v[1], HeapAfterFirst: v[2], HeapAfterLast: v[3]}
+	return nil
+}
+
+func (p *summaryParser) cpu(l *summaryLine) error {
+	s := p.s
+	if err := l.need(3); err != nil {
+		return err
+	}
+	var x [3]float64
+	for i := range x {
+		v, err := strconv.ParseFloat(l.f[i], 64)
+		if err != nil {
+			return l.bad(fmt.Sprintf("field %d is not a number: %q", i+1, l.f[i]))
+		}
+		x[i] = v
+	}
+	s.CPU = profile.CPULoad{JVMUser: x[0], JVMSystem: x[1], Machine: x[2]}
+	return nil
+}
+
+func (p *summaryParser) rampRound(l *summaryLine) error {
+	s := p.s
+	if len(l.f) != 12 {
+		if err := l.need(9); err != nil {
+			return err
+		}
+	}
+	v, err := l.ints(l.f)
+	if err != nil {
+		return err
+	}
+	if s.Ramp == nil {
+		s.Ramp = &profile.RampControl{}
+	}
+	if v[0] != int64(len(s.Ramp.Rounds)) {
+		return l.bad(fmt.Sprintf("ramp round %d out of order (expected %d)", v[0], len(s.Ramp.Rounds)))
+	}
+	r := profile.RampRound{OpsA: v[1], OpsB: v[2], CallsA: v[3], CallsB: v[4],
+		A: profile.RampTime{Ns: v[5], CPUNs: v[6]}, B: profile.RampTime{Ns: v[7], CPUNs: v[8]}}
+	if len(v) == 12 {
+		r.OpsM, r.M = v[9], profile.RampTime{Ns: v[10], CPUNs: v[11]}
+	}
+	s.Ramp.Rounds = append(s.Ramp.Rounds, r)
+	return nil
+}
+
+func (p *summaryParser) rampStopped(l *summaryLine) error {
+	s := p.s
+	if err := l.need(1); err != nil {
+		return err
+	}
+	if s.Ramp == nil {
+		return l.bad("no ramp rounds before it")
+	}
+	s.Ramp.Stopped = unescape(l.f[0])
+	return nil
+}
+
+func (p *summaryParser) rampNone(l *summaryLine) error {
+	s := p.s
+	if err := l.need(1); err != nil {
+		return err
+	}
+	if s.Ramp == nil {
+		s.Ramp = &profile.RampControl{}
+	}
+	s.Ramp.Skipped, s.Ramp.Rounds = unescape(l.f[0]), nil
+	return nil
+}
+
+func (p *summaryParser) rampStack(l *summaryLine) error {
+	s := p.s
+	if err := l.need(3); err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(l.f[1], 10, 64)
+	if err != nil || n < 0 || l.f[0] != "A" && l.f[0] != "B" {
+		return l.bad(fmt.Sprintf("copy %q, count %q", l.f[0], l.f[1]))
+	}
+	var frames []int
+	if l.f[2] != "-" {
+		for _, x := range strings.Split(l.f[2], ",") {
+			v, err := strconv.Atoi(x)
+			if err != nil {
+				return l.bad(fmt.Sprintf("frame %q is not an integer", x))
+			}
+			frames = append(frames, v)
+		}
+	}
+	if s.Ramp == nil {
+		s.Ramp = &profile.RampControl{}
+	}
+	s.Ramp.Stacks = append(s.Ramp.Stacks, profile.RampStack{Copy: l.f[0], Count: n, Frames: frames})
+	return nil
+}
+
+func (p *summaryParser) end(l *summaryLine) error {
+	if err := l.need(1); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(l.f[0])
+	if err != nil || n != p.lines {
+		return l.bad(fmt.Sprintf("the JVM wrote %s summary lines, %d arrived", l.f[0], p.lines))
+	}
+	p.ended = true
 	return nil
 }
 
