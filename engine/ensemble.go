@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/ensemble"
 	"github.com/perfls/perfls/analysis/ensemble/csvrun"
+	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -345,8 +346,7 @@ func coarseClock(forks []cache.Fork) (tick, sample float64, coarse bool) {
 	if tick == 0 || len(lengths) == 0 {
 		return 0, 0, false
 	}
-	slices.Sort(lengths)
-	sample = lengths[len(lengths)/2]
+	sample = stats.Median(lengths)
 	return tick, sample, tick > sample
 }
 
