@@ -207,7 +207,10 @@ func (rs *revisions) overlay(base string) (map[string][]byte, string, error) {
 	files := map[string][]byte{}
 	var added []string
 	for rel, data := range s.files {
-		if old, err := os.ReadFile(filepath.Join(base, rel)); err == nil && string(old) == string(data) {
+		// A commit's own file is read only when regular and no larger than
+		// the working tree's: a link to /dev/zero in a commit reads nothing.
+		same := input.Limit{Max: int64(len(data)), What: "a file of the commit", Hint: "it differs from the working tree's"}
+		if old, err := input.ReadRegular(filepath.Join(base, rel), same); err == nil && string(old) == string(data) {
 			continue
 		}
 		files[rel] = data

@@ -490,9 +490,10 @@ func (m *matrix) session() *lsptest.Client {
 		m.t.Fatal(err)
 	}
 	fc := lsptest.Start(m.t, server.Options{Verdicts: store, Actions: m.eng, CacheDir: m.eng.CacheDir()})
+	// Every lens on (the default shows Measure and Check): each is a row.
 	fc.Call(m.t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(m.dir), Capabilities: protocol.ClientCapabilities{
 		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true},
-	}}, nil)
+	}, InitializationOptions: map[string]any{"lenses": server.LensNames}}, nil)
 	fc.Notify(m.t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	opened := map[string]bool{}
 	for _, f := range conformanceForms {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/internal/atomicfile"
+	"github.com/perfls/perfls/internal/input"
 )
 
 // noticesFile remembers, in the cache directory, which notices were
@@ -62,13 +62,17 @@ func (a *app) notices(cacheDir, project string, all bool, ns []string) {
 	}
 }
 
+// noticesLimit bounds the remembered notices' file: at most 2000 lines of
+// a key and a time.
+var noticesLimit = input.Limit{Max: 1 << 20, What: "perfls's file of notices shown", Hint: "delete it: notices are then shown once more"}
+
 // readShown reads the remembered notices: key → when last shown.
 func readShown(cacheDir string) map[string]int64 {
 	seen := map[string]int64{}
 	if cacheDir == "" {
 		return seen
 	}
-	data, err := os.ReadFile(filepath.Join(cacheDir, noticesFile))
+	data, err := input.ReadRegular(filepath.Join(cacheDir, noticesFile), noticesLimit)
 	if err != nil {
 		return seen
 	}

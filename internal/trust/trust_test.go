@@ -66,13 +66,15 @@ var processStarters = map[string]bool{
 // allowed are the non-test files that may call a process starter
 // directly, and why.
 var allowed = map[string]string{
-	"cache/open.go":               "sql.Open of the SQLite file in the cache directory: a file, not a connection",
-	"cache/postgres.go":           "sql.Open of a shared store, after trust.Check (cache.Open)",
-	"measure/remote/remote.go":    "the job queue's pool, after trust.Check",
-	"measure/service/daemon.go":   "the daemon's own unix socket (listen and dial), owned by the user; its requests ask trust.Check",
-	"internal/pgtest/pgtest.go":   "test helper: a throwaway PostgreSQL server",
-	"internal/fixture/fixture.go": "test helper: git histories for tests",
-	"internal/fixture/maven.go":   "test helper: Maven for tests",
+	"cache/open.go":                  "sql.Open of the SQLite file in the cache directory: a file, not a connection",
+	"cache/postgres.go":              "sql.Open of a shared store, after trust.Check (cache.Open)",
+	"measure/remote/remote.go":       "the job queue's pool, after trust.Check",
+	"measure/service/daemon.go":      "the daemon's own unix socket (listen and dial), owned by the user; its requests ask trust.Check",
+	"internal/pgtest/pgtest.go":      "test helper: a throwaway PostgreSQL server",
+	"internal/fixture/fixture.go":    "test helper: git histories for tests",
+	"internal/fixture/maven.go":      "test helper: Maven for tests",
+	"internal/fixture/command.go":    "test helper: runs the commands a test names (plugins, releases)",
+	"internal/fixture/oldhistory.go": "test helper: runs bench/old-history.sh to build a git history for tests",
 }
 
 // TestEveryProcessStartsHere walks the module's non-test Go files (bench
