@@ -367,10 +367,17 @@ func writeVerdictTable(b *strings.Builder, res *verdict.MethodResult) {
 // meaningOfSatisfied says what a satisfied verdict rests on, from the
 // evidence of the test that decided it (the first decided comparison).
 func meaningOfSatisfied(res *verdict.MethodResult) string {
+	shown := false
 	for _, in := range res.Instances {
 		for _, c := range in.Comparisons {
 			ev := c.Evidence
 			if ev.Alpha <= 0 || in.Failed {
+				continue
+			}
+			if ev.Semantics == string(verdict.Shown) && ev.Margin == 0 {
+				// Decided without the test that shows a relation holds (a
+				// violation): its evidence does not say what satisfied means.
+				shown = true
 				continue
 			}
 			test := EvidenceAlpha(ev)
@@ -385,6 +392,9 @@ func meaningOfSatisfied(res *verdict.MethodResult) string {
 			}
 			return fmt.Sprintf("*satisfied* means no significant evidence against the formula (%s), not proof.", test)
 		}
+	}
+	if shown {
+		return fmt.Sprintf("*satisfied* means the data show the formula holds within a %g %% margin.", 100*verdict.DefaultDelta)
 	}
 	return "*satisfied* means no significant evidence against the formula, not proof."
 }

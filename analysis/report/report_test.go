@@ -113,6 +113,26 @@ func TestHoverDocumentsMeasurements(t *testing.T) {
 	}
 }
 
+// Under the default semantics a method whose formulas are violated (no
+// test showing a relation holds ran) still reads what satisfied means: shown
+// within the margin, never "no significant evidence".
+func TestHoverSaysWhatSatisfiedMeansWhenViolated(t *testing.T) {
+	src := "package p;\nclass A {\n    @SPL(\"SELF[gen](1) <= p.A#b[gen](1)\")\n    static int a(int x) { return 0; }\n}\n"
+	f, err := javasrc.Parse("/p/A.java", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Methods[0]
+	ev := verdict.Evidence{Left: verdict.SideEvidence{MeanNs: 300, Samples: 5}, Right: verdict.SideEvidence{MeanNs: 100, Samples: 5},
+		Ratio: 3, RatioLow: 2.5, RatioHigh: 3.5, P: 1e-6, Alpha: 0.05, Test: "parametric mean-value test", Semantics: "shown"}
+	res := verdict.MethodResult{File: "/p/A.java", Class: "p.A", Method: "a", Params: []string{"int"}, Source: m.SourceHash(f),
+		Instances: []verdict.InstanceResult{{Outcome: verdict.Violated, Comparisons: []verdict.ComparisonResult{{Outcome: verdict.Violated, Evidence: ev}}}}}
+	md := MethodHover(f, m, nil, []verdict.MethodResult{res})
+	if !strings.Contains(md, "*satisfied* means the data show the formula holds within a 5 % margin") || strings.Contains(md, "no significant evidence") {
+		t.Errorf("hover of a violated method under the default semantics:\n%s", md)
+	}
+}
+
 // A verdict decided under the classic semantics says so in the CLI line,
 // the hover and the check summary; the default's shows nothing more.
 func TestClassicSemanticsIsShown(t *testing.T) {

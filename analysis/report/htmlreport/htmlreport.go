@@ -337,7 +337,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"fit":   fitText,
 	"looks": report.LooksText,
 	"intervals": func(alpha float64, looks int) string {
-		return report.IntervalsNote(alpha, looks) + " (the time and demand intervals are two-sided Student-t intervals over the forks' means)"
+		// The row is labelled "intervals" already.
+		note := strings.TrimPrefix(report.IntervalsNote(alpha, looks), "intervals: ")
+		return note + " (the time and demand intervals are two-sided Student-t intervals over the forks' means)"
 	},
 }).Parse(pageTemplate))
 

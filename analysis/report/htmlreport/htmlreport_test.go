@@ -325,7 +325,7 @@ func TestPageLabelsAgree(t *testing.T) {
 	s := string(page)
 	for _, want := range []string{"0.33 [0.28, 0.387] (95 % bounds)", "0.999 (α = 0.0167 per look: 0.05 over 3 looks, a look deciding again after adding forks)",
 		"α = 0.05 over up to 3 looks, 0.0167 each",
-		"intervals: 95 %; a ratio&#39;s [low, high] are one-sided 95 % bounds over up to 3 looks (a look decides again after adding forks), 96.7 % per look"} {
+		"95 %; a ratio&#39;s [low, high] are one-sided 95 % bounds over up to 3 looks (a look decides again after adding forks), 96.7 % per look"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q", want)
 		}
