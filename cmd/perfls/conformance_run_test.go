@@ -22,6 +22,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
@@ -247,7 +248,8 @@ func (m *matrix) measure(f form) (string, error) {
 
 func (m *matrix) check(f form) (string, error) {
 	if m.checked == nil && m.checkErr == nil {
-		m.checked, m.checkErr = m.eng.Check(m.ctx, engine.CheckRequest{Dir: m.dir, Options: matrixOptions})
+		// Room for forks in place of those whose warm-up hit the cap.
+		m.checked, m.checkErr = m.eng.Check(m.ctx, engine.CheckRequest{Dir: m.dir, Options: matrixOptions, MaxForks: 2 * matrixOptions.Forks})
 	}
 	if m.checkErr != nil {
 		return "", m.checkErr
@@ -267,6 +269,11 @@ func (m *matrix) check(f form) (string, error) {
 				return "", errors.New(strings.Join(reasons, "; "))
 			}
 			if len(in.Comparisons) == 0 || !(in.Comparisons[0].Evidence.Ratio > 0) {
+				for _, c := range in.Comparisons {
+					if in.Outcome == verdict.Undecided && strings.Contains(c.Reason, "did not settle") {
+						return "", fmt.Errorf("%w: %s", errNotHeld, c.Reason)
+					}
+				}
 				return "", fmt.Errorf("%s: no evidence", in.Outcome)
 			}
 			return fmt.Sprintf("%s [%s], ratio %.3g", in.Outcome, in.Instance, in.Comparisons[0].Evidence.Ratio), nil
@@ -477,7 +484,10 @@ func (m *matrix) bisectFormula(f form) (string, error) {
 // loops' forks, hitting the matrix's 1 s warm-up cap with the JIT still
 // compiling, differ up to ×4, and once the instance method's did too.
 // The cell counts as refused with the product's reason, not as working.
-var errNotHeld = errors.New("not followed, as the bisection says")
+//
+// A check whose instance is undecided because its forks' warm-up hit the
+// matrix's cap, saying so and what to raise, counts the same way.
+var errNotHeld = errors.New("undecided or not followed, as the product says why")
 
 // session is the editor's session on the project, every fixture source
 // open, with the matrix's engine as its actions.
