@@ -97,7 +97,8 @@ func TestRoot(t *testing.T) {
 	}
 	if code := run("nosuch"); code != ExitUsage || !bytes.Contains(errOut.Bytes(), []byte(`unknown command "nosuch"`)) {
 		t.Errorf("unknown command: %d %q", code, errOut.String())
-	} // Issue 40: a mistyped command is answered with the one meant.
+	}
+	// A mistyped command is answered with the one meant.
 	if code := run("od"); code != ExitUsage || !bytes.Contains(errOut.Bytes(), []byte(`unknown command "od"; did you mean "do"?`)) {
 		t.Errorf("mistyped command: %d %q", code, errOut.String())
 	}
