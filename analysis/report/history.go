@@ -54,8 +54,17 @@ func WriteHistory(w io.Writer, rows []HistoryRow) {
 		if review == "" {
 			review = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.4g\t[%.4g, %.4g]\t%s\n", r.ID, r.MeasuredAt.Local().Format(time.DateTime),
-			commit, r.Machine, r.JVM, r.Workload, r.Args, r.Forks, r.MeanNs, r.CILowNs, r.CIHighNs, review)
+		ci := "-" // one fork: no interval
+		if r.CIHighNs > r.CILowNs {
+			// A time cannot be negative: the t-interval's lower bound is
+			// shown clamped at 0, and said so (JSON keeps it as computed).
+			ci = fmt.Sprintf("[%.4g, %.4g]", r.CILowNs, r.CIHighNs)
+			if r.CILowNs < 0 {
+				ci = fmt.Sprintf("[0, %.4g] (%s)", r.CIHighNs, ClampNote)
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.4g\t%s\t%s\n", r.ID, r.MeasuredAt.Local().Format(time.DateTime),
+			commit, r.Machine, r.JVM, r.Workload, r.Args, r.Forks, r.MeanNs, ci, review)
 	}
 	tw.Flush()
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +49,26 @@ func TestPlaceHistory(t *testing.T) {
 	p = PlaceHistory("p.A#m", rows, nil)
 	if len(p.Commits) != 4 || p.Commits[0].Commit != "c3" || p.Commits[1].Commit != "c1" || p.Left != 2 {
 		t.Errorf("without a line: commits %+v, left %d", p.Commits, p.Left)
+	}
+}
+
+// The history table shows a time's interval clamped at 0, saying so, and
+// none for one fork.
+func TestHistoryTableClampsIntervals(t *testing.T) {
+	rows := []HistoryRow{
+		{ID: 1, Commit: "c1", Workload: "p.A#gen(int)", Args: "10", Forks: 3, MeanNs: 3174, CILowNs: -200, CIHighNs: 6150},
+		{ID: 2, Commit: "c2", Workload: "p.A#gen(int)", Args: "10", Forks: 3, MeanNs: 2248, CILowNs: 2124, CIHighNs: 2372},
+		{ID: 3, Commit: "c3", Workload: "p.A#gen(int)", Args: "10", Forks: 1, MeanNs: 2000},
+	}
+	var b strings.Builder
+	WriteHistory(&b, rows)
+	out := b.String()
+	for _, want := range []string{"[0, 6150] (t-interval clamped at 0)", "[2124, 2372]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "-200") || strings.Contains(out, "[0, 0]") {
+		t.Errorf("history table shows a negative bound or an interval for one fork:\n%s", out)
 	}
 }

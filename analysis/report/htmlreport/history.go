@@ -153,6 +153,13 @@ func commitTicks(commits []report.HistoryCommit) []plot.Tick {
 
 var historyPage = template.Must(template.New("history").Funcs(pageFuncs).Funcs(template.FuncMap{
 	"ns": report.Duration,
+	// ci is a row's interval, its lower bound clamped at 0 (a time), saying so.
+	"ci": func(lo, hi float64) string {
+		if lo < 0 {
+			return fmt.Sprintf("[0 ns, %s] (%s)", report.Duration(hi), report.ClampNote)
+		}
+		return fmt.Sprintf("[%s, %s]", report.Duration(lo), report.Duration(hi))
+	},
 	"short": func(c string, dirty bool) string {
 		if c == "" {
 			return "–"
@@ -193,7 +200,7 @@ var historyPage = template.Must(template.New("history").Funcs(pageFuncs).Funcs(t
 <h2>Results</h2>
 <table class="grid">
 <tr><th>ID</th><th>measured</th><th>commit</th><th>machine</th><th>JVM</th><th>workload(args)</th><th>forks</th><th>time/op</th><th>95 % interval</th><th>review</th></tr>
-{{range .Rows}}<tr><td>{{.ID}}</td><td>{{time .MeasuredAt}}</td><td class="mono">{{short .Commit .Dirty}}</td><td>{{.Machine}}</td><td>{{.JVM}}</td><td class="mono">{{.Workload}}({{.Args}})</td><td>{{.Forks}}</td><td>{{ns .MeanNs}}</td><td>{{if .CIHighNs}}[{{ns .CILowNs}}, {{ns .CIHighNs}}]{{else}}–{{end}}</td><td>{{or .Review "–"}}</td></tr>
+{{range .Rows}}<tr><td>{{.ID}}</td><td>{{time .MeasuredAt}}</td><td class="mono">{{short .Commit .Dirty}}</td><td>{{.Machine}}</td><td>{{.JVM}}</td><td class="mono">{{.Workload}}({{.Args}})</td><td>{{.Forks}}</td><td>{{ns .MeanNs}}</td><td>{{if .CIHighNs}}{{ci .CILowNs .CIHighNs}}{{else}}–{{end}}</td><td>{{or .Review "–"}}</td></tr>
 {{end}}</table>
 </body>
 </html>

@@ -24,6 +24,7 @@ func TestRenderHistory(t *testing.T) {
 	rows := []report.HistoryRow{row("aaaaaaa1", "Xeon <x>, 2 cores", 100, 3), row("bbbbbbb2", "Xeon <x>, 2 cores", 150, 3),
 		row("aaaaaaa1", "EPYC, 8 cores", 80, 1), {Commit: "ccccccc3", Dirty: true, Machine: "EPYC, 8 cores", MeanNs: 1}}
 	rows[1].ID, rows[1].Review = 42, "regression"
+	rows[0].CILowNs = -20 // a wide interval of a time: shown clamped at 0
 	p := report.PlaceHistory("p.A#m(int)", rows, []string{"aaaaaaa1", "bbbbbbb2"})
 	p.Commits[1].Subject = "make <m> slower"
 	b, err := RenderHistory(p, "perfls history --method p.A#m --html out", time.Unix(0, 0))
@@ -32,7 +33,7 @@ func TestRenderHistory(t *testing.T) {
 	}
 	page := string(b)
 	for _, want := range []string{"<svg", "p.A#gen(int)(100)", "Xeon &lt;x&gt;, 2 cores · Debian 17.0.9", "EPYC, 8 cores · Debian 17.0.9",
-		"aaaaaaa", "bbbbbbb", "make &lt;m&gt; slower", "2 commits plotted, 1 not plotted", "ccccccc3&#43;dirty", "[135 ns, 165 ns]", "first-parent line", "<td>42</td>", "<td>regression</td>"} {
+		"aaaaaaa", "bbbbbbb", "make &lt;m&gt; slower", "2 commits plotted, 1 not plotted", "ccccccc3&#43;dirty", "[135 ns, 165 ns]", "[0 ns, 110 ns] (t-interval clamped at 0)", "first-parent line", "<td>42</td>", "<td>regression</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
