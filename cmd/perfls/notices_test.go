@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Issue 40: every run, cached ones too, repeated the same 3–5 notices. A
+// Every run, cached ones too, repeated the same 3–5 notices. A
 // notice is printed once per project and text; a run that has it again
 // says how many it left out, a changed notice is printed, and -v prints
 // them all.
