@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/perfls/perfls/cache"
 )
 
 // A result is stored with the commit its project holds: the one a request
@@ -35,5 +37,34 @@ func TestCommitOfMaterialisedTree(t *testing.T) {
 	}
 	if c, _ := l.commitOf(ctx, Params{Project: cacheDir}); len(c) != 40 {
 		t.Errorf("a work tree's HEAD: %q", c)
+	}
+}
+
+// An item answered from the cache for a clean commit records that commit
+// beside the result (seen_at), once per batch's git question; a tree with
+// changes records nothing.
+func TestCacheHitNotesTheCommit(t *testing.T) {
+	ctx := context.Background()
+	cacheDir := t.TempDir()
+	store := openStore(t, cacheDir)
+	m := &cache.Measurement{Key: cache.Key{Method: "p.A#m()", Code: "x"}, Commit: "1111111111111111111111111111111111111111",
+		Forks: []cache.Fork{{NsPerOp: []float64{1, 2}}}}
+	if err := store.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	l := &Local{cacheDir: cacheDir, store: store}
+	other := "2222222222222222222222222222222222222222"
+	b := &batch{p: Params{Project: filepath.Join(cacheDir, "revisions", other), Commit: other}, warn: func(s string) { t.Error(s) }}
+	l.noteSeenAt(ctx, b, m.ID)
+	l.noteSeenAt(ctx, b, m.ID)
+	got, err := store.Get(ctx, m.ID)
+	if err != nil || len(got.SeenAt) != 1 || got.SeenAt[0] != other {
+		t.Errorf("seen at %q (%v), want [%s]", got.SeenAt, err, other)
+	}
+	dirty := &batch{warn: b.warn}
+	dirty.commitOnce.Do(func() { dirty.commit, dirty.dirty = "3333333333333333333333333333333333333333", true })
+	l.noteSeenAt(ctx, dirty, m.ID)
+	if got, _ := store.Get(ctx, m.ID); len(got.SeenAt) != 1 {
+		t.Errorf("a tree with changes recorded: %q", got.SeenAt)
 	}
 }

@@ -346,6 +346,12 @@ type batch struct {
 
 	wg      sync.WaitGroup // the items being measured
 	planned int            // forks to run, for progress bars
+
+	// The commit the project holds, asked of git once per batch (commitOf)
+	// when an item is answered from the cache.
+	commitOnce sync.Once
+	commit     string
+	dirty      bool
 }
 
 // distinctSpecs lists every distinct method and generator of items once,
@@ -487,7 +493,7 @@ func (l *Local) startItem(ctx context.Context, b *batch, req measure.Request, ke
 	}
 	if (!p.Fresh || p.Besides != nil) && l.answerFromCache(ctx, key, opt, p.Besides, out, warn) {
 		if p.Besides == nil {
-			l.noteSeenAt(ctx, p, out.CacheID, warn)
+			l.noteSeenAt(ctx, b, out.CacheID)
 		}
 		l.addHistory(ctx, key, out, warn)
 		return
@@ -791,13 +797,16 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 // so that the result's code is known to be there too (regressions place a
 // result at the first commit known to hold its code, also when the same
 // code was measured once at a later commit).
-func (l *Local) noteSeenAt(ctx context.Context, p Params, id int64, warn func(string)) {
-	commit, dirty := l.commitOf(ctx, p)
-	if commit == "" || dirty || l.store == nil {
+func (l *Local) noteSeenAt(ctx context.Context, b *batch, id int64) {
+	if l.store == nil {
 		return
 	}
-	if err := l.store.SeenAt(ctx, id, commit); err != nil && ctx.Err() == nil {
-		warn(fmt.Sprintf("could not record in %s that result %d's code is at commit %.12s: %v", l.store.Path(), id, commit, err))
+	b.commitOnce.Do(func() { b.commit, b.dirty = l.commitOf(ctx, b.p) })
+	if b.commit == "" || b.dirty {
+		return
+	}
+	if err := l.store.SeenAt(ctx, id, b.commit); err != nil && ctx.Err() == nil {
+		b.warn(fmt.Sprintf("could not record in %s that result %d's code is at commit %.12s: %v", l.store.Path(), id, b.commit, err))
 	}
 }
 
