@@ -32,7 +32,12 @@ type CheckRequest struct {
 	// Semantics is what satisfied means, shown or classic
 	// (verdict.Semantics); "" = perfls.json's, else shown.
 	Semantics string
-	Priority  service.Priority
+	// Family is how the check's comparisons share α: "holm" (also "") keeps
+	// the chance of any false violation across all of them within α
+	// (verdict.HolmLevel); "none" tests each at α alone, as one formula
+	// checked by itself would be.
+	Family   string
+	Priority service.Priority
 	// MaxForks bounds the forks per measurement when formula instances are
 	// undecided for lack of evidence: check then measures their operands
 	// again (as many forks as the first round each time) and decides again,
@@ -70,6 +75,9 @@ func (r CheckRequest) Validate() error {
 	if r.Alpha != 0 && !(r.Alpha > 0 && r.Alpha <= 0.5) {
 		return fmt.Errorf("alpha %g is outside (0, 0.5]", r.Alpha)
 	}
+	if r.Family != "" && r.Family != FamilyHolm && r.Family != FamilyNone {
+		return fmt.Errorf("family %q: want %s or %s", r.Family, FamilyHolm, FamilyNone)
+	}
 	if _, err := stats.ParseInterpretation(r.Interpretation); err != nil {
 		return fmt.Errorf("interpretation: %w", err)
 	}
@@ -88,7 +96,14 @@ type CheckResult struct {
 	Alpha         float64                   // the significance level used, over all looks
 	Semantics     verdict.Semantics         // what satisfied meant
 	Looks         int                       // how many times the formulas may be decided (≥ 1); each at Alpha/Looks
-	ExtraForks    int                       // forks measured after the first look, all measurements together
+	// Family is how the comparisons shared α (FamilyHolm or FamilyNone);
+	// FamilyTests how many violation tests took part at the last look, and
+	// FamilyLevel the level a violation needed among them (Holm's, ≤ the
+	// look's α).
+	Family      string
+	FamilyTests int
+	FamilyLevel float64
+	ExtraForks  int // forks measured after the first look, all measurements together
 	// ReplacedForks counts the forks measured in place of forks whose
 	// warm-up hit its cap (--max-warmup), which the verdicts leave out.
 	ReplacedForks int
@@ -248,7 +263,10 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 	for look := 1; ; look++ {
 		var more map[string]bool
 		var err error
-		if out.Methods, more, err = decide(plan, settledResults(out.results), opt, interpretation, withheld(out.results, want, maxForks, req.Options.Defaults().MaxWarmup)); err != nil {
+		decideAll := func(opt verdict.Options) ([]verdict.MethodResult, map[string]bool, error) {
+			return decide(plan, settledResults(out.results), opt, interpretation, withheld(out.results, want, maxForks, req.Options.Defaults().MaxWarmup))
+		}
+		if out.Methods, more, err = decideFamily(req.Family, opt, out, decideAll); err != nil {
 			return err
 		}
 		if look == out.Looks || len(more) == 0 {
@@ -277,6 +295,36 @@ func (e *Engine) decideLooks(ctx context.Context, svc service.Service, req Check
 	}
 	out.Notices = append(out.Notices, cappedNotices(out.results, want, maxForks, req.Options.Defaults().MaxWarmup)...)
 	return nil
+}
+
+// The ways a check's comparisons share α (CheckRequest.Family).
+const (
+	FamilyHolm = "holm"
+	FamilyNone = "none"
+)
+
+// decideFamily decides every instance with decideAll and, under Holm,
+// again at the family's level when a violation rests on a p-value at or
+// above it; it records the family in out.
+func decideFamily(family string, opt verdict.Options, out *CheckResult, decideAll func(verdict.Options) ([]verdict.MethodResult, map[string]bool, error)) ([]verdict.MethodResult, map[string]bool, error) {
+	methods, more, err := decideAll(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Family = FamilyNone
+	if family == FamilyNone {
+		return methods, more, nil
+	}
+	out.Family = FamilyHolm
+	level, m := verdict.HolmLevel(verdict.RejectPValues(methods), opt.Alpha)
+	out.FamilyTests, out.FamilyLevel = m, level
+	if !verdict.NeedsFamilyLevel(methods, level) {
+		return methods, more, nil
+	}
+	// Only the violation tests' level changes, and every p-value stays
+	// what it was, so the second decision's family is the first's.
+	opt.RejectAlpha = level
+	return decideAll(opt)
 }
 
 // replaceCapped measures new forks in place of those whose warm-up hit its

@@ -28,6 +28,7 @@ import (
 func (r *CheckResult) Report(project, command string, elapsed time.Duration) *report.Check {
 	c := &report.Check{
 		Project: project, Command: command, Finished: time.Now(), Elapsed: elapsed, Alpha: r.Alpha, Semantics: r.Semantics, Looks: r.Looks, ExtraForks: r.ExtraForks,
+		Family: r.Family, FamilyTests: r.FamilyTests, FamilyLevel: r.FamilyLevel,
 		Notices: r.Notices, Methods: r.Methods, Oracle: r.Oracle, Requests: r.Requests, Cached: r.Cached,
 		Costs: r.costs(), Environment: r.environment(),
 	}

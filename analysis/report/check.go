@@ -31,6 +31,12 @@ type Check struct {
 	Looks     int // how often the formulas could be decided, forks added between looks; each look at Alpha/Looks
 	// ExtraForks is the forks added after the first look.
 	ExtraForks int
+	// Family is how the comparisons shared α ("holm" or "none"), Tests how
+	// many violation tests took part and FamilyLevel the level a violation
+	// needed among them (engine.CheckResult).
+	Family      string
+	FamilyTests int
+	FamilyLevel float64
 	// Environment describes where and how the measurements ran (JVM, OS,
 	// CPU, measurement settings, perfls), in order.
 	Environment []Field
@@ -182,6 +188,9 @@ func WriteCheckText(w io.Writer, c *Check) {
 	if c.hasRatioInterval() {
 		fmt.Fprintln(w, IntervalsNote(c.Alpha, c.Looks))
 	}
+	if note := FamilyNote(c.Family, c.Alpha, c.FamilyTests, c.FamilyLevel); note != "" {
+		fmt.Fprintln(w, note)
+	}
 	// Where the figures come from: JVM, collector and heap, flags.
 	for _, f := range c.Environment {
 		if f.Name == "JVM" || f.Name == "JVM flags" {
@@ -311,15 +320,21 @@ type CheckDocument struct {
 // CheckSummary counts a check's formula instances by outcome and says how
 // they were decided.
 type CheckSummary struct {
-	Result     string  `json:"result"` // passed, violated or failed: what the exit status says
-	Satisfied  int     `json:"satisfied"`
-	Violated   int     `json:"violated"`
-	Undecided  int     `json:"undecided"`
-	Failed     int     `json:"failed"`
-	Alpha      float64 `json:"alpha"`
-	Semantics  string  `json:"semantics"` // what satisfied means: shown or classic
-	Looks      int     `json:"looks"`
-	ExtraForks int     `json:"extraForks"`
+	Result    string  `json:"result"` // passed, violated or failed: what the exit status says
+	Satisfied int     `json:"satisfied"`
+	Violated  int     `json:"violated"`
+	Undecided int     `json:"undecided"`
+	Failed    int     `json:"failed"`
+	Alpha     float64 `json:"alpha"`
+	Semantics string  `json:"semantics"` // what satisfied means: shown or classic
+	Looks     int     `json:"looks"`
+	// Family is how the comparisons shared α (holm or none), FamilyTests
+	// how many violation tests took part, FamilyLevel the level a violation
+	// needed among them.
+	Family      string  `json:"family,omitempty"`
+	FamilyTests int     `json:"family_tests,omitempty"`
+	FamilyLevel float64 `json:"family_level,omitempty"`
+	ExtraForks  int     `json:"extraForks"`
 	// Measurements is how many distinct measurements the formulas needed,
 	// Cached how many of them the cache answered.
 	Measurements int     `json:"measurements"`
@@ -334,6 +349,7 @@ func CheckJSON(c *Check) CheckDocument {
 	doc := CheckDocument{
 		Summary: CheckSummary{Result: c.Result(), Satisfied: n.Satisfied, Violated: n.Violated, Undecided: n.Undecided,
 			Failed: n.Failed, Alpha: c.Alpha, Semantics: semanticsName(c.Semantics), Looks: c.Looks, ExtraForks: c.ExtraForks, Measurements: c.Requests,
+			Family: c.Family, FamilyTests: c.FamilyTests, FamilyLevel: c.FamilyLevel,
 			Cached: c.Cached, Seconds: math.Round(c.Elapsed.Seconds()*1000) / 1000, Project: c.Project},
 		Environment: c.Environment, Notices: c.Notices, Diagnostics: c.Diagnostics,
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/perfls/perfls/analysis/verdict"
 )
@@ -80,6 +81,27 @@ func LooksText(alpha float64, looks int) string {
 		s += fmt.Sprintf(" over up to %d looks, %s each", looks, FormatAlpha(alpha/float64(looks)))
 	}
 	return s
+}
+
+// FamilyNote says how a check of tests violation tests shared α, with the
+// number of false violations to expect if every formula held: "" for one
+// test or none. Under Holm the chance of any is at most α; one by one,
+// tests × α are expected.
+func FamilyNote(family string, alpha float64, tests int, level float64) string {
+	if tests < 2 {
+		return ""
+	}
+	expected := fmt.Sprintf("%.2g", float64(tests)*alpha)
+	if family == "none" {
+		return fmt.Sprintf("Each of the %d comparisons was tested alone at α = %s: if every formula held, about %s of them would be reported violated by chance (--family holm bounds the chance of any at α).",
+			tests, FormatAlpha(alpha), expected)
+	}
+	return fmt.Sprintf("False alarms: at most a %s chance of any among the %d comparisons (Holm; a violation needed p < %.3g); tested one by one, %s would be expected if every formula held.",
+		percentText(alpha), tests, level, expected)
+}
+
+func percentText(p float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*p), "0"), ".") + " %"
 }
 
 // ClampNote says how an interval of a quantity that cannot be negative

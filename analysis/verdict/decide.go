@@ -31,7 +31,7 @@ func DecideInstance(body spl.Expr, cs []Input, opt Options) InstanceResult {
 		outcomes[c.Node] = cv.Outcome
 		failed = failed || cv.Failed
 		ir.Comparisons = append(ir.Comparisons, ComparisonResult{
-			Text: c.Text, Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason, Failed: cv.Failed,
+			Text: c.Text, Outcome: cv.Outcome, Evidence: cv.Evidence, Reason: cv.Reason, Failed: cv.Failed, PReject: cv.PReject,
 		})
 	}
 	ir.Outcome = Combine(body, func(c *spl.Comparison) Outcome { return outcomes[c] })

@@ -16,6 +16,9 @@ type ComparisonResult struct {
 	// Failed is true when an error (an unresolved reference, a failed
 	// measurement) left the comparison undecided; Reason says which.
 	Failed bool `json:"failed,omitempty"`
+	// PReject is Comparison.PReject: the check's family level is computed
+	// from it and it is not kept.
+	PReject float64 `json:"-"`
 }
 
 // InstanceResult is the verdict on one formula instance (one binding of the

@@ -109,6 +109,12 @@ type Options struct {
 	Delta float64
 	// Semantics is what satisfied means; "" is Shown.
 	Semantics Semantics
+	// RejectAlpha is the level a violation test must reach, when a check
+	// decides many comparisons as one family (FamilyLevel, Holm): below
+	// Alpha, so that the chance of any false violation across them stays
+	// within Alpha. 0 is Alpha. The tests that show a relation holds keep
+	// Alpha.
+	RejectAlpha float64
 	// Interpretation selects the test; Auto is parametric: fork means with
 	// the between-fork variance from the forks (≥ 2 per side) or from a run
 	// history. Samples are never pooled across forks unless quick or rank
@@ -138,6 +144,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Semantics == "" {
 		o.Semantics = Shown
+	}
+	if o.RejectAlpha <= 0 || o.RejectAlpha > o.Alpha {
+		o.RejectAlpha = o.Alpha
 	}
 	return o
 }
@@ -247,8 +256,12 @@ type Evidence struct {
 	DF        float64 `json:"df"`                       // 0 when the test has none
 	P         float64 `json:"p"`
 	Alpha     float64 `json:"alpha"` // the level P was compared with
-	Seed      *uint64 `json:"seed,omitempty"`
-	Resamples int     `json:"resamples,omitempty"`
+	// FamilyAlpha, when set, is the lower level a violation needed because
+	// the check decided its comparisons as one family (Holm) and this one's
+	// P lay between the two.
+	FamilyAlpha float64 `json:"family_alpha,omitempty"`
+	Seed        *uint64 `json:"seed,omitempty"`
+	Resamples   int     `json:"resamples,omitempty"`
 	// Margin is the relative difference within which the relation had to
 	// be shown to hold (0: the classic semantics), and PHolds the
 	// p-value of that test (satisfied when below Alpha).
@@ -268,6 +281,11 @@ type Comparison struct {
 	// Failed is true when a side's error (Side.Err) left it undecided,
 	// false when it is undecided for lack of evidence.
 	Failed bool
+	// PReject is the p-value of the test that would make the comparison
+	// violated, scaled so that violated ⇔ PReject < RejectAlpha; NaN when
+	// no such test ran (the data could not be tested, or the classic
+	// reading of < and >, which needs no evidence to be violated).
+	PReject float64
 }
 
 // tester runs the chosen interpretation on the scaled sides cl·L, cr·R.
@@ -283,6 +301,8 @@ type comparer struct {
 	tol, up  float64 // the quick tolerance τ, and 1 + τ
 	margin   float64 // δ: within it a relation must be shown to hold
 	minForks int
+	pReject  float64 // Comparison.PReject
+	family   string  // why a violation alone at Alpha was not one of the family
 }
 
 // Compare decides `left op right`. delta is the explicit interval of `=(δ)`,
@@ -335,7 +355,7 @@ func compare(op spl.CmpOp, left, right Side, delta *float64, opt Options) Compar
 func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) {
 	ld, rd := left.describe(), right.describe()
 	lraw, rraw := ld.Pooled, rd.Pooled
-	c = &comparer{opt: opt, cl: scaleOf(left), cr: scaleOf(right), up: 1, minForks: min(left.Forks(), right.Forks())}
+	c = &comparer{opt: opt, cl: scaleOf(left), cr: scaleOf(right), up: 1, minForks: min(left.Forks(), right.Forks()), pReject: math.NaN()}
 	cl, cr := c.cl, c.cr
 	interp := opt.Interpretation
 	if interp == stats.Auto {
@@ -457,7 +477,24 @@ func (c *comparer) undecided(reason string) Comparison {
 	if c.ev.Test == "" {
 		c.ev.Test = c.ev.Interpretation
 	}
-	return Comparison{Evidence: c.ev, Reason: reason}
+	if c.family != "" {
+		reason = c.family + "; " + reason
+	}
+	return Comparison{Evidence: c.ev, Reason: reason, PReject: c.pReject}
+}
+
+// rejects says whether a violation test's p-value (scaled as PReject)
+// shows the violation at the family's level; when it would alone (at
+// Alpha) but not across the family, the comparison's reason says so.
+func (c *comparer) rejects(p float64) bool {
+	if p < c.opt.RejectAlpha {
+		return true
+	}
+	if p < c.opt.Alpha {
+		c.family = fmt.Sprintf("a violation at α = %.3g alone (p = %.3g), not across the check's comparisons (Holm: p < %.3g needed)", c.opt.Alpha, p, c.opt.RejectAlpha)
+		c.ev.FamilyAlpha = c.opt.RejectAlpha
+	}
+	return false
 }
 
 // run tests cl·L against cr·R scaled by a and b; on error the comparison
@@ -479,7 +516,9 @@ func (c *comparer) record(t stats.Test, kind string) {
 	}
 }
 
-func (c *comparer) decided(o Outcome) Comparison { return Comparison{Outcome: o, Evidence: c.ev} }
+func (c *comparer) decided(o Outcome) Comparison {
+	return Comparison{Outcome: o, Evidence: c.ev, Reason: c.family, PReject: c.pReject}
+}
 
 // atMost decides `L <= R` (and `L >= R` mirrored): violated when
 // E[cl·L] > E[(1+τ)·cr·R] is shown; satisfied when E[cl·L] < E[(1+δ)·cr·R]
@@ -496,7 +535,8 @@ func (c *comparer) atMost(op spl.CmpOp) Comparison {
 	}
 	c.record(t, ", one-sided")
 	c.ev.P = bad(t)
-	if decideHolds(c.ev.P, c.opt.Alpha) == Violated {
+	c.pReject = c.ev.P
+	if c.rejects(c.ev.P) {
 		return c.decided(Violated)
 	}
 	if op == spl.LE {
@@ -524,7 +564,10 @@ func (c *comparer) strict(op spl.CmpOp) Comparison {
 	switch {
 	case pFor < c.opt.Alpha:
 		return c.decided(Satisfied)
-	case pAgainst < c.opt.Alpha || c.opt.Semantics == Classic:
+	case c.opt.Semantics == Classic:
+		return c.decided(Violated)
+	}
+	if c.pReject = pAgainst; c.rejects(pAgainst) {
 		return c.decided(Violated)
 	}
 	c.ev.MoreForks = moreForks(t.Z, c.opt.Alpha, c.minForks)
@@ -560,18 +603,17 @@ func (c *comparer) equal(op spl.CmpOp) Comparison {
 	if tl.PLess < tg.PGreater {
 		t = tl
 	}
-	var out Outcome
 	if op == spl.EQ {
 		c.record(t, ", two-sided")
 		c.ev.Alpha = 2 * c.opt.Alpha
 		c.ev.P = math.Min(1, 2*math.Min(tg.PGreater, tl.PLess))
-		out = decideHolds(c.ev.P, c.ev.Alpha)
+		c.pReject = c.ev.P / 2
 	} else {
 		c.record(t, fmt.Sprintf(", equality within ±%g%%", 100*d))
 		c.ev.P = math.Min(tg.PGreater, tl.PLess)
-		out = decideHolds(c.ev.P, c.opt.Alpha)
+		c.pReject = c.ev.P
 	}
-	if out == Violated {
+	if c.rejects(c.pReject) {
 		return c.decided(Violated)
 	}
 	hiA, hiB, loA, loB := cl, cr*(1+d), cl*(1+d), cr
@@ -642,14 +684,6 @@ func moreForks(z, alpha float64, forks int) int {
 		need = 1e6
 	}
 	return max(1, int(need)-forks)
-}
-
-// decideHolds: the relation holds unless the data reject it.
-func decideHolds(p, alpha float64) Outcome {
-	if p < alpha {
-		return Violated
-	}
-	return Satisfied
 }
 
 func scaleOf(s Side) float64 {

@@ -26,7 +26,7 @@ const semanticsUsage = "what satisfied means: shown (the data show the relation 
 type checkFlags struct {
 	measure                             measureFlags
 	format, interpretation, junit, html string
-	semantics                           string
+	semantics, family                   string
 	alpha                               float64
 	fresh, remote, commitConfig         bool
 	maxForks                            int
@@ -39,7 +39,7 @@ func (a *app) checkCommand() *cobra.Command {
 		Use:  "check [flags] [DIR | FILE]",
 		Args: cli.UsageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Semantics: f.semantics, Priority: service.Batch, Fresh: f.fresh,
+			req := engine.CheckRequest{Options: f.measure.opts, Alpha: f.alpha, Interpretation: f.interpretation, Semantics: f.semantics, Family: f.family, Priority: service.Batch, Fresh: f.fresh,
 				MaxForks: f.maxForks, Remote: f.remote, Label: f.label, CommitConfig: f.commitConfig}
 			if err := req.Validate(); err != nil {
 				return cli.UsageError{Msg: err.Error()}
@@ -68,6 +68,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fs.Float64Var(&f.alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.StringVar(&f.interpretation, "interpretation", "", "quick, parametric, nonparametric or rank for formulas without their own (default: perfls.json's, else parametric: fork means, never pooled samples)")
 	cli.Enum(cmd, &f.semantics, "semantics", "", semanticsUsage+" (default: perfls.json's, else shown; classic decides in one look)", verdict.SemanticsNames...)
+	cli.Enum(cmd, &f.family, "family", engine.FamilyHolm, "how the check's comparisons share α: holm (the chance of any false violation among all of them stays within α) or none (each tested alone at α, as if checked by itself)", engine.FamilyHolm, engine.FamilyNone)
 	fs.IntVar(&f.maxForks, "max-forks", 0, "forks per measurement up to which undecided formulas are measured again and decided again, α spread over the looks (default 3 × --forks; --forks or less: one look)")
 	fs.BoolVar(&f.fresh, "fresh", false, "measure again even when the cache has fresh results")
 	fs.BoolVar(&f.commitConfig, "commit-config", false, "build a revision a formula names (@REV) with its own perfls.json where it has one (default: the working tree's)")
