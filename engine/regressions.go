@@ -361,7 +361,7 @@ func (e *Engine) loadSeries(ctx context.Context, set *seriesSet, method string) 
 }
 
 func changeOf(s *series, c changepoint.CommitChange, subject string, inSince bool) report.RegressionChange {
-	return report.RegressionChange{SeriesID: s.id, Commit: c.Commit, Subject: subject, Points: len(s.samples), Before: c.Before, After: c.After,
+	return report.RegressionChange{SeriesID: s.id, Commit: c.Commit, Previous: c.Previous, Subject: subject, Points: len(s.samples), Before: c.Before, After: c.After,
 		Magnitude: c.Magnitude, Direction: c.Direction(), PValue: c.PValue, Slower: c.After > c.Before, InSince: inSince}
 }
 

@@ -16,6 +16,9 @@ type CommitSamples struct {
 // level.
 type CommitChange struct {
 	Commit string `json:"commit"`
+	// Previous is the series' commit before Commit: the last of the old
+	// level, so the change lies in the commits after it up to Commit.
+	Previous string `json:"previous,omitempty"`
 	ChangePoint
 }
 
@@ -62,6 +65,9 @@ func (s *CommitSeries) Append(points ...CommitSamples) ([]CommitChange, error) {
 	out := make([]CommitChange, len(cps))
 	for i, c := range cps {
 		out[i] = CommitChange{Commit: s.commits[c.Index], ChangePoint: c}
+		if c.Index > 0 {
+			out[i].Previous = s.commits[c.Index-1]
+		}
 	}
 	return out, nil
 }

@@ -46,8 +46,12 @@ func (s SeriesID) Class() string { return s.Machine + " / " + s.JVM }
 // commit of the new level.
 type RegressionChange struct {
 	SeriesID
-	Commit    string  `json:"commit"`
-	Subject   string  `json:"subject"`
+	Commit  string `json:"commit"`
+	Subject string `json:"subject"`
+	// Previous is the series' result commit before Commit: the slow-down
+	// came in the commits after it, up to Commit (perfls explain bisects
+	// them when there are several).
+	Previous  string  `json:"previous,omitempty"`
 	Points    int     `json:"points"` // the series' commits
 	Before    float64 `json:"before"` // mean of the level before (up to the previous change point)
 	After     float64 `json:"after"`

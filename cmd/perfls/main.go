@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
 	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.modelCommand(), a.predictCommand(),
 		a.calibrateCommand(), a.verifyCommand(), a.serveCommand(), a.daemonCommand(), a.workerCommand(), a.cacheCommand(), a.annotationsCommand(),
-		a.historyCommand(false), a.historyCommand(true), a.historyListCommand(), a.regressionsCommand(), a.ensembleCommand())
+		a.historyCommand(false), a.historyCommand(true), a.explainCommand(), a.historyListCommand(), a.regressionsCommand(), a.ensembleCommand())
 	cli.Describe(root.Commands(), helpFiles)
 	return cli.Run(ctx, root, args, stderr)
 }
