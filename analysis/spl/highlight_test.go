@@ -85,7 +85,7 @@ func FuzzHighlights(f *testing.F) {
 				if h.Kind < HlKeyword || h.Kind > HlType {
 					t.Fatalf("bad kind %d in %q", h.Kind, src)
 				}
-				if !utf8.RuneStart(src[h.Span.Start]) || (h.Span.End < len(src) && !utf8.RuneStart(src[h.Span.End])) {
+				if utf8.ValidString(src) && !utf8.RuneStart(src[h.Span.Start]) || (h.Span.End < len(src) && !utf8.RuneStart(src[h.Span.End])) {
 					t.Fatalf("span %v cuts a rune in %q", h.Span, src)
 				}
 				prev = h.Span.End
