@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/textpos"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/internal/benchtime"
 )
 
@@ -70,4 +72,28 @@ func BenchmarkSemanticTokensWithParse(b *testing.B) {
 		}
 		SemanticTokens(f)
 	})
+}
+
+// BenchmarkInlayHints: the hints of the 5,000-line file (a figure per
+// method, an outcome per formula), kept for 60 visible lines. Issue 38's
+// figure: ≤ 5 ms for a visible range.
+func BenchmarkInlayHints(b *testing.B) {
+	f := parseJava(b, "Big.java", bigJava())
+	visible := textpos.Range{Start: textpos.Position{Line: 2500}, End: textpos.Position{Line: 2560}}
+	var n int
+	benchtime.Run(b, func(int) {
+		var hs []Hint
+		for _, m := range f.Methods {
+			if h, ok := MethodHint(f, m, FigureLabel(Figure{Mean: 1432, Unit: "ns", Relative: 0.02})); ok {
+				hs = append(hs, h)
+			}
+			for _, a := range m.SPL {
+				for _, v := range a.Formulas {
+					hs = append(hs, FormulaHint(f, v, OutcomeLabel(verdict.Satisfied, false, false, 1, 1)))
+				}
+			}
+		}
+		n = len(HintsInRange(hs, visible))
+	})
+	b.ReportMetric(float64(n), "hints-visible")
 }
