@@ -3,6 +3,7 @@ package editor
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,16 +216,7 @@ func (w Workspace) nameFixes(s splString, ts spl.Span, code string, ext workspac
 // none: the same simple name in another package (written qualified), or a
 // close name.
 func (w Workspace) classFixes(s splString, e entity, written string) []Fix {
-	hs := spl.Highlights(s.v.Text)
-	if s.what != strFormula {
-		hs = nil
-		switch s.what {
-		case strMethodAlias, strGeneratorAlias:
-			hs = spl.HighlightsAlias(s.v.Text, s.what == strMethodAlias)
-		case strWorkload:
-			hs = spl.HighlightsGenerator(s.v.Text)
-		}
-	}
+	hs := highlightsOf(s.what, s.v.Text)
 	// the class as written: the namespace and class tokens of the entity
 	cs := spl.Span{Start: -1}
 	for _, h := range hs {
@@ -424,12 +416,12 @@ func (w Workspace) MissingWorkloads(f *javasrc.File) []Problem {
 				continue
 			}
 			if t.Method.Class == "" && !t.Method.Self {
-				if a := findAliasIn(fm.Aliases, t.Method.Name); a != nil && a.BoundGenerator != nil {
+				if a := workspace.FindAlias(fm.Aliases, t.Method.Name); a != nil && a.BoundGenerator != nil {
 					continue
 				}
 			}
 			target, err := w.Index.ResolveMethod(fm, t.Method)
-			if err != nil || target.Decl == nil || isLoopDecl(target.Decl) {
+			if err != nil || target.Decl == nil || workspace.IsWorkloadLoop(target.Decl) {
 				continue
 			}
 			sp := t.Method.Span
@@ -454,24 +446,6 @@ type Problem struct {
 	Fixes      []Fix
 }
 
-func findAliasIn(as []*spl.Alias, name string) *spl.Alias {
-	for _, a := range as {
-		if a.Name == name {
-			return a
-		}
-	}
-	return nil
-}
-
-// isLoopDecl tells a workload loop: its first parameter is SPLController.
-func isLoopDecl(m *javasrc.Method) bool {
-	if len(m.Params) == 0 {
-		return false
-	}
-	p := m.Params[0].Erased
-	return p == "SPLController" || strings.HasSuffix(p, ".SPLController")
-}
-
 // fittingGenerators names, as the formula can write them, the generators
 // of the annotated class and its enclosing classes whose parameters take
 // the term's arguments.
@@ -479,7 +453,7 @@ func (w Workspace) fittingGenerators(fm *workspace.Formula, t *spl.Term) []strin
 	var out []string
 	for cls := fm.Method.Type; cls != nil; cls = cls.Outer {
 		for _, g := range w.Index.MethodsOf(cls) {
-			if g.IsConstructor || !workspace.IsGenerator(g) || isLoopDecl(g) || len(g.Params) != len(t.Args) {
+			if g.IsConstructor || !workspace.IsGenerator(g) || workspace.IsWorkloadLoop(g) || len(g.Params) != len(t.Args) {
 				continue
 			}
 			fit := true
@@ -492,21 +466,12 @@ func (w Workspace) fittingGenerators(fm *workspace.Formula, t *spl.Term) []strin
 			if cls != fm.Method.Type {
 				name = cls.QualifiedName + "#" + g.Name
 			}
-			if fit && !contains(out, name) {
+			if fit && !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 var packageDecl = regexp.MustCompile(`(?m)^[ \t]*package[ \t]+[\w.]+[ \t]*;[^\n]*`)

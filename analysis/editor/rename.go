@@ -278,7 +278,6 @@ func entities(what int, text string) []entity {
 		addG(a.BoundGenerator)
 		addG(a.BoundFactory)
 	}
-	var hs []spl.Highlight
 	switch what {
 	case strFormula:
 		u, _ := spl.Parse(text)
@@ -292,19 +291,17 @@ func entities(what int, text string) []entity {
 				addG(t.Factory)
 			}
 		}
-		hs = spl.Highlights(text)
-	case strMethodAlias, strGeneratorAlias:
+	case strMethodAlias:
 		a, _ := spl.ParseMethodAlias(text)
-		if what == strGeneratorAlias {
-			a, _ = spl.ParseGeneratorAlias(text)
-		}
 		alias(a)
-		hs = spl.HighlightsAlias(text, what == strMethodAlias)
+	case strGeneratorAlias:
+		a, _ := spl.ParseGeneratorAlias(text)
+		alias(a)
 	case strWorkload:
 		g, _ := spl.ParseGenerator(text)
 		addG(g)
-		hs = spl.HighlightsGenerator(text)
 	}
+	hs := highlightsOf(what, text)
 	for i := range out {
 		e := &out[i]
 		for _, h := range hs {

@@ -53,22 +53,23 @@ type Highlighter struct {
 	prev map[hlKey][]spl.Highlight
 }
 
-// hlKey is a string's text and how it is read.
+// hlKey is a string's text and how it is read (strFormula …).
 type hlKey struct {
-	what int // 0 formula, 1 method alias, 2 generator alias, 3 generator
+	what int
 	text string
 }
 
-func highlight(k hlKey) []spl.Highlight {
-	switch k.what {
-	case 1:
-		return spl.HighlightsAlias(k.text, true)
-	case 2:
-		return spl.HighlightsAlias(k.text, false)
-	case 3:
-		return spl.HighlightsGenerator(k.text)
+// highlightsOf classifies the tokens of an annotation string read as what.
+func highlightsOf(what int, text string) []spl.Highlight {
+	switch what {
+	case strMethodAlias:
+		return spl.HighlightsAlias(text, true)
+	case strGeneratorAlias:
+		return spl.HighlightsAlias(text, false)
+	case strWorkload:
+		return spl.HighlightsGenerator(text)
 	}
-	return spl.Highlights(k.text)
+	return spl.Highlights(text)
 }
 
 // Tokens is the package's Tokens, reusing the highlights of h's last call.
@@ -82,7 +83,7 @@ func (h *Highlighter) Tokens(f *javasrc.File) []Token {
 		hs, ok := cur[k]
 		if !ok {
 			if hs, ok = h.prev[k]; !ok {
-				hs = highlight(k)
+				hs = highlightsOf(k.what, k.text)
 			}
 			cur[k] = hs
 		}
@@ -93,22 +94,10 @@ func (h *Highlighter) Tokens(f *javasrc.File) []Token {
 			}
 		}
 	}
-	for _, m := range f.Methods {
-		for _, ann := range m.SPL {
-			for _, v := range ann.Formulas {
-				add(v, 0)
-			}
-			for _, v := range ann.MethodAliases {
-				add(v, 1)
-			}
-			for _, v := range ann.GeneratorAliases {
-				add(v, 2)
-			}
-		}
-		for _, v := range m.Workloads {
-			add(v, 3)
-		}
-	}
+	eachString(f, func(_ *javasrc.Method, _ *javasrc.SPLAnnotation, v *javasrc.StringValue, what int) bool {
+		add(v, what)
+		return true
+	})
 	h.prev = cur
 	// A constant referenced by several formulas maps their tokens to the
 	// same place; overlapping tokens are not allowed.

@@ -217,12 +217,22 @@ func (h *highlighter) bounds(sp Span) (int, int) {
 	return i, end
 }
 
+// entity returns the path names of the entity at sp (project: it has a
+// project prefix), the token after them and the end of its tokens.
+func (h *highlighter) entity(sp Span, project string) (names []int, next, end int) {
+	if sp.End <= sp.Start {
+		return nil, 0, 0
+	}
+	i, end := h.bounds(sp)
+	names, next = h.path(i, end, project != "")
+	return names, next, end
+}
+
 func (h *highlighter) method(m *MethodRef) {
-	if m == nil || m.Span.End <= m.Span.Start {
+	if m == nil {
 		return
 	}
-	i, end := h.bounds(m.Span)
-	names, next := h.path(i, end, m.Project != "")
+	names, next, end := h.entity(m.Span, m.Project)
 	if len(names) == 0 {
 		return
 	}
@@ -260,11 +270,10 @@ func findKind(toks []token, i, end int, k tokKind) int {
 }
 
 func (h *highlighter) generator(g *GeneratorRef) {
-	if g == nil || g.Span.End <= g.Span.Start {
+	if g == nil {
 		return
 	}
-	i, end := h.bounds(g.Span)
-	names, next := h.path(i, end, g.Project != "")
+	names, next, end := h.entity(g.Span, g.Project)
 	if len(names) == 0 {
 		return
 	}

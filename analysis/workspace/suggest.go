@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/spl"
 )
 
@@ -61,3 +62,10 @@ func (ix *Index) ClassOf(f *Formula, written string, ext External) string {
 	c := checker{ix: ix, f: f, opt: LintOptions{External: ext}}
 	return c.className(written)
 }
+
+// FindAlias returns the alias of as named name, or nil.
+func FindAlias(as []*spl.Alias, name string) *spl.Alias { return findAlias(as, name) }
+
+// IsWorkloadLoop tells a workload loop, void w(SPLController spl, …): it
+// runs its own workload, so a term names it without brackets.
+func IsWorkloadLoop(m *javasrc.Method) bool { return isLoop(m) }
