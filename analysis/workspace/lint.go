@@ -605,28 +605,10 @@ func sameParamList(have, want []string) bool {
 
 // suggest offers the closest method names of cls, for typos.
 func (c *checker) suggest(cls, name string) string {
-	var names []string
-	add := func(n string) {
-		if n != "<init>" && len(name) >= 3 && editDistance(strings.ToLower(n), strings.ToLower(name)) <= max(1, (len(name)+2)/3) {
-			names = append(names, n)
-		}
-	}
-	if t := c.ix.Type(cls); t != nil {
-		for _, m := range c.ix.methodsOf(t) {
-			add(m.Name)
-		}
-	} else if ext := c.opt.External; ext != nil && ext.Covers(cls) {
-		if ec, err := ext.Class(cls); err == nil && ec != nil {
-			for _, m := range ec.Methods {
-				add(m.Name)
-			}
-		}
-	}
+	names := c.ix.SimilarMethods(cls, name, c.opt.External)
 	if len(names) == 0 {
 		return ""
 	}
-	sort.Strings(names)
-	names = compactStrings(names)
 	return "; did you mean " + strings.Join(names, " or ") + "?"
 }
 

@@ -1,0 +1,96 @@
+package editor
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/textpos"
+)
+
+func parseJava(t testing.TB, path, src string) *javasrc.File {
+	t.Helper()
+	f, err := javasrc.Parse(path, []byte(src))
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	return f
+}
+
+// renderTokens writes each token as line:char:text:type, reading the text
+// back from the document through the UTF-16 positions.
+func renderTokens(f *javasrc.File, ts []Token) string {
+	var b []string
+	for _, tk := range ts {
+		start := f.Mapper.Offset(textpos.Position{Line: int(tk.Line), Character: int(tk.Char)})
+		end := f.Mapper.Offset(textpos.Position{Line: int(tk.Line), Character: int(tk.Char + tk.Length)})
+		s := fmt.Sprintf("%d:%d:%s:%s", tk.Line, tk.Char, f.Src[start:end], TokenTypes[tk.Type])
+		if tk.Modifiers&1 != 0 {
+			s += "*"
+		}
+		b = append(b, s)
+	}
+	return strings.Join(b, " ")
+}
+
+const semSrc = `package p;
+import dev.perfls.SPL;
+class A {
+    /* é𝄞 */ @SPL("for n in {10} SELF[gen](n) <= m@v1[gen](n)")
+    void m() {}
+    @SPL(value = {"SELF[g](1) < " +
+        "x.Y#z[g](1)"}, methods = {"f=p.A#m"})
+    void n() {}
+    @dev.perfls.Workload("p.Gens#gen")
+    void w() {}
+}
+`
+
+func TestTokens(t *testing.T) {
+	f := parseJava(t, "A.java", semSrc)
+	got := renderTokens(f, Tokens(f))
+	want := strings.Join([]string{
+		// é is one UTF-16 unit, 𝄞 two: the formula starts at column 20
+		"3:20:for:keyword", "3:24:n:variable*", "3:26:in:keyword", "3:30:10:number", "3:34:SELF:keyword", "3:39:gen:function",
+		"3:44:n:variable", "3:47:<=:operator", "3:50:m:method", "3:51:@v1:macro", "3:55:gen:function", "3:60:n:variable",
+		"5:19:SELF:keyword", "5:24:g:function", "5:27:1:number", "5:30:<:operator",
+		"6:9:x:namespace", "6:11:Y:class", "6:13:z:method", "6:15:g:function", "6:18:1:number",
+		"6:36:f:method*", "6:37:=:operator", "6:38:p:namespace", "6:40:A:class", "6:42:m:method",
+		"8:26:p:namespace", "8:28:Gens:class", "8:33:gen:function",
+	}, " ")
+	if got != want {
+		t.Errorf("tokens\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestEncodeAndRange(t *testing.T) {
+	ts := []Token{{Line: 2, Char: 5, Length: 3, Type: 1}, {Line: 2, Char: 10, Length: 1, Type: 2, Modifiers: 1}, {Line: 4, Char: 1, Length: 2, Type: 3}}
+	got := fmt.Sprint(Encode(ts))
+	if want := "[2 5 3 1 0 0 5 1 2 1 2 1 2 3 0]"; got != want {
+		t.Errorf("Encode = %s, want %s", got, want)
+	}
+	r := textpos.Range{Start: textpos.Position{Line: 2, Character: 9}, End: textpos.Position{Line: 4, Character: 0}}
+	if got := InRange(ts, r); len(got) != 1 || got[0].Char != 10 {
+		t.Errorf("InRange = %v, want the token at 2:10 only", got)
+	}
+	if got := Encode(nil); len(got) != 0 {
+		t.Errorf("Encode(nil) = %v", got)
+	}
+}
+
+func TestHighlighterReuses(t *testing.T) {
+	f := parseJava(t, "A.java", semSrc)
+	h := new(Highlighter)
+	want := renderTokens(f, Tokens(f))
+	for i := 0; i < 2; i++ {
+		if got := renderTokens(f, h.Tokens(f)); got != want {
+			t.Fatalf("call %d: got %s, want %s", i, got, want)
+		}
+	}
+	// an edit that shifts the formulas keeps their highlights but moves them
+	g := parseJava(t, "A.java", strings.Replace(semSrc, "class A {", "class A {\n", 1))
+	if got, want := renderTokens(g, h.Tokens(g)), renderTokens(g, Tokens(g)); got != want || got == renderTokens(f, Tokens(f)) {
+		t.Fatalf("after an edit: got %s, want %s", got, want)
+	}
+}
