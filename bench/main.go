@@ -12,6 +12,7 @@
 //	go run ./bench all
 //	go run ./bench oracle [-calibration-forks 30] [-test-forks 10] [-oracle-runs FILE]   (not part of all)
 //	go run ./bench aa [-runs 40] [-looks one|added|both]   (not part of all: perfls check out of process, ~1 min a run)
+//	go run ./bench aa-suite [-runs 20]   (not part of all: 20 A/A formulas in one check, with and without Holm; aasuite.go, ~2 min a run)
 //	go run ./bench jmh -jmh-src DIR | -jmh-jars CORE:ANNPROCESS [-jmh-args "..."]   (not part of all, ~10 min)
 //	go run ./bench profile [-profile-rounds N]   (not part of all: perfls profile out of process, profile.go, ~5 min a round)
 //	go run ./bench profile-time   (not part of all: the time to a first profile, quick and forked, out of process, ~2 min)
@@ -70,7 +71,7 @@ func main() {
 	oracleFile := fl.String("oracle-runs", "", "oracle: save the measured runs to this JSON file, or read them from it when it exists")
 	calibForks := fl.Int("calibration-forks", 30, "oracle: calibration forks per pair")
 	testForks := fl.Int("test-forks", 10, "oracle: fresh forks of each variant per pair")
-	aaRuns := fl.Int("runs", 40, "aa: checks per setting")
+	aaRuns := fl.Int("runs", 40, "aa, aa-suite: checks per setting")
 	aaLooks := fl.String("looks", "both", "aa: one (--max-forks = --forks), added (the default --max-forks) or both")
 	jmhSrc := fl.String("jmh-src", "", "jmh: a checkout of github.com/openjdk/jmh, built here with javac")
 	jmhJars := fl.String("jmh-jars", "", "jmh: JMH's core and annotation-processor jars (instead of -jmh-src)")
@@ -129,6 +130,9 @@ func main() {
 		},
 		"aa": func(ctx context.Context, e *env, opt measure.Options) error {
 			return aa(ctx, *aaRuns, []int{3, 5}, *aaLooks)
+		},
+		"aa-suite": func(ctx context.Context, e *env, opt measure.Options) error {
+			return aaSuite(ctx, *aaRuns)
 		},
 		"oracle": func(ctx context.Context, e *env, opt measure.Options) error {
 			if *oracleFile == "" || !fileExists(*oracleFile) {
