@@ -7,7 +7,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -298,8 +297,7 @@ func storedForks(forks []cache.Fork) []ensemble.StoredFork {
 // heap). A component the result does not know (an older result has no
 // environment) is left out, so it matches nothing.
 func StoredEnvironment(m *cache.Measurement) ensemble.Environment {
-	var v measure.Environment
-	json.Unmarshal(m.Environment, &v) // an older result's may be empty
+	v := environmentOf(m) // an older result's is empty
 	env := ensemble.Environment{}
 	set := func(k, val string) {
 		if strings.TrimSpace(val) != "" && val != "0" {
