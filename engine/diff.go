@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/perfls/perfls/analysis/profile"
+	"github.com/perfls/perfls/analysis/regression"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
-	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
@@ -462,7 +462,7 @@ func (e *Engine) compare(ctx context.Context, svc service.Service, base, head *t
 	}
 	for _, p := range pairs {
 		r := results[p]
-		environmentVerdict(&p.change, r[0].Env, r[1].Env)
+		regression.EnvironmentVerdict(&p.change, environmentDiffs(r[0].Env, r[1].Env))
 		d.Changes = append(d.Changes, p.change)
 	}
 	return d, nil
@@ -535,37 +535,12 @@ func (e *Engine) measurePairs(ctx context.Context, svc service.Service, base, he
 	return got, nil
 }
 
-// decideChange decides one workload from its head and base measurements:
-// slower when "head ≤ base" is rejected at opt.Alpha, faster when "head ≥
-// base" is, same when equivalence within ±δ is shown, else undecided. It
-// reports whether more forks could decide it.
+// decideChange decides one workload from its head and base measurements
+// (regression.DecideChange) and reports whether more forks could decide it.
 func decideChange(c *report.DiffChange, head, base service.ItemResult, opt verdict.Options) bool {
-	c.Base, c.Head = figures(base), figures(head)
 	hs, bs := sideOf(head), sideOf(base)
-	if hs.Err != nil || bs.Err != nil {
-		c.Verdict, c.Failed, c.Reason = report.Undecided, true, errors.Join(bs.Err, hs.Err).Error()
-		return false
-	}
-	hs, bs = hs.Prepare(), bs.Prepare()
-	slower := verdict.Compare(spl.LE, hs, bs, nil, opt)
-	faster := verdict.Compare(spl.GE, hs, bs, nil, opt)
-	delta := verdict.DefaultDelta
-	same := verdict.Compare(spl.EQI, hs, bs, &delta, opt)
-	ev := slower.Evidence
-	c.Ratio, c.Low, c.High, c.Reason, c.Failed = report.Float(ev.Ratio), report.Float(ev.RatioLow), report.Float(ev.RatioHigh), "", false
-	switch {
-	case slower.Outcome == verdict.Violated:
-		c.Verdict, c.P = report.Slower, report.Float(ev.P)
-	case faster.Outcome == verdict.Violated:
-		c.Verdict, c.P = report.Faster, report.Float(faster.Evidence.P)
-	case same.Outcome == verdict.Satisfied:
-		c.Verdict, c.P = report.Same, report.Float(same.Evidence.PHolds)
-	default:
-		c.Verdict, c.P = report.Undecided, report.Float(ev.P)
-		c.Reason = slower.Reason
-		return true
-	}
-	return false
+	c.Base, c.Head = regression.Figures(bs, base.Cached), regression.Figures(hs, head.Cached)
+	return regression.DecideChange(c, hs, bs, opt)
 }
 
 // sideOf is a measurement as a verdict side: its forks' samples and the
@@ -584,25 +559,6 @@ func sideOf(res service.ItemResult) verdict.Side {
 		s.History = append(s.History, []float64{m})
 	}
 	return s
-}
-
-// figures are a measurement's mean of fork means and its 95 % interval.
-func figures(res service.ItemResult) *report.DiffFigures {
-	if res.Error != "" || len(res.Forks) == 0 {
-		return nil
-	}
-	f := &report.DiffFigures{Forks: len(res.Forks), Cached: res.Cached, Samples: len(res.Forks[0].NsPerOp)}
-	var means []float64
-	for _, fk := range res.Forks {
-		if len(fk.NsPerOp) > 0 {
-			means = append(means, stats.Summarize(fk.NsPerOp).Mean)
-		}
-		f.Samples = min(f.Samples, len(fk.NsPerOp))
-	}
-	f.MeanNs = report.Float(stats.Summarize(means).Mean)
-	lo, hi, _ := stats.TInterval(means, 0.95)
-	f.LowNs, f.HighNs = report.Float(lo), report.Float(hi)
-	return f
 }
 
 func argsText(args []spl.Value) string {

@@ -23,8 +23,11 @@
 //   - bisect.go, bisect_formula.go: Bisect (first bad commit, by workload or
 //     by formula)
 //   - regressions.go, regressions_watch.go: Regressions and the editor's
-//     "slower since" watch
-//   - ensemble.go: StoredEnsemble (the ensemble detector on stored results)
+//     "slower since" watch (NewRegressionWatch, SlowerSince); the series and
+//     their change points are analysis/regression's
+//   - ensemble.go: Ensemble (perfls ensemble: CSV runs or stored results),
+//     StoredEnsemble (the ensemble detector on stored results, made runs by
+//     analysis/ensemble's StoredRun)
 //   - team.go: MethodHistory, HistoryPage (perfls history), RunWorker (a
 //     worker taking measurement jobs from the shared queue)
 //   - lint.go: LintWith (formula diagnostics without measuring)
@@ -34,7 +37,7 @@
 //
 // The engine does the I/O of an action (reading sources, measuring, the
 // store); deciding and rendering are the analysis packages' (verdict, oracle,
-// report), and the command line and the server only translate flags and
+// regression, ensemble, report), and the command line and the server only translate flags and
 // protocol values to requests and results to output.
 package engine
 

@@ -7,27 +7,24 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/ensemble"
 	"github.com/perfls/perfls/analysis/ensemble/csvrun"
-	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
 
-// EnsembleRequest is perfls ensemble's: the CSV form when History or New is
-// set, else the store form on Method's stored results.
+// EnsembleRequest is perfls ensemble's: the CSV form when CSV is set,
+// else the store form on Method's stored results. The command line builds
+// it from its flags (internal/cli.EnsembleFlags), which decide the form.
 type EnsembleRequest struct {
-	// The CSV form: directories of NAME.csv with NAME.env beside each.
-	History, New string
-	Phase1       ensemble.Phase1
+	// CSV, when set, asks for the CSV form; the store form's fields are
+	// then unused.
+	CSV *EnsembleCSV
 	// The store form: the results of Method (pkg.C#m, every overload, or
 	// pkg.C#m(int[])), of Workload and Args when set ("" = any, but they
 	// must then name one (method, workload, args)). ID picks the new run
@@ -48,6 +45,14 @@ type EnsembleRequest struct {
 	Config ensemble.Config
 }
 
+// EnsembleCSV is the CSV form's input: directories of NAME.csv with
+// NAME.env beside each, the prior passed runs' and the new run's, and how
+// rows group into intervals.
+type EnsembleCSV struct {
+	History, New string
+	Phase1       ensemble.Phase1
+}
+
 // ReviewNone is the Review that clears a result's review.
 const ReviewNone = "none"
 
@@ -57,35 +62,12 @@ const ReviewNone = "none"
 const MinEnsembleResults = 2
 
 // Ensemble runs perfls ensemble. The store form opens the store as every
-// command does (Config.CacheDir, else the user's cache directory;
-// PERFLS_STORE or the project's perfls.json "store" first); logf hears what
-// opening it noticed.
+// command does, in cfg.CacheDir (given by the caller; the CSV form needs
+// none), PERFLS_STORE or the project's perfls.json "store" first; cfg.Logf
+// hears what opening it noticed.
 func Ensemble(ctx context.Context, req EnsembleRequest, cfg Config) (*ensemble.Report, error) {
-	csv := req.History != "" || req.New != ""
-	if req.Method != "" && !strings.Contains(req.Method, "#") {
-		if !ensemble.Method(req.Method).Valid() {
-			return nil, fmt.Errorf("--method %q: the store form wants pkg.Class#m, the CSV form stacking, bagging or single", req.Method)
-		}
-		req.Config.Method, req.Method = ensemble.Method(req.Method), "" // the CSV form's --method stacking
-	}
-	switch {
-	case csv && (req.Method != "" || req.Workload != "" || req.Args != "" || req.ID != 0):
-		return nil, errors.New("--history/--new read CSV runs, --method pkg.Class#m (with --workload, --args, --id) the stored results: give one form")
-	case !csv && req.Method == "":
-		return nil, errors.New("want a history directory and a new run's directory (--history DIR --new DIR), or a method whose stored results to check (--method pkg.Class#m)")
-	case csv && (req.Review != "" || req.PassedOnly):
-		return nil, errors.New("--review and --passed-only are for stored results (--method pkg.Class#m); in the CSV form the history directory holds the passed runs")
-	case csv:
-		return csvrun.Detect(ctx, req.History, req.New, req.Phase1, req.Config)
-	case req.Phase1 != (ensemble.Phase1{}):
-		return nil, errors.New("--interval and --duration group CSV rows; a stored result's interval is one sample")
-	}
-	if cfg.CacheDir == "" {
-		dir, err := cache.Dir()
-		if err != nil {
-			return nil, err
-		}
-		cfg.CacheDir = dir
+	if req.CSV != nil {
+		return csvrun.Detect(ctx, req.CSV.History, req.CSV.New, req.CSV.Phase1, req.Config)
 	}
 	cfg.ProjectDir, cfg.Service = req.Project, InProcess
 	e, err := Open(ctx, cfg)
@@ -160,7 +142,7 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 		return nil, err
 	}
 	var notes []string
-	if tick, sample, coarse := coarseClock(ms[cur].Forks); coarse {
+	if tick, sample, coarse := ensemble.CoarseClock(storedForks(ms[cur].Forks), measure.ProcessClockTick); coarse {
 		notes = append(notes, fmt.Sprintf("process_cpu_ns_per_op left out: the process CPU clock ticks in %.0f ms and a sample lasts about %.2g ms, so a sample's figure is 0 or a whole tick", tick/1e6, sample/1e6))
 	}
 	rep, err := ensemble.Detect(hist, run, req.Config)
@@ -185,10 +167,17 @@ func storedResults(ctx context.Context, store *cache.Store, req EnsembleRequest)
 	if err != nil {
 		return nil, 0, err
 	}
+	workload := func(string) bool { return true }
+	if req.Workload != "" {
+		workload = func(w string) bool { return w == req.Workload } // not pkg.C#gen: as given
+		if spec, err := measure.ParseMethodSpec(req.Workload); err == nil {
+			workload = spec.Matches
+		}
+	}
 	var ms []*cache.Measurement
 	keys := map[string]bool{}
 	for _, m := range all {
-		if (req.Workload == "" || sameMethod(m.Key.Workload, req.Workload)) && (req.Args == "" || m.Key.Args == req.Args) {
+		if workload(m.Key.Workload) && (req.Args == "" || m.Key.Args == req.Args) {
 			ms = append(ms, m)
 			keys[resultLabel(m.Key)] = true
 		}
@@ -269,11 +258,6 @@ func envText(env ensemble.Environment) string {
 	return strings.Join(kv, ", ")
 }
 
-// sameMethod: a workload named with or without its parameters.
-func sameMethod(stored, asked string) bool {
-	return stored == asked || strings.HasPrefix(stored, asked+"(")
-}
-
 // resultLabel names what a result measured: method [workload] args.
 func resultLabel(k cache.Key) string {
 	s := k.Method
@@ -286,141 +270,24 @@ func resultLabel(k cache.Key) string {
 	return s
 }
 
-// storedCounter is a per-sample series of a fork that becomes a counter.
-type storedCounter struct {
-	name string
-	of   func(cache.Fork) []float64
-	// delta: the series is a running total (at the sample's end); the
-	// counter is its increase during the sample.
-	delta bool
-	// clock: read from the process CPU clock, which may tick more coarsely
-	// than a sample lasts (coarseClock).
-	clock bool
-}
-
-// storedCounters are the per-sample series the store has: per-op wall and
-// thread CPU time, process CPU time, allocated bytes, the GC count and GC
-// time during the sample, the heap used at its end, and the JIT time and
-// classes loaded during the sample. The store keeps the last two as totals
-// at the sample's end, which carry how long the fork warmed up: as totals
-// they differed from fork to fork and run to run (JIT 44–342 ms in one run)
-// and were flagged on replicas (docs/regressions.md, the real-data
-// evaluation). Operations per second would be 1e9/wall: the same counter.
-var storedCounters = []storedCounter{
-	{"wall_ns_per_op", func(f cache.Fork) []float64 { return f.NsPerOp }, false, false},
-	{"cpu_ns_per_op", func(f cache.Fork) []float64 { return f.CPUNsPerOp }, false, false},
-	{"process_cpu_ns_per_op", func(f cache.Fork) []float64 { return f.ProcCPUNsPerOp }, false, true},
-	{"alloc_bytes_per_op", func(f cache.Fork) []float64 { return f.AllocBytesPerOp }, false, false},
-	{"gc_count", func(f cache.Fork) []float64 {
-		xs := make([]float64, len(f.GCs))
-		for i, n := range f.GCs {
-			xs[i] = float64(n)
-		}
-		return xs
-	}, false, false},
-	{"gc_ms", func(f cache.Fork) []float64 { return f.GCMs }, false, false},
-	{"heap_used_bytes", func(f cache.Fork) []float64 { return f.HeapUsed }, false, false},
-	{"jit_ms", func(f cache.Fork) []float64 { return f.JITMs }, true, false},
-	{"classes_loaded", func(f cache.Fork) []float64 { return f.Classes }, true, false},
-}
-
-// coarseClock says whether a result's process CPU clock ticks more coarsely
-// than its samples last (Linux's JVMs read it in 10-ms ticks; perfls's
-// samples last about a millisecond): a sample's figure is then 0 or a
-// whole tick, and the interval's median says nothing about the process (0
-// in most samples of every run: undecided in every case of the real-data
-// evaluation, docs/regressions.md). tick and sample are in ns, sample the
-// median sample's length.
-func coarseClock(forks []cache.Fork) (tick, sample float64, coarse bool) {
-	var lengths []float64
-	for _, f := range forks {
-		t, fine := measure.ProcessClockTick(f.ProcCPUNsPerOp, f.OpsPerSample)
-		if fine {
-			return 0, 0, false
-		}
-		tick = max(tick, t)
-		for _, ns := range f.NsPerOp {
-			lengths = append(lengths, ns*float64(max(f.OpsPerSample, 1)))
-		}
-	}
-	if tick == 0 || len(lengths) == 0 {
-		return 0, 0, false
-	}
-	sample = stats.Median(lengths)
-	return tick, sample, tick > sample
-}
-
-// significantDigits is the resolution of a stored counter in the
-// ensemble: 3 significant digits (0.1–1 %). perfls's counters are ratios
-// of large counts (bytes allocated over operations, ns over operations):
-// an allocation of exactly 1,040 bytes a call shows as 1040.0…1040.3 from
-// the harness's own share, with as many unique values as samples, so the
-// seed's equal-width bins (k from the unique values) are narrower than that
-// jitter and no rule concludes on the counter — a tripled allocation went
-// unflagged (TestStoredEnsemble). The seed's counters (performance monitor
-// readings) have a resolution of their own.
-const significantDigits = 3
-
-func roundSig(x float64) float64 {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', significantDigits, 64), 64)
-	if err != nil {
-		return x
-	}
-	return r
-}
-
-// StoredRun turns a stored result into a run: one interval per sample but
-// each fork's first (the base of the JIT and class increases), the forks'
-// samples concatenated in fork order, each value rounded to
-// significantDigits; a counter is one of
-// storedCounters that every fork recorded for every sample (older results
-// lack the JVM state and process CPU: those counters are left out of the
-// run, and the detector out of the check), process CPU only when its clock
-// resolves a sample (coarseClock). The environment is StoredEnvironment's.
+// StoredRun turns a stored result into a run named result-ID
+// (ensemble.StoredRun) in StoredEnvironment's environment.
 func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
-	r := ensemble.Run{Name: fmt.Sprintf("result-%d", m.ID), Env: StoredEnvironment(m)}
-	var forks []cache.Fork
-	for _, f := range m.Forks {
-		if len(f.NsPerOp) > 0 {
-			forks = append(forks, f)
-		}
-	}
-	_, _, coarse := coarseClock(forks)
-	var cols [][]float64
-	for _, c := range storedCounters {
-		if c.clock && coarse {
-			continue
-		}
-		var col []float64
-		for _, f := range forks {
-			xs := c.of(f)
-			if len(xs) != len(f.NsPerOp) {
-				col = nil
-				break
-			}
-			for i := 1; i < len(xs); i++ {
-				x := xs[i]
-				if c.delta {
-					x -= xs[i-1]
-				}
-				col = append(col, roundSig(x))
-			}
-		}
-		if col != nil {
-			r.Counters, cols = append(r.Counters, c.name), append(cols, col)
-		}
-	}
-	if len(cols) == 0 || len(cols[0]) == 0 {
-		return r, fmt.Errorf("stored result %d of %s has no fork of two samples or more", m.ID, m.Key.Method)
-	}
-	r.Intervals = make([][]float64, len(cols[0]))
-	for t := range r.Intervals {
-		r.Intervals[t] = make([]float64, len(cols))
-		for c, col := range cols {
-			r.Intervals[t][c] = col[t]
-		}
+	r, err := ensemble.StoredRun(fmt.Sprintf("result-%d", m.ID), StoredEnvironment(m), storedForks(m.Forks), measure.ProcessClockTick)
+	if err != nil {
+		return r, fmt.Errorf("stored result %d of %s has %w", m.ID, m.Key.Method, err)
 	}
 	return r, nil
+}
+
+// storedForks are a result's forks as the ensemble reads them.
+func storedForks(forks []cache.Fork) []ensemble.StoredFork {
+	out := make([]ensemble.StoredFork, len(forks))
+	for i, f := range forks {
+		out[i] = ensemble.StoredFork{NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, ProcCPUNsPerOp: f.ProcCPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp,
+			GCs: f.GCs, GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, OpsPerSample: f.OpsPerSample}
+	}
+	return out
 }
 
 // StoredEnvironment is a result's environment as the seed's similarity
@@ -430,8 +297,7 @@ func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
 // heap). A component the result does not know (an older result has no
 // environment) is left out, so it matches nothing.
 func StoredEnvironment(m *cache.Measurement) ensemble.Environment {
-	var v measure.Environment
-	json.Unmarshal(m.Environment, &v) // an older result's may be empty
+	v := environmentOf(m) // an older result's is empty
 	env := ensemble.Environment{}
 	set := func(k, val string) {
 		if strings.TrimSpace(val) != "" && val != "0" {

@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/regression"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
@@ -175,11 +176,16 @@ func TestRegressionWatchAppends(t *testing.T) {
 		t.Errorf("slower since %+v, want commit 8, +18 %%", c)
 	}
 	wm := w.methods[dir+"\x00p.A#m(int)"]
-	s := wm.set.series[seriesKey{"p.A#m(int)", "p.A#gen(int)", "10", "time", here, "java17", "h1"}]
-	if s == nil {
+	all := wm.set.Ordered()
+	i := slices.IndexFunc(all, func(s *regression.Series) bool {
+		ch := s.Changes()
+		return len(ch) > 0 && s.Change(ch[0], "", true).SeriesID == report.SeriesID{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10",
+			Metric: "time", Unit: "ns/op", Machine: here, JVM: "Debian 17"}
+	})
+	if i < 0 {
 		t.Fatal("no time series")
 	}
-	cs := s.cs
+	s := all[i]
 	var more []string
 	for i := range 10 {
 		fixture.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "more")
@@ -190,8 +196,10 @@ func TestRegressionWatchAppends(t *testing.T) {
 	if err != nil || c != nil {
 		t.Errorf("after a recovery: %+v, %v; want no slow-down", c, err)
 	}
-	if s.cs != cs || s.cs.Len() != 25 || len(s.changes) != 2 || s.changes[1].Commit != more[0] {
-		t.Errorf("detector rebuilt or wrong: same %v, %d points, changes %+v", s.cs == cs, s.cs.Len(), s.changes)
+	// That the results were appended to the same detector, not rebuilt, is
+	// analysis/regression's TestExtendAppends.
+	if ch := s.Changes(); len(ch) != 2 || ch[1].Commit != more[0] || s.Change(ch[1], "", true).Points != 25 {
+		t.Errorf("changes %+v; want 2 on 25 points, the second at the first new commit", ch)
 	}
 	// A repository without commits: nothing to order, no line, no error.
 	empty, _ := fixture.GitProject(t)
@@ -218,8 +226,8 @@ func TestRegressionWatchReadsOnlyNew(t *testing.T) {
 	r.put(hashes[14], false, here, 118)
 	r.put(hashes[13], false, here, 118)
 	c, err := w.SlowerSince(ctx, dir, "p.A#m(int)")
-	if err != nil || c == nil || c.Commit != hashes[8] || wm.set.results != 17 {
-		t.Errorf("without git: %+v, %v, %d results placed; want commit 8 and 17 results", c, err, wm.set.results)
+	if err != nil || c == nil || c.Commit != hashes[8] || wm.set.Results() != 17 {
+		t.Errorf("without git: %+v, %v, %d results placed; want commit 8 and 17 results", c, err, wm.set.Results())
 	}
 	entries, err := r.store.List(ctx)
 	if err != nil || wm.last != entries[0].ID || len(wm.seen) == 0 {
@@ -233,8 +241,8 @@ func TestRegressionWatchReadsOnlyNew(t *testing.T) {
 		r.put(h, false, here, map[bool]float64{false: 100, true: 125}[i >= 2])
 	}
 	c, err = w.SlowerSince(ctx, dir, "p.A#m(int)")
-	if err != nil || wm.set.results != 5 {
-		t.Errorf("after the store was emptied: %+v, %v, %d results; want the 5 new ones", c, err, wm.set.results)
+	if err != nil || wm.set.Results() != 5 {
+		t.Errorf("after the store was emptied: %+v, %v, %d results; want the 5 new ones", c, err, wm.set.Results())
 	}
 }
 
@@ -247,7 +255,7 @@ func TestDiffEnvironmentVerdict(t *testing.T) {
 	other := here
 	other.MemoryMB, other.MaxHeapMB = 8192, 2048
 	c := report.DiffChange{Verdict: report.Slower}
-	environmentVerdict(&c, other, here)
+	regression.EnvironmentVerdict(&c, environmentDiffs(other, here))
 	if c.Verdict != report.EnvironmentDiffers || c.Reason != "the base was measured in another environment: memory MiB 8192 → 24105, max heap MiB 2048 → 6028" {
 		t.Errorf("another machine's base: %+v", c)
 	}
@@ -260,38 +268,8 @@ func TestDiffEnvironmentVerdict(t *testing.T) {
 		verdict string
 	}{{here, report.Slower}, {measure.Environment{}, report.Slower}, {other, report.Faster}} {
 		c := report.DiffChange{Verdict: tc.verdict}
-		if environmentVerdict(&c, tc.base, here); c.Verdict != tc.verdict || c.Reason != "" {
+		if regression.EnvironmentVerdict(&c, environmentDiffs(tc.base, here)); c.Verdict != tc.verdict || c.Reason != "" {
 			t.Errorf("base %+v, verdict %s: became %+v", tc.base, tc.verdict, c)
-		}
-	}
-}
-
-// BenchmarkSeriesAppend1000 is the editor watch's cost per recorded result
-// without the store: one commit's three fork means added to a series of
-// 1,000 commits with two steps, and the detector fed.
-func BenchmarkSeriesAppend1000(b *testing.B) {
-	n := 1000 + b.N
-	commits := make([]string, n)
-	for i := range commits {
-		commits[i] = fmt.Sprint(i)
-	}
-	l := newCommitLine(commits)
-	s := &series{samples: map[int][]float64{}, fed: -1}
-	point := func(i int) []float64 {
-		x := 100 * (1 + 0.2*float64(i/400%2) + 0.01*math.Sin(float64(i)))
-		return []float64{x * 0.99, x, x * 1.01}
-	}
-	for i := range 1000 {
-		s.add(i, point(i))
-	}
-	if err := s.detect(l); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 1000; i < n; i++ {
-		s.add(i, point(i))
-		if err := s.detect(l); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

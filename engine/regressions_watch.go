@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfls/perfls/analysis/regression"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -29,12 +30,12 @@ type RegressionWatch struct {
 	// looked at again.
 	Every   time.Duration
 	mu      sync.Mutex
-	methods map[string]*watchedMethod // by directory and method
-	lines   map[string]*commitLine    // the latest line read, by repository and tip
+	methods map[string]*watchedMethod   // by directory and method
+	lines   map[string]*regression.Line // the latest line read, by repository and tip
 }
 
 // line is the first-parent line of head, read once for every method.
-func (w *RegressionWatch) line(ctx context.Context, repo *revision.Repo, head string) (*commitLine, error) {
+func (w *RegressionWatch) line(ctx context.Context, repo *revision.Repo, head string) (*regression.Line, error) {
 	key := repo.Top + "\x00" + head
 	if l := w.lines[key]; l != nil {
 		return l, nil
@@ -48,14 +49,14 @@ func (w *RegressionWatch) line(ctx context.Context, repo *revision.Repo, head st
 			delete(w.lines, k)
 		}
 	}
-	w.lines[key] = newCommitLine(commits)
+	w.lines[key] = regression.NewLine(commits)
 	return w.lines[key], nil
 }
 
 type watchedMethod struct {
 	repo     *revision.Repo
 	head     string
-	set      *seriesSet
+	set      *regression.Set
 	seen     map[int64]bool // the results placed with IDs in the reorder window below last
 	last     int64          // the highest ID placed
 	checked  time.Time
@@ -65,7 +66,7 @@ type watchedMethod struct {
 
 // NewRegressionWatch watches the results in store.
 func NewRegressionWatch(store *cache.Store) *RegressionWatch {
-	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}, lines: map[string]*commitLine{}}
+	return &RegressionWatch{store: store, Every: 2 * time.Second, methods: map[string]*watchedMethod{}, lines: map[string]*regression.Line{}}
 }
 
 // SlowerSince is the latest change point of method's time per op on this
@@ -119,9 +120,8 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		if err != nil {
 			return err
 		}
-		commits := l.commits
-		if old := wm.set; old != nil && len(old.line.commits) <= len(commits) && commits[len(old.line.commits)-1] == wm.head {
-			old.extend(l)
+		if old := wm.set; old != nil && l.Extends(old.Line(), wm.head) {
+			old.Extend(l)
 		} else {
 			wm.rebuild(l)
 		}
@@ -136,7 +136,7 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 		return err
 	}
 	if last < wm.last { // the store was emptied or replaced: its IDs start again
-		wm.rebuild(wm.set.line)
+		wm.rebuild(wm.set.Line())
 		if news, _, err = w.store.MeasurementsOfAfter(ctx, method, 0, nil); err != nil {
 			return err
 		}
@@ -144,63 +144,36 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 	for _, m := range news {
 		wm.seen[m.ID] = true
 		wm.last = max(wm.last, m.ID)
-		wm.set.add(m)
+		wm.set.Add(resultOf(m))
 	}
 	for id := range wm.seen { // only the reorder window needs remembering
 		if id <= wm.last-reorderWindow {
 			delete(wm.seen, id)
 		}
 	}
-	for _, s := range wm.set.series {
-		if err := s.detect(wm.set.line); err != nil {
-			return err
-		}
-	}
-	return nil
+	return wm.set.Detect()
 }
 
 // rebuild starts wm's series afresh on line l, with nothing placed.
-func (wm *watchedMethod) rebuild(l *commitLine) {
-	wm.set, wm.seen, wm.last = newSeriesSet(l), map[int64]bool{}, 0
-	wm.set.pending = map[string][]*cache.Measurement{}
+func (wm *watchedMethod) rebuild(l *regression.Line) {
+	wm.set, wm.seen, wm.last = regression.NewSet(l, true), map[int64]bool{}, 0
 }
 
 // latestSlowDown is the newest of the time series' latest change points
-// that are slow-downs, on this machine when it has a series; nil before
-// any series (a repository without commits).
+// that are slow-downs, on this machine when it has a series
+// (Set.LatestSlowDown); nil before any series (a repository without
+// commits).
 func (wm *watchedMethod) latestSlowDown(ctx context.Context) *report.RegressionChange {
 	if wm.set == nil {
 		return nil
 	}
-	here := measure.MachineIdentity()
-	var mine, all []*series
-	for _, s := range wm.set.ordered() {
-		if s.key.metric == "time" {
-			all = append(all, s)
-			if s.key.machine == here {
-				mine = append(mine, s)
-			}
-		}
+	s, c, ok := wm.set.LatestSlowDown(measure.MachineIdentity())
+	if !ok {
+		return nil
 	}
-	if len(mine) > 0 {
-		all = mine
+	if _, ok := wm.subjects[c.Commit]; !ok {
+		wm.subjects[c.Commit] = wm.repo.Subject(ctx, c.Commit)
 	}
-	var best *report.RegressionChange
-	bestPos := -1
-	for _, s := range all {
-		if len(s.changes) == 0 {
-			continue
-		}
-		c := s.changes[len(s.changes)-1]
-		p := wm.set.line.pos[c.Commit]
-		if c.After <= c.Before || p < bestPos || (p == bestPos && c.Magnitude <= best.Magnitude) {
-			continue
-		}
-		if _, ok := wm.subjects[c.Commit]; !ok {
-			wm.subjects[c.Commit] = wm.repo.Subject(ctx, c.Commit)
-		}
-		rc := changeOf(s, c, wm.subjects[c.Commit], true)
-		best, bestPos = &rc, p
-	}
-	return best
+	rc := s.Change(c, wm.subjects[c.Commit], true)
+	return &rc
 }

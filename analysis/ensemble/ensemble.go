@@ -11,7 +11,8 @@
 // compares against.
 //
 // It is pure computation over Go values: runs come from CSV files
-// (package csvrun) or from perfls's own stored results (engine.StoredRun).
+// (package csvrun) or from perfls's own stored results (StoredRun; the engine
+// reads them from the store).
 package ensemble
 
 import (

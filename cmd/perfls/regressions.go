@@ -5,6 +5,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
 )
@@ -36,9 +37,19 @@ func (a *app) regressionsCommand() *cobra.Command {
 func (a *app) ensembleCommand() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{Use: "ensemble (--history DIR --new DIR | --method pkg.Class#m [--workload pkg.Class#gen] [--args A]) [flags]", Args: cli.NoArgs}
-	req := cli.EnsembleFlags(cmd.Flags())
+	flags := cli.EnsembleFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		rep, err := engine.Ensemble(cmd.Context(), *req, engine.Config{Logf: a.note})
+		req, err := flags.Request()
+		if err != nil {
+			return err
+		}
+		cfg := engine.Config{Logf: a.note}
+		if req.CSV == nil { // the store form: the store is in the cache directory
+			if cfg.CacheDir, err = cache.Dir(); err != nil {
+				return err
+			}
+		}
+		rep, err := engine.Ensemble(cmd.Context(), req, cfg)
 		if err != nil {
 			return err
 		}
