@@ -68,9 +68,8 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		rng := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan))
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: o}, Range: &rng}, nil
 	}
-	if s.sess.SyncVerdicts() {
-		snap = s.sess.SnapshotOf(doc) // with the verdicts just read
-	}
+	s.sess.SyncVerdicts()
+	snap = s.sess.SnapshotOf(doc) // with the verdicts just read
 	results := snap.Results(doc.Path)
 	md := report.MethodHover(doc.Java, m, doc.Formulas, results)
 	if len(m.SeeAlso) > 0 {
