@@ -1,8 +1,11 @@
 // Package server is perfls's LSP wire layer. It translates protocol values to
-// calls into the engine (Actions: check, measure, calibrate) and the analysis
-// packages and back; it holds no parsing, statistics or measuring logic of
-// its own. One file per LSP feature; stream.go is the framing that survives
-// malformed input, nyi.go the generated stubs of what perfls does not do.
+// calls into the engine (Actions: check, measure, calibrate; Records: what
+// it reads of the store, actions.go) and the analysis packages and back; it
+// holds no parsing, statistics or measuring logic of its own, and no state
+// between messages: that is the session's (server/internal/session), which
+// hands each handler an immutable Snapshot. One file per LSP feature;
+// stream.go is the framing that survives malformed input, nyi.go the
+// generated stubs of what perfls does not do.
 package server
 
 import (

@@ -28,8 +28,8 @@ type Document struct {
 	Diagnostics []workspace.Diagnostic // syntax and checked, in document order
 
 	// tree is kept for incremental reparse and shared by a URI's
-	// versions; only the session touches it (Analyze, Close), one change
-	// at a time, so no two goroutines read it.
+	// versions; only the session touches it (Analyze, Close), under
+	// Session.parse, so no two goroutines read it.
 	tree *javasrc.Doc
 	// lintMemo holds Linted per formula, checked in lintContext, for the
 	// next version to reuse (Lint).
@@ -41,6 +41,8 @@ type Document struct {
 // open version for an incremental reparse; it returns the new version
 // (not yet linted or stored) and the open one (nil when none is).
 func (s *Session) Analyze(u protocol.DocumentURI, version int32, text string) (doc, prev *Document) {
+	s.parse.Lock()
+	defer s.parse.Unlock()
 	s.mu.Lock()
 	var tree *javasrc.Doc
 	prev = s.docs[u]
@@ -128,6 +130,8 @@ func (s *Session) Relinted(doc *Document) *Document {
 
 // Close forgets the document u and frees its tree.
 func (s *Session) Close(u protocol.DocumentURI) {
+	s.parse.Lock()
+	defer s.parse.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.docs[u]; d != nil && d.tree != nil {

@@ -71,8 +71,12 @@ type Session struct {
 	base  context.Context
 	index *wsIndex
 
-	mu   sync.Mutex
-	docs map[protocol.DocumentURI]*Document
+	// parse orders the uses of the documents' tree-sitter trees: changes
+	// arrive one at a time anyway, but a tree must never be read from two
+	// goroutines, whatever the caller does.
+	parse sync.Mutex
+	mu    sync.Mutex
+	docs  map[protocol.DocumentURI]*Document
 
 	records  recordsRef
 	verdicts verdicts
