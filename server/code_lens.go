@@ -12,6 +12,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // CodeLens puts the lenses the "lenses" setting lists (DefaultLenses:
@@ -27,17 +28,21 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 	// The store's reads finish even when the request is cancelled: what
 	// they read is cached for the next request.
 	ctx := context.WithoutCancel(reqCtx)
-	doc := s.snapshot(p.TextDocument.URI)
 	lenses := []protocol.CodeLens{}
-	if doc == nil || doc.java == nil {
+	if d := s.sess.Doc(p.TextDocument.URI); d == nil || d.Java == nil {
 		return lenses, nil
 	}
-	s.syncResults()
+	s.sess.SyncVerdicts()
+	snap := s.sess.Snapshot(p.TextDocument.URI)
+	doc := snap.Doc
+	if doc == nil || doc.Java == nil {
+		return lenses, nil
+	}
 	cfg := s.settings()
 	allowed := cfg.AllowMeasuring
-	results := s.resultsOf(doc.path)
-	oracleKeys := s.oracleKeys(ctx)
-	for _, m := range doc.java.Methods {
+	results := snap.Results(doc.Path)
+	oracleKeys := s.sess.OracleKeys(ctx)
+	for _, m := range doc.Java.Methods {
 		if m.Type == nil {
 			continue
 		}
@@ -47,10 +52,10 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 		if n == 0 && !measurable && len(entries) == 0 {
 			continue
 		}
-		args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+		args := MethodArgs{URI: doc.URI, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
 		r := resultOf(results, args)
-		stale := r != nil && r.Source != "" && r.Source != m.SourceHash(doc.java)
-		pos := toProtocolRange(doc.java.Mapper.Range(m.NameSpan)).Start
+		stale := r != nil && r.Source != "" && r.Source != m.SourceHash(doc.Java)
+		pos := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan)).Start
 		at := protocol.Range{Start: pos, End: pos}
 		if measurable && cfg.showsLens("measure") {
 			title := "▶ Measure"
@@ -66,7 +71,7 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 			if cfg.showsLens("profile") {
 				lenses = append(lenses, s.profileLens(args, at, allowed))
 			}
-			if cfg.showsLens("compare") && s.inGitTree(doc.path) {
+			if cfg.showsLens("compare") && s.sess.InGitTree(doc.Path) {
 				lenses = append(lenses, s.compareLens(args, at, allowed))
 			}
 		}
@@ -91,7 +96,7 @@ func (s *server) CodeLens(reqCtx context.Context, p *protocol.CodeLensParams) ([
 // (the user is typing), its formula strings.
 func formulaCount(doc *document, m *javasrc.Method) int {
 	n := 0
-	for _, f := range doc.formulas {
+	for _, f := range doc.Formulas {
 		if f.Method == m {
 			n++
 		}
@@ -120,7 +125,7 @@ func action(allowed bool, c *protocol.Command) *protocol.Command {
 // measuresSelf tells whether a formula of m measures m itself on a
 // generator: then "Measure" has a workload to run it on.
 func measuresSelf(doc *document, m *javasrc.Method) bool {
-	for _, f := range doc.formulas {
+	for _, f := range doc.Formulas {
 		if f.Method != m || f.Parsed == nil {
 			continue
 		}
@@ -182,7 +187,7 @@ func erased(m *javasrc.Method) []string {
 
 func resultOf(results []verdict.MethodResult, a MethodArgs) *verdict.MethodResult {
 	for i := range results {
-		if sameMethod(results[i], verdict.MethodResult{Class: a.Class, Method: a.Method, Params: a.Params}) {
+		if session.SameMethod(results[i], verdict.MethodResult{Class: a.Class, Method: a.Method, Params: a.Params}) {
 			return &results[i]
 		}
 	}

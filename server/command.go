@@ -110,8 +110,8 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if args.URI == "" {
 			return nil, invalidParams("%s: the argument needs a uri", p.Command)
 		}
-		doc := s.snapshot(args.URI)
-		if doc == nil || doc.java == nil {
+		doc := s.sess.Doc(args.URI)
+		if doc == nil || doc.Java == nil {
 			return nil, invalidParams("%s: %s is not an open Java document", p.Command, args.URI)
 		}
 		n := 0
@@ -137,13 +137,13 @@ func started(ok bool) string {
 // formulaMethods lists the methods of doc that carry formulas.
 func formulaMethods(doc *document) []MethodArgs {
 	var out []MethodArgs
-	for _, m := range doc.java.Methods {
+	for _, m := range doc.Java.Methods {
 		if m.Type == nil {
 			continue
 		}
 		for _, ann := range m.SPL {
 			if len(ann.Formulas) > 0 {
-				out = append(out, MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)})
+				out = append(out, MethodArgs{URI: doc.URI, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)})
 				break
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // completionTriggers: the method separator, the generator bracket, the
@@ -36,45 +37,46 @@ const maxCompletions = 200
 // methods as pkg.Class#method.
 func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*protocol.CompletionList, error) {
 	empty := &protocol.CompletionList{Items: []protocol.CompletionItem{}}
-	doc := s.snapshot(p.TextDocument.URI)
+	snap := s.sess.Snapshot(p.TextDocument.URI)
+	doc := snap.Doc
 	if doc == nil {
 		return empty, nil
 	}
 	at := textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)}
-	c := &completer{s: s, doc: doc, ix: s.overlay(doc), seen: map[string]bool{}}
+	c := &completer{sess: s.sess, doc: doc, ix: snap.Overlay(), seen: map[string]bool{}}
 	var text string // the formula text up to the cursor
 	var site spl.Site
 	switch {
-	case doc.spl != nil:
+	case doc.SPL != nil:
 		// A .spl file: the text of its current line, which holds one item
 		// (alias or formula start).
-		off := doc.spl.Offset(at)
-		all := doc.spl.Text()
+		off := doc.SPL.Offset(at)
+		all := doc.SPL.Text()
 		start := strings.LastIndexByte(all[:off], '\n') + 1
 		end := strings.IndexByte(all[off:], '\n')
 		if end < 0 {
 			end = len(all) - off
 		}
 		text, c.scope = all[start:off], all[start:off+end]
-		for _, f := range doc.formulas {
+		for _, f := range doc.Formulas {
 			if f.Parsed != nil && f.Parsed.Span.Start <= off && off <= f.Parsed.Span.End {
 				c.formulas = append(c.formulas, f)
 			}
 		}
 		site = spl.CompletionSite(text)
 		c.word = site.Word
-		c.rng = toProtocolRange(doc.spl.Range(textpos.Span{Start: off - len(c.word), End: off}))
-	case doc.java != nil:
-		off := doc.java.Mapper.Offset(at)
+		c.rng = toProtocolRange(doc.SPL.Range(textpos.Span{Start: off - len(c.word), End: off}))
+	case doc.Java != nil:
+		off := doc.Java.Mapper.Offset(at)
 		fs := stringAt(doc, off)
 		if fs == nil || off <= fs.value.Span.Start || off >= fs.value.Span.End {
 			return empty, nil // outside the string (or on its quotes)
 		}
-		text, c.scope, c.method, c.file, c.formulas = fs.value.Text[:fs.index], fs.value.Text, fs.method, doc.java, fs.formulas
+		text, c.scope, c.method, c.file, c.formulas = fs.value.Text[:fs.index], fs.value.Text, fs.method, doc.Java, fs.formulas
 		site = spl.CompletionSite(text)
 		c.word = site.Word
 		wordSpan := fs.value.DocSpan(textpos.Span{Start: fs.index - len(c.word), End: fs.index})
-		c.rng = toProtocolRange(doc.java.Mapper.Range(wordSpan))
+		c.rng = toProtocolRange(doc.Java.Mapper.Range(wordSpan))
 	default:
 		return empty, nil
 	}
@@ -93,7 +95,7 @@ func (s *server) Completion(_ context.Context, p *protocol.CompletionParams) (*p
 }
 
 type completer struct {
-	s          *server
+	sess       *session.Session // the classes outside the workspace
 	doc        *document
 	method     *javasrc.Method      // the annotated method; nil in .spl files
 	file       *javasrc.File        // its file; nil in .spl files
@@ -148,7 +150,7 @@ func (c *completer) members(class string, generator bool) {
 // externalMethods offers the methods of a class outside the workspace (a
 // jar's, the JDK's) and of its supertypes but java.lang.Object.
 func (c *completer) externalMethods(class string) {
-	ext := c.s.workspaceIndex().externalFor(c.doc.path)
+	ext := c.sess.ExternalFor(c.doc.Path)
 	if ext == nil {
 		return
 	}
@@ -197,7 +199,7 @@ func (c *completer) dotted(qual string, generator bool) {
 // workspace's, the JDK's and the classpath's.
 func (c *completer) segments(prefix string) {
 	names := c.ix.TypesWithPrefix(prefix, 0)
-	if en, ok := c.s.workspaceIndex().externalFor(c.doc.path).(workspace.ExternalNames); ok {
+	if en, ok := c.sess.ExternalFor(c.doc.Path).(workspace.ExternalNames); ok {
 		names = append(names, en.ClassesWithPrefix(prefix, 0)...)
 	}
 	for _, name := range names {
@@ -292,7 +294,7 @@ func (c *completer) indexed(generator bool) {
 func (c *completer) aliases() []*spl.Alias {
 	var out []*spl.Alias
 	seen := map[string]bool{}
-	for _, f := range c.doc.formulas {
+	for _, f := range c.doc.Formulas {
 		if f.Method != c.method { // in .spl files: every alias of the file
 			continue
 		}

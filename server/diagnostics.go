@@ -13,6 +13,7 @@ import (
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // publishDiagnostics sends the full set for one document — syntax and
@@ -20,9 +21,10 @@ import (
 // check — since LSP clients replace, never merge. The slice is never nil: a
 // nil slice would go out as null.
 func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
-	s.syncResultsEvery(publishSyncInterval)
-	diags := make([]protocol.Diagnostic, 0, len(doc.diagnostics))
-	for _, d := range doc.diagnostics {
+	s.sess.SyncVerdictsEvery(publishSyncInterval)
+	snap := s.sess.SnapshotOf(doc)
+	diags := make([]protocol.Diagnostic, 0, len(doc.Diagnostics))
+	for _, d := range doc.Diagnostics {
 		diags = append(diags, protocol.Diagnostic{
 			Range:    toProtocolRange(d.Range),
 			Severity: toProtocolSeverity(d.Severity),
@@ -31,12 +33,12 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 			Message:  d.Message,
 		})
 	}
-	diags = append(diags, s.verdictDiagnostics(doc)...)
+	diags = append(diags, s.verdictDiagnostics(snap)...)
 	diags = append(diags, s.oracleDiagnostics(ctx, doc)...)
 	diags = append(diags, s.profileDiagnostics(doc)...)
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{
-		URI:         doc.uri,
-		Version:     uint32(doc.version),
+		URI:         doc.URI,
+		Version:     uint32(doc.Version),
 		Diagnostics: diags,
 	})
 }
@@ -46,8 +48,9 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 // the settings say), failed (an error left it undecided) as a warning,
 // undecided for lack of evidence as information with its reason. A formula edited since its check is skipped:
 // its verdict no longer describes the text.
-func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
-	if doc.java == nil {
+func (s *server) verdictDiagnostics(snap session.Snapshot) []protocol.Diagnostic {
+	doc := snap.Doc
+	if doc.Java == nil {
 		return nil
 	}
 	var out []protocol.Diagnostic
@@ -57,23 +60,23 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 	}
 	related := s.relatedSupported()
 	var ix *workspace.Index // built on first need
-	results := s.resultsOf(doc.path)
+	results := snap.Results(doc.Path)
 	if len(results) == 0 {
 		return nil
 	}
 	// The document's methods by class#name(params), once per publication.
-	methods := make(map[string]*javasrc.Method, len(doc.java.Methods))
-	for _, m := range doc.java.Methods {
+	methods := make(map[string]*javasrc.Method, len(doc.Java.Methods))
+	for _, m := range doc.Java.Methods {
 		if m.Type != nil {
 			methods[m.Type.BinaryName+"#"+m.Name+"("+strings.Join(erased(m), ",")+")"] = m
 		}
 	}
 	for _, r := range results {
-		if m := methods[r.Class+"#"+r.Method+"("+strings.Join(r.Params, ",")+")"]; m != nil && r.Source != "" && r.Source != m.SourceHash(doc.java) {
+		if m := methods[r.Class+"#"+r.Method+"("+strings.Join(r.Params, ",")+")"]; m != nil && r.Source != "" && r.Source != m.SourceHash(doc.Java) {
 			// The method changed since its check: say so once, rather
 			// than show verdicts that may no longer hold.
 			out = append(out, protocol.Diagnostic{
-				Range:    toProtocolRange(doc.java.Mapper.Range(m.NameSpan)),
+				Range:    toProtocolRange(doc.Java.Mapper.Range(m.NameSpan)),
 				Severity: protocol.DiagnosticSeverityHint,
 				Code:     "stale-verdict",
 				Source:   "perfls",
@@ -90,9 +93,9 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 				continue
 			}
 			if revs := relativeRevisions(f); len(revs) > 0 {
-				if at, moved := s.headMovedSince(doc.path, r.CheckedAt); moved {
+				if at, moved := s.sess.HeadMovedSince(doc.Path, r.CheckedAt); moved {
 					out = append(out, protocol.Diagnostic{
-						Range: toProtocolRange(doc.java.Mapper.Range(f.Value.Span)), Severity: protocol.DiagnosticSeverityHint,
+						Range: toProtocolRange(doc.Java.Mapper.Range(f.Value.Span)), Severity: protocol.DiagnosticSeverityHint,
 						Code: "stale-verdict", Source: "perfls",
 						Message: fmt.Sprintf("HEAD moved (%s) since this formula was checked: %s may name other commits now: run Check again",
 							at.Local().Format("15:04:05"), strings.Join(revs, ", ")),
@@ -101,7 +104,7 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 				}
 			}
 			d := protocol.Diagnostic{
-				Range:    toProtocolRange(doc.java.Mapper.Range(f.Value.Span)),
+				Range:    toProtocolRange(doc.Java.Mapper.Range(f.Value.Span)),
 				Severity: violated,
 				Code:     "formula-violated",
 				Source:   "perfls",
@@ -115,7 +118,7 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 			}
 			if related {
 				if ix == nil {
-					ix = s.overlay(doc)
+					ix = snap.Overlay()
 				}
 				d.RelatedInformation = s.otherSides(ix, f)
 			}
@@ -126,7 +129,7 @@ func (s *server) verdictDiagnostics(doc *document) []protocol.Diagnostic {
 }
 
 func formulaOf(doc *document, r verdict.MethodResult, text string) *workspace.Formula {
-	for _, f := range doc.formulas {
+	for _, f := range doc.Formulas {
 		m := f.Method
 		if m != nil && m.Type != nil && f.Value != nil && f.Value.Text == text &&
 			m.Type.BinaryName == r.Class && m.Name == r.Method && strings.Join(erased(m), ",") == strings.Join(r.Params, ",") {
@@ -168,9 +171,7 @@ func toProtocolSeverity(s workspace.Severity) protocol.DiagnosticSeverity {
 
 // relatedSupported tells whether the client shows relatedInformation.
 func (s *server) relatedSupported() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	td := s.clientCaps.TextDocument
+	td := s.view.get().caps.TextDocument
 	return td != nil && td.PublishDiagnostics != nil && td.PublishDiagnostics.RelatedInformation
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -65,17 +64,4 @@ func SetOutLimits(messages int, giveUpAfter time.Duration) (restore func()) {
 
 // Indexed lists the roots the session's workspace index walks (or walked)
 // and the files it holds, sorted.
-func Indexed(ss *Session) (roots, files []string) {
-	w := ss.s.index
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for r := range w.roots {
-		roots = append(roots, r)
-	}
-	for f := range w.files {
-		files = append(files, f)
-	}
-	slices.Sort(roots)
-	slices.Sort(files)
-	return roots, files
-}
+func Indexed(ss *Session) (roots, files []string) { return ss.s.sess.Indexed() }

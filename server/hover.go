@@ -14,6 +14,7 @@ import (
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // Hover documents, on a formula's method, generator, alias or variable,
@@ -21,9 +22,10 @@ import (
 // method: its formulas, its measurements, the latest verdicts, and its
 // @SeeAlso methods side by side.
 func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	doc := s.snapshot(p.TextDocument.URI)
-	if f, r, rng := s.refAt(doc, p.Position); r != nil {
-		md := s.refHover(doc, f, r)
+	snap := s.sess.Snapshot(p.TextDocument.URI)
+	doc := snap.Doc
+	if f, r, rng := refAt(doc, p.Position); r != nil {
+		md := s.refHover(snap, f, r)
 		if rev := s.revisionHover(ctx, doc, f, r); rev != "" {
 			md = strings.TrimRight(md, "\n") + "\n\n" + rev
 		}
@@ -32,13 +34,13 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 			Range:    &rng,
 		}, nil
 	}
-	if doc == nil || doc.java == nil {
+	if doc == nil || doc.Java == nil {
 		return nil, nil
 	}
-	offset := doc.java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
-	m := doc.java.MethodAt(offset)
+	offset := doc.Java.Mapper.Offset(textpos.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)})
+	m := doc.Java.MethodAt(offset)
 	if m != nil && m.Generator != nil && len(m.SPL) == 0 && len(m.Workloads) == 0 && len(m.SeeAlso) == 0 {
-		rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+		rng := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan))
 		return &protocol.Hover{
 			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: generatorHover(m)},
 			Range:    &rng,
@@ -51,7 +53,7 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		// Inside the method, on a line a profile measured: that line.
 		line := int(p.Position.Line) + 1
 		if md := s.hotLineHover(ctx, doc, m, line); md != "" {
-			rng, _ := lineRange(doc.java.Mapper, line)
+			rng, _ := lineRange(doc.Java.Mapper, line)
 			return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: &rng}, nil
 		}
 	}
@@ -63,14 +65,15 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		if o == "" {
 			return nil, nil
 		}
-		rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+		rng := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan))
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: o}, Range: &rng}, nil
 	}
-	s.syncResults()
-	results := s.resultsOf(doc.path)
-	md := report.MethodHover(doc.java, m, doc.formulas, results)
+	s.sess.SyncVerdicts()
+	snap = s.sess.SnapshotOf(doc) // with the verdicts just read
+	results := snap.Results(doc.Path)
+	md := report.MethodHover(doc.Java, m, doc.Formulas, results)
 	if len(m.SeeAlso) > 0 {
-		md = strings.TrimRight(md, "\n") + "\n\n" + s.seeAlso(doc, m, results)
+		md = strings.TrimRight(md, "\n") + "\n\n" + seeAlso(snap, m, results)
 	}
 	if o := s.oracleHover(ctx, m); o != "" {
 		md = strings.TrimRight(md, "\n") + "\n\n" + o
@@ -84,7 +87,7 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if r := s.regressionHover(ctx, doc, m); r != "" {
 		md = strings.TrimRight(md, "\n") + "\n\n" + r
 	}
-	rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
+	rng := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan))
 	return &protocol.Hover{
 		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md},
 		Range:    &rng,
@@ -93,14 +96,15 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 
 // seeAlso renders m's @SeeAlso methods beside m, from the recorded
 // measurements.
-func (s *server) seeAlso(doc *document, m *javasrc.Method, results []verdict.MethodResult) string {
+func seeAlso(snap session.Snapshot, m *javasrc.Method, results []verdict.MethodResult) string {
+	doc := snap.Doc
 	var own []verdict.Measurement
 	if r := resultOf(results, MethodArgs{Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}); r != nil {
 		own = r.Measurements
 	}
-	ix := s.overlay(doc)
-	at := &workspace.Formula{Path: doc.path, File: doc.java, Method: m}
-	all := s.allResults()
+	ix := snap.Overlay()
+	at := &workspace.Formula{Path: doc.Path, File: doc.Java, Method: m}
+	all := snap.AllResults()
 	var cols []report.SeeAlsoColumn
 	for _, v := range m.SeeAlso {
 		col := report.SeeAlsoColumn{Name: v.Text}
@@ -118,7 +122,7 @@ func (s *server) seeAlso(doc *document, m *javasrc.Method, results []verdict.Met
 		}
 		col.Name = shortTarget(t)
 		for _, r := range all {
-			if sameMethod(r, verdict.MethodResult{Class: t.Class, Method: t.Method, Params: t.Params}) ||
+			if session.SameMethod(r, verdict.MethodResult{Class: t.Class, Method: t.Method, Params: t.Params}) ||
 				(t.Params == nil && r.Class == t.Class && r.Method == t.Method) {
 				col.Measurements = r.Measurements
 				break

@@ -6,46 +6,44 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/perfls/perfls/analysis/model"
-	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/server/internal/session"
 )
-
-// Actions are what the server asks of perfls's engine (engine.Engine): to
-// measure and decide the formulas of one method (the Check lens), to measure
-// its own workloads (Measure) and to calibrate the bounds oracle on them
-// (Calibrate), and to profile them (Profile). Each records what it found in the store, where hovers and
-// other editors read it, and reports progress through report. Tests put a
-// fake in its place.
-type Actions interface {
-	CheckMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]verdict.MethodResult, error)
-	MeasureMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]verdict.MethodResult, error)
-	CalibrateMethod(ctx context.Context, req engine.MethodRequest, forks int, say func(message string)) ([]cache.OracleKey, error)
-	// ProfileMethod profiles the method's workloads (the Profile lens);
-	// StoredProfiles reads the cached profiles of a method, measuring
-	// nothing.
-	ProfileMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) ([]*engine.Profiled, error)
-	StoredProfiles(ctx context.Context, req engine.MethodRequest) ([]*engine.Profiled, error)
-	// StoredModels reads the stored performance models of a method
-	// (perfls model), measuring nothing: the hover shows their callees.
-	StoredModels(ctx context.Context, req engine.MethodRequest) ([]*model.Model, error)
-	// DiffMethod compares the method's workloads with the base commit
-	// (the Compare with base lens); Revision describes the commit a
-	// revision name names (hover on "@rev"). revisions.go.
-	DiffMethod(ctx context.Context, req engine.MethodRequest, say func(message string)) (*report.Diff, error)
-	Revision(ctx context.Context, dir, name string) (engine.RevisionInfo, error)
-}
 
 // errMeasuringDisabled is the answer to measuring commands when the
 // client's allowMeasuring setting is false (an untrusted workspace).
 var errMeasuringDisabled = errors.New("measuring is disabled in this workspace (setting allowMeasuring is false, e.g. the workspace is not trusted): perfls runs no code of it")
+
+// jobQueue runs the measuring jobs in the background under ctx, local ones
+// one at a time (slot); Shutdown cancels them and waits for them.
+type jobQueue struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	slot   chan struct{} // admits one local measuring job at a time; the others queue
+
+	statusMu sync.Mutex // orders perfls/status notifications
+
+	mu      sync.Mutex
+	pending map[string]bool   // jobs queued or running, by kind and method
+	queued  int               // jobs waiting for slot
+	running int               // jobs running (local ones hold slot)
+	current []string          // what the running jobs do, for perfls/status
+	cancels map[string]func() // progress token → cancel of its job
+}
+
+func newJobQueue(base context.Context) *jobQueue {
+	q := &jobQueue{slot: make(chan struct{}, 1), pending: map[string]bool{}, cancels: map[string]func(){}}
+	q.ctx, q.cancel = context.WithCancel(base)
+	return q
+}
 
 // jobKind names what a background job does, for titles and status.
 type jobKind string
@@ -108,10 +106,10 @@ func (s *server) startJob(ctx context.Context, kind jobKind, args MethodArgs, ru
 			return "", nil, err
 		}
 		publish := func(bg context.Context) {
-			s.setResults(req.File, results)
-			if doc := s.snapshot(args.URI); doc != nil {
+			s.sess.SetResults(req.File, results)
+			if doc := s.sess.Doc(args.URI); doc != nil {
 				if err := s.publishDiagnostics(bg, doc); err != nil {
-					s.logf("publish diagnostics for %s: %v", doc.path, err)
+					s.logf("publish diagnostics for %s: %v", doc.Path, err)
 				}
 			}
 			s.refreshCodeLenses(bg)
@@ -140,21 +138,22 @@ func (s *server) runQueued(ctx context.Context, key, what string, work func(ctx 
 // its forks run on the shared store's workers) runs at once, beside the
 // local one, and still shows in the status and can be cancelled.
 func (s *server) runJob(ctx context.Context, key, what string, local bool, work func(ctx context.Context, say func(string)) (string, func(context.Context), error)) bool {
-	s.mu.Lock()
-	if s.pending[key] {
-		s.mu.Unlock()
+	q := s.jobs
+	q.mu.Lock()
+	if q.pending[key] {
+		q.mu.Unlock()
 		return false
 	}
-	s.pending[key] = true
-	s.queued++
-	s.mu.Unlock()
+	q.pending[key] = true
+	q.queued++
+	q.mu.Unlock()
 	s.sendStatus(ctx)
 
-	jobCtx, cancel := context.WithCancel(s.jobsCtx)
+	jobCtx, cancel := context.WithCancel(q.ctx)
 	wd := s.startProgress(ctx, "perfls: "+what, cancel)
-	s.jobs.Add(1)
+	q.wg.Add(1)
 	go func() {
-		defer s.jobs.Done()
+		defer q.wg.Done()
 		defer cancel()
 		bg := context.WithoutCancel(jobCtx)
 		running := false
@@ -168,38 +167,38 @@ func (s *server) runJob(ctx context.Context, key, what string, local bool, work 
 			s.sendStatus(bg)
 		}()
 		defer func() {
-			s.mu.Lock()
-			delete(s.pending, key)
+			q.mu.Lock()
+			delete(q.pending, key)
 			if running {
-				s.running--
-				if i := slices.Index(s.current, what); i >= 0 {
-					s.current = slices.Delete(s.current, i, i+1)
+				q.running--
+				if i := slices.Index(q.current, what); i >= 0 {
+					q.current = slices.Delete(q.current, i, i+1)
 				}
 			} else {
-				s.queued--
+				q.queued--
 			}
-			s.mu.Unlock()
+			q.mu.Unlock()
 		}()
 		if local {
 			select {
-			case s.slot <- struct{}{}:
+			case q.slot <- struct{}{}:
 			default:
 				wd.report(jobCtx, "waiting for other measurements to finish")
 				select {
-				case s.slot <- struct{}{}:
+				case q.slot <- struct{}{}:
 				case <-jobCtx.Done():
 					wd.end(jobCtx, "cancelled")
 					return
 				}
 			}
-			defer func() { <-s.slot }()
+			defer func() { <-q.slot }()
 		}
-		s.mu.Lock()
-		s.queued--
-		s.running++
+		q.mu.Lock()
+		q.queued--
+		q.running++
 		running = true
-		s.current = append(s.current, what)
-		s.mu.Unlock()
+		q.current = append(q.current, what)
+		q.mu.Unlock()
 		s.sendStatus(bg)
 
 		end, then, err := work(jobCtx, func(msg string) { wd.report(jobCtx, msg) })
@@ -222,19 +221,20 @@ func (s *server) runJob(ctx context.Context, key, what string, local bool, work 
 func (s *server) sendStatus(ctx context.Context) {
 	// One status at a time, snapshot and send together, so the client's
 	// last status is the current one.
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	s.mu.Lock()
-	st := StatusParams{Running: s.running, Queued: s.queued, Message: "idle"}
+	q := s.jobs
+	q.statusMu.Lock()
+	defer q.statusMu.Unlock()
+	q.mu.Lock()
+	st := StatusParams{Running: q.running, Queued: q.queued, Message: "idle"}
 	switch {
-	case s.running > 0 && s.queued > 0:
-		st.Message = fmt.Sprintf("%s (%d queued)", strings.Join(s.current, "; "), s.queued)
-	case s.running > 0:
-		st.Message = strings.Join(s.current, "; ")
-	case s.queued > 0:
-		st.Message = fmt.Sprintf("%d queued", s.queued)
+	case q.running > 0 && q.queued > 0:
+		st.Message = fmt.Sprintf("%s (%d queued)", strings.Join(q.current, "; "), q.queued)
+	case q.running > 0:
+		st.Message = strings.Join(q.current, "; ")
+	case q.queued > 0:
+		st.Message = fmt.Sprintf("%d queued", q.queued)
 	}
-	s.mu.Unlock()
+	q.mu.Unlock()
 	if err := s.conn.Notify(context.WithoutCancel(ctx), MethodStatus, &st); err != nil {
 		s.logf("%s: %v", MethodStatus, err)
 	}
@@ -265,91 +265,12 @@ func measuredSummary(results []verdict.MethodResult) string {
 	return strings.Join(parts, "; ")
 }
 
-// setResults replaces the in-memory verdicts of the methods in results.
-func (s *server) setResults(file string, results []verdict.MethodResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.results[file]
-	var merged []verdict.MethodResult
-	for _, o := range old {
-		replaced := false
-		for _, r := range results {
-			replaced = replaced || sameMethod(o, r)
-		}
-		if !replaced {
-			merged = append(merged, o)
-		}
-	}
-	s.results[file] = append(merged, results...)
-}
-
-func sameMethod(a, b verdict.MethodResult) bool {
-	return a.Class == b.Class && a.Method == b.Method && strings.Join(a.Params, ",") == strings.Join(b.Params, ",")
-}
-
-// syncResults reloads the recorded verdicts when any process recorded new
-// ones (a CLI check, another editor), so every window shows the latest. One
-// small query per call keeps it cheap enough for every publish and hover.
-// It reports whether the records changed.
-func (s *server) syncResults() bool {
-	if s.opts.Verdicts == nil {
-		return false
-	}
-	ctx := s.base
-	rev, err := s.opts.Verdicts.VerdictsRevision(ctx)
-	if err != nil {
-		s.logf("verdicts: %v", err)
-		return false
-	}
-	s.mu.Lock()
-	same := rev == s.recordRev
-	s.lastSync = time.Now()
-	s.mu.Unlock()
-	if same {
-		return false
-	}
-	recs, err := s.opts.Verdicts.Verdicts(ctx)
-	if err != nil {
-		s.logf("verdicts: %v", err)
-		return false
-	}
-	byFile := map[string][]verdict.MethodResult{}
-	for _, r := range recs {
-		byFile[r.File] = append(byFile[r.File], r)
-	}
-	s.mu.Lock()
-	first := s.recordRev == -1
-	s.results, s.recordRev = byFile, rev
-	s.mu.Unlock()
-	if !first {
-		// New verdicts change lens titles too, whichever request noticed
-		// them first; the watcher sends the refresh (not from a handler).
-		select {
-		case s.lensesStale <- struct{}{}:
-		default:
-		}
-	}
-	return true
-}
-
 // publishSyncInterval is how stale the verdicts a publication shows may be.
 // Publications follow every keystroke, and a database query each time showed
 // as latency spikes (SQLite waits now and then); what other processes record
 // arrives through watchVerdicts anyway, and this server's own checks update
 // the results directly.
 const publishSyncInterval = 500 * time.Millisecond
-
-// syncResultsEvery is syncResults unless the verdicts were read less than
-// interval ago (the first read always happens).
-func (s *server) syncResultsEvery(interval time.Duration) bool {
-	s.mu.Lock()
-	recent := s.recordRev != -1 && time.Since(s.lastSync) < interval
-	s.mu.Unlock()
-	if recent {
-		return false
-	}
-	return s.syncResults()
-}
 
 // watchVerdicts polls the recorded verdicts' revision, and HEAD of the
 // open documents' work trees, every period until done closes; when another
@@ -365,51 +286,26 @@ func (s *server) watchVerdicts(done <-chan struct{}, period time.Duration) {
 		case <-done:
 			return
 		case <-t.C:
-			s.mu.Lock()
-			ready := s.initialized && !s.shutdown
-			s.mu.Unlock()
-			synced := ready && s.syncResults()
-			if moved := ready && s.watchHeads(); synced || moved {
+			initialized, shutdown := s.life.state()
+			ready := initialized && !shutdown
+			synced := ready && s.sess.SyncVerdicts()
+			if moved := ready && s.sess.WatchHeads(); synced || moved {
 				s.republishOpen(s.base)
 			}
-		case <-s.lensesStale:
+		case <-s.sess.LensesStale():
 			s.refreshCodeLenses(s.base)
 		}
 	}
 }
 
-func (s *server) resultsOf(file string) []verdict.MethodResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.results[file]
-}
-
-// allResults returns every known method result, for lookups across files
-// (@SeeAlso).
-func (s *server) allResults() []verdict.MethodResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []verdict.MethodResult
-	for _, rs := range s.results {
-		out = append(out, rs...)
-	}
-	return out
-}
-
-func (s *server) root(path string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return innermostFolder(s.folders, path)
-}
+func (s *server) root(path string) string { return innermostFolder(s.view.get().folders, path) }
 
 // refreshCodeLenses asks the client to re-request lenses so their titles show
 // new results; only clients that declared refreshSupport get asked.
 func (s *server) refreshCodeLenses(ctx context.Context) {
-	s.mu.Lock()
-	ok := s.clientCaps.Workspace != nil && s.clientCaps.Workspace.CodeLens != nil && s.clientCaps.Workspace.CodeLens.RefreshSupport
-	s.mu.Unlock()
-	if ok {
-		ctx, cancel := untilDone(ctx, s.conn.Done())
+	caps := s.view.get().caps
+	if caps.Workspace != nil && caps.Workspace.CodeLens != nil && caps.Workspace.CodeLens.RefreshSupport {
+		ctx, cancel := session.UntilDone(ctx, s.conn.Done())
 		defer cancel()
 		if _, err := s.conn.Call(ctx, protocol.MethodCodeLensRefresh, nil, nil); err != nil {
 			s.logf("codeLens/refresh: %v", err)

@@ -2,11 +2,15 @@ package server
 
 import (
 	"context"
+	"sync"
+
 	"errors"
 	"io"
 	"net"
 	"os"
 	"time"
+
+	"github.com/perfls/perfls/engine"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -17,33 +21,55 @@ import (
 	"github.com/perfls/perfls/internal/version"
 )
 
+// lifecycle is where the session is between initialize and exit, and the
+// engine Options.Connect opened at initialize.
+type lifecycle struct {
+	mu          sync.Mutex
+	initialized bool
+	shutdown    bool
+	exited      bool   // the client sent exit
+	initWarning string // bad initializationOptions, shown once initialized
+	warnedSave  bool   // measure-on-save was refused once (allowMeasuring false)
+
+	engine      *engine.Engine // opened by Options.Connect; closed when the session ends
+	closeEngine sync.Once
+}
+
+// state reports whether the client initialized the session and whether it
+// asked to shut it down.
+func (l *lifecycle) state() (initialized, shutdown bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.initialized, l.shutdown
+}
+
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	s.mu.Lock()
-	s.clientCaps = params.Capabilities
-	for _, f := range params.WorkspaceFolders {
-		s.folders = append(s.folders, uri.URI(f.URI).Filename())
-	}
-	if len(s.folders) == 0 && params.RootURI != "" {
-		s.folders = []string{params.RootURI.Filename()}
-	}
-	cfg, cfgErr := applySettings(s.cfg, params.InitializationOptions)
-	s.cfg = cfg
-	folders := s.folders
-	s.mu.Unlock()
+	var cfgErr error
+	_, v := s.view.update(func(v *view) {
+		v.caps = params.Capabilities
+		for _, f := range params.WorkspaceFolders {
+			v.folders = append(v.folders, uri.URI(f.URI).Filename())
+		}
+		if len(v.folders) == 0 && params.RootURI != "" {
+			v.folders = []string{params.RootURI.Filename()}
+		}
+		v.cfg, cfgErr = applySettings(v.cfg, params.InitializationOptions)
+	})
 	// The one decision about the workspace, before anything reads it.
-	s.trust.Set(cfg.AllowMeasuring, untrustedReason)
-	s.connect(ctx, folders)
-	s.mu.Lock()
-	s.initialized = true
-	s.mu.Unlock()
+	s.trust.Set(v.cfg.AllowMeasuring, untrustedReason)
+	s.connect(ctx, v.folders)
+	s.life.mu.Lock()
+	s.life.initialized = true
 	if cfgErr != nil {
 		// Shown once the client is initialized: messages before the
 		// initialize reply are not allowed.
-		s.mu.Lock()
-		s.initWarning = cfgErr.Error()
-		s.mu.Unlock()
+		s.life.initWarning = cfgErr.Error()
 	}
-	s.noteClient(params) // start indexing the workspace folders
+	s.life.mu.Unlock()
+	// Start indexing the workspace folders (the root URI without any).
+	for _, f := range v.folders {
+		s.sess.EnsureRoot(f)
+	}
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			// Incremental sync: each keystroke sends the edit, not the
@@ -69,10 +95,10 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 }
 
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
-	s.mu.Lock()
-	warning := s.initWarning
-	s.initWarning = ""
-	s.mu.Unlock()
+	s.life.mu.Lock()
+	warning := s.life.initWarning
+	s.life.initWarning = ""
+	s.life.mu.Unlock()
 	if warning != "" {
 		s.showMessage(ctx, protocol.MessageTypeWarning, warning)
 	}
@@ -97,30 +123,31 @@ func (s *server) connect(ctx context.Context, folders []string) {
 	if n := eng.Notice(); n != "" {
 		s.logf("%s", n)
 	}
-	s.engine, s.opts.Actions = eng, eng
+	s.life.engine, s.opts.Actions = eng, eng
 	if s.opts.Verdicts, err = eng.Store(); err != nil {
 		s.logf("no recorded verdicts: %v", err)
 	}
+	s.sess.SetRecords(s.opts.records())
 	s.pollVerdicts()
 }
 
 // Shutdown cancels background checks (their forked JVMs are killed) and
 // waits for them to finish.
 func (s *server) Shutdown(context.Context) error {
-	s.mu.Lock()
-	s.shutdown = true
-	s.mu.Unlock()
+	s.life.mu.Lock()
+	s.life.shutdown = true
+	s.life.mu.Unlock()
 	s.release.stop()
-	s.cancelJobs()
-	s.jobs.Wait()
+	s.jobs.cancel()
+	s.jobs.wg.Wait()
 	return nil
 }
 
 // Exit closes the connection; Serve's caller sees Done and exits.
 func (s *server) Exit(context.Context) error {
-	s.mu.Lock()
-	s.exited = true
-	s.mu.Unlock()
+	s.life.mu.Lock()
+	s.life.exited = true
+	s.life.mu.Unlock()
 	return s.conn.Close()
 }
 
@@ -135,11 +162,12 @@ type Session struct {
 // resolutions (which write to the cache directory).
 func (ss *Session) Wait() {
 	<-ss.Done()
-	ss.s.jobs.Wait()
-	ss.s.index.stop()
-	ss.s.closeEngine.Do(func() {
-		if ss.s.engine != nil {
-			if err := ss.s.engine.Close(); err != nil {
+	ss.s.jobs.wg.Wait()
+	ss.s.sess.Stop()
+	l := &ss.s.life
+	l.closeEngine.Do(func() {
+		if l.engine != nil {
+			if err := l.engine.Close(); err != nil {
 				ss.s.logf("close: %v", err)
 			}
 		}
@@ -168,9 +196,10 @@ func (ss *Session) WaitFor(d time.Duration) bool {
 // connection failed (a broken pipe, an unreadable stream). Malformed
 // messages do not end a session: they are answered with errors.
 func (ss *Session) ExitCode() int {
-	ss.s.mu.Lock()
-	exited, shutdown := ss.s.exited, ss.s.shutdown
-	ss.s.mu.Unlock()
+	l := &ss.s.life
+	l.mu.Lock()
+	exited, shutdown := l.exited, l.shutdown
+	l.mu.Unlock()
 	if exited {
 		if shutdown {
 			return 0

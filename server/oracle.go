@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -23,6 +22,7 @@ import (
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // OracleArgs is the argument of CommandCalibrate and CommandAcceptBaseline:
@@ -36,133 +36,15 @@ type OracleArgs struct {
 }
 
 // oracleEntry is one calibrated workload of a method with its model and
-// latest classified run.
-type oracleEntry struct {
-	key    cache.OracleKey
-	model  *cache.OracleModel
-	latest *cache.OracleResult // nil: none, or older than the model
-}
+// latest classified run, as the session read it.
+type oracleEntry = session.OracleEntry
 
-// accepted tells whether the latest run was accepted into the model.
-func (e oracleEntry) accepted() bool {
-	if e.latest == nil || e.latest.RunID == 0 {
-		return false
-	}
-	id := strconv.FormatInt(e.latest.RunID, 10)
-	for _, r := range e.model.Model.Runs {
-		if r == id {
-			return true
-		}
-	}
-	return false
-}
-
-// state is "pass", "fail", "not applicable", "accepted" or "calibrated"
-// (no run classified since calibration).
-func (e oracleEntry) state() string {
-	switch {
-	case e.latest == nil:
-		return "calibrated"
-	case e.accepted():
-		return "accepted"
-	case e.latest.Result.Verdict == oracle.NotApplicable:
-		return "not applicable"
-	default:
-		return string(e.latest.Result.Verdict)
-	}
-}
-
-// failed tells whether the latest run failed and was not accepted.
-func (e oracleEntry) failed() bool {
-	return e.latest != nil && e.latest.Result.Verdict == oracle.Fail && !e.accepted()
-}
-
-// oracleKeys lists every calibrated workload; nil without a cache. Storing
-// a model bumps the verdicts' revision, so the list is read again only when
-// the revision the results were read at changed.
-func (s *server) oracleKeys(ctx context.Context) []cache.OracleKey {
-	if s.opts.Verdicts == nil {
-		return nil
-	}
-	s.mu.Lock()
-	rev := s.recordRev
-	if rev != -1 && rev == s.oracleRev {
-		keys := s.calibrated
-		s.mu.Unlock()
-		return keys
-	}
-	s.mu.Unlock()
-	keys, err := s.opts.Verdicts.OracleModels(ctx)
-	if err != nil {
-		s.logf("oracle models: %v", err)
-		return keys
-	}
-	s.mu.Lock()
-	s.calibrated, s.oracleRev, s.oracleRead = keys, rev, map[cache.OracleKey]oracleRead{}
-	s.mu.Unlock()
-	return keys
-}
-
-// oracleRead is a workload's oracle state as read at oracleRev.
-type oracleRead struct {
-	entry oracleEntry
-	ok    bool
-}
-
-// oracleEntries reads the models and latest results of m's calibrated
-// workloads among keys. Every publication asks (each keystroke), so what
-// was read is kept until the revision changes (storing a model or a result
-// bumps it), like the key list.
+// oracleEntries are the calibrated workloads among keys of m.
 func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *javasrc.Method) []oracleEntry {
 	if m == nil || m.Type == nil {
 		return nil
 	}
-	var out []oracleEntry
-	for _, k := range keys {
-		if !(measure.MethodSpec{Class: m.Type.BinaryName, Name: m.Name, Params: erased(m)}).Matches(k.Method) {
-			continue
-		}
-		s.mu.Lock()
-		rev := s.oracleRev
-		r, cached := s.oracleRead[k]
-		s.mu.Unlock()
-		if !cached {
-			r.entry, r.ok = s.oracleEntry(ctx, k)
-			s.mu.Lock()
-			if s.oracleRev == rev && s.oracleRead != nil {
-				s.oracleRead[k] = r
-			}
-			s.mu.Unlock()
-		}
-		if r.ok {
-			out = append(out, r.entry)
-		}
-	}
-	return out
-}
-
-func (s *server) oracleEntry(ctx context.Context, k cache.OracleKey) (oracleEntry, bool) {
-	model, err := s.opts.Verdicts.OracleModel(ctx, k)
-	if err != nil || model == nil {
-		if err != nil {
-			s.logf("oracle model of %s: %v", k, err)
-		}
-		return oracleEntry{}, false
-	}
-	e := oracleEntry{key: k, model: model}
-	latest, err := s.opts.Verdicts.LatestOracleResult(ctx, k)
-	if err != nil {
-		s.logf("oracle result of %s: %v", k, err)
-	}
-	// A run classified before the current model was built says nothing
-	// about it, unless it was accepted into it.
-	if latest != nil {
-		e.latest = latest
-		if latest.CheckedAt.Before(model.CreatedAt) && !e.accepted() {
-			e.latest = nil
-		}
-	}
-	return e, true
+	return s.sess.OracleEntries(ctx, keys, measure.MethodSpec{Class: m.Type.BinaryName, Name: m.Name, Params: erased(m)})
 }
 
 // oracleLabel names a calibrated workload briefly: "gen(100)", or "(100)"
@@ -192,7 +74,7 @@ func modelSize(m *oracle.Model) string {
 func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protocol.Range, allowed, measurable bool) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	canCalibrate := s.opts.Actions != nil
-	if measurable && ((canCalibrate && s.opts.Verdicts != nil) || len(entries) > 0) {
+	if measurable && ((canCalibrate && s.sess.Records() != nil) || len(entries) > 0) {
 		title := fmt.Sprintf("▶ Calibrate (%d forks)", engine.DefaultCalibrationForks)
 		if len(entries) > 0 {
 			var parts []string
@@ -201,9 +83,9 @@ func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protoco
 					parts = append(parts, fmt.Sprintf("+%d more", len(entries)-3))
 					break
 				}
-				p := fmt.Sprintf("%s (%s)", e.state(), modelSize(e.model.Model))
+				p := fmt.Sprintf("%s (%s)", e.State(), modelSize(e.Model.Model))
 				if len(entries) > 1 {
-					p = oracleLabel(e.key) + " " + p
+					p = oracleLabel(e.Key) + " " + p
 				}
 				parts = append(parts, p)
 			}
@@ -217,20 +99,20 @@ func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protoco
 		// carry out.
 		var parts []string
 		for _, e := range entries {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", oracleLabel(e.key), e.state(), modelSize(e.model.Model)))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", oracleLabel(e.Key), e.State(), modelSize(e.Model.Model)))
 		}
 		out = append(out, protocol.CodeLens{Range: at, Command: &protocol.Command{
 			Title: "oracle: " + strings.Join(parts, " · ") + " · recalibrate with perfls calibrate"}})
 	}
 	for _, e := range entries {
-		if !e.failed() {
+		if !e.Failed() {
 			continue
 		}
 		title := "Accept latest run as baseline"
 		if len(entries) > 1 {
-			title += " · " + oracleLabel(e.key)
+			title += " · " + oracleLabel(e.Key)
 		}
-		k := e.key
+		k := e.Key
 		out = append(out, protocol.CodeLens{Range: at, Command: action(allowed, newAcceptBaselineCommand(title, OracleArgs{MethodArgs: args, Key: &k}))})
 	}
 	return out
@@ -240,7 +122,7 @@ func (s *server) oracleLenses(entries []oracleEntry, args MethodArgs, at protoco
 // calibrated workload its state, model size and, per metric, the band and
 // the latest run's finding. "" when the method is not calibrated.
 func (s *server) oracleHover(ctx context.Context, m *javasrc.Method) string {
-	entries := s.oracleEntries(ctx, s.oracleKeys(ctx), m)
+	entries := s.oracleEntries(ctx, s.sess.OracleKeys(ctx), m)
 	if len(entries) == 0 {
 		return ""
 	}
@@ -255,19 +137,19 @@ func (s *server) oracleHover(ctx context.Context, m *javasrc.Method) string {
 }
 
 func writeOracleEntry(b *strings.Builder, e oracleEntry) {
-	mod := e.model.Model
-	fmt.Fprintf(b, "**Bounds oracle** `%s`: **%s** — model of %d %s", oracleLabel(e.key), e.state(), len(mod.Runs), plural(len(mod.Runs), "run", "runs"))
+	mod := e.Model.Model
+	fmt.Fprintf(b, "**Bounds oracle** `%s`: **%s** — model of %d %s", oracleLabel(e.Key), e.State(), len(mod.Runs), plural(len(mod.Runs), "run", "runs"))
 	if mod.Provisional {
 		fmt.Fprintf(b, " (provisional: fewer than %d)", oracle.MinRuns)
 	}
-	fmt.Fprintf(b, ", calibrated %s", e.model.CreatedAt.Local().Format("2006-01-02 15:04"))
-	if e.latest != nil {
-		fmt.Fprintf(b, "; latest run %s (%s%s)", e.latest.CheckedAt.Local().Format("2006-01-02 15:04"), e.latest.Source, batchNote(e.latest))
+	fmt.Fprintf(b, ", calibrated %s", e.Model.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if e.Latest != nil {
+		fmt.Fprintf(b, "; latest run %s (%s%s)", e.Latest.CheckedAt.Local().Format("2006-01-02 15:04"), e.Latest.Source, batchNote(e.Latest))
 	}
 	b.WriteString("\n\n")
 	var res *oracle.Result // the findings shown: none once accepted into the model
-	if e.latest != nil && !e.accepted() {
-		res = &e.latest.Result
+	if e.Latest != nil && !e.Accepted() {
+		res = &e.Latest.Result
 	}
 	if res != nil && res.Verdict == oracle.NotApplicable {
 		b.WriteString("The latest run's environment differs from calibration, so the oracle does not judge it:\n\n")
@@ -351,23 +233,23 @@ func mdEscape(s string) string {
 // run's environment differs from calibration, information saying why the
 // oracle did not judge it.
 func (s *server) oracleDiagnostics(ctx context.Context, doc *document) []protocol.Diagnostic {
-	if doc.java == nil {
+	if doc.Java == nil {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx) // a publication outlives its request
-	keys := s.oracleKeys(ctx)
+	keys := s.sess.OracleKeys(ctx)
 	if len(keys) == 0 {
 		return nil
 	}
 	var out []protocol.Diagnostic
-	for _, m := range doc.java.Methods {
+	for _, m := range doc.Java.Methods {
 		for _, e := range s.oracleEntries(ctx, keys, m) {
-			if e.latest == nil || e.accepted() {
+			if e.Latest == nil || e.Accepted() {
 				continue
 			}
-			rng := toProtocolRange(doc.java.Mapper.Range(m.NameSpan))
-			res := e.latest.Result
-			when := fmt.Sprintf("%s%s, %s", e.latest.Source, batchNote(e.latest), e.latest.CheckedAt.Local().Format("2006-01-02 15:04"))
+			rng := toProtocolRange(doc.Java.Mapper.Range(m.NameSpan))
+			res := e.Latest.Result
+			when := fmt.Sprintf("%s%s, %s", e.Latest.Source, batchNote(e.Latest), e.Latest.CheckedAt.Local().Format("2006-01-02 15:04"))
 			switch res.Verdict {
 			case oracle.Fail:
 				var lines []string
@@ -379,7 +261,7 @@ func (s *server) oracleDiagnostics(ctx context.Context, doc *document) []protoco
 				out = append(out, protocol.Diagnostic{
 					Range: rng, Severity: protocol.DiagnosticSeverityWarning, Code: "oracle-fail", Source: "perfls",
 					Message: fmt.Sprintf("bounds oracle: the latest run of %s (%s) left its calibrated behaviour (%s)\n%s",
-						oracleLabel(e.key), when, modelSize(e.model.Model), strings.Join(lines, "\n")),
+						oracleLabel(e.Key), when, modelSize(e.Model.Model), strings.Join(lines, "\n")),
 				})
 			case oracle.NotApplicable:
 				var diffs []string
@@ -389,7 +271,7 @@ func (s *server) oracleDiagnostics(ctx context.Context, doc *document) []protoco
 				out = append(out, protocol.Diagnostic{
 					Range: rng, Severity: protocol.DiagnosticSeverityInformation, Code: "oracle-not-applicable", Source: "perfls",
 					Message: fmt.Sprintf("bounds oracle not applicable to the latest run of %s (%s): its environment differs from calibration: %s",
-						oracleLabel(e.key), when, strings.Join(diffs, "; ")),
+						oracleLabel(e.Key), when, strings.Join(diffs, "; ")),
 				})
 			}
 		}
@@ -410,7 +292,7 @@ func (s *server) executeOracle(ctx context.Context, p *protocol.ExecuteCommandPa
 	if args.Class == "" || args.Method == "" {
 		return nil, true, invalidParams("%s: the argument needs class and method (got %+v)", p.Command, args.MethodArgs)
 	}
-	if s.opts.Verdicts == nil {
+	if s.sess.Records() == nil {
 		return nil, true, fmt.Errorf("%s: this server has no cache for the bounds oracle", p.Command)
 	}
 	// Accepting measures nothing, but it changes what the oracle accepts
@@ -446,11 +328,11 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 	if args.Key != nil {
 		keys = []cache.OracleKey{*args.Key}
 	} else {
-		for _, k := range s.oracleKeys(ctx) {
+		for _, k := range s.sess.OracleKeys(ctx) {
 			if !(measure.MethodSpec{Class: args.Class, Name: args.Method, Params: args.Params}).Matches(k.Method) {
 				continue
 			}
-			if e, ok := s.oracleEntry(ctx, k); ok && e.failed() {
+			if e, ok := s.sess.OracleEntry(ctx, k); ok && e.Failed() {
 				keys = append(keys, k)
 			}
 		}
@@ -460,8 +342,9 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 	}
 	var done []string
 	var errs []error
+	records := s.sess.Records()
 	for _, k := range keys {
-		m, id, err := s.opts.Verdicts.AcceptLatestOracleRun(ctx, k)
+		m, id, err := records.AcceptLatestOracleRun(ctx, k)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", CommandAcceptBaseline, err))
 			continue
@@ -469,7 +352,7 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 		done = append(done, fmt.Sprintf("accepted run %d of %s as baseline (model of %s)", id, oracleLabel(k), modelSize(m)))
 	}
 	bg := context.WithoutCancel(ctx)
-	s.syncResults()
+	s.sess.SyncVerdicts()
 	s.republishOpen(bg)
 	s.refreshCodeLenses(bg)
 	return strings.Join(done, "; "), errors.Join(errs...)
@@ -490,12 +373,12 @@ func (s *server) startCalibrate(ctx context.Context, args OracleArgs) bool {
 		}
 		var parts []string
 		for _, k := range keys {
-			if e, ok := s.oracleEntry(context.WithoutCancel(jobCtx), k); ok {
-				parts = append(parts, fmt.Sprintf("%s: %s", oracleLabel(k), modelSize(e.model.Model)))
+			if e, ok := s.sess.OracleEntry(context.WithoutCancel(jobCtx), k); ok {
+				parts = append(parts, fmt.Sprintf("%s: %s", oracleLabel(k), modelSize(e.Model.Model)))
 			}
 		}
 		publish := func(bg context.Context) {
-			s.syncResults()
+			s.sess.SyncVerdicts()
 			s.republishOpen(bg)
 			s.refreshCodeLenses(bg)
 		}

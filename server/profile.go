@@ -18,7 +18,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -28,6 +27,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/engine"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // CommandProfile profiles one method on its own workloads (one profiled
@@ -39,41 +39,15 @@ func newProfileCommand(title string, args MethodArgs) *protocol.Command {
 	return &protocol.Command{Title: title, Command: CommandProfile, Arguments: []any{args}}
 }
 
-// methodStore holds what the server knows per method (by profileKey),
-// safe for concurrent use: the profiles (a method present with none had
-// none in the cache when read) and the latest comparison with the base.
-type methodStore[T any] struct {
-	mu sync.Mutex
-	m  map[string]T
-}
-
 func profileKey(args MethodArgs) string {
-	return args.Class + "#" + args.Method + "(" + strings.Join(args.Params, ",") + ")"
-}
-
-func (ms *methodStore[T]) get(key string) (T, bool) {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	v, ok := ms.m[key]
-	return v, ok
-}
-
-func (ms *methodStore[T]) set(key string, v T) {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	if ms.m == nil {
-		ms.m = map[string]T{}
-	}
-	ms.m[key] = v
+	return session.MethodKey(args.Class, args.Method, args.Params)
 }
 
 // allProfiles are the profiles of every method known.
 func (s *server) allProfiles() []*engine.Profiled {
-	s.profiles.mu.Lock()
-	defer s.profiles.mu.Unlock()
 	var out []*engine.Profiled
-	for _, p := range s.profiles.m {
-		out = append(out, p...)
+	for _, ps := range s.sess.Profiles.All() {
+		out = append(out, ps...)
 	}
 	return out
 }
@@ -82,7 +56,7 @@ func (s *server) allProfiles() []*engine.Profiled {
 // counts the findings of the profiles this session knows.
 func (s *server) profileLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
 	title := "▶ Profile"
-	if ps, _ := s.profiles.get(profileKey(args)); len(ps) > 0 {
+	if ps, _ := s.sess.Profiles.Get(profileKey(args)); len(ps) > 0 {
 		n, prelim := 0, ""
 		for _, p := range ps {
 			n += len(p.Report.Findings)
@@ -141,7 +115,7 @@ func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
 			n := len(p.Report.Findings)
 			say(fmt.Sprintf("preliminary profile of %s: %d %s", workloadLabel(p), n, plural(n, "finding", "findings")))
 			quick = append(quick, p)
-			s.profiles.set(key, slices.Clone(quick))
+			s.sess.Profiles.Set(key, slices.Clone(quick))
 			bg := context.WithoutCancel(jobCtx)
 			s.republishOpen(bg)
 			s.refreshCodeLenses(bg)
@@ -150,7 +124,7 @@ func (s *server) startProfile(ctx context.Context, args MethodArgs) bool {
 		if err != nil {
 			return "", nil, err
 		}
-		s.profiles.set(key, ps)
+		s.sess.Profiles.Set(key, ps)
 		var parts []string
 		for _, p := range ps {
 			n := len(p.Report.Findings)
@@ -182,9 +156,9 @@ func (s *server) methodProfiles(ctx context.Context, doc *document, m *javasrc.M
 	if m == nil || m.Type == nil {
 		return nil
 	}
-	args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+	args := MethodArgs{URI: doc.URI, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
 	key := profileKey(args)
-	if ps, ok := s.profiles.get(key); ok || s.opts.Actions == nil {
+	if ps, ok := s.sess.Profiles.Get(key); ok || s.opts.Actions == nil {
 		return ps
 	}
 	ps, err := s.opts.Actions.StoredProfiles(ctx, s.request(args))
@@ -192,7 +166,7 @@ func (s *server) methodProfiles(ctx context.Context, doc *document, m *javasrc.M
 		s.logf("stored profiles of %s: %v", key, err)
 		return nil
 	}
-	s.profiles.set(key, ps)
+	s.sess.Profiles.Set(key, ps)
 	return ps
 }
 
@@ -204,27 +178,28 @@ func (s *server) preloadProfiles(u protocol.DocumentURI) {
 	if s.opts.Actions == nil {
 		return
 	}
-	s.jobs.Add(1)
+	q := s.jobs
+	q.wg.Add(1)
 	go func() {
-		defer s.jobs.Done()
-		doc := s.snapshot(u)
-		if doc == nil || doc.java == nil {
+		defer q.wg.Done()
+		doc := s.sess.Doc(u)
+		if doc == nil || doc.Java == nil {
 			return
 		}
 		found := false
-		for _, m := range doc.java.Methods {
+		for _, m := range doc.Java.Methods {
 			if m.Type == nil || !(len(m.Workloads) > 0 || measuresSelf(doc, m)) {
 				continue
 			}
-			for _, p := range s.methodProfiles(s.jobsCtx, doc, m) {
+			for _, p := range s.methodProfiles(q.ctx, doc, m) {
 				found = found || len(p.Report.Findings) > 0
 			}
-			if s.jobsCtx.Err() != nil {
+			if q.ctx.Err() != nil {
 				return
 			}
 		}
-		if now := s.snapshot(u); found && now != nil {
-			if err := s.publishDiagnostics(context.WithoutCancel(s.jobsCtx), now); err != nil {
+		if now := s.sess.Doc(u); found && now != nil {
+			if err := s.publishDiagnostics(context.WithoutCancel(q.ctx), now); err != nil {
 				s.logf("publish %s: %v", u, err)
 			}
 		}
@@ -256,13 +231,13 @@ func (s *server) hotLineHover(ctx context.Context, doc *document, m *javasrc.Met
 	var parts []string
 	for _, p := range s.allProfiles() {
 		for _, h := range p.Report.Hot {
-			if h.Line == line && sourcePath(p, h.File) == doc.path {
+			if h.Line == line && sourcePath(p, h.File) == doc.Path {
 				parts = append(parts, fmt.Sprintf("- %.1f %% of the samples (%.1f %% in this line itself), %s per operation: profile of `%s`, `%s`",
 					100*h.Share, 100*h.OwnShare, report.Duration(h.NsPerOp), p.Method, workloadLabel(p)))
 			}
 		}
 		for _, a := range p.Report.Allocations {
-			if a.Line == line && sourcePath(p, a.File) == doc.path {
+			if a.Line == line && sourcePath(p, a.File) == doc.Path {
 				parts = append(parts, fmt.Sprintf("- allocates %.4g bytes per operation (%.1f %% of the bytes; mostly %s): profile of `%s`, `%s`",
 					a.BytesPerOp, 100*a.Share, a.TopClass, p.Method, workloadLabel(p)))
 			}
@@ -280,15 +255,15 @@ func (s *server) hotLineHover(ctx context.Context, doc *document, m *javasrc.Met
 // information at the finding's related lines and the profile's hottest
 // line.
 func (s *server) profileDiagnostics(doc *document) []protocol.Diagnostic {
-	if doc.java == nil {
+	if doc.Java == nil {
 		return nil
 	}
 	related := s.relatedSupported()
 	var out []protocol.Diagnostic
 	for _, p := range s.allProfiles() {
 		for _, f := range p.Report.Findings {
-			rng, ok := lineRange(doc.java.Mapper, f.Line)
-			if !ok || sourcePath(p, f.File) != doc.path {
+			rng, ok := lineRange(doc.Java.Mapper, f.Line)
+			if !ok || sourcePath(p, f.File) != doc.Path {
 				continue
 			}
 			of := "profile of"
@@ -373,7 +348,7 @@ func (s *server) modelHover(ctx context.Context, doc *document, m *javasrc.Metho
 	if m == nil || m.Type == nil || s.opts.Actions == nil {
 		return ""
 	}
-	args := MethodArgs{URI: doc.uri, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
+	args := MethodArgs{URI: doc.URI, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
 	models, err := s.opts.Actions.StoredModels(ctx, s.request(args))
 	if err != nil {
 		s.logf("stored models of %s#%s: %v", args.Class, args.Method, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/perfls/perfls/server/internal/session"
 	"go.lsp.dev/protocol"
 )
 
@@ -20,33 +21,15 @@ type workDone struct {
 
 var progressSeq atomic.Int64
 
-// untilDone is ctx, ended also when done closes (the connection's Done): a
-// request to the client waits for its reply, which a closed connection
-// never brings. cancel releases the watching goroutine.
-func untilDone(ctx context.Context, done <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
-}
-
 // startProgress creates a server-side token (the work outlives the request
 // that started it, so a client-sent token would not do) and sends begin.
 // cancel, when set, is called if the user cancels the work in the client.
 func (s *server) startProgress(ctx context.Context, title string, cancel func()) *workDone {
 	wd := &workDone{s: s}
-	s.mu.Lock()
-	supported := s.clientCaps.Window != nil && s.clientCaps.Window.WorkDoneProgress
-	s.mu.Unlock()
-	if !supported {
+	if !workDoneProgress(s.view.get().caps) {
 		return wd
 	}
-	ctx, end := untilDone(context.WithoutCancel(ctx), s.conn.Done())
+	ctx, end := session.UntilDone(context.WithoutCancel(ctx), s.conn.Done())
 	defer end()
 	tok := protocol.NewProgressToken(fmt.Sprintf("perfls-%d", progressSeq.Add(1)))
 	if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: *tok}); err != nil {
@@ -55,9 +38,9 @@ func (s *server) startProgress(ctx context.Context, title string, cancel func())
 	}
 	wd.token = tok
 	if cancel != nil {
-		s.mu.Lock()
-		s.cancels[tok.String()] = cancel
-		s.mu.Unlock()
+		s.jobs.mu.Lock()
+		s.jobs.cancels[tok.String()] = cancel
+		s.jobs.mu.Unlock()
 	}
 	s.client.Progress(ctx, &protocol.ProgressParams{Token: *tok, Value: &protocol.WorkDoneProgressBegin{
 		Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: cancel != nil,
@@ -78,9 +61,10 @@ func (wd *workDone) end(ctx context.Context, message string) {
 	if wd.token == nil || wd.ended.Swap(true) {
 		return
 	}
-	wd.s.mu.Lock()
-	delete(wd.s.cancels, wd.token.String())
-	wd.s.mu.Unlock()
+	q := wd.s.jobs
+	q.mu.Lock()
+	delete(q.cancels, wd.token.String())
+	q.mu.Unlock()
 	wd.s.client.Progress(context.WithoutCancel(ctx), &protocol.ProgressParams{Token: *wd.token, Value: &protocol.WorkDoneProgressEnd{
 		Kind: protocol.WorkDoneProgressKindEnd, Message: message,
 	}})
@@ -88,9 +72,9 @@ func (wd *workDone) end(ctx context.Context, message string) {
 
 // WorkDoneProgressCancel is the user pressing cancel on a progress item.
 func (s *server) WorkDoneProgressCancel(_ context.Context, p *protocol.WorkDoneProgressCancelParams) error {
-	s.mu.Lock()
-	cancel := s.cancels[p.Token.String()]
-	s.mu.Unlock()
+	s.jobs.mu.Lock()
+	cancel := s.jobs.cancels[p.Token.String()]
+	s.jobs.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}

@@ -3,10 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -14,7 +12,7 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/workspace"
-	"github.com/perfls/perfls/cache/declindex"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // formulaString is the @SPL string under the cursor.
@@ -28,12 +26,12 @@ type formulaString struct {
 // stringAt finds the @SPL string (a formula or an alias element) of a
 // Java document that holds the document offset off.
 func stringAt(doc *document, off int) *formulaString {
-	if doc.java == nil {
+	if doc.Java == nil {
 		return nil
 	}
 	// Formula strings belong to a method's annotations; methods nest
 	// (anonymous classes), so every method containing off is a candidate.
-	for _, m := range doc.java.Methods {
+	for _, m := range doc.Java.Methods {
 		if m.Span.Start > off || off > m.Span.End {
 			continue
 		}
@@ -42,7 +40,7 @@ func stringAt(doc *document, off int) *formulaString {
 				for _, v := range group {
 					if v.Span.Start <= off && off <= v.Span.End {
 						fs := &formulaString{method: m, value: v, index: textIndex(v, off)}
-						for _, f := range doc.formulas {
+						for _, f := range doc.Formulas {
 							if f.Value == v {
 								fs.formulas = append(fs.formulas, f)
 							}
@@ -75,40 +73,33 @@ func textIndex(v *javasrc.StringValue, off int) int {
 	return best
 }
 
-// overlay is the workspace index with the open documents over the files on
-// disk, doc's current version included.
-func (s *server) overlay(doc *document) *workspace.Index {
-	base, _ := s.workspaceIndex().snapshot()
-	return base.With(s.openJava(doc))
-}
-
 // refAt finds the formula reference under a position: in an @SPL string
 // of a Java document, or in a .spl file. rng is the reference's range.
-func (s *server) refAt(doc *document, pos protocol.Position) (f *workspace.Formula, r *workspace.Ref, rng protocol.Range) {
+func refAt(doc *document, pos protocol.Position) (f *workspace.Formula, r *workspace.Ref, rng protocol.Range) {
 	if doc == nil {
 		return nil, nil, rng
 	}
 	at := textpos.Position{Line: int(pos.Line), Character: int(pos.Character)}
-	if doc.spl != nil {
-		off := doc.spl.Offset(at)
-		for _, f := range doc.formulas {
-			if r := workspace.RefAt(f, doc.spl.Text(), off); r != nil {
-				return f, r, toProtocolRange(doc.spl.Range(textpos.Span{Start: r.Span.Start, End: r.Span.End}))
+	if doc.SPL != nil {
+		off := doc.SPL.Offset(at)
+		for _, f := range doc.Formulas {
+			if r := workspace.RefAt(f, doc.SPL.Text(), off); r != nil {
+				return f, r, toProtocolRange(doc.SPL.Range(textpos.Span{Start: r.Span.Start, End: r.Span.End}))
 			}
 		}
 		return nil, nil, rng
 	}
-	if doc.java == nil {
+	if doc.Java == nil {
 		return nil, nil, rng
 	}
-	fs := stringAt(doc, doc.java.Mapper.Offset(at))
+	fs := stringAt(doc, doc.Java.Mapper.Offset(at))
 	if fs == nil {
 		return nil, nil, rng
 	}
 	for _, f := range fs.formulas {
 		if r := workspace.RefAt(f, fs.value.Text, fs.index); r != nil {
 			sp := fs.value.DocSpan(textpos.Span{Start: r.Span.Start, End: r.Span.End})
-			return f, r, toProtocolRange(doc.java.Mapper.Range(sp))
+			return f, r, toProtocolRange(doc.Java.Mapper.Range(sp))
 		}
 	}
 	return nil, nil, rng
@@ -124,44 +115,6 @@ type declaration struct {
 	method *javasrc.Method
 }
 
-// declFiles caches files parsed from disk to locate declarations the index
-// holds without positions (the persisted index keeps none).
-type declFiles struct {
-	mu    sync.Mutex
-	files map[string]declFile
-}
-
-type declFile struct {
-	size, mtime int64
-	file        *javasrc.File
-}
-
-// parsed returns path's model from disk, reparsed only when it changed.
-func (c *declFiles) parsed(path string) *javasrc.File {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.files[path]; ok && e.size == info.Size() && e.mtime == info.ModTime().UnixNano() {
-		return e.file
-	}
-	src, err := declindex.ReadJava(path) // never opens a FIFO or device
-	if err != nil {
-		return nil
-	}
-	f, err := javasrc.Parse(path, src)
-	if err != nil {
-		return nil
-	}
-	if len(c.files) > 64 {
-		clear(c.files)
-	}
-	c.files[path] = declFile{size: info.Size(), mtime: info.ModTime().UnixNano(), file: f}
-	return f
-}
-
 // locate finds the declaration of m through the index: in an open
 // document, or in its file on disk.
 func (s *server) locate(ix *workspace.Index, m *javasrc.Method) (declaration, bool) {
@@ -175,7 +128,7 @@ func (s *server) locate(ix *workspace.Index, m *javasrc.Method) (declaration, bo
 	if f.Mapper == nil {
 		// Declarations only (the persisted index): find the method in
 		// the file on disk.
-		disk := s.disk.parsed(f.Path)
+		disk := s.sess.DiskFile(f.Path)
 		if disk == nil {
 			return declaration{}, false
 		}
@@ -231,12 +184,13 @@ func (s *server) relPath(path string) string {
 // Definition jumps from a method, generator or alias reference in a
 // formula to the Java declaration it resolves to.
 func (s *server) Definition(_ context.Context, p *protocol.DefinitionParams) ([]protocol.Location, error) {
-	doc := s.snapshot(p.TextDocument.URI)
-	f, r, _ := s.refAt(doc, p.Position)
+	snap := s.sess.Snapshot(p.TextDocument.URI)
+	doc := snap.Doc
+	f, r, _ := refAt(doc, p.Position)
 	if r == nil || r.Kind == workspace.RefVariable {
 		return []protocol.Location{}, nil
 	}
-	ix := s.overlay(doc)
+	ix := snap.Overlay()
 	t, err := ix.Resolve(f, r)
 	if err != nil {
 		return []protocol.Location{}, nil
@@ -255,7 +209,8 @@ func (s *server) Definition(_ context.Context, p *protocol.DefinitionParams) ([]
 }
 
 // refHover documents what a formula reference resolves to.
-func (s *server) refHover(doc *document, f *workspace.Formula, r *workspace.Ref) string {
+func (s *server) refHover(snap session.Snapshot, f *workspace.Formula, r *workspace.Ref) string {
+	doc := snap.Doc
 	var b strings.Builder
 	switch r.Kind {
 	case workspace.RefVariable:
@@ -295,7 +250,7 @@ func (s *server) refHover(doc *document, f *workspace.Formula, r *workspace.Ref)
 		}
 		b.WriteString("\n\n")
 	}
-	ix := s.overlay(doc)
+	ix := snap.Overlay()
 	t, err := ix.Resolve(f, r)
 	if err != nil {
 		fmt.Fprintf(&b, "Does not resolve: %v\n", err)

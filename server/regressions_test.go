@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/perfls/perfls/analysis/report"
+	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
@@ -65,4 +69,50 @@ func TestRegressionHover(t *testing.T) {
 	fc.AwaitFor(t, 10e9, "the recovery in the hover", func() bool {
 		return !strings.Contains(ss.hoverAt(t, lensSource, "fast(int[] a)"), "slower since")
 	})
+}
+
+// fakeRecords is a store without records but one slow-down, which the
+// hover reads through the Records seam (no store, no git history walked).
+type fakeRecords struct {
+	server.Records // other reads are not made by these tests
+	mu             sync.Mutex
+	asked          []string
+}
+
+func (r *fakeRecords) VerdictsRevision(context.Context) (int64, error) { return 1, nil }
+func (r *fakeRecords) Verdicts(context.Context) ([]verdict.MethodResult, error) {
+	return nil, nil
+}
+func (r *fakeRecords) OracleModels(context.Context) ([]cache.OracleKey, error) { return nil, nil }
+func (r *fakeRecords) SlowerSince(_ context.Context, dir, method string) (*report.RegressionChange, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, method)
+	if method != "demo.Demo#fast(int[])" {
+		return nil, nil
+	}
+	return &report.RegressionChange{SeriesID: report.SeriesID{Method: method, Metric: "ns_per_op"}, Commit: "0123456789abcdef", Subject: "commit 6",
+		Before: 100, After: 125, Magnitude: 0.25, Slower: true}, nil
+}
+
+// Options.Records replaces the store: the hover's regression line comes
+// from it, asked with the method's key.
+func TestRegressionHoverThroughRecords(t *testing.T) {
+	dir, _ := fixture.GitProject(t, map[string]string{"Demo.java": lensSource})
+	records := &fakeRecords{}
+	fc := lsptest.Start(t, server.Options{Records: records, VerdictPoll: -1})
+	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
+	path := filepath.Join(dir, "Demo.java")
+	ss := &session{fc, dir, path, fc.Open(t, path, lensSource)}
+	if h := ss.hoverAt(t, lensSource, "fast(int[] a)"); !strings.Contains(h, "slower since `0123456789` commit 6 (+25 %") {
+		t.Errorf("hover on fast:\n%s", h)
+	}
+	if h := ss.hoverAt(t, lensSource, "slow(int[] a)"); strings.Contains(h, "slower since") {
+		t.Errorf("hover on slow:\n%s", h)
+	}
+	records.mu.Lock()
+	defer records.mu.Unlock()
+	if !slices.Contains(records.asked, "demo.Demo#slow(int[])") {
+		t.Errorf("methods asked: %q", records.asked)
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -37,7 +36,7 @@ func newCompareBaseCommand(title string, args MethodArgs) *protocol.Command {
 // title sums it up ("vs base · 1 slower ×1.8").
 func (s *server) compareLens(args MethodArgs, at protocol.Range, allowed bool) protocol.CodeLens {
 	title := "⇄ Compare with base"
-	if d, _ := s.diffs.get(profileKey(args)); d != nil {
+	if d, _ := s.sess.Diffs.Get(profileKey(args)); d != nil {
 		title = "⇄ vs base · " + diffSummary(d)
 	}
 	return protocol.CodeLens{Range: at, Command: action(allowed, newCompareBaseCommand(title, args))}
@@ -91,7 +90,7 @@ func (s *server) executeCompareBase(ctx context.Context, p *protocol.ExecuteComm
 		if err != nil {
 			return "", nil, err
 		}
-		s.diffs.set(key, d)
+		s.sess.Diffs.Set(key, d)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s#%s vs base %.12s (%s): %s", args.Class, args.Method, d.Base, d.BaseName, diffSummary(d))
 		for _, c := range d.Changes {
@@ -113,27 +112,6 @@ func workloadName(w string) string {
 	return w
 }
 
-// gitDir is the git directory of path's work tree (revision.GitDir),
-// remembered per directory: hovers, lenses and the HEAD watch ask for the
-// same few directories again and again.
-func (s *server) gitDir(path string) string {
-	dir := filepath.Dir(path)
-	s.gitDirsMu.Lock()
-	defer s.gitDirsMu.Unlock()
-	if g, ok := s.gitDirs[dir]; ok {
-		return g
-	}
-	g := revision.GitDir(dir)
-	if s.gitDirs == nil {
-		s.gitDirs = map[string]string{}
-	}
-	s.gitDirs[dir] = g
-	return g
-}
-
-// inGitTree reports whether path lies in a git work tree.
-func (s *server) inGitTree(path string) bool { return s.gitDir(path) != "" }
-
 // revisionHover describes the commit a "@rev" of the hovered reference
 // names (its own or its alias's) and that side's figures in the formula's
 // latest verdict; "" when the reference names no revision.
@@ -151,7 +129,7 @@ func (s *server) revisionHover(ctx context.Context, doc *document, f *workspace.
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	var b strings.Builder
-	info, err := s.opts.Actions.Revision(ctx, filepath.Dir(doc.path), m.Revision)
+	info, err := s.opts.Actions.Revision(ctx, filepath.Dir(doc.Path), m.Revision)
 	if err != nil {
 		fmt.Fprintf(&b, "**revision** `@%s`: %v\n", m.Revision, err)
 		return b.String()
@@ -164,9 +142,9 @@ func (s *server) revisionHover(ctx context.Context, doc *document, f *workspace.
 		fmt.Fprintf(&b, " — %s", info.Subject)
 	}
 	b.WriteString("\n")
-	s.syncResults()
+	s.sess.SyncVerdicts()
 	var lines []string
-	for _, mr := range s.resultsOf(doc.path) {
+	for _, mr := range s.sess.SnapshotOf(doc).Results(doc.Path) {
 		for _, in := range mr.Instances {
 			if in.Formula != f.Text() {
 				continue
@@ -216,55 +194,6 @@ func sideOf(text, op string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// headState remembers, per git directory of an open document, what HEAD
-// was at the last look and when it was last seen to move: verdicts of
-// formulas whose revisions are relative names (HEAD~1, main, v1) checked
-// before that moment may describe other commits than the names now mean.
-type headState struct {
-	mu    sync.Mutex
-	head  map[string]string    // git directory → HEAD's commit (or ref line)
-	moved map[string]time.Time // git directory → when HEAD was seen to move
-}
-
-// watchHeads looks at HEAD of every open document's work tree and reports
-// whether one moved since the last look (the first look only records).
-func (s *server) watchHeads() bool {
-	moved := false
-	seen := map[string]bool{}
-	for _, d := range s.openDocs() {
-		g := s.gitDir(d.path)
-		if g == "" || seen[g] {
-			continue
-		}
-		seen[g] = true
-		h := revision.ReadHead(g)
-		s.heads.mu.Lock()
-		if old, ok := s.heads.head[g]; ok && old != h {
-			if s.heads.moved == nil {
-				s.heads.moved = map[string]time.Time{}
-			}
-			s.heads.moved[g] = time.Now()
-			moved = true
-		}
-		if s.heads.head == nil {
-			s.heads.head = map[string]string{}
-		}
-		s.heads.head[g] = h
-		s.heads.mu.Unlock()
-	}
-	return moved
-}
-
-// headMovedSince reports when HEAD of path's work tree was last seen to
-// move, if after t.
-func (s *server) headMovedSince(path string, t time.Time) (time.Time, bool) {
-	g := s.gitDir(path)
-	s.heads.mu.Lock()
-	defer s.heads.mu.Unlock()
-	m, ok := s.heads.moved[g]
-	return m, ok && m.After(t)
 }
 
 // relativeRevisions are the revisions of f that name commits relative to

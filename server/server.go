@@ -1,8 +1,11 @@
 // Package server is perfls's LSP wire layer. It translates protocol values to
-// calls into the engine (Actions: check, measure, calibrate) and the analysis
-// packages and back; it holds no parsing, statistics or measuring logic of
-// its own. One file per LSP feature; stream.go is the framing that survives
-// malformed input, nyi.go the generated stubs of what perfls does not do.
+// calls into the engine (Actions: check, measure, calibrate; Records: what
+// it reads of the store, actions.go) and the analysis packages and back; it
+// holds no parsing, statistics or measuring logic of its own, and no state
+// between messages: that is the session's (server/internal/session), which
+// hands each handler an immutable Snapshot. One file per LSP feature;
+// stream.go is the framing that survives malformed input, nyi.go the
+// generated stubs of what perfls does not do.
 package server
 
 import (
@@ -12,18 +15,16 @@ import (
 	"io"
 	"log"
 	"strings"
-	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/perfls/perfls/analysis/report"
-	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/trust"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
 // Options configure a server.
@@ -31,6 +32,9 @@ type Options struct {
 	// Verdicts is the cache holding the latest verdicts, shown in hovers,
 	// lenses and diagnostics; nil disables them.
 	Verdicts *cache.Store
+	// Records, when set, is read instead of Verdicts (tests fake it): the
+	// verdicts, the bounds oracle and the regression watch.
+	Records Records
 	// Logger receives the server's own log lines (never stdout: that is the
 	// protocol stream). nil discards them.
 	Logger *log.Logger
@@ -62,10 +66,12 @@ const untrustedReason = "the workspace is not trusted (the editor's setting allo
 //go:generate go run ./internal/gennyi -o nyi.go
 
 // server implements protocol.Server; nyi (generated) answers what perfls
-// does not do.
+// does not do. It holds wiring only: the editor's state is the session's
+// (package session), the measuring jobs the queue's (jobs.go), the
+// client's settings and capabilities the view's (settings.go).
 type server struct {
 	nyi
-	opts   Options
+	opts   Options // Actions and Verdicts are set once, at initialize (Connect)
 	conn   jsonrpc2.Conn
 	client protocol.Client
 	logf   func(format string, args ...any)
@@ -74,62 +80,16 @@ type server struct {
 	// initialize, then the client's allowMeasuring. base carries it; every
 	// context of the session derives from base, so no process starts and
 	// no connection opens around it.
-	trust       *trust.Gate
-	base        context.Context
-	engine      *engine.Engine // opened by Options.Connect; closed when the session ends
-	closeEngine sync.Once
+	trust *trust.Gate
+	base  context.Context
 
-	index   *wsIndex    // the workspace index, built in the background
-	disk    *declFiles  // files parsed from disk to locate declarations (refs.go)
-	sources sourceFiles // files parsed from -sources.jars and src.zip (classpath.go)
-	release releaser    // returns memory after large documents (memory.go)
-
-	// Background jobs (checks) run under jobsCtx; Shutdown cancels them and
-	// waits for them.
-	jobsCtx    context.Context
-	cancelJobs context.CancelFunc
-	jobs       sync.WaitGroup
-
-	// mu guards the fields below it.
-	mu          sync.Mutex
-	initialized bool
-	shutdown    bool
-	exited      bool // the client sent exit
-	clientCaps  protocol.ClientCapabilities
-	folders     []string // workspace folders (or the root URI), in the client's order
-	docs        map[protocol.DocumentURI]*document
-	results     map[string][]verdict.MethodResult // latest verdicts by file path
-	recordRev   int64                             // revision of the recorded verdicts results came from; -1 = none read
-	lensesStale chan struct{}                     // signalled when newly read verdicts change lens titles
-	lastSync    time.Time                         // when syncResults last read the revision
-	calibrated  []cache.OracleKey                 // calibrated workloads as of oracleRev
-	oracleRev   int64                             // recordRev calibrated was read at; -1 = not read
-	oracleRead  map[cache.OracleKey]oracleRead    // models and latest results read at oracleRev
-	cancels     map[string]func()                 // progress token → cancel of its job
-	cfg         Settings                          // the client's settings (settings.go)
-	initWarning string                            // bad initializationOptions, shown once initialized
-	warnedSave  bool                              // measure-on-save was refused once (allowMeasuring false)
-	pending     map[string]bool                   // measuring jobs queued or running, by kind and method
-	queued      int                               // measuring jobs waiting for slot
-	running     int                               // measuring jobs running (local ones hold slot)
-	current     []string                          // what the running jobs do, for perfls/status
-
-	profiles methodStore[[]*engine.Profiled] // the profiles known, by method (profile.go)
-	diffs    methodStore[*report.Diff]       // the latest comparisons with the base, by method (revisions.go)
-	heads    headState                       // HEAD of the open documents' work trees (revisions.go)
-
-	regressions regressionWatch // change points of hovered methods (regressions.go)
-
-	gitDirsMu sync.Mutex
-	gitDirs   map[string]string // directory → its work tree's git directory, "" for none (revisions.go)
-
-	wire  *stream     // the connection's framing and outgoing queue (stream.go, outbox.go)
-	inbox *dispatcher // the incoming queue and the handlers' pool (dispatch.go)
-
-	// slot admits one measuring job at a time; the others queue.
-	slot chan struct{}
-	// statusMu orders perfls/status notifications.
-	statusMu sync.Mutex
+	sess    *session.Session // open documents, index, verdicts, caches, watches
+	view    views            // the client's capabilities, folders and settings (settings.go)
+	life    lifecycle        // initialize, shutdown, exit and the engine (lifecycle.go)
+	jobs    *jobQueue        // background measuring jobs (jobs.go)
+	release releaser         // returns memory after large documents (memory.go)
+	wire    *stream          // the connection's framing and outgoing queue (stream.go, outbox.go)
+	inbox   *dispatcher      // the incoming queue and the handlers' pool (dispatch.go)
 }
 
 // Serve runs an LSP session on rwc until the client sends exit or the stream
@@ -142,24 +102,24 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	wire := newStream(rwc, logf)
 	conn := jsonrpc2.NewConn(wire)
 	s := &server{
-		opts:    opts,
-		conn:    conn,
-		client:  protocol.ClientDispatcher(conn, zap.NewNop()),
-		docs:    map[protocol.DocumentURI]*document{},
-		results: map[string][]verdict.MethodResult{},
-		cancels: map[string]func(){},
-		pending: map[string]bool{},
-		disk:    &declFiles{files: map[string]declFile{}},
-		cfg:     DefaultSettings(),
-		slot:    make(chan struct{}, 1),
-		logf:    logf,
+		opts:   opts,
+		conn:   conn,
+		client: protocol.ClientDispatcher(conn, zap.NewNop()),
+		logf:   logf,
+		view:   views{cur: &view{cfg: DefaultSettings()}},
 	}
-	s.recordRev, s.oracleRev = -1, -1
-	s.lensesStale = make(chan struct{}, 1)
 	s.trust = trust.Closed("the client has not initialized the session")
 	s.base = trust.With(context.Background(), s.trust)
-	s.jobsCtx, s.cancelJobs = context.WithCancel(s.base)
-	s.index = newWorkspaceIndex(s)
+	s.jobs = newJobQueue(s.base)
+	s.sess = session.New(session.Config{
+		Base: s.base, Done: conn.Done(), CacheDir: opts.CacheDir, Logf: logf, Client: s.client,
+		Progress: func() bool { return workDoneProgress(s.view.get().caps) },
+		Indexed:  func() { s.recheckOpen(s.base) },
+		FolderOf: s.root,
+		JavaHome: func() string { return s.settings().JavaHome },
+		Notice:   func(msg string) { s.showMessage(s.base, protocol.MessageTypeInfo, msg) },
+	})
+	s.sess.SetRecords(opts.records())
 	h := protocol.ServerHandler(s, nil)
 	// Messages wait in the dispatcher's bounded queue for a bounded pool of
 	// handlers (dispatch.go); replies in the stream's (outbox.go).
@@ -170,7 +130,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	// running: background jobs end with the connection.
 	go func() {
 		<-conn.Done()
-		s.cancelJobs()
+		s.jobs.cancel()
 		s.release.stop()
 		s.logLoad()
 	}()
@@ -183,7 +143,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 // pollVerdicts starts watching the recorded verdicts, when there are any
 // to watch; the watch ends with the connection.
 func (s *server) pollVerdicts() {
-	if s.opts.Verdicts == nil || s.opts.VerdictPoll < 0 {
+	if s.sess.Records() == nil || s.opts.VerdictPoll < 0 {
 		return
 	}
 	period := s.opts.VerdictPoll
@@ -198,9 +158,7 @@ func (s *server) pollVerdicts() {
 // jsonrpc2 would otherwise drop.
 func (s *server) gate(h jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		s.mu.Lock()
-		initialized, shutdown := s.initialized, s.shutdown
-		s.mu.Unlock()
+		initialized, shutdown := s.life.state()
 		_, isCall := req.(*jsonrpc2.Call)
 		switch m := req.Method(); {
 		case m == protocol.MethodInitialize || m == protocol.MethodExit:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -238,10 +239,46 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	return s
 }
 
-func (s *server) settings() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cfg
+// view is what the client said of itself at one moment: its capabilities,
+// its workspace folders (in its order) and its settings. A view is never
+// written once published: a change publishes a new one, so handlers read
+// it without locks.
+type view struct {
+	caps    protocol.ClientCapabilities
+	folders []string
+	cfg     Settings
+}
+
+// views holds the current view.
+type views struct {
+	mu  sync.Mutex
+	cur *view
+}
+
+func (v *views) get() *view {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cur
+}
+
+// update publishes a copy of the current view changed by change, and
+// returns the old view and the new one.
+func (v *views) update(change func(*view)) (old, next *view) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	old = v.cur
+	n := *old
+	n.folders = slices.Clone(old.folders)
+	change(&n)
+	v.cur = &n
+	return old, &n
+}
+
+func (s *server) settings() Settings { return s.view.get().cfg }
+
+// workDoneProgress tells whether the client shows work-done progress.
+func workDoneProgress(caps protocol.ClientCapabilities) bool {
+	return caps.Window != nil && caps.Window.WorkDoneProgress
 }
 
 // DidChangeConfiguration applies new settings. A changed violation
@@ -249,11 +286,9 @@ func (s *server) settings() Settings {
 // cancels nothing already running but refuses what comes next, and lenses
 // are refreshed so their actions follow.
 func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChangeConfigurationParams) error {
-	s.mu.Lock()
-	old := s.cfg
-	next, err := applySettings(old, p.Settings)
-	s.cfg = next
-	s.mu.Unlock()
+	var err error
+	ov, nv := s.view.update(func(v *view) { v.cfg, err = applySettings(v.cfg, p.Settings) })
+	old, next := ov.cfg, nv.cfg
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeWarning, err.Error())
 	}
@@ -268,7 +303,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 		if next.AllowMeasuring {
 			// What was read from files only can now come from the build
 			// tool. The store was chosen at initialize and stays.
-			s.index.resolveClasspathsAgain()
+			s.sess.ResolveClasspathsAgain()
 			s.logf("measuring allowed: the build tool may now resolve the classpath; a shared store named by perfls.json is connected at the next start")
 		}
 		s.refreshCodeLenses(ctx)
@@ -289,9 +324,9 @@ func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, msg 
 // republishOpen publishes every open document's diagnostics again, e.g.
 // after the violation severity changed.
 func (s *server) republishOpen(ctx context.Context) {
-	for _, d := range s.openDocs() {
+	for _, d := range s.sess.Docs() {
 		if err := s.publishDiagnostics(ctx, d); err != nil {
-			s.logf("publish diagnostics for %s: %v", d.path, err)
+			s.logf("publish diagnostics for %s: %v", d.Path, err)
 		}
 	}
 }

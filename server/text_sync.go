@@ -4,37 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/textpos"
-	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/server/internal/session"
 )
 
-// document is an immutable snapshot of an open file: handlers read it
-// without locks once they hold the pointer. Edits replace the whole value.
-type document struct {
-	uri         protocol.DocumentURI
-	path        string
-	version     int32
-	text        string                 // the document's text, which incremental changes edit
-	java        *javasrc.File          // nil for .spl files or when parsing failed
-	spl         *textpos.Mapper        // the text of a .spl file; nil for Java
-	tree        *javasrc.Doc           // the tree kept for incremental reparse, shared by a URI's versions
-	formulas    []*workspace.Formula   // formulas found in the text
-	syntax      []workspace.Diagnostic // SPL syntax and semantic diagnostics of the text alone
-	linted      []workspace.Diagnostic // references resolved against the workspace
-	diagnostics []workspace.Diagnostic // syntax and checked, in document order
-	// lintMemo holds linted per formula, checked in lintContext, for the
-	// next version to reuse (lintDiagnostics).
-	lintMemo    *workspace.LintMemo
-	lintContext lintContext
-}
+// document is an open file's version (session.Document): immutable.
+type document = session.Document
 
 func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	err := s.update(ctx, p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
@@ -91,11 +72,11 @@ func (s *server) change(ctx context.Context, u protocol.DocumentURI, version int
 	}
 	text, ranged := "", changes[0].Range != nil
 	if ranged {
-		old := s.snapshot(u)
+		old := s.sess.Doc(u)
 		if old == nil {
 			return fmt.Errorf("didChange: %s is not open", u)
 		}
-		text = old.text
+		text = old.Text
 	}
 	for _, c := range changes {
 		text = applyChange(text, c)
@@ -125,7 +106,7 @@ func applyChange(text string, c contentChange) string {
 func (s *server) DidSave(ctx context.Context, p *protocol.DidSaveTextDocumentParams) error {
 	path := uri.URI(p.TextDocument.URI).Filename()
 	if strings.HasSuffix(path, ".java") {
-		s.workspaceIndex().refresh(path)
+		s.sess.Refresh(path)
 		s.recheckOpen(ctx)
 		s.measureOnSave(ctx, p.TextDocument.URI)
 	}
@@ -141,20 +122,21 @@ func (s *server) measureOnSave(ctx context.Context, u protocol.DocumentURI) {
 	if !cfg.MeasureOnSave || s.opts.Actions == nil {
 		return
 	}
-	doc := s.snapshot(u)
-	if doc == nil || doc.java == nil {
+	s.sess.SyncVerdicts()
+	snap := s.sess.Snapshot(u)
+	doc := snap.Doc
+	if doc == nil || doc.Java == nil {
 		return
 	}
-	s.syncResults()
-	results := s.resultsOf(doc.path)
+	results := snap.Results(doc.Path)
 	var changed []MethodArgs
-	for _, m := range doc.java.Methods {
+	for _, m := range doc.Java.Methods {
 		if m.Type == nil {
 			continue
 		}
 		a := MethodArgs{URI: u, Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)}
 		r := resultOf(results, a)
-		if r == nil || len(r.Instances) == 0 || r.Source == "" || r.Source == m.SourceHash(doc.java) {
+		if r == nil || len(r.Instances) == 0 || r.Source == "" || r.Source == m.SourceHash(doc.Java) {
 			continue
 		}
 		changed = append(changed, a)
@@ -163,10 +145,10 @@ func (s *server) measureOnSave(ctx context.Context, u protocol.DocumentURI) {
 		return
 	}
 	if !cfg.AllowMeasuring {
-		s.mu.Lock()
-		warned := s.warnedSave
-		s.warnedSave = true
-		s.mu.Unlock()
+		s.life.mu.Lock()
+		warned := s.life.warnedSave
+		s.life.warnedSave = true
+		s.life.mu.Unlock()
 		if !warned {
 			s.showMessage(ctx, protocol.MessageTypeWarning, "perfls: measure on save: "+errMeasuringDisabled.Error())
 		}
@@ -178,12 +160,7 @@ func (s *server) measureOnSave(ctx context.Context, u protocol.DocumentURI) {
 }
 
 func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
-	s.mu.Lock()
-	if d := s.docs[p.TextDocument.URI]; d != nil && d.tree != nil {
-		d.tree.Close()
-	}
-	delete(s.docs, p.TextDocument.URI)
-	s.mu.Unlock()
+	s.sess.Close(p.TextDocument.URI)
 	// Clear what this file showed: clients keep diagnostics until replaced.
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{
 		URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{},
@@ -192,84 +169,24 @@ func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 
 // update parses a new version of a document and publishes its diagnostics.
 func (s *server) update(ctx context.Context, u protocol.DocumentURI, version int32, text string) error {
-	s.mu.Lock()
-	var tree *javasrc.Doc
-	prev := s.docs[u]
-	if prev != nil {
-		tree = prev.tree
-	}
-	s.mu.Unlock()
-	doc := analyze(u, version, text, tree)
+	doc, prev := s.sess.Analyze(u, version, text)
 	if len(text) >= largeDocument {
 		s.release.schedule()
 	}
-	w := s.workspaceIndex()
-	w.ensure(doc.path)
-	gen := w.generation()
-	doc.linted = s.lintDiagnostics(doc, prev)
-	doc.diagnostics = merge(doc.syntax, doc.linted)
-	s.mu.Lock()
-	if old := s.docs[u]; old != nil && old.version > version {
-		s.mu.Unlock()
+	s.sess.Ensure(doc.Path)
+	gen := s.sess.Generation()
+	doc.Linted = s.sess.Lint(doc, prev)
+	doc.Diagnostics = session.Merge(doc.Syntax, doc.Linted)
+	if !s.sess.Store(doc) {
 		return nil // a late, older version
 	}
-	s.docs[u] = doc
-	s.mu.Unlock()
 	if err := s.publishDiagnostics(ctx, doc); err != nil {
 		return err
 	}
-	if w.generation() != gen {
+	if s.sess.Generation() != gen {
 		// The index changed while this document was checked, and its
 		// own recheck may have missed the document: check again.
 		s.recheckOpen(ctx)
 	}
 	return nil
-}
-
-// analyze parses a version of a document; tree, when not nil, holds the
-// previous version's tree for an incremental reparse.
-func analyze(u protocol.DocumentURI, version int32, text string, tree *javasrc.Doc) *document {
-	path := uri.URI(u).Filename()
-	doc := &document{uri: u, path: path, version: version, text: text}
-	if strings.HasSuffix(path, ".spl") {
-		doc.formulas, doc.syntax = workspace.SPLFile(path, text)
-		doc.diagnostics = doc.syntax
-		doc.spl = textpos.NewMapper(text)
-		return doc
-	}
-	if tree == nil {
-		tree = javasrc.NewDoc(path)
-	}
-	f, err := tree.Update([]byte(text))
-	if err != nil {
-		// The tree may have been closed by a racing didClose, or be in a
-		// bad state: start over from scratch once.
-		tree = javasrc.NewDoc(path)
-		if f, err = tree.Update([]byte(text)); err != nil {
-			tree.Close()
-			return doc
-		}
-	}
-	doc.tree = tree
-	doc.java = f
-	doc.formulas, doc.syntax = workspace.JavaFormulas(f)
-	doc.diagnostics = doc.syntax
-	return doc
-}
-
-// merge returns a and b in document order.
-func merge(a, b []workspace.Diagnostic) []workspace.Diagnostic {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]workspace.Diagnostic, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
-	return out
-}
-
-func (s *server) snapshot(u protocol.DocumentURI) *document {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.docs[u]
 }

@@ -2,10 +2,9 @@ package server
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/perfls/perfls/server/internal/session"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -19,17 +18,11 @@ import (
 func innermostFolder(folders []string, path string) string {
 	best := ""
 	for _, f := range folders {
-		if within(f, path) && len(f) > len(best) {
+		if session.Within(f, path) && len(f) > len(best) {
 			best = f
 		}
 	}
 	return best
-}
-
-// within reports whether path is dir or lies below it.
-func within(dir, path string) bool {
-	r, err := filepath.Rel(dir, path)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // DidChangeWorkspaceFolders follows folders added to and removed from the
@@ -38,21 +31,21 @@ func within(dir, path string) bool {
 // may still name them.
 func (s *server) DidChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
 	var added []string
-	s.mu.Lock()
-	for _, f := range p.Event.Removed {
-		dir := uri.URI(f.URI).Filename()
-		s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == dir })
-	}
-	for _, f := range p.Event.Added {
-		dir := uri.URI(f.URI).Filename()
-		if !slices.Contains(s.folders, dir) {
-			s.folders = append(s.folders, dir)
-			added = append(added, dir)
+	s.view.update(func(v *view) {
+		for _, f := range p.Event.Removed {
+			dir := uri.URI(f.URI).Filename()
+			v.folders = slices.DeleteFunc(v.folders, func(x string) bool { return x == dir })
 		}
-	}
-	s.mu.Unlock()
+		for _, f := range p.Event.Added {
+			dir := uri.URI(f.URI).Filename()
+			if !slices.Contains(v.folders, dir) {
+				v.folders = append(v.folders, dir)
+				added = append(added, dir)
+			}
+		}
+	})
 	for _, dir := range added {
-		s.workspaceIndex().ensureRoot(dir)
+		s.sess.EnsureRoot(dir)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package server
+package session
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func TestIndexProgress(t *testing.T) {
 	}
 	newIndex := func(c *progressClient, progress bool) *wsIndex {
 		return &wsIndex{base: context.Background(), done: make(chan struct{}), roots: map[string]bool{root: true}, files: map[string]*javasrc.File{},
-			logf: t.Logf, client: c, progress: progress, onReady: func() {}, building: 1}
+			logf: t.Logf, client: c, progressOK: func() bool { return progress }, onReady: func() {}, building: 1}
 	}
 
 	c := &progressClient{}
