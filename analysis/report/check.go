@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -54,7 +53,10 @@ type Check struct {
 }
 
 // Field is one labelled value of a summary.
-type Field struct{ Name, Value string }
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
 
 // Sides are the measurements of a comparison's two operands.
 type Sides struct{ Left, Right Side }
@@ -319,7 +321,7 @@ type CheckSummary struct {
 	Alpha      float64 `json:"alpha"`
 	Semantics  string  `json:"semantics"` // what satisfied means: shown or classic
 	Looks      int     `json:"looks"`
-	ExtraForks int     `json:"extraForks"`
+	ExtraForks int     `json:"extra_forks"`
 	// Measurements is how many distinct measurements the formulas needed,
 	// Cached how many of them the cache answered.
 	Measurements int     `json:"measurements"`
@@ -367,12 +369,4 @@ func WriteDiagnostics(w io.Writer, dir string, ds []workspace.Diagnostic) (error
 		}
 	}
 	return errors
-}
-
-// WriteJSON writes v as indented JSON, as every perfls JSON output is.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
