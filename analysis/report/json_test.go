@@ -66,6 +66,9 @@ func TestDocumentsSnakeCaseAndVersioned(t *testing.T) {
 		if err := jsondoc.Fields(d.typ); err != nil {
 			t.Errorf("perfls %s --format json: %v", d.command, err)
 		}
+		// With -v, docs/json.md's inventory: format_version and the
+		// type's keys (map keys, such as a finding's evidence, not counted).
+		t.Logf("%-12s %3d keys", d.command, 1+len(jsondoc.FieldNames(d.typ)))
 		var out bytes.Buffer
 		if err := d.write(&out); err != nil {
 			t.Errorf("perfls %s --format json: %v", d.command, err)

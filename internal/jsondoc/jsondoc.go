@@ -106,7 +106,11 @@ func walk(v any, path []string, bad *[]string) {
 // ones a document holds.
 func Fields(v any) error {
 	var bad []string
-	fields(reflect.TypeOf(v), map[reflect.Type]bool{}, &bad)
+	for _, f := range fieldsOf(v) {
+		if !snake.MatchString(f.name) {
+			bad = append(bad, f.owner+"."+f.name)
+		}
+	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
 		return fmt.Errorf("keys not in snake_case: %s", strings.Join(slices.Compact(bad), ", "))
@@ -114,7 +118,27 @@ func Fields(v any) error {
 	return nil
 }
 
-func fields(t reflect.Type, seen map[reflect.Type]bool, bad *[]string) {
+// FieldNames are the distinct keys the Go type of v can write (as Fields
+// finds them), sorted: docs/json.md's inventory counts them.
+func FieldNames(v any) []string {
+	var names []string
+	for _, f := range fieldsOf(v) {
+		names = append(names, f.name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// field is one key and the type that holds it.
+type field struct{ owner, name string }
+
+func fieldsOf(v any) []field {
+	var out []field
+	fields(reflect.TypeOf(v), map[reflect.Type]bool{}, &out)
+	return out
+}
+
+func fields(t reflect.Type, seen map[reflect.Type]bool, out *[]field) {
 	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
 		t = t.Elem()
 	}
@@ -129,16 +153,14 @@ func fields(t reflect.Type, seen map[reflect.Type]bool, bad *[]string) {
 		case name == "-":
 			continue
 		case f.Anonymous && name == "":
-			fields(f.Type, seen, bad) // its fields are the outer object's
+			fields(f.Type, seen, out) // its fields are the outer object's
 			continue
 		case !f.IsExported():
 			continue
 		case name == "":
 			name = f.Name
 		}
-		if !snake.MatchString(name) {
-			*bad = append(*bad, t.String()+"."+name)
-		}
-		fields(f.Type, seen, bad)
+		*out = append(*out, field{t.String(), name})
+		fields(f.Type, seen, out)
 	}
 }
