@@ -49,7 +49,7 @@ import json, sys
 out, want, code, start, end = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
 b = json.load(open(out))
 print(f"perfls bisect (formula mode) over {b['commits']} commits: exit {code}, mode {b['mode']}")
-print(f"first bad {b['firstBad'][:12]} (want {want[:12]}): {'right' if b['firstBad'] == want else 'WRONG'}")
+print(f"first bad {b['first_bad'][:12]} (want {want[:12]}): {'right' if b['first_bad'] == want else 'WRONG'}")
 print(f"followed: {b.get('formulas')}")
 print(f"{len(b['steps'])} commits judged, {b['measured']} measured (GOOD included), {end - start:.1f} s wall")
 for s in b['steps']:

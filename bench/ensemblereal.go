@@ -306,7 +306,7 @@ func realEnsemble(bin, cacheDir, proj, vote string) (realVerdict, error) {
 	var rep struct {
 		Flagged []struct {
 			Counter            string
-			EnvironmentDiffers bool
+			EnvironmentDiffers bool `json:"environment_differs"`
 		}
 		Undecided []struct{ Counter string }
 		Counters  []string

@@ -43,7 +43,7 @@ type profileFinding struct {
 // profileDoc is what the validation reads of perfls profile's JSON.
 type profileDoc struct {
 	Findings         []profileFinding
-	IterationNsPerOp []float64
+	IterationNsPerOp []float64 `json:"iteration_ns_per_op"`
 	Notes            []string
 }
 
@@ -216,7 +216,7 @@ func profileValidation(ctx context.Context, bin, cacheDir string, vf validationF
 			for _, f := range doc.Findings {
 				if t.c.Cause != "" && f.Kind == t.c.Cause && f.File == t.file && f.Line == t.line {
 					hit = true
-					if g, ok := f.Evidence["growthOverRun"].(float64); ok {
+					if g, ok := f.Evidence["growth_over_run"].(float64); ok {
 						t.estimate = append(t.estimate, g)
 					}
 					continue

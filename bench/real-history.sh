@@ -61,4 +61,4 @@ step regressions
 "$tmp/perfls" regressions --format json | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
-print("stored results placed on the line: %d; left out: %s" % (r["results"], r["leftOut"]))'
+print("stored results placed on the line: %d; left out: %s" % (r["results"], r["left_out"]))'

@@ -92,8 +92,8 @@ f1 = 2 * p * rc / (p + rc) if p + rc else 0.0
 print(f"perfls regressions over {len(line)} commits: exit {code}, {r['results']} results in {r['series']} series")
 print(f"time per op: injected at {truth}, detected at {found}: precision {p:.2f}, recall {rc:.2f}, F1 {f1:.2f} (match ±1 commit)")
 for c in r['changes']:
-    print(f"  {c['metric']:5} {pos[c['commit']]:2} {c['commit'][:10]} {c['subject']!r:28} {c['magnitude']*100:+7.1f} %  p={c['pValue']:.1e}")
-for e in r['environmentDiffers']:
-    print(f"  environment differs: {e['metric']:5} {pos[e['commit']]:2} {e['magnitude']*100:+7.1f} %  p={e['pValue']:.1e}  {e['jvm']} vs {e['otherJvm']}")
+    print(f"  {c['metric']:5} {pos[c['commit']]:2} {c['commit'][:10]} {c['subject']!r:28} {c['magnitude']*100:+7.1f} %  p={c['p_value']:.1e}")
+for e in r['environment_differs']:
+    print(f"  environment differs: {e['metric']:5} {pos[e['commit']]:2} {e['magnitude']*100:+7.1f} %  p={e['p_value']:.1e}  {e['jvm']} vs {e['other_jvm']}")
 print(f"measuring {mid - start:.0f} s, perfls regressions {end - mid:.2f} s")
 PY

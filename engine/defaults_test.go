@@ -282,7 +282,7 @@ func TestProfileLoops(t *testing.T) {
 	r := p.Report
 	bridge := false
 	for _, f := range r.Findings {
-		bridge = bridge || f.Kind == profile.FindingOneLaneBridge && f.File == file && f.Line == contended && f.Evidence["monitorClass"] == "w.Lock$Counter"
+		bridge = bridge || f.Kind == profile.FindingOneLaneBridge && f.File == file && f.Line == contended && f.Evidence["monitor_class"] == "w.Lock$Counter"
 	}
 	blocked := false
 	for _, b := range r.Blocking {

@@ -71,7 +71,7 @@ type ChangePoint struct {
 	// Magnitude is the relative change of the mean, After/Before − 1 (0 when
 	// Before is 0); its sign is the direction.
 	Magnitude float64 `json:"magnitude"`
-	PValue    float64 `json:"pValue"` // two-sided Student t-test of the two segments
+	PValue    float64 `json:"p_value"` // two-sided Student t-test of the two segments
 }
 
 // Direction is "increase" or "decrease" (for a time, an increase is a slow-down).

@@ -98,7 +98,7 @@ type Report struct {
 	Models    []Model  `json:"models"`
 	// NoComparableEnvironment: no prior run shares a component with the new
 	// run, so stacking fell back to equal weights.
-	NoComparableEnvironment bool `json:"noComparableEnvironment,omitempty"`
+	NoComparableEnvironment bool `json:"no_comparable_environment,omitempty"`
 	// Undecided are the counters the vote could not report whatever the
 	// models found: too few models test a rule on them in the new run.
 	Undecided []Undecided `json:"undecided"`
@@ -150,7 +150,7 @@ type Model struct {
 	Length   float64  `json:"similarity"` // √len(Matching)
 	// SameEnvironment: the prior run shares every component of the new
 	// run's (non-empty) environment.
-	SameEnvironment bool    `json:"sameEnvironment"`
+	SameEnvironment bool    `json:"same_environment"`
 	Weight          float64 `json:"weight"`
 	// Tested: the counters on which one of its rules concludes whose
 	// premise holds in the new run; Flagged: those it flags.
@@ -182,7 +182,7 @@ type Flag struct {
 	// against other environments — no prior run shares the new run's, or
 	// the models of those that do test the counter and do not flag it — and
 	// is not a regression.
-	EnvironmentDiffers bool `json:"environmentDiffers,omitempty"`
+	EnvironmentDiffers bool `json:"environment_differs,omitempty"`
 }
 
 // Violation is one violated rule.
@@ -190,8 +190,8 @@ type Violation struct {
 	Model             string   `json:"model"`
 	Rule              string   `json:"rule"`
 	Premise           []string `json:"premise"` // the premise's counters
-	ConfidenceHistory float64  `json:"confidenceHistory"`
-	ConfidenceNew     float64  `json:"confidenceNew"`
+	ConfidenceHistory float64  `json:"confidence_history"`
+	ConfidenceNew     float64  `json:"confidence_new"`
 	Delta             float64  `json:"delta"`
 	Intervals         []int    `json:"intervals"`
 }

@@ -204,9 +204,9 @@ func calleeGrew(cc callees, name string, curShare, baseMean, pv float64, baselin
 	msg := fmt.Sprintf("%s takes %.1f %% of the method's samples, against %.1f %% in the baseline (+%.1f points, %+.0f %%)",
 		name, 100*curShare, 100*baseMean, 100*diff, 100*rel)
 	f := Finding{Kind: FindingCalleeGrew, Location: loc, Message: msg, Evidence: map[string]any{
-		"callee": name, "share": round(curShare, 4), "baselineShare": round(baseMean, 4),
+		"callee": name, "share": round(curShare, 4), "baseline_share": round(baseMean, 4),
 		"points": round(diff, 4), "relative": round(rel, 4), "p": pv, "baselines": baselines,
-		"minPoints": th.CompareMinPoints, "minRelative": th.CompareMinRelative, "alpha": th.CompareAlpha,
+		"min_points": th.CompareMinPoints, "min_relative": th.CompareMinRelative, "alpha": th.CompareAlpha,
 	}}
 	if ok && from.Method != "" && from != loc {
 		f.Related = append(f.Related, Related{Location: from, Message: "called from here"})
@@ -230,9 +230,9 @@ func treasureHunt(cur *Profile, cc callees, bcs []callees, baseNs float64, th Th
 		return Finding{Kind: FindingTreasureHunt, Location: loc,
 			Message: fmt.Sprintf("circuitous treasure hunt: the method's call subtree has %.0f methods against %.1f in the baseline (%+.2f %%), time per operation %+.0f %%",
 				size, baseSize, 100*deviation(size, baseSize), 100*slow),
-			Evidence: map[string]any{"subtree": size, "baselineSubtree": round(baseSize, 3),
+			Evidence: map[string]any{"subtree": size, "baseline_subtree": round(baseSize, 3),
 				"relative": round(deviation(size, baseSize), 4), "slowdown": round(slow, 4), "comparison": true,
-				"minNodes": th.CompareMinNodes, "minRelative": th.CompareMinRelative, "minSlowdown": th.CompareMinSlowdown}}, true
+				"min_nodes": th.CompareMinNodes, "min_relative": th.CompareMinRelative, "min_slowdown": th.CompareMinSlowdown}}, true
 	}
 	return Finding{}, false
 }

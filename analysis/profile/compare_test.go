@@ -145,8 +145,8 @@ func TestReportJSONShape(t *testing.T) {
 		return out
 	}
 	want := map[string][]string{
-		"hot":         {"file", "line", "method", "nsPerOp", "ownShare", "samples", "share"},
-		"allocations": {"boxedBytesPerOp", "bytesPerOp", "file", "line", "method", "project", "share", "topClass"},
+		"hot":         {"file", "line", "method", "ns_per_op", "own_share", "samples", "share"},
+		"allocations": {"boxed_bytes_per_op", "bytes_per_op", "file", "line", "method", "project", "share", "top_class"},
 		"findings":    {"evidence", "file", "kind", "line", "message", "method"},
 	}
 	for list, fields := range want {
@@ -158,7 +158,7 @@ func TestReportJSONShape(t *testing.T) {
 			t.Errorf("%s entry keys %v, want %v", list, got, fields)
 		}
 	}
-	for _, k := range []string{"version", "method", "samples", "ops", "nsPerOp", "bytesPerOp", "hotLibrary", "blocking", "iterationNsPerOp", "gc", "cpuLoad", "allocCalibrated"} {
+	for _, k := range []string{"method", "samples", "ops", "ns_per_op", "bytes_per_op", "hot_library", "blocking", "iteration_ns_per_op", "gc", "cpu_load", "alloc_calibrated"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %q in %s", k, data)
 		}

@@ -64,10 +64,10 @@ func (p *Profile) findOneLaneBridge(th Thresholds) []Finding {
 		msg := fmt.Sprintf("one-lane bridge: %d threads spend %.0f %% of their time blocked on %s taken here (%s blocked per operation, %d blocks)",
 			len(m.threads), 100*share, name, fmtNs(m.ns/ops), int64(m.events))
 		out = append(out, Finding{Kind: FindingOneLaneBridge, Location: site, Message: msg, Evidence: map[string]any{
-			"monitorClass": name, "threads": len(m.threads), "blockedShare": round(share, 4),
-			"monitorShareOfBlocking": round(monShare, 4), "blockedNs": m.ns, "runningNs": running,
-			"blockedNsPerOp": round(m.ns/ops, 3), "events": int64(m.events),
-			"minShare": th.BridgeMinShare, "minThreads": th.BridgeMinThreads, "minMonitorShare": th.BridgeMinMonitorShare,
+			"monitor_class": name, "threads": len(m.threads), "blocked_share": round(share, 4),
+			"monitor_share_of_blocking": round(monShare, 4), "blocked_ns": m.ns, "running_ns": running,
+			"blocked_ns_per_op": round(m.ns/ops, 3), "events": int64(m.events),
+			"min_share": th.BridgeMinShare, "min_threads": th.BridgeMinThreads, "min_monitor_share": th.BridgeMinMonitorShare,
 		}})
 	}
 	return out
@@ -127,10 +127,10 @@ func (p *Profile) findAllocation(th Thresholds, r *Report) []Finding {
 	a := sites[top]
 	cls, _ := a.classes.top()
 	ev := map[string]any{
-		"bytesPerOp": round(total/ops, 1), "objectBytesPerOp": round(churn, 1), "boxedBytesPerOp": round(boxed/ops, 1),
-		"objectShare": round(share, 4), "objectRateMBs": round(rate, 1), "topClass": cls,
-		"siteBytesPerOp": round(a.bytes/ops, 1), "source": p.s.Alloc,
-		"minObjectBytesPerOp": th.AllocMinChurnBytesPerOp, "minObjectShare": th.AllocMinChurnShare, "minRateMBs": th.AllocMinChurnRateMBs,
+		"bytes_per_op": round(total/ops, 1), "object_bytes_per_op": round(churn, 1), "boxed_bytes_per_op": round(boxed/ops, 1),
+		"object_share": round(share, 4), "object_rate_mbs": round(rate, 1), "top_class": cls,
+		"site_bytes_per_op": round(a.bytes/ops, 1), "source": p.s.Alloc,
+		"min_object_bytes_per_op": th.AllocMinChurnBytesPerOp, "min_object_share": th.AllocMinChurnShare, "min_rate_mbs": th.AllocMinChurnRateMBs,
 	}
 	what := "small objects"
 	if boxed >= th.AllocBoxingShare*objects {
@@ -140,12 +140,12 @@ func (p *Profile) findAllocation(th Thresholds, r *Report) []Finding {
 		fmtBytes(churn), what, rate, fmtBytes(a.bytes/ops), cls)
 	if gc := p.s.GC; gc.Count > 0 {
 		ev["gcs"] = gc.Count
-		ev["gcPauseNsPerOp"] = round(float64(gc.PauseNs)/ops, 3)
+		ev["gc_pause_ns_per_op"] = round(float64(gc.PauseNs)/ops, 3)
 		if gc.HeapAfterFirst >= 0 && gc.HeapAfterLast >= 0 {
 			grew := float64(gc.HeapAfterLast - gc.HeapAfterFirst)
 			shortLived := grew < 0.1*total
-			ev["heapAfterGCGrowth"] = grew
-			ev["shortLived"] = shortLived
+			ev["heap_after_gc_growth"] = grew
+			ev["short_lived"] = shortLived
 			if shortLived {
 				msg += fmt.Sprintf("; short-lived: %d collections, the heap after them did not grow", gc.Count)
 			}
@@ -257,9 +257,9 @@ func (p *Profile) findSemiTrucks(th Thresholds) []Finding {
 		msg := fmt.Sprintf("empty semi-trucks: this call inside a loop makes %.1f round trips per operation (%s each, through %s), waiting %.0f %% of the time; send one batched request before the loop",
 			perOp, fmtNs(perTrip), via, 100*share)
 		out = append(out, Finding{Kind: FindingSemiTrucks, Location: loc, Message: msg, Evidence: map[string]any{
-			"tripsPerOp": round(perOp, 3), "waitShare": round(share, 4), "nsPerTrip": round(perTrip, 1), "callee": via,
-			"workShare": round(work, 4), "minTripsPerOp": th.ESTMinTripsPerOp, "minWaitShare": th.ESTMinWaitShare,
-			"maxWorkShare": th.ESTMaxWorkShare,
+			"trips_per_op": round(perOp, 3), "wait_share": round(share, 4), "ns_per_trip": round(perTrip, 1), "callee": via,
+			"work_share": round(work, 4), "min_trips_per_op": th.ESTMinTripsPerOp, "min_wait_share": th.ESTMinWaitShare,
+			"max_work_share": th.ESTMaxWorkShare,
 		}})
 	}
 	return out

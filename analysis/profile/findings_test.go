@@ -83,10 +83,10 @@ func TestOneLaneBridge(t *testing.T) {
 	th := DefaultThresholds()
 	// 4 threads, 1 s blocked in all, 150 ms running each (1 ms samples).
 	fs := blockProfile(t, 4, 1e9, 150, 2000).findOneLaneBridge(th)
-	if len(fs) != 1 || fs[0].Line != 43 || fs[0].File != "T.java" || fs[0].Evidence["monitorClass"] != "java.lang.Object" {
+	if len(fs) != 1 || fs[0].Line != 43 || fs[0].File != "T.java" || fs[0].Evidence["monitor_class"] != "java.lang.Object" {
 		t.Fatalf("findings %+v", fs)
 	}
-	if s := fs[0].Evidence["blockedShare"].(float64); math.Abs(s-1e9/(1e9+600e6)) > 1e-3 {
+	if s := fs[0].Evidence["blocked_share"].(float64); math.Abs(s-1e9/(1e9+600e6)) > 1e-3 {
 		t.Errorf("blocked share %v", s)
 	}
 	// One thread alone cannot be a bridge; a little blocking is no bridge.
@@ -120,7 +120,7 @@ func TestExcessiveAllocation(t *testing.T) {
 	p := allocProfile(t, "java.lang.Long", 16000, 3000)
 	r := p.Report(th)
 	f := findingOf(r.Findings, FindingAllocation)
-	if f == nil || f.Line != 20 || f.File != "S.java" || f.Evidence["topClass"] != "java.lang.Long" || f.Evidence["shortLived"] != true {
+	if f == nil || f.Line != 20 || f.File != "S.java" || f.Evidence["top_class"] != "java.lang.Long" || f.Evidence["short_lived"] != true {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 	if len(r.Allocations) != 1 || r.Allocations[0].Line != 20 || math.Abs(r.Allocations[0].BytesPerOp-16000) > 1 || r.Allocations[0].BoxedBytesPerOp != r.Allocations[0].BytesPerOp {
@@ -206,7 +206,7 @@ func TestEmptySemiTrucks(t *testing.T) {
 	if len(fs) != 1 || fs[0].Line != 72 || fs[0].Kind != FindingSemiTrucks {
 		t.Fatalf("findings %+v", fs)
 	}
-	if got := fs[0].Evidence["tripsPerOp"].(float64); got != 20 {
+	if got := fs[0].Evidence["trips_per_op"].(float64); got != 20 {
 		t.Errorf("trips per op %v", got)
 	}
 	if fs := tripProfile(t, false, 20, 0.9, 0).findSemiTrucks(th); len(fs) != 0 {

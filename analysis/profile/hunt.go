@@ -55,7 +55,7 @@ type MethodCount struct {
 	// Calls are its invocations per operation; LoopPasses the passes
 	// through its loops' bodies per operation (-1 when not counted).
 	Calls      float64 `json:"calls"`
-	LoopPasses float64 `json:"loopPasses"`
+	LoopPasses float64 `json:"loop_passes"`
 }
 
 // huntSite is a call inside a loop whose callee loops again.
@@ -183,11 +183,11 @@ func (p *Profile) findTreasureHunt(th Thresholds, sc *Scaling) ([]Finding, []str
 		msg := fmt.Sprintf("circuitous treasure hunt: this call runs inside a loop and searches again below it (in %s): %s makes %s %s per element at n = %s and %s at n = %s (n^%.2f in all, counted), %.0f %% of the method's time; look the data up once (an index, a set or a map) before the loop",
 			in, shortMethod(best.method), fmtCount(best.lo/best.loN), best.what, fmtCount(best.loN), fmtCount(best.perElement()), fmtCount(best.hiN), best.exponent, 100*share)
 		f := Finding{Kind: FindingTreasureHunt, Location: hs.loc, Message: msg, Evidence: map[string]any{
-			"nestedLoopShare": round(share, 4), "callee": cl.Method, "innerLoop": in.String(),
-			"samples": int64(hs.samples), "methodSamples": int64(total),
-			"searchMethod": best.method, "counted": best.what, "sizes": []float64{best.loN, best.hiN},
-			"perOp": []float64{best.lo, best.hi}, "exponent": round(best.exponent, 3),
-			"minShare": th.CTHMinShare, "minExponent": 1 + th.CTHMinExponent, "minPerElement": th.CTHMinPerElement,
+			"nested_loop_share": round(share, 4), "callee": cl.Method, "inner_loop": in.String(),
+			"samples": int64(hs.samples), "method_samples": int64(total),
+			"search_method": best.method, "counted": best.what, "sizes": []float64{best.loN, best.hiN},
+			"per_op": []float64{best.lo, best.hi}, "exponent": round(best.exponent, 3),
+			"min_share": th.CTHMinShare, "min_exponent": 1 + th.CTHMinExponent, "min_per_element": th.CTHMinPerElement,
 		}}
 		if in.File != "" {
 			f.Related = append(f.Related, Related{Location: in, Message: "the inner loop the call repeats"})

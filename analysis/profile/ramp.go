@@ -82,19 +82,19 @@ func (p *Profile) findRamp(th Thresholds) ([]Finding, string) {
 		loc = p.targetLocation()
 	}
 	ev := map[string]any{
-		"series": series, "rounds": len(y), "mannKendallS": t.S, "z": round(t.Z, 3), "p": t.P,
-		"slopePerCall": slope, "leadCalls": span, "growthOverLead": round(growth, 4),
-		"runCalls": runCalls, "growthOverRun": round(runGrowth, 4),
-		"alpha": th.RampAlpha, "minGrowth": th.RampMinGrowth, "minRounds": th.RampMinRounds,
+		"series": series, "rounds": len(y), "mann_kendall_s": t.S, "z": round(t.Z, 3), "p": t.P,
+		"slope_per_call": slope, "lead_calls": span, "growth_over_lead": round(growth, 4),
+		"run_calls": runCalls, "growth_over_run": round(runGrowth, 4),
+		"alpha": th.RampAlpha, "min_growth": th.RampMinGrowth, "min_rounds": th.RampMinRounds,
 	}
 	if it, ok := p.iterationTrend(); ok {
-		ev["iterationsStartNsPerOp"], ev["iterationsEndNsPerOp"] = round(it[0], 3), round(it[1], 3)
+		ev["iterations_start_ns_per_op"], ev["iterations_end_ns_per_op"] = round(it[0], 3), round(it[1], 3)
 	}
 	if paired {
-		ev["lineShareA"], ev["lineShareB"] = round(shareA, 4), round(shareB, 4)
+		ev["line_share_a"], ev["line_share_b"] = round(shareA, 4), round(shareB, 4)
 		msg += fmt.Sprintf("; this line takes %.0f %% of the time of the copy that made more calls and %.0f %% of the fresh one's — something it walks keeps growing", 100*shareA, 100*shareB)
 	} else if first >= 0 {
-		ev["lineFirstShare"], ev["lineLastShare"] = round(first, 4), round(last, 4)
+		ev["line_first_share"], ev["line_last_share"] = round(first, 4), round(last, 4)
 		msg += fmt.Sprintf("; this line's share of the method's time went from %.0f %% to %.0f %% over the profile — something it walks keeps growing", 100*first, 100*last)
 	}
 	f := Finding{Kind: FindingRamp, Location: loc, Message: msg, Evidence: ev}

@@ -48,7 +48,7 @@ func TestRampDecidedOnTheControl(t *testing.T) {
 	// The growth over A's final lead (14,500 calls): exp(slope·lead) − 1 with
 	// y = log(cost_A/cost_B).
 	want := cost(10_500+29_000) / cost(10_250+14_500) / (cost(10_500) / cost(10_250))
-	if g := fs[0].Evidence["growthOverLead"].(float64); math.Abs(g-(want-1)) > 0.01 {
+	if g := fs[0].Evidence["growth_over_lead"].(float64); math.Abs(g-(want-1)) > 0.01 {
 		t.Errorf("growth %v, want about %.3f", g, want-1)
 	}
 	if !strings.Contains(fs[0].Message, "grows with the calls already made") {
@@ -378,14 +378,14 @@ func TestRampPointsAtTheControlsLine(t *testing.T) {
 	b.s.Ramp = rc
 	decls := []Declaration{{File: "G.java", Class: "pkg.G", Method: "record", Params: []string{"int"}, StartLine: 18, EndLine: 33, NameLine: 18}}
 	fs, _ := mustNew(t, b.s, decls, Target{Class: "pkg.G", Name: "record"}).findRamp(DefaultThresholds())
-	if len(fs) != 1 || fs[0].Line != 30 || fs[0].Evidence["lineShareA"] == nil || !strings.Contains(fs[0].Message, "42 % of the time of the copy that made more calls and 27 %") {
+	if len(fs) != 1 || fs[0].Line != 30 || fs[0].Evidence["line_share_a"] == nil || !strings.Contains(fs[0].Message, "42 % of the time of the copy that made more calls and 27 %") {
 		t.Fatalf("findings %+v", fs)
 	}
 	// No samples of the control: the recorded iterations' rule (the hottest
 	// line, as no line's share grew there).
 	rc.Stacks = nil
 	fs, _ = mustNew(t, b.s, decls, Target{Class: "pkg.G", Name: "record"}).findRamp(DefaultThresholds())
-	if len(fs) != 1 || fs[0].Line != 27 || fs[0].Evidence["lineShareA"] != nil {
+	if len(fs) != 1 || fs[0].Line != 27 || fs[0].Evidence["line_share_a"] != nil {
 		t.Fatalf("without the control's samples: %+v", fs)
 	}
 }

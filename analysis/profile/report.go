@@ -5,13 +5,10 @@ import (
 	"strings"
 )
 
-// ReportVersion is the version of the Report JSON shape.
-const ReportVersion = 1
-
 // Report is where the time and the memory of a profiled method go, and
-// what looks wrong. It is what `perfls profile --format json` prints.
+// what looks wrong. It is what `perfls profile --format json` prints
+// (report.WriteJSON adds the format_version all documents share).
 type Report struct {
-	Version int `json:"version"`
 	// Preliminary marks a quick profile from the warm worker JVM (see
 	// MarkPreliminary): a first look, never evidence.
 	Preliminary bool `json:"preliminary,omitempty"`
@@ -23,15 +20,15 @@ type Report struct {
 	Samples    int64   `json:"samples"`
 	Ops        int64   `json:"ops"`
 	Iterations int     `json:"iterations"`
-	NsPerOp    float64 `json:"nsPerOp"`
+	NsPerOp    float64 `json:"ns_per_op"`
 	// BytesPerOp is the allocation per operation: the measuring thread's
 	// exact allocation when the harness measured it (AllocCalibrated), plus
 	// other threads' estimated from their allocation samples; 0 when the
 	// JVM recorded none (AllocSource "none"). Allocation sites split it in
 	// proportion to their samples.
-	BytesPerOp      float64 `json:"bytesPerOp"`
-	AllocSource     string  `json:"allocSource"`
-	AllocCalibrated bool    `json:"allocCalibrated"`
+	BytesPerOp      float64 `json:"bytes_per_op"`
+	AllocSource     string  `json:"alloc_source"`
+	AllocCalibrated bool    `json:"alloc_calibrated"`
 	// Hot lists project lines by their self samples, descending: the
 	// samples executing the line itself or library code it called (JDK and
 	// library frames are folded into the nearest project frame). OwnShare
@@ -39,7 +36,7 @@ type Report struct {
 	Hot []Hot `json:"hot"`
 	// HotLibrary lists JDK and library lines by their own samples, each
 	// with the project line it was reached from most often.
-	HotLibrary []LibraryHot `json:"hotLibrary"`
+	HotLibrary []LibraryHot `json:"hot_library"`
 	// Allocations lists allocation sites (library frames folded into the
 	// nearest project frame) by bytes per operation, descending.
 	Allocations []Allocation `json:"allocations"`
@@ -48,16 +45,16 @@ type Report struct {
 	Blocking []Blocking `json:"blocking"`
 	// IterationNsPerOp is the wall time per operation of each measured
 	// iteration, in order.
-	IterationNsPerOp []float64 `json:"iterationNsPerOp"`
+	IterationNsPerOp []float64 `json:"iteration_ns_per_op"`
 	// GC is the garbage collection in the region; CPULoad the JVM's and the
 	// machine's mean CPU load (fractions; -1 unknown): a busy machine makes
 	// wall times noisy.
 	GC       ReportGC      `json:"gc"`
-	CPULoad  ReportCPULoad `json:"cpuLoad"`
+	CPULoad  ReportCPULoad `json:"cpu_load"`
 	Findings []Finding     `json:"findings"`
 	// NotComparable lists methods a comparison could not judge because a
 	// baseline lacks them (see Compare).
-	NotComparable []NotComparable `json:"notComparable,omitempty"`
+	NotComparable []NotComparable `json:"not_comparable,omitempty"`
 	// Notes explain figures that are missing or uncertain.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -65,7 +62,7 @@ type Report struct {
 // ReportGC is the garbage collection during the measured region.
 type ReportGC struct {
 	Count        int64   `json:"count"`
-	PauseNsPerOp float64 `json:"pauseNsPerOp"`
+	PauseNsPerOp float64 `json:"pause_ns_per_op"`
 }
 
 // ReportCPULoad is the mean CPU load during the measured region.
@@ -78,12 +75,12 @@ type ReportCPULoad struct {
 type Hot struct {
 	Location
 	Share    float64 `json:"share"`
-	OwnShare float64 `json:"ownShare"`
+	OwnShare float64 `json:"own_share"`
 	Samples  int64   `json:"samples"`
 	// NsPerOp is Share times the wall time per operation: the part of each
 	// operation spent here (for a multi-threaded workload, the wall time
 	// divided in proportion to samples).
-	NsPerOp float64 `json:"nsPerOp"`
+	NsPerOp float64 `json:"ns_per_op"`
 }
 
 // LibraryHot is one JDK or library line's share of the samples.
@@ -99,12 +96,12 @@ type LibraryHot struct {
 // Allocation is one allocation site.
 type Allocation struct {
 	Location
-	BytesPerOp float64 `json:"bytesPerOp"`
+	BytesPerOp float64 `json:"bytes_per_op"`
 	Share      float64 `json:"share"` // of all allocated bytes
 	// TopClass is the class allocated most (by bytes) here: "java.lang.Long",
 	// "byte[]".
-	TopClass        string  `json:"topClass"`
-	BoxedBytesPerOp float64 `json:"boxedBytesPerOp,omitempty"`
+	TopClass        string  `json:"top_class"`
+	BoxedBytesPerOp float64 `json:"boxed_bytes_per_op,omitempty"`
 	// Project is false for the site of allocations no project frame led to.
 	Project bool `json:"project"`
 }
@@ -114,7 +111,7 @@ type Blocking struct {
 	Location
 	Kind    string  `json:"kind"` // enter, wait, park, sleep, io
 	Class   string  `json:"class,omitempty"`
-	NsPerOp float64 `json:"nsPerOp"`
+	NsPerOp float64 `json:"ns_per_op"`
 	Events  int64   `json:"events"`
 	Threads int     `json:"threads"`
 }
@@ -167,7 +164,7 @@ func (p *Profile) Report(th Thresholds) *Report { return p.ReportWithCounts(th, 
 func (p *Profile) ReportWithCounts(th Thresholds, sc *Scaling) *Report {
 	th = th.withDefaults()
 	s := p.s
-	r := &Report{Version: ReportVersion, Method: p.targetLocation().Method, Samples: p.samples(),
+	r := &Report{Method: p.targetLocation().Method, Samples: p.samples(),
 		Ops: s.Ops(), Iterations: len(s.Iterations), NsPerOp: s.NsPerOp(), AllocSource: s.Alloc,
 		Hot: []Hot{}, HotLibrary: []LibraryHot{}, Allocations: []Allocation{}, Blocking: []Blocking{},
 		IterationNsPerOp: []float64{}, Findings: []Finding{}, AllocCalibrated: p.allocCalibrated}

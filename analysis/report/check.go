@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -60,7 +59,10 @@ type Check struct {
 }
 
 // Field is one labelled value of a summary.
-type Field struct{ Name, Value string }
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
 
 // Sides are the measurements of a comparison's two operands.
 type Sides struct{ Left, Right Side }
@@ -334,7 +336,7 @@ type CheckSummary struct {
 	Family      string  `json:"family,omitempty"`
 	FamilyTests int     `json:"family_tests,omitempty"`
 	FamilyLevel float64 `json:"family_level,omitempty"`
-	ExtraForks  int     `json:"extraForks"`
+	ExtraForks  int     `json:"extra_forks"`
 	// Measurements is how many distinct measurements the formulas needed,
 	// Cached how many of them the cache answered.
 	Measurements int     `json:"measurements"`
@@ -383,12 +385,4 @@ func WriteDiagnostics(w io.Writer, dir string, ds []workspace.Diagnostic) (error
 		}
 	}
 	return errors
-}
-
-// WriteJSON writes v as indented JSON, as every perfls JSON output is.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -103,7 +103,7 @@ func TestCheckJSONSummaryResult(t *testing.T) {
 		t.Errorf("a formula error: result %q", got)
 	}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, CheckJSON(c)); err != nil || !strings.HasPrefix(b.String(), "{\n  \"summary\": {") || !strings.Contains(b.String(), "<=") {
+	if err := WriteJSON(&b, CheckJSON(c)); err != nil || !strings.HasPrefix(b.String(), "{\n  \"format_version\": 2,\n  \"summary\": {") || !strings.Contains(b.String(), "<=") {
 		t.Errorf("JSON %v:\n%s", err, b.String())
 	}
 }

@@ -70,7 +70,7 @@ type DiffProfile struct {
 	Comparable    bool                    `json:"comparable"`
 	Reason        string                  `json:"reason,omitempty"`
 	Findings      []profile.Finding       `json:"findings"`
-	NotComparable []profile.NotComparable `json:"notComparable,omitempty"`
+	NotComparable []profile.NotComparable `json:"not_comparable,omitempty"`
 }
 
 // DiffFigures are one tree's figures: the mean of the fork means with its
@@ -193,7 +193,7 @@ func diffLine(c DiffChange) string {
 type Bisect struct {
 	Good     string `json:"good"` // full hashes
 	Bad      string `json:"bad"`
-	FirstBad string `json:"firstBad"` // "" when Bad is not slower than Good
+	FirstBad string `json:"first_bad"` // "" when Bad is not slower than Good
 	Subject  string `json:"subject,omitempty"`
 	// Candidates, when skipped commits (not building) hide the first bad
 	// one, are the commits it may be, oldest first.
@@ -215,7 +215,7 @@ type Bisect struct {
 	// AtGood, when no formula instance holds at Good, names each with its
 	// outcome and evidence there; Fallback then says that the search
 	// compares workloads instead ("slower" mode).
-	AtGood   []string `json:"atGood,omitempty"`
+	AtGood   []string `json:"at_good,omitempty"`
 	Fallback string   `json:"fallback,omitempty"`
 	// Unfollowed are, in formula mode, the instances the search cannot
 	// follow because they do not hold at Good (undecided or failed there),

@@ -14,7 +14,7 @@ import (
 // forks' means, with a 95 % confidence interval over the forks).
 type HistoryRow struct {
 	ID         int64     `json:"id"`
-	MeasuredAt time.Time `json:"measuredAt"`
+	MeasuredAt time.Time `json:"measured_at"`
 	Method     string    `json:"method"`
 	Workload   string    `json:"workload"`
 	Args       string    `json:"args"`
@@ -26,9 +26,9 @@ type HistoryRow struct {
 	Perfls     string    `json:"perfls,omitempty"`
 	Forks      int       `json:"forks"`
 	Samples    int       `json:"samples"`
-	MeanNs     float64   `json:"meanNs"`
-	CILowNs    float64   `json:"ciLowNs,omitempty"` // 0 with one fork
-	CIHighNs   float64   `json:"ciHighNs,omitempty"`
+	MeanNs     float64   `json:"mean_ns"`
+	CILowNs    float64   `json:"ci_low_ns,omitempty"` // 0 with one fork
+	CIHighNs   float64   `json:"ci_high_ns,omitempty"`
 	// Review is what a user recorded about the result (perfls ensemble
 	// --review): "passed", "regression", or "" for none.
 	Review string `json:"review,omitempty"`

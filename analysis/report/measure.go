@@ -164,14 +164,9 @@ func WriteMeasurement(w io.Writer, format string, m Measurement) error {
 	return nil
 }
 
-// WriteMeasurementJSON writes m as one line of JSON.
+// WriteMeasurementJSON writes m as a document on one line.
 func WriteMeasurementJSON(w io.Writer, m Measurement) error {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", data)
-	return err
+	return writeJSONLine(w, m)
 }
 
 // WriteMeasurementText writes a compact human summary of m.

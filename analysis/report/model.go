@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -66,12 +65,11 @@ func writeDemands(w io.Writer, ds []model.Demand) {
 // or YAML (the same keys), and what it says for people to notes.
 func WritePerformanceModel(w, notes io.Writer, format string, m *model.Model) error {
 	WritePerformanceSummary(notes, m)
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
 	if format != "yaml" {
-		_, err = fmt.Fprintf(w, "%s\n", data)
+		return WriteJSON(w, m)
+	}
+	data, err := MarshalDocument(m)
+	if err != nil {
 		return err
 	}
 	// JSON is YAML: read it as a node tree (keeping the key order), then
@@ -158,12 +156,7 @@ type Predicted struct {
 func WritePredictions(w io.Writer, format string, p *Predicted) error {
 	ps := p.Predictions
 	if format == "json" {
-		data, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", data)
-		return err
+		return writeJSONLine(w, p)
 	}
 	if len(ps) == 0 {
 		fmt.Fprintf(w, "%s: the model has no fitted dependency\n", p.Method)

@@ -54,7 +54,7 @@ func TestModelOutputs(t *testing.T) {
 	if err := WritePerformanceModel(&out, &notes, "yaml", m); err != nil {
 		t.Fatal(err)
 	}
-	if y := out.String(); !strings.HasPrefix(y, "perfls_model: 1\n") || !strings.Contains(y, "      - metric: wall\n") && !strings.Contains(y, "- metric: wall") {
+	if y := out.String(); !strings.HasPrefix(y, "format_version: 2\nperfls_model: 1\n") || !strings.Contains(y, "      - metric: wall\n") && !strings.Contains(y, "- metric: wall") {
 		t.Errorf("yaml:\n%s", y)
 	}
 	if !strings.Contains(notes.String(), "wall        ≈ 2·n ns, fitted on n in 10 … 1000") {

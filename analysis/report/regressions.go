@@ -22,8 +22,8 @@ type Regressions struct {
 	// Changes are the change points, by series then commit; Environment
 	// the level shifts between machine classes ("environment differs").
 	Changes     []RegressionChange `json:"changes"`
-	Environment []EnvironmentShift `json:"environmentDiffers"`
-	LeftOut     LeftOut            `json:"leftOut"`
+	Environment []EnvironmentShift `json:"environment_differs"`
+	LeftOut     LeftOut            `json:"left_out"`
 	Notes       []string           `json:"notes,omitempty"`
 }
 
@@ -57,9 +57,9 @@ type RegressionChange struct {
 	After     float64 `json:"after"`
 	Magnitude float64 `json:"magnitude"` // After/Before − 1
 	Direction string  `json:"direction"` // increase or decrease
-	PValue    float64 `json:"pValue"`
-	Slower    bool    `json:"slower"`  // an increase: every metric here is a cost
-	InSince   bool    `json:"inSince"` // after Since (always, without it)
+	PValue    float64 `json:"p_value"`
+	Slower    bool    `json:"slower"`   // an increase: every metric here is a cost
+	InSince   bool    `json:"in_since"` // after Since (always, without it)
 }
 
 // EnvironmentShift is a series whose first results are slower than the
@@ -69,19 +69,19 @@ type EnvironmentShift struct {
 	SeriesID
 	Commit       string  `json:"commit"` // the series' first commit
 	Subject      string  `json:"subject"`
-	OtherMachine string  `json:"otherMachine"`
-	OtherJVM     string  `json:"otherJvm"`
+	OtherMachine string  `json:"other_machine"`
+	OtherJVM     string  `json:"other_jvm"`
 	Before       float64 `json:"before"` // the other class's level up to Commit
 	After        float64 `json:"after"`  // this class's first level
 	Magnitude    float64 `json:"magnitude"`
-	PValue       float64 `json:"pValue"`
+	PValue       float64 `json:"p_value"`
 }
 
 // LeftOut counts the stored results that are not on the line.
 type LeftOut struct {
-	Dirty    int `json:"dirty"`    // measured in a tree with changes
-	OffLine  int `json:"offLine"`  // of a commit not on the first-parent line
-	NoCommit int `json:"noCommit"` // measured outside a git work tree (or before results carried commits)
+	Dirty    int `json:"dirty"`     // measured in a tree with changes
+	OffLine  int `json:"off_line"`  // of a commit not on the first-parent line
+	NoCommit int `json:"no_commit"` // measured outside a git work tree (or before results carried commits)
 }
 
 // ExitStatus is 1 when a slow-down is found after Since (anywhere, without

@@ -78,6 +78,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &cal); err != nil {
 		t.Fatalf("calibrate json: %v\n%s", err, out)
 	}
+	checkJSON(t, "calibrate", out)
 	names := map[string]bool{}
 	for _, m := range cal.Model.Metrics {
 		names[m.Metric] = true
@@ -97,6 +98,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ver); err != nil || (code != exitOK && code != exitViolated) {
 		t.Fatalf("verify: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
+	checkJSON(t, "verify", out)
 	if (ver.Result != oracle.Pass && ver.Result != oracle.Fail) || ver.Forks != 1 || len(ver.Metrics) < 6 || !ver.Provisional {
 		t.Errorf("verify: %+v", ver)
 	}

@@ -26,8 +26,10 @@ public class A {
 
 	// Flags after the directory; lint defaults to ".".
 	code, out, errs := runCLI(t, "lint", dir, "--format", "json", "--jdk-src", "none")
-	var diags []struct{ File, Message string }
-	if code != exitViolated || json.Unmarshal([]byte(out), &diags) != nil || len(diags) == 0 {
+	var doc struct {
+		Diagnostics []struct{ File, Message string }
+	}
+	if code != exitViolated || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Diagnostics) == 0 {
 		t.Errorf("lint DIR --format json: exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Chdir(dir)

@@ -30,6 +30,7 @@ func TestEnsembleCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
+	checkJSON(t, "ensemble", out.String())
 	got := map[string]bool{}
 	for _, f := range rep.Flagged {
 		got[f.Counter] = f.Score > 0.5 && f.Severity > 0 && len(f.Rules) > 0

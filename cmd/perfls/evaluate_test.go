@@ -44,6 +44,7 @@ func evalJSONOut(t *testing.T, args ...string) (int, evalJSON, string) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("output is not JSON: %v\n%s\nstderr: %s", err, out, errs)
 		}
+		checkJSON(t, "evaluate", out)
 	}
 	return code, r, errs
 }

@@ -105,6 +105,7 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitViolated {
 		t.Fatalf("diff --fetch: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
+	checkJSON(t, "diff", out)
 	if d.Base != main[3] || d.Head != side[1] || len(d.Changes) != 1 || d.Changes[0].Method != "p.A#work(int)" || d.Changes[0].Verdict != "slower" {
 		t.Errorf("diff --fetch: base %.12s (want the merge base %.12s), head %.12s, changes %+v", d.Base, main[3], d.Head, d.Changes)
 	}
@@ -125,12 +126,13 @@ func TestDiffBisectShallowCloneFetches(t *testing.T) {
 	before = fixture.GitCheckout(t, dir)
 	code, out, errs = runCLI(t, append([]string{"bisect", "v1", "HEAD", "--method", "p.A#work"}, append(histFlags, dir)...)...)
 	var b struct {
-		FirstBad string
+		FirstBad string `json:"first_bad"`
 		Commits  int
 	}
 	if err := json.Unmarshal([]byte(out), &b); err != nil || code != 0 {
 		t.Fatalf("bisect with PERFLS_FETCH=1: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
+	checkJSON(t, "bisect", out)
 	if b.FirstBad != side[0] || b.Commits != 5 {
 		t.Errorf("bisect: first bad %.12s, %d commits; want %.12s (side's first) of 5", b.FirstBad, b.Commits, side[0])
 	}

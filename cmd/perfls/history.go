@@ -125,7 +125,7 @@ func (a *app) historyListCommand() *cobra.Command {
 				return err
 			}
 			page := func() ([]byte, error) { return eng.HistoryPage(cmd.Context(), ".", method, rows, a.args) }
-			return errors.Join(cli.WriteOutput("--html", html, "index.html", page), a.output(format, rows, func() { report.WriteHistory(a.stdout, rows) }))
+			return errors.Join(cli.WriteOutput("--html", html, "index.html", page), a.output(format, report.NewHistoryDocument(method, rows), func() { report.WriteHistory(a.stdout, rows) }))
 		})}
 	cmd.Flags().StringVar(&method, "method", "", "the method, pkg.Class#m or pkg.Class#m(types)")
 	cmd.Flags().StringVar(&html, "html", "", "also write a self-contained HTML page plotting the results over the commits to DIR/index.html")

@@ -70,6 +70,7 @@ func testDiffAgainstBase(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &d); err != nil || code != wantCode {
 			t.Fatalf("exit %d (want %d), %v\n%s\n%s", code, wantCode, err, out, errs)
 		}
+		checkJSON(t, "diff", out)
 		return d
 	}
 	d := diff(1)
@@ -139,10 +140,11 @@ func testBisectFindsRegression(t *testing.T) {
 	refs := fixture.Git(t, dir, "for-each-ref")
 	code, out, errs := runCLI(t, append([]string{"bisect", commits[0], commits[6], "--method", "p.A#work"}, append(histFlags, dir)...)...)
 	var b struct {
-		FirstBad string
+		FirstBad string `json:"first_bad"`
 		Steps    []struct{ Commit, Verdict string }
 		Measured int
 	}
+	checkJSON(t, "bisect", out)
 	if err := json.Unmarshal([]byte(out), &b); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errs)
 	}

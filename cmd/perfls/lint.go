@@ -48,7 +48,7 @@ func (a *app) lintCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.output(format, diags, func() { report.WriteLint(a.stdout, diags) }); err != nil || !report.HasError(diags) {
+			if err := a.output(format, report.NewLintDocument(diags), func() { report.WriteLint(a.stdout, diags) }); err != nil || !report.HasError(diags) {
 				return err
 			}
 			return cli.ExitStatus(cli.ExitFailed)

@@ -51,11 +51,16 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{ctx: ctx, args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := cli.Root("perfls", "Java performance formulas, measured and shown where code is written", version.String(), stdin, stdout, stderr)
-	root.AddCommand(a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.modelCommand(), a.predictCommand(),
-		a.calibrateCommand(), a.verifyCommand(), a.serveCommand(), a.daemonCommand(), a.workerCommand(), a.cacheCommand(), a.annotationsCommand(),
-		a.historyCommand(false), a.historyCommand(true), a.explainCommand(), a.historyListCommand(), a.regressionsCommand(), a.ensembleCommand())
+	root.AddCommand(a.commands()...)
 	cli.Describe(root.Commands(), helpFiles)
 	return cli.Run(ctx, root, args, stderr)
+}
+
+// commands are perfls's subcommands.
+func (a *app) commands() []*cobra.Command {
+	return []*cobra.Command{a.checkCommand(), a.lintCommand(), a.evaluateCommand(), a.measureCommand(), a.profileCommand(), a.modelCommand(), a.predictCommand(),
+		a.calibrateCommand(), a.verifyCommand(), a.serveCommand(), a.daemonCommand(), a.workerCommand(), a.cacheCommand(), a.annotationsCommand(),
+		a.historyCommand(false), a.historyCommand(true), a.explainCommand(), a.historyListCommand(), a.regressionsCommand(), a.ensembleCommand()}
 }
 
 // withEngine runs an action with an engine on the user's cache directory

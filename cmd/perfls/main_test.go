@@ -43,6 +43,7 @@ func TestCheckQuickstart(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("json output: %v\n%s", err, out)
 	}
+	checkJSON(t, "check", out)
 	if s := doc.Summary; s.Result != report.ViolatedRun || s.Violated == 0 || s.Satisfied == 0 || s.Alpha != 0.05 {
 		t.Errorf("summary %+v: want violated with satisfied and violated instances at α 0.05", s)
 	}
@@ -185,24 +186,27 @@ func TestLintPositionsAfterNonASCII(t *testing.T) {
 	if code != exitViolated {
 		t.Fatalf("json: exit %d", code)
 	}
-	var diags []struct {
-		File  string
-		Range struct {
-			Start struct{ Line, Character int }
+	var doc struct {
+		Diagnostics []struct {
+			File  string
+			Range struct {
+				Start struct{ Line, Character int }
+			}
+			Severity, Code, Message string
 		}
-		Severity, Code, Message string
 	}
-	if err := json.Unmarshal([]byte(out), &diags); err != nil || len(diags) == 0 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Diagnostics) == 0 {
 		t.Fatalf("json output %v: %s", err, out)
 	}
-	d := diags[0]
+	checkJSON(t, "lint", out)
+	d := doc.Diagnostics[0]
 	if d.File != path || d.Range.Start.Line != 3 || d.Range.Start.Character != col-1 || d.Severity != "error" || d.Code == "" {
 		t.Errorf("json diagnostic %+v, want 0-based 3:%d", d, col-1)
 	}
 
 	clean := filepath.Join(dir, "ok.spl")
 	os.WriteFile(clean, []byte("# aliases\nw := p.A.gen\nfor n in {1, 2}\n  p.A#m[w](n) <= p.A#m[w](n)\n"), 0o644)
-	if code, out, _ := runCLI(t, "lint", "--format", "json", clean); code != exitOK || strings.TrimSpace(out) != "[]" {
+	if code, out, _ := runCLI(t, "lint", "--format", "json", clean); code != exitOK || !strings.Contains(out, `"diagnostics": []`) {
 		t.Errorf("clean .spl file: exit %d, output %s", code, out)
 	}
 }

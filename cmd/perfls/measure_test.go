@@ -71,7 +71,8 @@ func TestMeasureJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got := keysOf(doc); got != "args,environment,forks,method,preliminary,summary,workload" {
+	checkJSON(t, "measure", out)
+	if got := keysOf(doc); got != "args,environment,forks,format_version,method,preliminary,summary,workload" {
 		t.Errorf("keys %s", got)
 	}
 	if doc["method"] != "m.M#sum(int[],int)" || doc["workload"] != "m.M#arrays(int,int)" || doc["preliminary"] != false {
@@ -137,6 +138,7 @@ func TestMeasurePhaseBoth(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
+	checkJSON(t, "measure --phase both", out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("%d JSON lines, want 2:\n%s", len(lines), out)
@@ -192,6 +194,7 @@ func TestMeasureWorkloadErrorExit2(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%s: %v\n%s", phase, err, out)
 		}
+		checkJSON(t, "measure (failed)", out)
 		e := doc.Error
 		if e.Kind != "exception" || e.Exception != "java.lang.IllegalStateException" || e.Line != line ||
 			!strings.HasSuffix(e.File, filepath.Join("m", "M.java")) || !strings.Contains(e.Message, "bad input 7") {

@@ -86,6 +86,7 @@ func TestModelAndPredict(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	checkJSON(t, "model", out)
 	op := doc.Operations[0]
 	if doc.Format != 1 || op.Method != "c.C#compute(int[],int)" || op.Parameter != "n" || len(op.Points) != 4 || len(op.Fixed) != 1 || op.Fixed[0] != "1" {
 		t.Fatalf("model %+v", doc)

@@ -71,9 +71,10 @@ func TestOldHistory(t *testing.T) {
 	}
 
 	type bisectJSON struct {
-		FirstBad, Mode, Fallback string
-		Formulas                 []string
-		Steps                    []struct{ Commit, Verdict, Reason string }
+		FirstBad       string `json:"first_bad"`
+		Mode, Fallback string
+		Formulas       []string
+		Steps          []struct{ Commit, Verdict, Reason string }
 	}
 	bisect := func(more ...string) bisectJSON {
 		t.Helper()
@@ -102,8 +103,10 @@ func TestOldHistory(t *testing.T) {
 	// the bisect found HEAD's code unchanged (engine tests the dating).
 	cli(1, append([]string{"diff", "--base", "v1.1", "--fresh"}, release...)...)
 	code, out, errs := runCLI(t, "history", "--method", "p.Codec#encode", "--format", "json")
-	var rows []struct{ Commit string }
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != 0 || len(rows) < 4 {
+	var doc struct{ Results []struct{ Commit string } }
+	err := json.Unmarshal([]byte(out), &doc)
+	rows := doc.Results
+	if err != nil || code != 0 || len(rows) < 4 {
 		t.Fatalf("history: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
 	for _, row := range rows {
@@ -116,12 +119,12 @@ func TestOldHistory(t *testing.T) {
 	var r struct {
 		Results int
 		Changes []struct{ Commit string }
-		LeftOut map[string]int `json:"leftOut"`
+		LeftOut map[string]int `json:"left_out"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code > 1 {
 		t.Fatalf("regressions: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
-	if r.Results != len(rows) || r.LeftOut["noCommit"] != 0 || (len(r.Changes) > 0 && r.Changes[0].Commit != commits[4]) {
+	if r.Results != len(rows) || r.LeftOut["no_commit"] != 0 || (len(r.Changes) > 0 && r.Changes[0].Commit != commits[4]) {
 		t.Errorf("regressions: %s\nwant all %d results placed, a change (if any) at commit 4 %.12s", out, len(rows), commits[4])
 	}
 	if st := fixture.Git(t, dir, "status", "--porcelain"); st != "" || fixture.Git(t, dir, "rev-parse", "HEAD") != commits[6] || fixture.Git(t, dir, "for-each-ref") != refs {

@@ -64,7 +64,9 @@ func (a *app) calibrate(cmd *cobra.Command, args []string, f calibrateFlags) err
 			return a.measureError(dir, err)
 		}
 		if f.sel.format == "json" {
-			return report.WriteJSON(a.stdout, map[string]any{"key": cal.Key, "accepted_run": cal.Accepted, "model": report.SummarizeModel(cal.Model)})
+			k := cal.Key
+			return report.WriteJSON(a.stdout, report.CalibrationDocument{Key: report.WorkloadKey{Method: k.Method, Workload: k.Workload, Args: k.Args},
+				AcceptedRun: cal.Accepted, Model: report.SummarizeModel(cal.Model)})
 		}
 		if !act.Rebuild && !act.Accept {
 			a.note("calibrated in %.1fs", time.Since(start).Seconds())

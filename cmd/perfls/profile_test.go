@@ -36,7 +36,7 @@ func TestProfile(t *testing.T) {
 		Method, File string
 		Line         int
 		Share        float64
-		BytesPerOp   float64
+		BytesPerOp   float64 `json:"bytes_per_op"`
 	}
 	var doc struct {
 		Hot, Allocations []loc
@@ -49,6 +49,7 @@ func TestProfile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	checkJSON(t, "profile", out)
 	const file = "src/main/java/profiling/Totals.java"
 	if len(doc.Hot) == 0 || doc.Hot[0].Method != "profiling.Totals#sum(int[])" || doc.Hot[0].File != file || doc.Hot[0].Share <= 0 || doc.Hot[0].Share > 1 {
 		t.Errorf("hot %+v", doc.Hot)
@@ -68,7 +69,7 @@ func TestProfile(t *testing.T) {
 		if f.Kind == "" || f.Message == "" || f.Evidence == nil {
 			t.Errorf("finding %+v", f)
 		}
-		found = found || f.Kind == "excessive-allocation" && f.File == file && f.Line == 20 && f.Evidence["boxedBytesPerOp"] != nil
+		found = found || f.Kind == "excessive-allocation" && f.File == file && f.Line == 20 && f.Evidence["boxed_bytes_per_op"] != nil
 	}
 	if !found {
 		t.Errorf("findings %+v", doc.Findings)

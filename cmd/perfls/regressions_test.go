@@ -50,6 +50,7 @@ func TestRegressionsCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.String()), &res); err != nil || code != 1 || len(res.Changes) != 1 || res.Changes[0].Commit != hashes[6] || res.Changes[0].Magnitude < 0.45 {
 		t.Errorf("exit %d, output %s (%v), stderr %q", code, out.String(), err, errOut.String())
 	}
+	checkJSON(t, "regressions", out.String())
 	out.Reset()
 	if code := run(ctx, []string{"regressions", "--since", "HEAD", dir}, strings.NewReader(""), &out, &errOut); code != 0 || !strings.Contains(out.String(), "slower (before --since) since "+hashes[6][:10]) {
 		t.Errorf("--since HEAD: exit %d, output %s", code, out.String())

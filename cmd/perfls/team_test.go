@@ -16,15 +16,16 @@ import (
 	"github.com/perfls/perfls/measure/service"
 )
 
-// perfls history on an empty store: an empty JSON array, and a usage error
+// perfls history on an empty store: a document with no results, and a usage error
 // for a method without its class.
 func TestHistoryListCommand(t *testing.T) {
 	t.Setenv("PERFLS_CACHE_DIR", t.TempDir())
 	t.Setenv("PERFLS_STORE", "")
 	var out, errOut strings.Builder
-	if code := run(context.Background(), []string{"history", "--method", "p.A#m", "--format", "json"}, strings.NewReader(""), &out, &errOut); code != 0 || strings.TrimSpace(out.String()) != "[]" {
+	if code := run(context.Background(), []string{"history", "--method", "p.A#m", "--format", "json"}, strings.NewReader(""), &out, &errOut); code != 0 || !strings.Contains(out.String(), `"results": []`) {
 		t.Errorf("exit %d, output %q, stderr %q", code, out.String(), errOut.String())
 	}
+	checkJSON(t, "history", out.String())
 	out.Reset()
 	errOut.Reset()
 	if code := run(context.Background(), []string{"history", "--method", "binarySearch"}, strings.NewReader(""), &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "pkg.Class#method") {
