@@ -30,5 +30,7 @@ func (s *server) regressionHover(ctx context.Context, doc *document, m *javasrc.
 	if c == nil {
 		return ""
 	}
-	return "**" + report.SlowerSince(*c) + "**"
+	// The line is an alert; the command that follows it to its cause is
+	// the next thing a user wants (docs/regressions.md, "From alert to cause").
+	return "**" + report.SlowerSince(*c) + "**  \nwhy: `perfls explain --method " + method + "` (the first bad commit and what grew in its profile)"
 }

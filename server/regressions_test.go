@@ -104,8 +104,9 @@ func TestRegressionHoverThroughRecords(t *testing.T) {
 	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
 	path := filepath.Join(dir, "Demo.java")
 	ss := &session{fc, dir, path, fc.Open(t, path, lensSource)}
-	if h := ss.hoverAt(t, lensSource, "fast(int[] a)"); !strings.Contains(h, "slower since `0123456789` commit 6 (+25 %") {
-		t.Errorf("hover on fast:\n%s", h)
+	if h := ss.hoverAt(t, lensSource, "fast(int[] a)"); !strings.Contains(h, "slower since `0123456789` commit 6 (+25 %") ||
+		!strings.Contains(h, "why: `perfls explain --method demo.Demo#fast(int[])`") {
+		t.Errorf("hover on fast, without the slow-down or the command that explains it:\n%s", h)
 	}
 	if h := ss.hoverAt(t, lensSource, "slow(int[] a)"); strings.Contains(h, "slower since") {
 		t.Errorf("hover on slow:\n%s", h)
