@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // MethodSpec names a method as written in a formula or annotation
-// (analysis/measured, where the rule lives).
-type MethodSpec = measured.MethodSpec
+// (analysis/methodspec, where the rule lives).
+type MethodSpec = methodspec.Spec
 
 // Resolved is a method found by Resolve.
 type Resolved struct {
