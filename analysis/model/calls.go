@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // Calls is the metric of invocation counts per operation, from counting
@@ -205,7 +205,7 @@ func polyText(c []float64) string {
 
 // joinCalls sets each apportioned callee's calls per operation from the
 // counts at the same value.
-func joinCalls(cs []Callee, calls []measure.CallCount) {
+func joinCalls(cs []Callee, calls []measured.CallCount) {
 	for i := range cs {
 		for _, c := range calls {
 			if c.Method == cs[i].Method {

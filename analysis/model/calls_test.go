@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // TestFitCountsExact: counts that a polynomial reproduces are fitted by it
@@ -64,14 +64,14 @@ func TestFitCountsExact(t *testing.T) {
 func TestExtractJoinsCounts(t *testing.T) {
 	var ms []Measured
 	for _, n := range []float64{10, 20, 40, 80} {
-		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
-		calls := []measure.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}, {Method: "p.A#compute(int[])", PerOp: 1}}
+		f := measured.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
+		calls := []measured.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}, {Method: "p.A#compute(int[])", PerOp: 1}}
 		if n > 10 {
-			calls = append(calls, measure.CallCount{Method: "p.A#grow()", PerOp: 1})
+			calls = append(calls, measured.CallCount{Method: "p.A#grow()", PerOp: 1})
 		}
-		ms = append(ms, Measured{N: n, Forks: []measure.Fork{f, f},
+		ms = append(ms, Measured{N: n, Forks: []measured.Fork{f, f},
 			Profile: &CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs(int,int)": 900}},
-			Counts:  &measure.CallCounts{Ops: 100, Calls: calls}})
+			Counts:  &measured.CallCounts{Ops: 100, Calls: calls}})
 	}
 	op := Extract("p.A#compute(int[])", "p.A#gen(int)", "n", nil, ms)
 	if c := op.Points[3].Callees[0]; c.Calls != 80*79/2 {
