@@ -81,6 +81,15 @@ type Environment struct {
 	CPUs        string   `json:"cpus,omitempty"` // the processors the measuring threads were pinned to
 }
 
+// Ran returns e with the JVM and machine as the forks reported them
+// (measured.Environment). JVMArgs stays what perfls was asked to pass (the
+// identity a later run must repeat), not the JVM's whole command line.
+func (e Environment) Ran(env measured.Environment) Environment {
+	e.JavaVersion, e.JavaVendor, e.VMName = env.JavaVersion, env.JavaVendor, env.VMName
+	e.OS, e.Arch, e.CPUModel, e.Cores = env.OS, env.Arch, env.CPUModel, env.Cores
+	return e
+}
+
 // Measured is what Extract needs of one parameter value.
 type Measured struct {
 	N     float64

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -259,5 +260,19 @@ func TestApportionAndFitCallees(t *testing.T) {
 	}
 	if m := op.CalleeDependencies[0].Best.Model; m != "n^2" && m != "n^k" {
 		t.Errorf("callee model %s", m)
+	}
+}
+
+// A model's environment takes the JVM and machine from the forks'
+// environment and keeps the options it was asked to run with.
+func TestEnvironmentRan(t *testing.T) {
+	asked := Environment{Machine: "m", JVM: "j", HeapMB: 512, JVMArgs: []string{"-XX:+UseSerialGC"}}
+	ran := measured.Environment{JavaVersion: "21", JavaVendor: "v", VMName: "vm", OS: "Linux", Arch: "amd64",
+		CPUModel: "cpu", Cores: 4, JVMArgs: []string{"-Xmx512m", "-XX:+UseSerialGC", "-Dother"}}
+	got := asked.Ran(ran)
+	want := Environment{Machine: "m", JVM: "j", HeapMB: 512, JVMArgs: []string{"-XX:+UseSerialGC"},
+		JavaVersion: "21", JavaVendor: "v", VMName: "vm", OS: "Linux", Arch: "amd64", CPUModel: "cpu", Cores: 4}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Ran: %+v, want %+v", got, want)
 	}
 }
