@@ -89,3 +89,25 @@ func TestExtractJoinsCounts(t *testing.T) {
 		t.Errorf("problems %v: want grow() (0 at n = 10, then 1) not fitted", op.Problems)
 	}
 }
+
+// The operation's own method is recognised among the counted ones as
+// methodspec matches methods: written with or without parameters, with
+// simple or qualified type names.
+func TestSameMethod(t *testing.T) {
+	for _, c := range []struct {
+		counted, op string
+		want        bool
+	}{
+		{"p.A#compute(int[])", "p.A#compute(int[])", true},
+		{"p.A#compute(int[])", "p.A#compute", true},
+		{"p.A#find(java.lang.String)", "p.A#find(String)", true},
+		{"p.A#compute(int[])", "p.A#compute(int)", false},
+		{"p.A#compute(int[])", "p.A#computeAll", false},
+		{"p.A#compute(int[])", "p.B#compute", false},
+		{"p.A$In#run()", "p.A.In#run()", true},
+	} {
+		if got := sameMethod(c.counted, c.op); got != c.want {
+			t.Errorf("sameMethod(%q, %q) = %v, want %v", c.counted, c.op, got, c.want)
+		}
+	}
+}
