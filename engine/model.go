@@ -205,8 +205,7 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 	if err != nil {
 		return nil, err
 	}
-	cur.JavaVersion, cur.JavaVendor, cur.VMName = env.JavaVersion, env.JavaVendor, env.VMName
-	cur.OS, cur.Arch, cur.CPUModel, cur.Cores = env.OS, env.Arch, env.CPUModel, env.Cores
+	cur = cur.Ran(env)
 	cur.Harness = measure.HarnessSettings(opt)
 	m := &model.Model{Format: model.FormatVersion, CreatedAt: time.Now().UTC(), Operations: []model.Operation{op}, Environment: cur, Notices: notices}
 	if err := e.storeModel(ctx, m); err != nil {

@@ -44,15 +44,10 @@ type Build struct {
 	// runFirst are class directories forks run with before the classpath,
 	// never compiled against: a counting fork's instrumented copy.
 	runFirst []string
-}
-
-// CompilerMessage is one diagnostic of javac.
-type CompilerMessage struct {
-	File     string // as javac printed it (absolute for sources perfls passes)
-	Line     int    // 1-based; 0 when the message is not about a line
-	Column   int    // 1-based, in characters; 0 when unknown
-	Severity string // "error", "warning" or "note"
-	Message  string // the message, with javac's detail lines joined by "; "
+	// onCounts receives a counting fork's counters (Options.Count): they
+	// are not part of the measured data (measured.Fork), only CountCalls
+	// reads them.
+	onCounts func(*forkCounts)
 }
 
 // CompileError is a failed javac run.

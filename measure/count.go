@@ -46,30 +46,6 @@ func CountDefaults() Options {
 		MaxWarmup: 500 * time.Millisecond, ForkTimeout: 2 * time.Minute}
 }
 
-// CallCount is how often one project method ran per operation.
-type CallCount struct {
-	// Method is named as profiles name their callees, from the class file:
-	// "p.C#pairs(int[],java.lang.String)", "p.C#<init>()".
-	Method string  `json:"method"`
-	PerOp  float64 `json:"per_op"`
-	// Varies is set when samples of the same number of operations counted
-	// differently: the calls depend on more than the arguments (random
-	// numbers, caches, state carried between calls).
-	Varies bool `json:"varies,omitempty"`
-}
-
-// CallCounts are a counting fork's counts.
-type CallCounts struct {
-	Ops   int64       `json:"ops"` // operations counted over
-	Calls []CallCount `json:"calls"`
-	// Loops are the passes through each method's loop bodies per
-	// operation (every pass of every for, while and do loop in the method,
-	// lambdas' included), most first; LoopsCounted says the copy counted
-	// them (without it Loops is unknown, not empty).
-	Loops        []CallCount `json:"loops,omitempty"`
-	LoopsCounted bool        `json:"loops_counted,omitempty"`
-}
-
 // forkCounts are a counting fork's perfls-count lines.
 type forkCounts struct {
 	opsPerSample, samples int64
@@ -103,6 +79,8 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 	// timing forks (the same cached class), and runs with the copy first.
 	rb := *b
 	rb.runFirst = []string{classes}
+	var counts *forkCounts
+	rb.onCounts = func(fc *forkCounts) { counts = fc }
 	res, err := Measure(ctx, &rb, []Request{req}, opt, nil)
 	if err != nil {
 		return nil, err
@@ -111,10 +89,10 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	if len(r.Forks) != 1 || r.Forks[0].counts == nil {
+	if len(r.Forks) != 1 || counts == nil {
 		return nil, fmt.Errorf("counting fork of %s: the fork reported no counts", req.Key())
 	}
-	return callCounts(r.Forks[0].counts, methods)
+	return callCounts(counts, methods)
 }
 
 // callCounts turns a fork's counters into counts per operation.

@@ -15,26 +15,6 @@ import (
 	"github.com/perfls/perfls/internal/version"
 )
 
-// Environment describes where a fork ran.
-type Environment struct {
-	JavaVersion, JavaVendor, VMName string
-	VMVersion                       string
-	JVMArgs                         []string // as the JVM reports them (RuntimeMXBean)
-	OS, Arch                        string   // as the JVM reports them (os.name, os.arch)
-	CPUModel                        string
-	Cores                           int    // processors available to the JVM
-	GC                              string // the collectors in use, e.g. "G1 Young Generation, G1 Old Generation"
-	MaxHeapMB                       int    // the heap's limit (Runtime.maxMemory), MiB
-	MemoryMB                        int    // the machine's physical memory, MiB; 0 when unknown
-	Perfls                          string // the perfls version that measured (internal/version)
-	// Commit is the project's git commit when it is a git work tree
-	// (ProjectCommit): results are then comparable across commits and
-	// machines (perfls history). Dirty says the tree had changes, so the
-	// measured code may not be that commit's.
-	Commit string `json:",omitempty"`
-	Dirty  bool   `json:",omitempty"`
-}
-
 var cpuModelOnce struct {
 	sync.Once
 	model string

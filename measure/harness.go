@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // The generated harness (one class per distinct method and generator)
@@ -19,7 +21,7 @@ import (
 // locals and fields start with '$' so that they never obscure a package name
 // used in a qualified type name.
 
-const splControllerClass = "dev.perfls.SPLController"
+const splControllerClass = measured.SPLControllerClass
 
 var javaPrimitives = map[string]string{
 	"boolean": "Boolean", "byte": "Byte", "char": "Char", "short": "Short",

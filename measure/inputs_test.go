@@ -2,47 +2,12 @@ package measure
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestSummarizeCIOverForks(t *testing.T) {
-	forks := []Fork{
-		{NsPerOp: []float64{10, 10, 10}, AllocBytesPerOp: []float64{8, 8, 8}, CPUNsPerOp: []float64{9, 9, 9}},
-		{NsPerOp: []float64{12, 12, 12}, AllocBytesPerOp: []float64{8, 8, 8}, CPUNsPerOp: []float64{11, 11, 11}},
-		{NsPerOp: []float64{14, 14, 14}, AllocBytesPerOp: []float64{8, 8, 8}, CPUNsPerOp: []float64{13, 13, 13}},
-	}
-	s := Summarize(forks)
-	if s.MeanNsPerOp != 12 || s.MedianNsPerOp != 12 || s.Forks != 3 || s.SamplesPerFork != 3 {
-		t.Fatalf("summary %+v", s)
-	}
-	// Fork means 10, 12, 14: sd 2, se 2/√3, t(0.975, 2) = 4.3027.
-	want := 4.302652729911275 * 2 / math.Sqrt(3)
-	if !s.CIOverForks || math.Abs((s.CI95[1]-s.CI95[0])/2-want) > 1e-9 {
-		t.Errorf("CI %v (over forks %v), want half width %v over the fork means", s.CI95, s.CIOverForks, want)
-	}
-	if s.MeanAllocBytesPerOp != 8 || s.MeanCPUNsPerOp != 11 {
-		t.Errorf("alloc %v cpu %v", s.MeanAllocBytesPerOp, s.MeanCPUNsPerOp)
-	}
-	// Within-fork spread is zero, so a pooled-sample interval would be
-	// much narrower: the interval must not pool samples.
-	one := Summarize(forks[:1])
-	if one.CIOverForks || one.CI95[0] != 10 || one.CI95[1] != 10 {
-		t.Errorf("one fork: %+v", one)
-	}
-	none := Summarize(nil)
-	if !math.IsNaN(none.MeanNsPerOp) || !math.IsNaN(none.CI95[0]) {
-		t.Errorf("no forks: %+v", none)
-	}
-	noAlloc := Summarize([]Fork{{NsPerOp: []float64{1, 2}}})
-	if !math.IsNaN(noAlloc.MeanAllocBytesPerOp) || !math.IsNaN(noAlloc.MeanCPUNsPerOp) {
-		t.Errorf("unmeasured alloc/cpu should be NaN: %+v", noAlloc)
-	}
-}
 
 func TestFindProjectConfig(t *testing.T) {
 	dir := t.TempDir()

@@ -42,65 +42,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/internal/diskfull"
 )
-
-// Arg is one argument of a generator (or of a workload loop, or of a method
-// measured without a generator): an integer or a string.
-type Arg struct {
-	Int      int64
-	Str      string
-	IsString bool
-}
-
-// IntArg and StringArg build Args.
-func IntArg(v int64) Arg     { return Arg{Int: v} }
-func StringArg(s string) Arg { return Arg{Str: s, IsString: true} }
-
-func (a Arg) String() string {
-	if a.IsString {
-		return strconv.Quote(a.Str)
-	}
-	return strconv.FormatInt(a.Int, 10)
-}
-
-// Request is one thing to measure.
-//
-//   - With a Generator: the generator is a static method returning an
-//     Iterable<Object[]> (or an Iterator, an Object[][] or a Stream of
-//     Object[]); each Object[] holds one call's arguments, with the receiver
-//     first for an instance method. Args are the generator's arguments
-//     (integers for int/long/short/byte/double/float and their wrappers,
-//     strings for String).
-//   - Without a Generator, when the method's first parameter is
-//     dev.perfls.SPLController: a workload loop, called once with the
-//     controller and Args.
-//   - Without a Generator otherwise: a static method called with Args.
-type Request struct {
-	Method    Resolved
-	Generator Resolved
-	Args      []Arg
-}
-
-// Key is a stable identity of the request, e.g.
-// "quickstart.Search#linearSearch(int[],int)[quickstart.Data#sorted(int)](1000)".
-func (r Request) Key() string {
-	var b strings.Builder
-	b.WriteString(r.Method.String())
-	if !r.Generator.IsZero() {
-		b.WriteString("[" + r.Generator.String() + "]")
-	}
-	b.WriteByte('(')
-	for i, a := range r.Args {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(a.String())
-	}
-	b.WriteByte(')')
-	return b.String()
-}
 
 // DefaultForks is the number of JVMs per request unless told otherwise.
 // Fork means of one method differ by about 1.6 % (JIT decisions differ per
@@ -217,72 +160,6 @@ func (o Options) Defaults() Options {
 	return o
 }
 
-// Fork holds the samples of one forked JVM.
-type Fork struct {
-	NsPerOp         []float64 // per sample: wall time / operations
-	CPUNsPerOp      []float64 // per sample: thread CPU time / operations; nil when unavailable
-	AllocBytesPerOp []float64 // per sample: bytes allocated by the thread / operations; nil when unavailable
-	GCs             []int64   // per sample: garbage collections during it
-	// Processors is per sample the processor the measuring thread ran on,
-	// -2 when it moved during the sample; nil when unknown (not Linux, an
-	// older harness).
-	Processors []int64
-	// ProcCPUNsPerOp is per sample the CPU time of the whole process (the
-	// measuring thread, JIT compiler and GC threads) / operations (protocol
-	// 3); nil when unavailable. In clock ticks on Linux (10 ms): one
-	// sample's value is coarse, a fork's mean is not (docs/models.md).
-	ProcCPUNsPerOp []float64
-	// The JVM's state per sample, for the bounds oracle (protocol version
-	// 2); each nil when the JVM does not report it or the fork ran an older
-	// harness.
-	GCMs      []float64 // per sample: time spent in garbage collection during it, ms
-	HeapUsed  []float64 // per sample: heap in use at its end, bytes
-	JITMs     []float64 // per sample: total JIT compilation time at its end, ms (cumulative)
-	Classes   []float64 // per sample: classes loaded at its end
-	Ops       int64     // operations (calls, or workload-loop spans) per sample
-	Calls     int64     // argument tuples per pass over the generator's list; 0 for workload loops
-	WarmupOps int64     // operations run during warm-up
-	Warmup    time.Duration
-	// WarmupSettled is 1 when warm-up ended because JIT compilation settled,
-	// 0 when MaxWarmup cut it short, -1 when the JVM does not report
-	// compilation time (warm-up then lasted Warmup).
-	WarmupSettled int
-	// WarmupCompileMs is the JIT compilation time (all compiler threads)
-	// during warm-up; -1 when unknown.
-	WarmupCompileMs int64
-	// WarmupOpen names the steady-state conditions that still held a capped
-	// warm-up open: "calls" (too few calls for the last JIT tier), "jit"
-	// (compiling, or other threads busy), "trend" (time per call still
-	// falling), "heap" (the heap grew recently). Empty when it settled,
-	// and for results read from the cache.
-	WarmupOpen []string
-	// Retaken counts the samples taken again because the thread was off
-	// the CPU during them (wall time well above CPU time, no GC): another
-	// process's load, not the method's cost.
-	Retaken int           // at most 2 × SamplesPerFork
-	Wall    time.Duration // the fork's wall time, JVM start to exit
-	Output  string        // tail of what user code printed
-	PID     int
-	// Profile is the reduced recording of a profiled fork (Options.Profile);
-	// nil otherwise.
-	Profile *profile.Summary `json:",omitempty"`
-	// counts are a counting fork's counters (Options.Count, CountCalls).
-	counts *forkCounts
-}
-
-// Result is the outcome of one request. Err is set when the request could not
-// be measured (its harness did not compile, or a fork failed; a *WorkloadError
-// then); Forks holds the forks that completed before.
-type Result struct {
-	Request Request
-	Forks   []Fork
-	Env     Environment
-	Err     error
-	// Preliminary marks a quick-phase result (Worker.Measure): one warm JVM,
-	// short warm-up, few samples.
-	Preliminary bool
-}
-
 // Event reports progress: a fork about to start (Done false) or finished.
 // Fork is 1-based; Fork 0 with Done reports a request that failed before any
 // fork ran.
@@ -370,19 +247,19 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 			progress(Event{Request: dist[i], Fork: f, Of: opt.Forks})
 			cp := strings.Join(append(append([]string{hs.classes[i]}, b.runFirst...), classpath...), string(os.PathListSeparator))
 			args := append(jvmArgs(opt, cp, hs.mains[i], hs.crashDir), hs.args[i]...)
-			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots)
+			fork, env, err := measureFork(ctx, java, args, opt, b.SourceRoots, b.onCounts)
 			if ctx.Err() != nil {
 				return assemble(), ctx.Err()
 			}
-			progress(res[i].add(f, opt.Forks, fork, env, err))
+			progress(addFork(&res[i], f, opt.Forks, fork, env, err))
 		}
 	}
 	return assemble(), nil
 }
 
-// add records fork f of n (or its error) and returns the event that
-// reports it.
-func (r *Result) add(f, n int, fork Fork, env Environment, err error) Event {
+// addFork records fork f of n (or its error) in r and returns the event
+// that reports it.
+func addFork(r *Result, f, n int, fork Fork, env Environment, err error) Event {
 	if err != nil {
 		r.Err = fmt.Errorf("measure %s (fork %d of %d): %w", r.Request.Key(), f, n, err)
 	} else {
@@ -454,7 +331,8 @@ func harnessOptions(opt Options) []string {
 	return args
 }
 
-func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string) (Fork, Environment, error) {
+// measureFork runs one fork; a counting fork's counters go to onCounts.
+func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string, onCounts func(*forkCounts)) (Fork, Environment, error) {
 	var pin []int
 	var err error
 	if opt.CPUs != "" {
@@ -482,8 +360,11 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
 	}
 	if opt.Count {
-		if fork.counts = run.proto.counts; fork.counts == nil {
+		if run.proto.counts == nil {
 			return Fork{}, Environment{}, fmt.Errorf("counting fork (pid %d): no counts in its output", run.pid)
+		}
+		if onCounts != nil {
+			onCounts(run.proto.counts)
 		}
 	}
 	if opt.Profile {

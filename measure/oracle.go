@@ -6,45 +6,6 @@ import (
 	"time"
 )
 
-// Oracle metric names: the per-sample series a fork offers the bounds
-// oracle (analysis/oracle), by Fork.Series.
-const (
-	MetricNsPerOp    = "ns_per_op"          // wall time per operation
-	MetricCPUNsPerOp = "cpu_ns_per_op"      // thread CPU time per operation
-	MetricAllocPerOp = "alloc_bytes_per_op" // bytes allocated by the thread per operation
-	MetricGCCount    = "gc_count"           // collections during the sample
-	MetricGCMs       = "gc_ms"              // time in collections during the sample
-	MetricHeapUsed   = "heap_used"          // heap in use at the sample's end
-	MetricJITMs      = "jit_ms"             // total JIT compilation time at the sample's end
-	MetricClasses    = "classes"            // classes loaded at the sample's end
-)
-
-// Series returns the fork's per-sample series by oracle metric name, leaving
-// out the metrics the fork did not report.
-func (f Fork) Series() map[string][]float64 {
-	out := map[string][]float64{}
-	add := func(name string, xs []float64) {
-		if len(xs) > 0 {
-			out[name] = xs
-		}
-	}
-	add(MetricNsPerOp, f.NsPerOp)
-	add(MetricCPUNsPerOp, f.CPUNsPerOp)
-	add(MetricAllocPerOp, f.AllocBytesPerOp)
-	if len(f.GCs) > 0 {
-		gcs := make([]float64, len(f.GCs))
-		for i, g := range f.GCs {
-			gcs[i] = float64(g)
-		}
-		out[MetricGCCount] = gcs
-	}
-	add(MetricGCMs, f.GCMs)
-	add(MetricHeapUsed, f.HeapUsed)
-	add(MetricJITMs, f.JITMs)
-	add(MetricClasses, f.Classes)
-	return out
-}
-
 // OracleEnv is the meta-data of a fork for the bounds oracle: the JVM as it
 // reported itself, the machine, the harness and the measuring options that
 // shape per-sample figures (sample length, heap, samples per fork), plus the

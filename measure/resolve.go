@@ -9,37 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // MethodSpec names a method as written in a formula or annotation
-// (analysis/measured, where the rule lives).
-type MethodSpec = measured.MethodSpec
-
-// Resolved is a method found by Resolve.
-type Resolved struct {
-	Class      string   // binary name of the class named by the spec ("a.Outer$Inner")
-	Name       string   // method name
-	Static     bool     // static method
-	ParamTypes []string // canonical Java source names: "int[]", "java.lang.String", "a.Outer.Inner"
-	ReturnType string   // "void", "int", "java.lang.Object", ...
-	// DeclaringClass is the binary name of the class declaring the method
-	// (a superclass of Class for an inherited method).
-	DeclaringClass string
-}
-
-func (r Resolved) String() string {
-	return r.Class + "#" + r.Name + "(" + strings.Join(r.ParamTypes, ",") + ")"
-}
-
-// IsZero reports whether r names no method.
-// IsLoop tells a workload loop: its first parameter is the SPLController
-// that drives it.
-func (r Resolved) IsLoop() bool {
-	return len(r.ParamTypes) > 0 && r.ParamTypes[0] == splControllerClass
-}
-
-func (r Resolved) IsZero() bool { return r.Class == "" && r.Name == "" }
+// (analysis/methodspec, where the rule lives).
+type MethodSpec = methodspec.Spec
 
 // Resolve finds the methods specs name, in one JVM run over the build's
 // classpath. Classes are loaded without initialisation, so no user code runs.

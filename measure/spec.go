@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // ParseMethodSpec reads a method as the command line and the editor write
-// it (measured.ParseMethodSpec).
-func ParseMethodSpec(s string) (MethodSpec, error) { return measured.ParseMethodSpec(s) }
+// it (methodspec.Parse).
+func ParseMethodSpec(s string) (MethodSpec, error) { return methodspec.Parse(s) }
 
 // ParseArgs reads comma-separated arguments: integers, or strings, bare
 // (abc) or quoted with ' or " ('a, b' keeps its comma and spaces; a quote

@@ -3,8 +3,6 @@ package measure
 import (
 	"fmt"
 	"time"
-
-	"github.com/perfls/perfls/analysis/stats"
 )
 
 // A fork's figures are trusted when it reached a steady state before its
@@ -12,41 +10,6 @@ import (
 // first (JitWatch.java: JIT compilation quiet, enough calls for the last
 // compiler tier, and per-call time no longer falling); the second is checked
 // here on the samples themselves.
-
-// Drift thresholds: a fork drifts when the medians of its first and second
-// halves of samples differ by more than DriftRatio and a Mann-Whitney test
-// finds the halves different at level DriftAlpha. Both are needed: with
-// hundreds of samples a 1 % change is significant, and a large ratio of a
-// few noisy samples is not evidence.
-const (
-	DriftRatio = 0.10
-	DriftAlpha = 0.01
-	// minDriftSamples is the least number of samples per half the test is
-	// run on.
-	minDriftSamples = 5
-)
-
-// Drift compares the fork's second half of samples with its first: the
-// ratio of their medians (second / first), and whether the fork drifted —
-// its time per operation changed while it was measured (a garbage
-// collection that moved the data, a deoptimisation, a late compilation).
-func (f Fork) Drift() (ratio float64, drifted bool) {
-	n := len(f.NsPerOp) / 2
-	if n < minDriftSamples {
-		return 1, false
-	}
-	first, second := f.NsPerOp[:n], f.NsPerOp[len(f.NsPerOp)-n:]
-	m1, m2 := stats.Median(first), stats.Median(second)
-	if !(m1 > 0) {
-		return 1, false
-	}
-	ratio = m2 / m1
-	if ratio < 1+DriftRatio && ratio > 1/(1+DriftRatio) {
-		return ratio, false
-	}
-	mw, err := stats.MannWhitney(second, first)
-	return ratio, err == nil && mw.PTwoSided < DriftAlpha
-}
 
 // openConditions says what each of Fork.WarmupOpen's conditions means.
 var openConditions = map[string]string{

@@ -18,38 +18,6 @@ func noisy(rng *rand.Rand, n int, level float64) []float64 {
 	return xs
 }
 
-// A fork that jumps from 1.7 µs to 4.2 µs per call halfway (as a G1 fork of
-// quickstart's joinWithBuilder did after a collection) drifts; a steady one,
-// one with a single outlier and one with too few samples do not.
-func TestForkDrift(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	jump := append(noisy(rng, 8, 1700), noisy(rng, 22, 4200)...)
-	outlier := noisy(rng, 30, 1700)
-	outlier[20] = 3700
-	for _, c := range []struct {
-		name    string
-		samples []float64
-		want    bool
-	}{
-		{"jump", jump, true},
-		{"steady", noisy(rng, 30, 1700), false},
-		{"one outlier", outlier, false},
-		{"slow fall by 5 %", func() []float64 {
-			xs := noisy(rng, 30, 1000)
-			for i := range xs {
-				xs[i] *= 1 - 0.05*float64(i)/29
-			}
-			return xs
-		}(), false},
-		{"few samples", []float64{1, 1, 1, 5, 5, 5}, false},
-	} {
-		ratio, drifted := Fork{NsPerOp: c.samples}.Drift()
-		if drifted != c.want {
-			t.Errorf("%s: drifted %v (ratio %.2f), want %v", c.name, drifted, ratio, c.want)
-		}
-	}
-}
-
 func TestSteadyStateWarnings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	forks := []Fork{

@@ -8,7 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // Calls is the metric of invocation counts per operation, from counting
@@ -70,17 +71,15 @@ func fitCalls(op *Operation) {
 	}
 }
 
-// sameMethod compares a counted method's name with the operation's, which
-// may lack the parameter list.
+// sameMethod tells whether a counted method (named as profiles name
+// callees) is the operation's, which may be written without its parameter
+// list: methodspec's rule.
 func sameMethod(counted, op string) bool {
-	if counted == op {
-		return true
+	spec, err := methodspec.Parse(op)
+	if err != nil {
+		return counted == op
 	}
-	if !strings.Contains(op, "(") {
-		name, _, _ := strings.Cut(counted, "(")
-		return name == op
-	}
-	return false
+	return spec.Matches(counted)
 }
 
 // FitCounts fits invocation counts per operation (one figure per value) as
@@ -205,7 +204,7 @@ func polyText(c []float64) string {
 
 // joinCalls sets each apportioned callee's calls per operation from the
 // counts at the same value.
-func joinCalls(cs []Callee, calls []measure.CallCount) {
+func joinCalls(cs []Callee, calls []measured.CallCount) {
 	for i := range cs {
 		for _, c := range calls {
 			if c.Method == cs[i].Method {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // TestFitCountsExact: counts that a polynomial reproduces are fitted by it
@@ -64,14 +64,14 @@ func TestFitCountsExact(t *testing.T) {
 func TestExtractJoinsCounts(t *testing.T) {
 	var ms []Measured
 	for _, n := range []float64{10, 20, 40, 80} {
-		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
-		calls := []measure.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}, {Method: "p.A#compute(int[])", PerOp: 1}}
+		f := measured.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
+		calls := []measured.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}, {Method: "p.A#compute(int[])", PerOp: 1}}
 		if n > 10 {
-			calls = append(calls, measure.CallCount{Method: "p.A#grow()", PerOp: 1})
+			calls = append(calls, measured.CallCount{Method: "p.A#grow()", PerOp: 1})
 		}
-		ms = append(ms, Measured{N: n, Forks: []measure.Fork{f, f},
+		ms = append(ms, Measured{N: n, Forks: []measured.Fork{f, f},
 			Profile: &CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs(int,int)": 900}},
-			Counts:  &measure.CallCounts{Ops: 100, Calls: calls}})
+			Counts:  &measured.CallCounts{Ops: 100, Calls: calls}})
 	}
 	op := Extract("p.A#compute(int[])", "p.A#gen(int)", "n", nil, ms)
 	if c := op.Points[3].Callees[0]; c.Calls != 80*79/2 {
@@ -87,5 +87,27 @@ func TestExtractJoinsCounts(t *testing.T) {
 	}
 	if len(op.Problems) != 1 || !strings.Contains(op.Problems[0], "p.A#grow()") {
 		t.Errorf("problems %v: want grow() (0 at n = 10, then 1) not fitted", op.Problems)
+	}
+}
+
+// The operation's own method is recognised among the counted ones as
+// methodspec matches methods: written with or without parameters, with
+// simple or qualified type names.
+func TestSameMethod(t *testing.T) {
+	for _, c := range []struct {
+		counted, op string
+		want        bool
+	}{
+		{"p.A#compute(int[])", "p.A#compute(int[])", true},
+		{"p.A#compute(int[])", "p.A#compute", true},
+		{"p.A#find(java.lang.String)", "p.A#find(String)", true},
+		{"p.A#compute(int[])", "p.A#compute(int)", false},
+		{"p.A#compute(int[])", "p.A#computeAll", false},
+		{"p.A#compute(int[])", "p.B#compute", false},
+		{"p.A$In#run()", "p.A.In#run()", true},
+	} {
+		if got := sameMethod(c.counted, c.op); got != c.want {
+			t.Errorf("sameMethod(%q, %q) = %v, want %v", c.counted, c.op, got, c.want)
+		}
 	}
 }

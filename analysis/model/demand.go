@@ -13,8 +13,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/stats"
-	"github.com/perfls/perfls/measure"
 )
 
 // Metric names a per-operation demand. The names are the ones formulas use
@@ -57,7 +57,7 @@ func (m Metric) Unit() string {
 
 // Series is one fork's per-sample values of the metric; nil when the fork
 // does not have it (the JVM did not report it, or an older harness ran).
-func Series(f measure.Fork, m Metric) []float64 {
+func Series(f measured.Fork, m Metric) []float64 {
 	switch m {
 	case Wall:
 		return f.NsPerOp
@@ -101,7 +101,7 @@ func Series(f measure.Fork, m Metric) []float64 {
 }
 
 // Runs is the metric's series of every fork; nil when any fork lacks it.
-func Runs(forks []measure.Fork, m Metric) [][]float64 {
+func Runs(forks []measured.Fork, m Metric) [][]float64 {
 	var runs [][]float64
 	for _, f := range forks {
 		s := Series(f, m)
@@ -134,7 +134,7 @@ type Demand struct {
 // and for CPUShare the ratio of its mean CPU time to its mean wall time (a
 // ratio of sums, not a mean of ratios). ok is false when the fork lacks the
 // metric.
-func ForkFigure(f measure.Fork, m Metric) (float64, bool) {
+func ForkFigure(f measured.Fork, m Metric) (float64, bool) {
 	if m == CPUShare {
 		if len(f.CPUNsPerOp) == 0 || len(f.NsPerOp) == 0 {
 			return math.NaN(), false
@@ -153,7 +153,7 @@ func ForkFigure(f measure.Fork, m Metric) (float64, bool) {
 }
 
 // Demands computes every metric the forks report, in Metrics order.
-func Demands(forks []measure.Fork) []Demand {
+func Demands(forks []measured.Fork) []Demand {
 	var out []Demand
 	for _, m := range Metrics {
 		if d, ok := DemandOf(forks, m); ok {
@@ -164,7 +164,7 @@ func Demands(forks []measure.Fork) []Demand {
 }
 
 // DemandOf computes one metric's demand; ok is false when a fork lacks it.
-func DemandOf(forks []measure.Fork, m Metric) (Demand, bool) {
+func DemandOf(forks []measured.Fork, m Metric) (Demand, bool) {
 	d := Demand{Metric: m, Unit: m.Unit(), CIOver: "forks", CI95: Interval{math.NaN(), math.NaN()}}
 	for _, f := range forks {
 		if len(f.NsPerOp) == 0 {
@@ -202,13 +202,13 @@ func DemandOf(forks []measure.Fork, m Metric) (Demand, bool) {
 // the forks' length. Linux's JVMs read it with times(2) in 10 ms ticks: a
 // sample's difference is a whole number of ticks, unbiased but coarse, so a
 // fork's figure is good to about one tick over its total sampled time. The
-// tick is recognised from the data (measure.ProcessClockTick); a fork
+// tick is recognised from the data (measured.ProcessClockTick); a fork
 // shorter than 100 ticks is reported.
-func processClockNote(forks []measure.Fork) string {
+func processClockNote(forks []measured.Fork) string {
 	tick := math.Inf(1)
 	shortest := math.Inf(1)
 	for _, f := range forks {
-		t, fine := measure.ProcessClockTick(f.ProcCPUNsPerOp, f.Ops)
+		t, fine := measured.ProcessClockTick(f.ProcCPUNsPerOp, f.Ops)
 		if fine {
 			return ""
 		}

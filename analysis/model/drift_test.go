@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // values builds measured values whose fork k took level[k] × the value's
@@ -16,7 +16,7 @@ func values(rng *rand.Rand, level []float64, spread float64, n ...float64) []Mea
 		m := Measured{N: x}
 		for _, l := range level {
 			v := x * l * math.Exp(spread*rng.NormFloat64())
-			m.Forks = append(m.Forks, measure.Fork{NsPerOp: []float64{v, v, v}, Ops: 1})
+			m.Forks = append(m.Forks, measured.Fork{NsPerOp: []float64{v, v, v}, Ops: 1})
 		}
 		ms = append(ms, m)
 	}

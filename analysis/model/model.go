@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/input"
-	"github.com/perfls/perfls/measure"
 )
 
 // FormatVersion is the version of the model document; Read refuses others.
@@ -60,7 +60,7 @@ type PointFigs struct {
 	Callees []Callee `json:"callees,omitempty"`
 	// Calls are the project methods' invocations per operation, from a
 	// counting fork at this value; nil when none ran.
-	Calls []measure.CallCount `json:"calls,omitempty"`
+	Calls []measured.CallCount `json:"calls,omitempty"`
 }
 
 // Environment is where the model's measurements ran. Predictions are only
@@ -81,15 +81,24 @@ type Environment struct {
 	CPUs        string   `json:"cpus,omitempty"` // the processors the measuring threads were pinned to
 }
 
+// Ran returns e with the JVM and machine as the forks reported them
+// (measured.Environment). JVMArgs stays what perfls was asked to pass (the
+// identity a later run must repeat), not the JVM's whole command line.
+func (e Environment) Ran(env measured.Environment) Environment {
+	e.JavaVersion, e.JavaVendor, e.VMName = env.JavaVersion, env.JavaVendor, env.VMName
+	e.OS, e.Arch, e.CPUModel, e.Cores = env.OS, env.Arch, env.CPUModel, env.Cores
+	return e
+}
+
 // Measured is what Extract needs of one parameter value.
 type Measured struct {
 	N     float64
-	Forks []measure.Fork
+	Forks []measured.Fork
 	// Profile, when set, are a profiled fork's execution samples of the
 	// operation (Total) and per project callee (profile.CalleeSamples).
 	Profile *CalleeSamples
 	// Counts, when set, are a counting fork's invocation counts.
-	Counts *measure.CallCounts
+	Counts *measured.CallCounts
 }
 
 // CalleeSamples are the samples Apportion splits a demand by.
@@ -115,7 +124,7 @@ func Extract(method, workload, parameter string, fixed []string, ms []Measured) 
 		if m.Counts != nil {
 			pf.Calls = m.Counts.Calls
 			if pf.Calls == nil {
-				pf.Calls = []measure.CallCount{}
+				pf.Calls = []measured.CallCount{}
 			}
 			joinCalls(pf.Callees, pf.Calls)
 		}

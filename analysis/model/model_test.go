@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/spl"
-	"github.com/perfls/perfls/measure"
 )
 
 // Every metric is one formulas may name, in the same unit.
@@ -30,7 +31,7 @@ func TestMetricsAgreeWithTheFormulaLanguage(t *testing.T) {
 }
 
 func TestDemandsPerOperation(t *testing.T) {
-	forks := []measure.Fork{
+	forks := []measured.Fork{
 		{NsPerOp: []float64{100, 120}, CPUNsPerOp: []float64{90, 90}, ProcCPUNsPerOp: []float64{100, 140}, AllocBytesPerOp: []float64{64, 64},
 			GCs: []int64{0, 2}, GCMs: []float64{0, 4}, Ops: 1000},
 		{NsPerOp: []float64{200, 200}, CPUNsPerOp: []float64{100, 100}, ProcCPUNsPerOp: []float64{110, 110}, AllocBytesPerOp: []float64{64, 64},
@@ -69,13 +70,13 @@ func TestDemandsPerOperation(t *testing.T) {
 // A process CPU clock in 10 ms ticks over a short fork is flagged as coarse;
 // one with ns resolution is not.
 func TestProcessClockResolution(t *testing.T) {
-	ticks := measure.Fork{NsPerOp: []float64{1000, 1000, 1000}, ProcCPUNsPerOp: []float64{0, 10000, 0}, Ops: 1000}
-	d, _ := DemandOf([]measure.Fork{ticks}, ProcessCPU)
+	ticks := measured.Fork{NsPerOp: []float64{1000, 1000, 1000}, ProcCPUNsPerOp: []float64{0, 10000, 0}, Ops: 1000}
+	d, _ := DemandOf([]measured.Fork{ticks}, ProcessCPU)
 	if !strings.Contains(d.Coarse, "10 ms") {
 		t.Errorf("coarse note %q", d.Coarse)
 	}
-	fine := measure.Fork{NsPerOp: []float64{1000, 1000, 1000}, ProcCPUNsPerOp: []float64{1001.5, 998.25, 1000}, Ops: 1000}
-	if d, _ := DemandOf([]measure.Fork{fine}, ProcessCPU); d.Coarse != "" {
+	fine := measured.Fork{NsPerOp: []float64{1000, 1000, 1000}, ProcCPUNsPerOp: []float64{1001.5, 998.25, 1000}, Ops: 1000}
+	if d, _ := DemandOf([]measured.Fork{fine}, ProcessCPU); d.Coarse != "" {
 		t.Errorf("fine clock flagged: %q", d.Coarse)
 	}
 }
@@ -163,8 +164,8 @@ func TestFormula(t *testing.T) {
 // A model survives JSON (NaN bounds as null), and predictions refuse
 // another environment.
 func TestModelDocumentAndEnvironment(t *testing.T) {
-	forks := func(scale float64) []measure.Fork {
-		return []measure.Fork{{NsPerOp: []float64{scale, scale * 1.01}, CPUNsPerOp: []float64{scale, scale}, Ops: 10},
+	forks := func(scale float64) []measured.Fork {
+		return []measured.Fork{{NsPerOp: []float64{scale, scale * 1.01}, CPUNsPerOp: []float64{scale, scale}, Ops: 10},
 			{NsPerOp: []float64{scale * 0.99, scale}, CPUNsPerOp: []float64{scale, scale * 0.98}, Ops: 10}}
 	}
 	var ms []Measured
@@ -249,8 +250,8 @@ func TestApportionAndFitCallees(t *testing.T) {
 	}
 	var ms []Measured
 	for _, n := range []float64{100, 200, 400, 800, 1600} {
-		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n * 1.01}, Ops: 10}
-		ms = append(ms, Measured{N: n, Forks: []measure.Fork{f, f}, Profile: &CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs()": 940}}})
+		f := measured.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n * 1.01}, Ops: 10}
+		ms = append(ms, Measured{N: n, Forks: []measured.Fork{f, f}, Profile: &CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs()": 940}}})
 	}
 	op := Extract("p.A#compute()", "p.A#gen(int)", "n", nil, ms)
 	if len(op.CalleeDependencies) != 1 || op.CalleeDependencies[0].Callee != "p.A#pairs()" ||
@@ -259,5 +260,19 @@ func TestApportionAndFitCallees(t *testing.T) {
 	}
 	if m := op.CalleeDependencies[0].Best.Model; m != "n^2" && m != "n^k" {
 		t.Errorf("callee model %s", m)
+	}
+}
+
+// A model's environment takes the JVM and machine from the forks'
+// environment and keeps the options it was asked to run with.
+func TestEnvironmentRan(t *testing.T) {
+	asked := Environment{Machine: "m", JVM: "j", HeapMB: 512, JVMArgs: []string{"-XX:+UseSerialGC"}}
+	ran := measured.Environment{JavaVersion: "21", JavaVendor: "v", VMName: "vm", OS: "Linux", Arch: "amd64",
+		CPUModel: "cpu", Cores: 4, JVMArgs: []string{"-Xmx512m", "-XX:+UseSerialGC", "-Dother"}}
+	got := asked.Ran(ran)
+	want := Environment{Machine: "m", JVM: "j", HeapMB: 512, JVMArgs: []string{"-XX:+UseSerialGC"},
+		JavaVersion: "21", JavaVendor: "v", VMName: "vm", OS: "Linux", Arch: "amd64", CPUModel: "cpu", Cores: 4}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Ran: %+v, want %+v", got, want)
 	}
 }

@@ -185,3 +185,28 @@ func TestValidateRejectsDamagedSummaries(t *testing.T) {
 		t.Error("nil summary: no error")
 	}
 }
+
+// A recorded method (class and JVM descriptor) is the target as methodspec
+// matches methods: parameters written simple or qualified, nested classes
+// with "$" or ".", overloads kept apart, any overload without parameters.
+func TestTargetMatchesByDescriptor(t *testing.T) {
+	m := Method{Class: "p.Outer$In", Name: "find", Descriptor: "([ILjava/lang/String;)I"}
+	for _, c := range []struct {
+		target Target
+		want   bool
+	}{
+		{Target{Class: "p.Outer$In", Name: "find", Params: []string{"int[]", "java.lang.String"}}, true},
+		{Target{Class: "p.Outer.In", Name: "find", Params: []string{"int[]", "String"}}, true},
+		{Target{Class: "p.Outer$In", Name: "find"}, true},
+		{Target{Class: "p.Outer$In", Name: "find", Params: []string{"int[]"}}, false},
+		{Target{Class: "p.Outer$In", Name: "find", Params: []string{"long[]", "String"}}, false},
+		{Target{Class: "p.Other", Name: "find"}, false},
+	} {
+		if got := c.target.matches(m); got != c.want {
+			t.Errorf("%s matches %v = %v, want %v", c.target, m, got, c.want)
+		}
+	}
+	if (Target{Class: "p.Outer$In", Name: "find", Params: []string{}}).matches(Method{Class: "p.Outer$In", Name: "find", Descriptor: "bad"}) {
+		t.Error("a target with parameters should not match a method whose descriptor cannot be read")
+	}
+}

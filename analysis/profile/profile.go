@@ -3,12 +3,15 @@ package profile
 import (
 	"sort"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
-// Target names the measured method, as measure.Resolved does: Class is the
+// Target names the measured method, as measured.Resolved does: Class is the
 // binary name, Params the canonical Java source names of the parameter
 // types ("int[]", "java.lang.String", "a.Outer.Inner"); nil Params match
-// any overload. The zero Target means "the whole region".
+// any overload (matched by methodspec's rule, as every method name is).
+// The zero Target means "the whole region".
 type Target struct {
 	Class  string
 	Name   string
@@ -28,23 +31,15 @@ func (t Target) String() string {
 	return t.Class + "#" + t.Name + "(" + strings.Join(t.Params, ",") + ")"
 }
 
+// matches tells whether a recorded method (its JVM descriptor read as
+// source types) is the target, by methodspec's rule.
 func (t Target) matches(m Method) bool {
-	if m.Class != t.Class || m.Name != t.Name {
-		return false
-	}
-	if t.Params == nil {
-		return true
-	}
 	params, ok := ParamTypes(m.Descriptor)
-	if !ok || len(params) != len(t.Params) {
+	if !ok && t.Params != nil {
 		return false
 	}
-	for i := range params {
-		if params[i] != strings.ReplaceAll(t.Params[i], "$", ".") {
-			return false
-		}
-	}
-	return true
+	spec := methodspec.Spec{Class: t.Class, Name: t.Name, Params: t.Params}
+	return spec.Matches(m.Class + "#" + m.Name + "(" + strings.Join(params, ",") + ")")
 }
 
 // Location is a place in the source: the method (as perfls names methods,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/stats"
@@ -362,7 +362,7 @@ func CheckJSON(c *Check) CheckDocument {
 	for _, j := range c.Oracle {
 		at := 0
 		for i, m := range c.Methods {
-			if (measured.MethodSpec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(j.Method) {
+			if (methodspec.Spec{Class: m.Class, Name: m.Method, Params: m.Params}).Matches(j.Method) {
 				at = i
 				break
 			}

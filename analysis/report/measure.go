@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/model"
-	"github.com/perfls/perfls/measure"
 )
 
 // Measurement is the JSON document of one measurement (perfls measure
@@ -26,7 +26,7 @@ type Measurement struct {
 	Environment MeasureEnv      `json:"environment"`
 	Error       *MeasureFailure `json:"error,omitempty"`
 
-	result measure.Result // what the document was made from, for the text
+	result measured.Result // what the document was made from, for the text
 }
 
 // MeasureSummary are a measurement's per-operation figures.
@@ -101,7 +101,7 @@ func (f Float) MarshalJSON() ([]byte, error) {
 
 // NewMeasurement is the document of r, a measurement of method on workload
 // ("" without one) with args; r.Err, when set, becomes its error.
-func NewMeasurement(method, workload string, args []measure.Arg, r measure.Result) Measurement {
+func NewMeasurement(method, workload string, args []measured.Arg, r measured.Result) Measurement {
 	m := Measurement{Method: method, Workload: workload, Args: []any{}, Preliminary: r.Preliminary, Forks: []MeasureFork{}, result: r}
 	for _, a := range args {
 		if a.IsString {
@@ -110,7 +110,7 @@ func NewMeasurement(method, workload string, args []measure.Arg, r measure.Resul
 			m.Args = append(m.Args, a.Int)
 		}
 	}
-	s := measure.Summarize(r.Forks)
+	s := measured.Summarize(r.Forks)
 	m.Summary = MeasureSummary{
 		MeanNsPerOp: Float(s.MeanNsPerOp), MedianNsPerOp: Float(s.MedianNsPerOp),
 		CI95NsPerOp: [2]Float{Float(s.CI95[0]), Float(s.CI95[1])},
@@ -142,7 +142,7 @@ func orEmpty[T any](xs []T) []T {
 
 func failureOf(err error) *MeasureFailure {
 	f := &MeasureFailure{Kind: "error", Message: err.Error()}
-	var we *measure.WorkloadError
+	var we *measured.WorkloadError
 	if errors.As(err, &we) {
 		f.Kind, f.Phase, f.Exception, f.Stack = we.Kind, we.Phase, we.Exception, we.Stack
 		if we.Frame != nil {
@@ -172,7 +172,7 @@ func WriteMeasurementJSON(w io.Writer, m Measurement) error {
 // WriteMeasurementText writes a compact human summary of m.
 func WriteMeasurementText(w io.Writer, m Measurement) {
 	r := m.result
-	s := measure.Summarize(r.Forks)
+	s := measured.Summarize(r.Forks)
 	label := "final"
 	if m.Preliminary {
 		label = "preliminary"
@@ -214,7 +214,7 @@ func WriteMeasurementText(w io.Writer, m Measurement) {
 	}
 }
 
-func writeWarmup(w io.Writer, forks []measure.Fork) {
+func writeWarmup(w io.Writer, forks []measured.Fork) {
 	if len(forks) == 0 {
 		return
 	}
@@ -235,7 +235,7 @@ func writeWarmup(w io.Writer, forks []measure.Fork) {
 
 // WriteCompileErrors writes javac's messages, one a line, with paths
 // relative to dir.
-func WriteCompileErrors(w io.Writer, dir string, msgs []measure.CompilerMessage) {
+func WriteCompileErrors(w io.Writer, dir string, msgs []measured.CompilerMessage) {
 	for _, m := range msgs {
 		fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", Rel(dir, m.File), m.Line, m.Column, m.Severity, m.Message)
 	}
@@ -245,7 +245,7 @@ func WriteCompileErrors(w io.Writer, dir string, msgs []measure.CompilerMessage)
 // the project dir) and the head of the Java stack, before the error line
 // itself; nothing for other errors.
 func WriteWorkloadError(w io.Writer, dir string, err error) {
-	var we *measure.WorkloadError
+	var we *measured.WorkloadError
 	if !errors.As(err, &we) {
 		return
 	}

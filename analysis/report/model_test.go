@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/model"
-	"github.com/perfls/perfls/measure"
 )
 
 // perfls measure shows every demand per operation with its interval, in
 // text and in JSON.
 func TestMeasurementShowsDemands(t *testing.T) {
-	f := measure.Fork{NsPerOp: []float64{100, 102, 98}, CPUNsPerOp: []float64{90, 92, 88}, ProcCPUNsPerOp: []float64{95, 97, 93},
+	f := measured.Fork{NsPerOp: []float64{100, 102, 98}, CPUNsPerOp: []float64{90, 92, 88}, ProcCPUNsPerOp: []float64{95, 97, 93},
 		AllocBytesPerOp: []float64{64, 64, 64}, GCs: []int64{0, 0, 0}, GCMs: []float64{0, 0, 0}, Ops: 1000}
-	m := NewMeasurement("p.C#m()", "p.C#gen(int)", []measure.Arg{measure.IntArg(10)}, measure.Result{Forks: []measure.Fork{f, f}})
+	m := NewMeasurement("p.C#m()", "p.C#gen(int)", []measured.Arg{measured.IntArg(10)}, measured.Result{Forks: []measured.Fork{f, f}})
 	var text bytes.Buffer
 	WriteMeasurementText(&text, m)
 	for _, want := range []string{"per op (95% CI): wall 100 ns", "cpu 90.0 ns (90.0 ns … 90.0 ns)", "process cpu 95.0 ns", "alloc 64.0 B", "cpu share 0.90"} {
@@ -77,10 +77,10 @@ func TestModelOutputs(t *testing.T) {
 func TestCalleeLinesAndModelMarkdown(t *testing.T) {
 	var ms []model.Measured
 	for _, n := range []float64{10, 20, 40, 80} {
-		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
-		ms = append(ms, model.Measured{N: n, Forks: []measure.Fork{f, f},
+		f := measured.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
+		ms = append(ms, model.Measured{N: n, Forks: []measured.Fork{f, f},
 			Profile: &model.CalleeSamples{Total: 1000, ByCallee: map[string]float64{"p.A#pairs(int,int)": 900}},
-			Counts:  &measure.CallCounts{Ops: 100, Calls: []measure.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}}}})
+			Counts:  &measured.CallCounts{Ops: 100, Calls: []measured.CallCount{{Method: "p.A#pairs(int,int)", PerOp: n * (n - 1) / 2}}}})
 	}
 	op := model.Extract("p.A#compute(int[])", "p.A#gen(int)", "n", nil, ms)
 	lines := CalleeLines(op)

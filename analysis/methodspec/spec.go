@@ -1,16 +1,18 @@
-// Package measured holds what perfls knows of a measured method that needs
-// no I/O: how a method is named and matched (MethodSpec, with Java type
-// erasure). It is the pure home the analysis packages share with measure,
-// the package that runs JVMs.
-package measured
+// Package methodspec is the one rule by which perfls names and matches
+// methods: a method as written (Spec: "p.C#m(int[], String)"), how it is
+// parsed, which resolved method it names (Matches) and Java type erasure.
+// It needs no I/O and imports nothing of perfls, so every package can
+// share it: analysis/measured's data, the profile (whose methods come from
+// JVM descriptors) and measure, the package that runs JVMs.
+package methodspec
 
 import (
 	"fmt"
 	"strings"
 )
 
-// MethodSpec names a method as written in a formula or annotation.
-type MethodSpec struct {
+// Spec names a method as written in a formula or annotation.
+type Spec struct {
 	// Class is fully qualified and dotted; nested classes may be written
 	// Outer.Inner or Outer$Inner. A name without a dot may also denote a
 	// java.lang class ("Math").
@@ -22,25 +24,25 @@ type MethodSpec struct {
 	Params []string
 }
 
-func (s MethodSpec) String() string {
+func (s Spec) String() string {
 	if s.Params == nil {
 		return s.Class + "#" + s.Name
 	}
 	return s.Class + "#" + s.Name + "(" + strings.Join(s.Params, ",") + ")"
 }
 
-// ParseMethodSpec reads a method as the command line and the editor write
+// Parse reads a method as the command line and the editor write
 // it: "pkg.Class#m", or with parameter types "pkg.Class#m(int[], String)".
-func ParseMethodSpec(s string) (MethodSpec, error) {
+func Parse(s string) (Spec, error) {
 	cls, rest, ok := strings.Cut(strings.TrimSpace(s), "#")
 	if !ok || cls == "" || rest == "" {
-		return MethodSpec{}, fmt.Errorf("%q is not pkg.Class#method", s)
+		return Spec{}, fmt.Errorf("%q is not pkg.Class#method", s)
 	}
 	name, params, hasParams := strings.Cut(rest, "(")
-	spec := MethodSpec{Class: cls, Name: strings.TrimSpace(name)}
+	spec := Spec{Class: cls, Name: strings.TrimSpace(name)}
 	if hasParams {
 		if !strings.HasSuffix(params, ")") {
-			return MethodSpec{}, fmt.Errorf("%q: missing ')'", s)
+			return Spec{}, fmt.Errorf("%q: missing ')'", s)
 		}
 		params = strings.TrimSpace(strings.TrimSuffix(params, ")"))
 		spec.Params = []string{}
@@ -79,7 +81,7 @@ func splitTopLevel(s string) []string {
 // types s matches every overload; with them, each type matches by erasure
 // ("List<String>" is "java.util.List"), simple or qualified ("String" is
 // "java.lang.String"), with the same array dimensions ("int..." is "int[]").
-func (s MethodSpec) Matches(resolved string) bool {
+func (s Spec) Matches(resolved string) bool {
 	name, params, hasParams := strings.Cut(resolved, "(")
 	class, method, ok := strings.Cut(name, "#")
 	if !ok || method != s.Name || !sameClass(s.Class, class) {

@@ -1,4 +1,4 @@
-package measure
+package measured
 
 import (
 	"math"

@@ -1,11 +1,11 @@
-package measured
+package methodspec
 
 import "testing"
 
-// TestMethodSpecMatches is the one rule by which a written method names a
+// TestSpecMatches is the one rule by which a written method names a
 // resolved one (oracle keys, measurement keys): simple and qualified type
 // names, nested classes, generics and varargs, and overloads kept apart.
-func TestMethodSpecMatches(t *testing.T) {
+func TestSpecMatches(t *testing.T) {
 	cases := []struct {
 		spec, resolved string
 		want           bool
@@ -36,7 +36,7 @@ func TestMethodSpecMatches(t *testing.T) {
 		{"p.C#handle", "q.p.C#handle(int)", false},
 	}
 	for _, c := range cases {
-		spec, err := ParseMethodSpec(c.spec)
+		spec, err := Parse(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
