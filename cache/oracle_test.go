@@ -167,7 +167,7 @@ func TestMigratesSchema3(t *testing.T) {
 	}
 	ctx := context.Background()
 	m, err := s.Get(ctx, 1)
-	if err != nil || len(m.Forks) != 1 || m.Forks[0].NsPerOp[0] != 100 || m.Forks[0].OpsPerSample != 64 || m.Forks[0].HeapUsed != nil {
+	if err != nil || len(m.Forks) != 1 || m.Forks[0].NsPerOp[0] != 100 || m.Forks[0].Ops != 64 || m.Forks[0].HeapUsed != nil {
 		t.Errorf("migrated measurement %+v %v", m, err)
 	}
 	if vs, err := s.Verdicts(ctx); err != nil || len(vs) != 1 {

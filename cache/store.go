@@ -18,6 +18,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/diskfull"
 	"github.com/perfls/perfls/internal/redact"
 )
@@ -300,26 +301,12 @@ func (k Key) SeriesHash() string {
 	return hash(k.Method, k.Workload, k.Args, k.JVM, k.Harness, k.Machine)
 }
 
-// Fork is the raw data of one JVM fork.
-type Fork struct {
-	NsPerOp         []float64
-	CPUNsPerOp      []float64
-	AllocBytesPerOp []float64
-	GCs             []int64
-	WarmupNs        int64
-	WarmupSettled   int   // 1 settled, 0 hit the cap, -1 unknown
-	OpsPerSample    int64 // operations timed in one sample
-	// The JVM's state per sample (schema 4; empty for older forks): GC
-	// time during the sample (ms), heap used, total JIT time (ms) and
-	// loaded classes at its end.
-	GCMs, HeapUsed, JITMs, Classes []float64
-	// ProcCPUNsPerOp is the process's CPU time per operation per sample
-	// (schema 6; empty for older forks).
-	ProcCPUNsPerOp []float64
-	// Processors is the processor each sample ran on, -2 when the thread
-	// moved during it (schema 7; nil for older forks and when unknown).
-	Processors []int64
-}
+// Fork is the raw data of one JVM fork: the measured data as the store
+// keeps it. The store keeps the per-sample series, the warm-up (Warmup,
+// WarmupSettled) and Ops; a read fork has the other fields zero. The JVM's
+// state series arrived with schema 4, process CPU with 6 and processors
+// with 7: older forks read them as nil.
+type Fork = measured.Fork
 
 // Measurement is one stored measurement.
 type Measurement struct {
@@ -382,7 +369,7 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 			b := blobs[i]
 			if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
 				gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op, processors)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], f.WarmupNs, f.WarmupSettled, f.OpsPerSample,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], int64(f.Warmup), f.WarmupSettled, f.Ops,
 				b[4], b[5], b[6], b[7], b[8], b[9]); err != nil {
 				return fmt.Errorf("store fork %d: %w", i, err)
 			}
@@ -527,9 +514,11 @@ func get(ctx context.Context, db *conn, id int64) (*Measurement, error) {
 	for rows.Next() {
 		var ns, cpu, alloc, gcs, gcMs, heap, jit, classes, proc, processors []byte
 		var f Fork
-		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &f.WarmupNs, &f.WarmupSettled, &f.OpsPerSample, &gcMs, &heap, &jit, &classes, &proc, &processors); err != nil {
+		var warmupNs int64
+		if err := rows.Scan(&ns, &cpu, &alloc, &gcs, &warmupNs, &f.WarmupSettled, &f.Ops, &gcMs, &heap, &jit, &classes, &proc, &processors); err != nil {
 			return nil, fmt.Errorf("read forks of %d: %w", id, err)
 		}
+		f.Warmup = time.Duration(warmupNs)
 		f.NsPerOp, f.CPUNsPerOp, f.AllocBytesPerOp, f.GCs = unfloats(ns), unfloats(cpu), unfloats(alloc), unints(gcs)
 		f.GCMs, f.HeapUsed, f.JITMs, f.Classes = unfloatsOrNil(gcMs), unfloatsOrNil(heap), unfloatsOrNil(jit), unfloatsOrNil(classes)
 		f.ProcCPUNsPerOp = unfloatsOrNil(proc)

@@ -42,7 +42,7 @@ func open(t *testing.T, loc string) *Store {
 func sampleMeasurement(k Key, forks, samples int) *Measurement {
 	m := &Measurement{Key: k, Environment: []byte(`{"java_version":"17"}`)}
 	for f := 0; f < forks; f++ {
-		fk := Fork{WarmupNs: int64(1000 * (f + 1))}
+		fk := Fork{Warmup: time.Duration(1000 * (f + 1))}
 		for i := 0; i < samples; i++ {
 			fk.NsPerOp = append(fk.NsPerOp, float64(100+f)+float64(i)/1000)
 			fk.CPUNsPerOp = append(fk.CPUNsPerOp, 99)
@@ -72,7 +72,7 @@ func TestPutLookupStaleAndHistory(t *testing.T) {
 		if err != nil || stale || got == nil || got.ID != first.ID {
 			t.Fatalf("lookup: %+v stale=%v err=%v", got, stale, err)
 		}
-		if len(got.Forks) != 3 || len(got.Forks[2].NsPerOp) != 50 || got.Forks[2].NsPerOp[1] != 102.001 || got.Forks[1].GCs[2] != 2 || got.Forks[0].WarmupNs != 1000 {
+		if len(got.Forks) != 3 || len(got.Forks[2].NsPerOp) != 50 || got.Forks[2].NsPerOp[1] != 102.001 || got.Forks[1].GCs[2] != 2 || got.Forks[0].Warmup != 1000 {
 			t.Errorf("raw data not kept exactly: %+v", got.Forks[2])
 		}
 		if string(got.Environment) != `{"java_version":"17"}` || got.Key != baseKey {
@@ -347,7 +347,7 @@ func TestMigratesOlderSchema(t *testing.T) {
 		t.Errorf("schema version %d, want %d", version, len(migrations))
 	}
 	m, err := s.Get(context.Background(), 1)
-	if err != nil || len(m.Forks) != 1 || m.Forks[0].NsPerOp[0] != 100 || m.Forks[0].WarmupNs != 7 || m.Forks[0].WarmupSettled != -1 {
+	if err != nil || len(m.Forks) != 1 || m.Forks[0].NsPerOp[0] != 100 || m.Forks[0].Warmup != 7 || m.Forks[0].WarmupSettled != -1 {
 		t.Errorf("migrated measurement %+v %v", m, err)
 	}
 }

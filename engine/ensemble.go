@@ -285,7 +285,7 @@ func storedForks(forks []cache.Fork) []ensemble.StoredFork {
 	out := make([]ensemble.StoredFork, len(forks))
 	for i, f := range forks {
 		out[i] = ensemble.StoredFork{NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, ProcCPUNsPerOp: f.ProcCPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp,
-			GCs: f.GCs, GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, OpsPerSample: f.OpsPerSample}
+			GCs: f.GCs, GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, OpsPerSample: f.Ops}
 	}
 	return out
 }

@@ -60,7 +60,7 @@ func ensResult(rng *rand.Rand, e ensEnv, args string, at int) *cache.Measurement
 			jit += 0.5 * rng.Float64()
 			f.JITMs, f.Classes = append(f.JITMs, jit), append(f.Classes, e.classes)
 		}
-		f.OpsPerSample = 100
+		f.Ops = 100
 		m.Forks = append(m.Forks, f)
 	}
 	return m
@@ -307,7 +307,7 @@ func TestStoredRunCoarseClock(t *testing.T) {
 			for j := range m.Forks[i].ProcCPUNsPerOp {
 				m.Forks[i].ProcCPUNsPerOp[j] = 0
 				if j%10 == 3 { // a tick every 10 samples of about 1 ms
-					m.Forks[i].ProcCPUNsPerOp[j] = 10e6 / float64(m.Forks[i].OpsPerSample)
+					m.Forks[i].ProcCPUNsPerOp[j] = 10e6 / float64(m.Forks[i].Ops)
 				}
 			}
 		}

@@ -591,15 +591,7 @@ func (l *Local) answerFromCache(ctx context.Context, key cache.Key, opt measure.
 func fillFromCache(out *ItemResult, m *cache.Measurement) {
 	out.Cached, out.CacheID, out.MeasuredAt = true, m.ID, m.CreatedAt
 	json.Unmarshal(m.Environment, &out.Env)
-	out.Forks = nil
-	for _, f := range m.Forks {
-		out.Forks = append(out.Forks, measure.Fork{
-			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
-			Warmup: time.Duration(f.WarmupNs), WarmupSettled: f.WarmupSettled, Ops: f.OpsPerSample,
-			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
-			Processors: f.Processors,
-		})
-	}
+	out.Forks = m.Forks
 }
 
 // measureItem measures one item through the scheduler as a job of one fork
@@ -783,9 +775,11 @@ func toCache(key cache.Key, res measure.Result) *cache.Measurement {
 	env, _ := json.Marshal(res.Env)
 	m := &cache.Measurement{Key: key, Environment: env}
 	for _, f := range res.Forks {
+		// The store keeps the series and the warm-up; the rest (profile,
+		// output, pid) is of this run only.
 		m.Forks = append(m.Forks, cache.Fork{
 			NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp, GCs: f.GCs,
-			WarmupNs: int64(f.Warmup), WarmupSettled: f.WarmupSettled, OpsPerSample: f.Ops,
+			Warmup: f.Warmup, WarmupSettled: f.WarmupSettled, Ops: f.Ops,
 			GCMs: f.GCMs, HeapUsed: f.HeapUsed, JITMs: f.JITMs, Classes: f.Classes, ProcCPUNsPerOp: f.ProcCPUNsPerOp,
 			Processors: f.Processors,
 		})
