@@ -580,15 +580,14 @@ func findDecl(files []*javasrc.File, s measure.MethodSpec) *javasrc.Method {
 	return nil
 }
 
+// declIs says whether m is the method s names, by the one rule of
+// methodspec (nested classes with $ or ., simple or qualified parameter
+// types, compared by erasure).
 func declIs(m *javasrc.Method, s measure.MethodSpec) bool {
-	if m == nil || m.Type == nil || m.Name != s.Name {
+	if m == nil || m.Type == nil {
 		return false
 	}
-	class := strings.ReplaceAll(s.Class, "$", ".")
-	if m.Type.BinaryName != s.Class && strings.ReplaceAll(m.Type.BinaryName, "$", ".") != class {
-		return false
-	}
-	return s.Params == nil || len(s.Params) == len(m.Params)
+	return s.Matches(m.Type.BinaryName + "#" + m.Name + "(" + strings.Join(erasedParams(m), ",") + ")")
 }
 
 // ParseValues reads "10,100,1000" or a range "10..10000" for perfls model.

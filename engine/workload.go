@@ -283,7 +283,7 @@ func sourceMethod(files []*javasrc.File, s measure.MethodSpec) (*javasrc.Method,
 	var all, bound []found
 	for _, f := range files {
 		for _, m := range f.Methods {
-			if declIs(m, s) && paramsMatch(m, s.Params) {
+			if declIs(m, s) {
 				all = append(all, found{m, f})
 				if len(m.Workloads) > 0 || len(m.SPL) > 0 {
 					bound = append(bound, found{m, f})
@@ -304,24 +304,6 @@ func sourceMethod(files []*javasrc.File, s measure.MethodSpec) (*javasrc.Method,
 		return nil, nil, fmt.Errorf("%s names %d overloads with workloads (%s): give the parameter types, e.g. --method '%s'", s, len(bound), strings.Join(names, ", "), names[0])
 	}
 	return nil, nil, nil
-}
-
-// paramsMatch tells whether m's parameters are the types named (nil: any);
-// a simple name as written matches its qualified name.
-func paramsMatch(m *javasrc.Method, params []string) bool {
-	if params == nil {
-		return true
-	}
-	if len(params) != len(m.Params) {
-		return false
-	}
-	for i, p := range m.Params {
-		want := strings.ReplaceAll(params[i], "$", ".")
-		if p.Erased != want && !strings.HasSuffix(want, "."+p.Erased) && !strings.HasSuffix(p.Erased, "."+want) {
-			return false
-		}
-	}
-	return true
 }
 
 func erasedParams(m *javasrc.Method) []string {

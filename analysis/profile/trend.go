@@ -68,20 +68,24 @@ func trendOf(y []float64) (trend, bool) {
 		t.Z = (t.S + 1) / math.Sqrt(t.VarS)
 	}
 	t.P = normalSF(t.Z)
-	t.Slope = median(slopes)
+	t.Slope = theilSenMedian(slopes)
 	idx := make([]float64, n)
 	for i := range idx {
 		idx[i] = float64(i)
 	}
-	t.Intercept = median(append([]float64(nil), y...)) - t.Slope*median(idx)
+	t.Intercept = theilSenMedian(append([]float64(nil), y...)) - t.Slope*theilSenMedian(idx)
 	return t, true
 }
 
 // normalSF is the standard normal survival function, P(Z > z).
 func normalSF(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
 
-// median returns the median of v, reordering v; NaN for an empty slice.
-func median(v []float64) float64 {
+// theilSenMedian is the median as Theil–Sen's estimator defines it (the
+// mean of the two middle values of an even count), which SciPy's theilslopes
+// uses and the tests compare with; it is the one place perfls does not use
+// stats.Median, the order statistic every measured figure reports. It
+// reorders v; NaN for an empty slice.
+func theilSenMedian(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
@@ -107,6 +111,6 @@ func theilSen(x, y []float64) (slope, intercept float64) {
 	if len(slopes) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	slope = median(slopes)
-	return slope, median(append([]float64(nil), y...)) - slope*median(append([]float64(nil), x...))
+	slope = theilSenMedian(slopes)
+	return slope, theilSenMedian(append([]float64(nil), y...)) - slope*theilSenMedian(append([]float64(nil), x...))
 }
