@@ -28,13 +28,13 @@ const RangeAlpha = 0.01
 
 // Verdicts of the historical-range decision.
 const (
-	RangeRegression   = "flagged"             // outside the same-environment range, and the test confirms it
-	RangeEnvironment  = "environment differs" // only other environments' results are that far off
-	RangeNotFlagged   = "not flagged"
-	againstSame       = "same environment"
-	againstOther      = "other environments"
-	rangeAbove        = "above"
-	rangeBelow        = "below"
+	RangeRegression  = "flagged"             // outside the same-environment range, and the test confirms it
+	RangeEnvironment = "environment differs" // only other environments' results are that far off
+	RangeNotFlagged  = "not flagged"
+	againstSame      = "same environment"
+	againstOther     = "other environments"
+	rangeAbove       = "above"
+	rangeBelow       = "below"
 )
 
 // RangeEvidence is one historical-range test of a counter: the new
