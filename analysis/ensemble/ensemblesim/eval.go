@@ -475,6 +475,6 @@ func E3Lab(share int) Scenario {
 		}
 		return out
 	}
-	return Scenario{Name: fmt.Sprintf("faster generator, E_3's lab %d of 10", share), Seed: "E_3", Training: training, New: base,
+	return Scenario{Name: fmt.Sprintf("E_3's lab: %d of 10 runs", share), Seed: "E_3", Training: training, New: base,
 		Fault: FasterGenerator, Intervals: EightHours, RelativeRecall: true, LabDeviation: FasterGenerator}
 }
