@@ -128,28 +128,20 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 		}
 		d := &Decided{Counter: counter, Verdict: RangeNotFlagged}
 		decisions[counter] = d
-		if len(same) > 0 {
-			ev, err := rangeTest(counter, same, current, alpha, againstSame)
-			if err != nil {
-				decisions[counter] = nil
-				return nil
-			}
-			d.Same = &ev
-			if ev.Flagged {
-				d.Verdict = RangeRegression
-				return d
-			}
+		// The same environment's results decide; without them, the
+		// others' can only say that the environment differs.
+		prior, against, verdict, slot := same, againstSame, RangeRegression, &d.Same
+		if len(same) == 0 {
+			prior, against, verdict, slot = other, againstOther, RangeEnvironment, &d.Other
 		}
-		if len(same) == 0 && len(other) > 0 {
-			ev, err := rangeTest(counter, other, current, alpha, againstOther)
-			if err != nil {
-				decisions[counter] = nil
-				return nil
-			}
-			d.Other = &ev
-			if ev.Flagged {
-				d.Verdict = RangeEnvironment
-			}
+		ev, err := rangeTest(counter, prior, current, alpha, against)
+		if err != nil {
+			decisions[counter] = nil
+			return nil
+		}
+		*slot = &ev
+		if ev.Flagged {
+			d.Verdict = verdict
 		}
 		return d
 	}
