@@ -78,6 +78,9 @@ type Decided struct {
 	Verdict string         `json:"verdict"`
 	Same    *RangeEvidence `json:"same,omitempty"`
 	Other   *RangeEvidence `json:"other,omitempty"`
+	// PassedByVote: the vote could judge the counter (it was not
+	// undecided) and did not report it; the range flagged it.
+	PassedByVote bool `json:"passedByVote,omitempty"`
 }
 
 // Evidence is the test that decided.
@@ -108,7 +111,9 @@ var errNoForkVariance = errors.New("no two forks on either side")
 // other environments' results flags it as an environment difference,
 // which does not count (as MarkEnvironmentDiffers does with the votes'
 // flags). A counter that cannot be tested (one fork on both sides) stays
-// undecided.
+// undecided. The same test runs on the counters the vote tested and did
+// not report; there it only adds flags (PassedByVote), since the rules
+// may be blind (bins stretched by another environment's outlier).
 func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 	var same, other []Run
 	for i, m := range r.Models {
@@ -169,6 +174,29 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 				Change: u.Change, Rules: []Violation{}, Correlated: []string{}, Intervals: iv,
 				EnvironmentDiffers: d.Verdict == RangeEnvironment, Range: ev})
 		}
+		// The counters the vote tested and passed: its rules reach them but
+		// may be blind, when an earlier result of another environment (a
+		// fork slowed by the machine's load) stretched the bins so far that
+		// the old and the doubled time share one (run 9 of the real-data
+		// evaluation). Only a flag is added; silence stays silence.
+		for c, name := range current.Counters {
+			if slices.ContainsFunc(flags, func(f Flag) bool { return f.Counter == name }) || slices.ContainsFunc(undecided, func(u Undecided) bool { return u.Counter == name }) {
+				continue
+			}
+			d := decide(name)
+			if d == nil || d.Verdict == RangeNotFlagged {
+				continue
+			}
+			pd := *d
+			pd.PassedByVote = true
+			decided = append(decided, pd)
+			ev := d.Evidence()
+			iv := outsideIntervals(current, c, ev)
+			score, votes := r.vote(m, name)
+			flags = append(flags, Flag{Counter: name, Score: score, Votes: votes, Severity: Severity(len(iv), len(current.Intervals)),
+				Change: ev.Change, Rules: []Violation{}, Correlated: []string{}, Intervals: iv,
+				EnvironmentDiffers: d.Verdict == RangeEnvironment, Range: ev})
+		}
 		if left == nil {
 			left = []Undecided{}
 		}
@@ -179,6 +207,25 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 		r.decidedByMethod[m] = decided
 	}
 	r.Flagged, r.Undecided, r.Decided = r.byMethod[r.Method], r.undecidedByMethod[r.Method], r.decidedByMethod[r.Method]
+}
+
+// vote is the score and the votes a counter got from method m's models:
+// Σ w_i (stacking) or the fraction of the models (bagging) that flag it;
+// the single model's pooled rules did not flag it (0).
+func (r *Report) vote(m Method, counter string) (score float64, votes int) {
+	if m == Single {
+		return 0, 0
+	}
+	for _, md := range r.Models {
+		if slices.Contains(md.Flagged, counter) {
+			votes++
+			score += md.Weight
+		}
+	}
+	if m == Bagging && len(r.Models) > 0 {
+		score = float64(votes) / float64(len(r.Models))
+	}
+	return score, votes
 }
 
 // outsideIntervals are the new run's intervals in which counter c (its

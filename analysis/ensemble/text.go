@@ -45,7 +45,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		if f.Range != nil {
 			fmt.Fprintf(w, "  %-24s by the historical range (the vote's score %.2f, %d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
-			fmt.Fprintf(w, "      out of every rule's reach; by the historical range: %s\n", f.Range.text())
+			fmt.Fprintf(w, "      not reported by the rules; by the historical range: %s\n", f.Range.text())
 		} else {
 			fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
 		}
