@@ -63,6 +63,28 @@ func ensembleBench(args []string) error {
 	}
 	t := ensemblesim.SeedTable
 	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "", "Avg.", pr(t[0]), pr(t[1]), pr(t[2]))
+	rc := ensemblesim.SeedRecomputed(false)
+	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "(E_1's F from its P and R)", "Avg.", pr(rc[0]), pr(rc[1]), pr(rc[2]))
+	rows := ensemblesim.Table(cases)
+	fa, sf := ensemblesim.FaultyAverage(rows), ensemblesim.SeedRecomputed(true)
+	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "faulty cases (5)", "ours", pr(fa[0]), pr(fa[1]), pr(fa[2]))
+	fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s\n", "", "seed", pr(sf[0]), pr(sf[1]), pr(sf[2]))
+	alarms := ensemblesim.FalseAlarms(cases)
+	fmt.Println("no-fault cases, share of cases with a false alarm (single / bagging / stacking):")
+	for _, k := range []string{"D_4", "E_3"} {
+		a := alarms[k]
+		fmt.Printf("  %-5s %.2f / %.2f / %.2f\n", k, a[0], a[1], a[2])
+	}
+	fmt.Println("  generator:", ensemblesim.Settings(*seed, *reps, ensemblesim.DefaultNoise))
+	for _, share := range []int{3, 5} {
+		sc := ensemblesim.E3Lab(share)
+		cs, err := ensemblesim.EvaluateScenarios([]ensemblesim.Scenario{sc}, *seed, *reps, cfg, ensemblesim.DefaultNoise)
+		if err != nil {
+			return err
+		}
+		r := ensemblesim.TableOf([]ensemblesim.Scenario{sc}, cs)[0]
+		fmt.Printf("%-26s %-7s | %-16s | %-16s | %-16s  (the deviation shared by the lab's earlier runs, no load spread)\n", sc.Name, "E_3", pr(r.Single), pr(r.Bagging), pr(r.Stacking))
+	}
 	fmt.Println("errors per case: false flags that follow a moved counter (corr), come only from other labs' models (env)")
 	fmt.Println("or from a same-lab/pooled model (lab: run-to-run noise; in E_3 also its harmless faster generator), and missed expected counters (miss):")
 	fmt.Printf("%-26s | %-23s | %-23s | %-23s\n", "scenario", "single corr env lab miss", "bagging corr env lab miss", "stacking corr env lab miss")

@@ -252,7 +252,7 @@ func printRealRows(rows []realRow) {
 	}
 	t := ensemblesim.SeedTable
 	fmt.Printf("%-26s | %-16s | %-16s | %-16s\n", "seed 001 Table IV average", pr(t[0]), pr(t[1]), pr(t[2]))
-	fmt.Println("\nflagged counters (expected ones marked *, tolerated ~, environment differs !), undecided ones after ?:")
+	fmt.Println("\nflagged counters (expected ones marked *, tolerated ~, environment differs !, decided by the historical range ^), undecided ones after ?:")
 	for _, r := range rows {
 		left := withoutAny(r.c.expected, r.verdicts[2].counters)
 		fmt.Printf("%s (expected %v, of which not among the checked counters %v):\n", r.c.name, r.c.expected, left)
@@ -270,9 +270,15 @@ func printRealRows(rows []realRow) {
 				if slices.Contains(v.environment, f) {
 					mark += "!"
 				}
+				if slices.Contains(v.byRange, f) {
+					mark += "^"
+				}
 				marked = append(marked, mark)
 			}
 			fmt.Printf("  %-8s %v ? %v\n", vote, marked, v.undecided)
+		}
+		for _, c := range r.verdicts[2].byRange {
+			fmt.Printf("    ^ %s\n", r.verdicts[2].rangeText[c])
 		}
 	}
 }
@@ -282,6 +288,10 @@ func printRealRows(rows []realRow) {
 // counters it left undecided.
 type realVerdict struct {
 	flagged, environment, undecided []string
+	// byRange: the flags the historical range decided (counters out of
+	// every rule's reach); rangeText its evidence per counter.
+	byRange   []string
+	rangeText map[string]string
 	// counters the check had: a counter the store form leaves out (process
 	// CPU with a clock coarser than a sample) is not expected of it.
 	counters []string
@@ -307,6 +317,16 @@ func realEnsemble(bin, cacheDir, proj, vote string) (realVerdict, error) {
 		Flagged []struct {
 			Counter            string
 			EnvironmentDiffers bool `json:"environment_differs"`
+			Range              *struct {
+				Against        string
+				Outside        string
+				Change         *float64
+				P              float64
+				Low, High      float64
+				NewLow         float64
+				NewHigh        float64
+				Results, Forks int
+			}
 		}
 		Undecided []struct{ Counter string }
 		Counters  []string
@@ -323,6 +343,18 @@ func realEnsemble(bin, cacheDir, proj, vote string) (realVerdict, error) {
 		v.flagged = append(v.flagged, f.Counter)
 		if f.EnvironmentDiffers {
 			v.environment = append(v.environment, f.Counter)
+		}
+		if g := f.Range; g != nil {
+			v.byRange = append(v.byRange, f.Counter)
+			change := 0.0
+			if g.Change != nil {
+				change = *g.Change
+			}
+			if v.rangeText == nil {
+				v.rangeText = map[string]string{}
+			}
+			v.rangeText[f.Counter] = fmt.Sprintf("%s %.4g–%.4g %s %.4g–%.4g (%d forks, %s), mean %+.0f %%, p = %.2g",
+				f.Counter, g.NewLow, g.NewHigh, g.Outside, g.Low, g.High, g.Forks, g.Against, 100*change, g.P)
 		}
 	}
 	for _, u := range rep.Undecided {

@@ -152,6 +152,12 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 	// One verdict for the user, as perfls regressions and diff give it: a
 	// change only other environments' results see is not a regression.
 	rep.MarkEnvironmentDiffers()
+	// The counters no rule can judge (a time per call spread over several
+	// bins, a doubled time above every premise): decided by their
+	// historical range against the same environment's results, confirmed
+	// by a test on fork means — a deviation from the seed
+	// (docs/regressions.md, "Undecided counters, decided").
+	rep.DecideByRange(hist, run, ensemble.RangeAlpha)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; history: %s", run.Name, resultLabel(ms[cur].Key), historyText(req.PassedOnly, len(prior), cur)))
 	rep.Notes = append(rep.Notes, notes...)
 	addVerdictNotes(rep, req, run, ms[cur])

@@ -339,9 +339,11 @@ func TestStoredRunCoarseClock(t *testing.T) {
 }
 
 // A doubled time per call that no rule judges (each result's samples
-// spread over several bins): undecided, and the note names the commands
-// that test a time per call.
-func TestStoredEnsembleUndecidedTime(t *testing.T) {
+// spread over several bins): out of the votes' reach, decided by the
+// historical range of the earlier results of its environment and the test
+// on fork means — flagged, and it counts (exit status 1); the text says
+// how it was decided.
+func TestStoredEnsembleDoubledTimeByRange(t *testing.T) {
 	e := openEngine(t, small)
 	store, err := e.Store()
 	if err != nil {
@@ -360,8 +362,17 @@ func TestStoredEnsembleUndecidedTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(rep.Undecided, func(u ensemble.Undecided) bool { return u.Counter == "wall_ns_per_op" })
-	if i < 0 || rep.Undecided[i].Above != rep.Intervals || !strings.Contains(strings.Join(rep.Notes, "\n"), "perfls regressions --method p.A#m tests it over commits") {
-		t.Errorf("flagged %v, undecided %+v, notes %q: want the wall time undecided, above every earlier value, and the note", flagged(rep, ensemble.Stacking), rep.Undecided, rep.Notes)
+	i := slices.IndexFunc(rep.Decided, func(d ensemble.Decided) bool { return d.Counter == "wall_ns_per_op" })
+	if i < 0 || rep.Decided[i].Verdict != ensemble.RangeRegression || rep.Decided[i].Same.Results != 3 || rep.Decided[i].Same.Outside != "above" {
+		t.Fatalf("flagged %v, undecided %+v, decided %+v: want the wall time decided by the range", flagged(rep, ensemble.Stacking), rep.Undecided, rep.Decided)
 	}
+	if !flagged(rep, ensemble.Stacking)["wall_ns_per_op"] || rep.ExitStatus() != 1 || slices.ContainsFunc(rep.Undecided, func(u ensemble.Undecided) bool { return u.Counter == "wall_ns_per_op" }) {
+		t.Errorf("flagged %v, exit %d, undecided %+v", flagged(rep, ensemble.Stacking), rep.ExitStatus(), rep.Undecided)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "wall_ns_per_op") || !strings.Contains(b.String(), "by the historical range: fork medians") || !strings.Contains(b.String(), "(same environment), mean +") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	t.Logf("\n%s", b.String())
 }

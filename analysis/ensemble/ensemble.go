@@ -36,6 +36,11 @@ type Run struct {
 	Env       Environment
 	Counters  []string
 	Intervals [][]float64 // Intervals[t][c] is counter c in interval t
+	// Forks, in the store form, is how many intervals each fork of the
+	// result contributed, in order (they sum to len(Intervals)); the
+	// historical-range decision (DecideByRange) compares fork medians and
+	// tests fork means. Empty: the run is one series.
+	Forks []int
 }
 
 // Method combines the per-model verdicts.
@@ -102,10 +107,14 @@ type Report struct {
 	// Undecided are the counters the vote could not report whatever the
 	// models found: too few models test a rule on them in the new run.
 	Undecided []Undecided `json:"undecided"`
-	Notes     []string    `json:"notes,omitempty"`
+	// Decided are the counters the votes left undecided that the store
+	// form decided by the historical range (DecideByRange), flagged or not.
+	Decided []Decided `json:"decided,omitempty"`
+	Notes   []string  `json:"notes,omitempty"`
 
 	byMethod          map[Method][]Flag
 	undecidedByMethod map[Method][]Undecided
+	decidedByMethod   map[Method][]Decided
 }
 
 // Undecided is a counter that the models able to judge it weigh too little
@@ -183,6 +192,10 @@ type Flag struct {
 	// the models of those that do test the counter and do not flag it — and
 	// is not a regression.
 	EnvironmentDiffers bool `json:"environment_differs,omitempty"`
+	// Range: the counter was out of every rule's reach and the
+	// historical-range decision flagged it (DecideByRange); Rules is then
+	// empty and Score the vote's, which alone did not report it.
+	Range *RangeEvidence `json:"range,omitempty"`
 }
 
 // Violation is one violated rule.
@@ -314,6 +327,9 @@ func (r *Report) MarkEnvironmentDiffers() {
 	for method, flags := range r.byMethod {
 		for i := range flags {
 			f := &flags[i]
+			if f.Range != nil { // decided by DecideByRange, which marks its own
+				continue
+			}
 			tested, flagged := false, false
 			for _, m := range same {
 				tested = tested || slices.Contains(m.Tested, f.Counter)
@@ -359,6 +375,9 @@ func (r Run) validate() error {
 			return fmt.Errorf("run %s: counter %q appears twice", r.Name, c)
 		}
 		seen[c] = true
+	}
+	if len(r.Forks) > 0 && sum(r.Forks) != len(r.Intervals) {
+		return fmt.Errorf("run %s: its forks have %d intervals, the run %d", r.Name, sum(r.Forks), len(r.Intervals))
 	}
 	for t, row := range r.Intervals {
 		if len(row) != len(r.Counters) {

@@ -124,7 +124,8 @@ var ErrNoSamples = errors.New("no fork of two samples or more")
 // fork recorded for every sample (older results lack the JVM state and
 // process CPU: those counters are left out of the run, and the detector
 // out of the check), process CPU only when its clock resolves a sample
-// (CoarseClock). Forks without samples are skipped.
+// (CoarseClock). Forks without samples are skipped; Forks says how many
+// intervals each of the others gave (DecideByRange tests fork means).
 func StoredRun(name string, env Environment, forks []StoredFork, clockTick ClockTick) (Run, error) {
 	r := Run{Name: name, Env: env}
 	var sampled []StoredFork
@@ -160,6 +161,11 @@ func StoredRun(name string, env Environment, forks []StoredFork, clockTick Clock
 	}
 	if len(cols) == 0 || len(cols[0]) == 0 {
 		return r, ErrNoSamples
+	}
+	for _, f := range sampled {
+		if len(f.NsPerOp) > 1 {
+			r.Forks = append(r.Forks, len(f.NsPerOp)-1)
+		}
 	}
 	r.Intervals = make([][]float64, len(cols[0]))
 	for t := range r.Intervals {

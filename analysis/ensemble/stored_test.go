@@ -25,8 +25,8 @@ func TestStoredRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"wall_ns_per_op", "cpu_ns_per_op", "alloc_bytes_per_op", "gc_count", "jit_ms", "classes_loaded"}
-	if r.Name != "result-7" || r.Env["gc"] != "G1" || !slices.Equal(r.Counters, want) || len(r.Intervals) != 4 {
-		t.Fatalf("run %+v, want counters %v and 4 intervals", r, want)
+	if r.Name != "result-7" || r.Env["gc"] != "G1" || !slices.Equal(r.Counters, want) || len(r.Intervals) != 4 || !slices.Equal(r.Forks, []int{2, 2}) {
+		t.Fatalf("run %+v, want counters %v and 4 intervals of two forks", r, want)
 	}
 	for i, w := range [][]float64{{10400, 10300, 1040, 1, 3, 0}, {10400, 10300, 1040, 0, 7, 2}, {20100, 10300, 1040, 1, 3, 0}, {19900, 10300, 1040, 0, 7, 2}} {
 		if !slices.Equal(r.Intervals[i], w) {

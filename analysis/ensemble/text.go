@@ -43,9 +43,14 @@ func (r *Report) WriteText(w io.Writer) {
 		if f.Change != nil {
 			change = fmt.Sprintf(", mean %+.1f %%", 100**f.Change)
 		}
-		fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+		if f.Range != nil {
+			fmt.Fprintf(w, "  %-24s by the historical range (the vote's score %.2f, %d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+			fmt.Fprintf(w, "      not reported by the rules; by the historical range: %s\n", f.Range.text())
+		} else {
+			fmt.Fprintf(w, "  %-24s score %.2f (%d models), severity %.2f%s, intervals %s\n", f.Counter, f.Score, f.Votes, f.Severity, change, spans(f.Intervals))
+		}
 		if f.EnvironmentDiffers {
-			fmt.Fprintf(w, "      environment differs: %s\n", r.sameEnvironmentText())
+			fmt.Fprintf(w, "      environment differs: %s\n", r.sameEnvironmentText(f))
 		}
 		if c := f.Correlated; len(c) > shownCorrelated {
 			fmt.Fprintf(w, "      correlated: %s … (%d more)\n", strings.Join(c[:shownCorrelated], ", "), len(c)-shownCorrelated)
@@ -76,6 +81,18 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+	var passed []Decided
+	for _, d := range r.Decided {
+		if d.Verdict == RangeNotFlagged {
+			passed = append(passed, d)
+		}
+	}
+	if len(passed) > 0 {
+		fmt.Fprintln(w, "not flagged by the historical range (out of every rule's reach):")
+		for _, d := range passed {
+			fmt.Fprintf(w, "  %-24s %s\n", d.Counter, d.Evidence().text())
+		}
+	}
 	fmt.Fprintln(w, "models:")
 	for _, m := range r.Models {
 		same := ""
@@ -90,11 +107,28 @@ func (r *Report) WriteText(w io.Writer) {
 }
 
 // sameEnvironmentText says why a flag is an environment difference.
-func (r *Report) sameEnvironmentText() string {
+func (r *Report) sameEnvironmentText(f Flag) string {
+	if f.Range != nil && r.HasSameEnvironment() {
+		return "the earlier results in this environment do not tell it apart"
+	}
 	if r.HasSameEnvironment() {
 		return "the models of earlier runs in this environment test it and do not flag it"
 	}
 	return "no earlier run was measured in this environment"
+}
+
+// text is the evidence in one line: the new forks' medians against the
+// range of the earlier ones, the change of the mean and the test's p.
+func (e *RangeEvidence) text() string {
+	where := "within"
+	if e.Outside != "" {
+		where = e.Outside
+	}
+	s := fmt.Sprintf("fork medians %.4g–%.4g, %s the range %.4g–%.4g of %d forks of %d earlier results (%s)", e.NewLow, e.NewHigh, where, e.Low, e.High, e.Forks, e.Results, e.Against)
+	if e.Change != nil {
+		s += fmt.Sprintf(", mean %+.1f %%", 100**e.Change)
+	}
+	return s + fmt.Sprintf(", fork means p = %.2g (parametric test, %.1f df)", e.P, e.DF)
 }
 
 // testableModels is how many models the vote counts: 1 for the single model.
