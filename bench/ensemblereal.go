@@ -323,8 +323,8 @@ func realEnsemble(bin, cacheDir, proj, vote string) (realVerdict, error) {
 				Change         *float64
 				P              float64
 				Low, High      float64
-				NewLow         float64
-				NewHigh        float64
+				NewLow         float64 `json:"new_low"`
+				NewHigh        float64 `json:"new_high"`
 				Results, Forks int
 			}
 		}
