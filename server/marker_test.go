@@ -65,8 +65,6 @@ var marker = regexp.MustCompile(`/\*@([\w.-]+)\*/`)
 //	                                 synthetic forks of 1 µs/op, 64 B/op
 //	oracle-run METHOD WORKLOAD ARGS NS BYTES JAVA
 //	                                 classify and record one later fork
-//	await-diagnostic CODE            wait until the opened file's
-//	                                 diagnostics include one coded CODE
 //
 // go test ./server -run Markers -update rewrites the expectations.
 func TestMarkers(t *testing.T) {
@@ -208,16 +206,6 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 			// The same text again: its diagnostics are the index's.
 			fc.Replace(t, u, 2, mf.texts[mf.main])
 			fc.AwaitDiagnostics(t, u, 2)
-		}
-		if code, ok := strings.CutPrefix(line, "await-diagnostic "); ok {
-			fc.Await(t, "a diagnostic "+code, func() bool {
-				for _, d := range fc.LastDiagnostics(u) {
-					if fmt.Sprint(d.Code) == code {
-						return true
-					}
-				}
-				return false
-			})
 		}
 	}
 	got := map[string]string{}
