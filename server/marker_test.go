@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
 
+	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
@@ -53,10 +55,18 @@ var marker = regexp.MustCompile(`/\*@([\w.-]+)\*/`)
 //	-- diagnostics --       the opened file's diagnostics
 //	-- lenses --            its code lenses: line:col title [command]
 //
-// A line "await-index NAME" in the archive's comment first waits until the
-// workspace index resolves the reference at NAME (and the opened file's
-// diagnostics are the index's). go test ./server -run
-// Markers -update rewrites the expectations.
+// models.json holds the cost models the fake engine's StoredModels answers.
+// Lines of the archive's comment prepare the case:
+//
+//	await-index NAME                 wait until the workspace index resolves
+//	                                 the reference at NAME (and the opened
+//	                                 file's diagnostics are the index's)
+//	calibrate METHOD WORKLOAD ARGS N  calibrate the bounds oracle on N
+//	                                 synthetic forks of 1 µs/op, 64 B/op
+//	oracle-run METHOD WORKLOAD ARGS NS BYTES JAVA
+//	                                 classify and record one later fork
+//
+// go test ./server -run Markers -update rewrites the expectations.
 func TestMarkers(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/markers/*.txtar")
 	if len(paths) == 0 {
@@ -96,7 +106,7 @@ type markedFiles struct {
 	texts   map[string]string // path → text without markers
 	at      map[string]string // marker → path
 	offsets map[string]int    // marker → byte offset in its text
-	main    string            // the first .java file
+	main    string            // the first .java or .spl file
 }
 
 func writeMarked(t *testing.T, ar *txtar.Archive) *markedFiles {
@@ -104,7 +114,7 @@ func writeMarked(t *testing.T, ar *txtar.Archive) *markedFiles {
 	mf := &markedFiles{dir: t.TempDir(), texts: map[string]string{}, at: map[string]string{}, offsets: map[string]int{}}
 	files := map[string]string{"pom.xml": "<project/>"}
 	for _, f := range ar.Files {
-		if !strings.HasSuffix(f.Name, ".java") {
+		if !strings.HasSuffix(f.Name, ".java") && !strings.HasSuffix(f.Name, ".spl") {
 			continue
 		}
 		path := filepath.Join(mf.dir, filepath.FromSlash(f.Name))
@@ -151,6 +161,7 @@ func section(ar *txtar.Archive, name string) ([]byte, bool) {
 
 func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 	t.Helper()
+	started := time.Now()
 	mf := writeMarked(t, ar)
 	store, _, err := cache.OpenStore(context.Background(), t.TempDir())
 	if err != nil {
@@ -166,13 +177,20 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 			t.Fatal(err)
 		}
 	}
+	prepareOracle(t, store, string(ar.Comment))
+	actions := &fakeActions{}
+	if js, ok := section(ar, "models.json"); ok {
+		if err := json.Unmarshal(js, &actions.models); err != nil {
+			t.Fatalf("models.json: %v", err)
+		}
+	}
 	var initOpts any
 	if js, ok := section(ar, "settings.json"); ok {
 		if err := json.Unmarshal(js, &initOpts); err != nil {
 			t.Fatalf("settings.json: %v", err)
 		}
 	}
-	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: &fakeActions{}})
+	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: actions})
 	fc.Initialize(t, mf.dir, initOpts, protocol.ClientCapabilities{})
 	u := fc.Open(t, mf.main, mf.texts[mf.main])
 	hover := func(name string) string {
@@ -191,6 +209,10 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 		}
 	}
 	got := map[string]string{}
+	// The oracle's store stamps what it records with the time it is
+	// recorded: such times read $NOW.
+	today := regexp.MustCompile(`(` + regexp.QuoteMeta(started.Format(time.DateOnly)) + `|` +
+		regexp.QuoteMeta(time.Now().Format(time.DateOnly)) + `) \d\d:\d\d(:\d\d)?`)
 	for _, f := range ar.Files {
 		kind, name, _ := strings.Cut(f.Name, " ")
 		var out string
@@ -210,9 +232,38 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 		default:
 			continue
 		}
-		got[f.Name] = strings.ReplaceAll(out, mf.dir, "$DIR")
+		got[f.Name] = today.ReplaceAllString(strings.ReplaceAll(out, mf.dir, "$DIR"), "$$NOW")
 	}
 	return got
+}
+
+// prepareOracle runs the comment's calibrate and oracle-run lines on the
+// store, before the server reads it.
+func prepareOracle(t *testing.T, store *cache.Store, comment string) {
+	t.Helper()
+	for _, line := range strings.Split(comment, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 5 && f[0] == "calibrate":
+			n, err := strconv.Atoi(f[4])
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			calibrate(t, store, cache.OracleKey{Method: f[1], Workload: f[2], Args: f[3]}, n)
+		case len(f) == 7 && f[0] == "oracle-run":
+			ns, err1 := strconv.ParseFloat(f[4], 64)
+			bytes, err2 := strconv.ParseFloat(f[5], 64)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%q: want numbers for NS and BYTES", line)
+			}
+			k := cache.OracleKey{Method: f[1], Workload: f[2], Args: f[3]}
+			if _, _, err := store.ClassifyAndRecord(context.Background(), k, []oracle.Run{syntheticRun(99, ns, bytes, f[6])}, "check"); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+		case len(f) > 0 && (f[0] == "calibrate" || f[0] == "oracle-run"):
+			t.Fatalf("%q: wrong number of fields (see TestMarkers)", line)
+		}
+	}
 }
 
 func completionText(list *protocol.CompletionList) string {

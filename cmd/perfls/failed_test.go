@@ -18,54 +18,47 @@ import (
 // A formula instance that an error leaves undecided fails the check (exit
 // 2, "failed", a JUnit error), whatever the error; one undecided for lack
 // of evidence does not (exit 0, a skipped JUnit case). Issue #16, item 2.
+// Each case is a class of one project, compiled once, checked as a FILE.
 func TestCheckFailsWhenErrorsLeaveFormulasUndecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
 	small := []string{"--forks", "1", "--samples", "3", "--warmup", "20ms"}
 	cases := []struct {
-		name, method, reason string
-		extra                []string
-		want                 int
+		name, class, formula, method, reason string
+		extra                                []string
+		want                                 int
 	}{
-		{"every workload throws", "throwing", "threw java.lang.IllegalStateException: always", nil, exitUsage},
-		{"mistyped method", "mistyped", `unknown method "othr"`, nil, exitUsage},
-		{"mistyped generator", "mistypedGen", `unknown generator method or alias "gne"`, nil, exitUsage},
-		{"no workload", "noWorkload", "no workload: write the generator in brackets", nil, exitUsage},
-		{"lack of evidence", "fine", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric", "--max-forks", "1"}, exitOK},
+		{"every workload throws", "Throwing", "for n in {10} SELF[gen](n) <= p.Throwing#other[gen](n)",
+			`throw new IllegalStateException("always");`, "threw java.lang.IllegalStateException: always", nil, exitUsage},
+		{"mistyped method", "Mistyped", "for n in {10} SELF[gen](n) <= p.Mistyped#othr[gen](n)",
+			"return n;", `unknown method "othr"`, nil, exitUsage},
+		{"mistyped generator", "MistypedGen", "for n in {10} SELF[gne](n) <= p.MistypedGen#other[gen](n)",
+			"return n;", `unknown generator method or alias "gne"`, nil, exitUsage},
+		{"no workload", "NoWorkload", "for n in {10} SELF(n) <= other(n)",
+			"return n;", "no workload: write the generator in brackets", nil, exitUsage},
+		{"lack of evidence", "Fine", "for n in {10} SELF[gen](n) <= p.Fine#other[gen](n)",
+			"return n;", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric", "--max-forks", "1"}, exitOK},
 	}
 	fixture.Isolate(t)
+	dir := t.TempDir()
+	files := map[string]string{}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			fixture.WriteFiles(t, dir, map[string]string{"p/A.java": `package p;
+		files["p/"+c.class+".java"] = `package p;
 import dev.perfls.SPL;
-public class A {
-    @SPL("for n in {10} SELF[gen](n) <= p.A#other[gen](n)")
-    public static int throwing(int n) { throw new IllegalStateException("always"); }
-    @SPL("for n in {10} SELF[gen](n) <= p.A#othr[gen](n)")
-    public static int mistyped(int n) { return n; }
-    @SPL("for n in {10} SELF[gne](n) <= p.A#other[gen](n)")
-    public static int mistypedGen(int n) { return n; }
-    @SPL("for n in {10} SELF(n) <= other(n)")
-    public static int noWorkload(int n) { return n; }
-    @SPL("for n in {10} SELF[gen](n) <= p.A#other[gen](n)")
-    public static int fine(int n) { return n; }
+public class ` + c.class + ` {
+    @SPL("` + c.formula + `")
+    public static int m(int n) { ` + c.method + ` }
     public static int other(int n) { return n; }
     public static Iterable<Object[]> gen(int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
-`})
-			// Only the case's formula: the others' methods lose their @SPL.
-			src := filepath.Join(dir, "p", "A.java")
-			b, _ := os.ReadFile(src)
-			lines := strings.Split(string(b), "\n")
-			for i := 0; i+1 < len(lines); i++ {
-				if strings.HasPrefix(strings.TrimSpace(lines[i]), "@SPL") && !strings.Contains(lines[i+1], " "+c.method+"(") {
-					lines[i] = ""
-				}
-			}
-			os.WriteFile(src, []byte(strings.Join(lines, "\n")), 0o644)
-			checkFailed(t, dir, append(append(small, c.extra...), dir), c.want, c.reason)
+`
+	}
+	fixture.WriteFiles(t, dir, files)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(dir, "p", c.class+".java")
+			checkFailed(t, dir, append(append(small, c.extra...), file), c.want, c.reason)
 		})
 	}
 }

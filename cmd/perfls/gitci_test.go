@@ -94,9 +94,10 @@ func TestDiffBisectShallowCloneStops(t *testing.T) {
 // origin's default branch and just enough history to reach the merge
 // base, and measures against it; bisect fetches the tag and the history
 // down to it; the checkout's HEAD, branches, index and work tree are
-// untouched and only remote-tracking refs are added.
-func TestDiffBisectShallowCloneFetches(t *testing.T) {
-	fixture.Isolate(t)
+// untouched and only remote-tracking refs are added. A subtest of
+// TestDiffAndBisect: p.A's code is the same, so its measurements answer
+// (what is tested here is the fetching; measuring is TestDiffAndBisect's).
+func testDiffBisectShallowCloneFetches(t *testing.T) {
 	url, main, side := ciRemote(t)
 	dir := ciClone(t, url)
 	before := fixture.GitCheckout(t, dir)

@@ -52,12 +52,14 @@ type diffJSON struct {
 // perfls diff measures the edited method in the base commit and the
 // working tree and finds it slower (exit 1), lists the untouched one as
 // unchanged, and after a second edit measures only the edited method's
-// head again; the checkout is untouched. Then bisect (sharing the cache
-// and its compiled library, to keep the test short).
+// head again; the checkout is untouched. Then bisect, and both in a
+// shallow CI clone that must fetch (gitci_test.go), sharing the cache: the
+// same code's measurements answer them.
 func TestDiffAndBisect(t *testing.T) {
 	fixture.Isolate(t)
 	t.Run("diff", testDiffAgainstBase)
 	t.Run("bisect", testBisectFindsRegression)
+	t.Run("shallow clone fetches", testDiffBisectShallowCloneFetches)
 }
 
 func testDiffAgainstBase(t *testing.T) {

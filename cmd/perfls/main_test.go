@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 
@@ -26,13 +27,69 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// sharedCaches are cache directories that outlive one test, by name: what
+// several command tests measure the same way is measured once per test
+// binary (TestMain removes them).
+var sharedCaches cacheSet
+
+type cacheSet struct {
+	mu   sync.Mutex
+	root string
+	dirs map[string]string
+}
+
+// sharedCache makes the cache directory called name the test's (as
+// fixture.Isolate does with a new one) and returns it. Tests using it must
+// hold whatever a cache the other tests filled holds: cached measurements
+// answer instead of new ones.
+func sharedCache(t *testing.T, name string) string {
+	t.Helper()
+	c := &sharedCaches
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dir, ok := c.dirs[name]
+	if !ok {
+		if c.root == "" {
+			root, err := os.MkdirTemp("", "perfls-cmd-test-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.root, c.dirs = root, map[string]string{}
+		}
+		dir = filepath.Join(c.root, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := fixture.LinkLibrary(dir); err != nil {
+			t.Fatal(err)
+		}
+		c.dirs[name] = dir
+	}
+	t.Setenv("PERFLS_CACHE_DIR", dir)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return dir
+}
+
+func (c *cacheSet) remove() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.root != "" {
+		os.RemoveAll(c.root)
+	}
+}
+
+// quickstartCache is where the bundled example is checked with the
+// default settings (TestCheckQuickstart, TestREADMEOutput): the first of
+// them to run measures it, the other's check answers from the cache.
+const quickstartCache = "quickstart"
+
 // TestCheckQuickstart runs the README's main command on the bundled example
 // with real javac and forked JVMs, and checks every verdict.
 func TestCheckQuickstart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	fixture.Isolate(t)
+	sharedCache(t, quickstartCache)
 	junit := filepath.Join(t.TempDir(), "perfls.xml")
 	htmlDir := filepath.Join(t.TempDir(), "report") // created by --html
 	code, out, errs := runCLI(t, "check", "--format", "json", "--junit", junit, "--html", htmlDir, "../../examples/quickstart")

@@ -102,7 +102,8 @@ func TestREADMEOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	cacheDir := fixture.Isolate(t)
+	// Its one command is TestCheckQuickstart's: they share a measurement.
+	cacheDir := sharedCache(t, quickstartCache)
 	raw, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)

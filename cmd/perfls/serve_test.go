@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 	if built != "" {
 		os.RemoveAll(filepath.Dir(built))
 	}
+	sharedCaches.remove()
 	os.Exit(code)
 }
 

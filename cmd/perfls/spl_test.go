@@ -28,7 +28,7 @@ public class A {
 `,
 		"perf/regressions.spl": "for n in {1000} p.A#slow[p.A#gen](n) <= p.A#fast[p.A#gen](n)\n",
 	})
-	small := []string{"--forks", "5", "--samples", "5", "--warmup", "20ms", "--interpretation", "quick"}
+	small := []string{"--forks", "2", "--samples", "5", "--warmup", "20ms", "--interpretation", "quick"}
 	code, out, errs := runCLI(t, append(append([]string{"check"}, small...), dir)...)
 	spl := filepath.Join("perf", "regressions.spl")
 	if code != exitViolated || !strings.HasPrefix(out, "violated  "+spl+":1") || !strings.Contains(out, "p.A#slow[p.A#gen](1000) <= p.A#fast[p.A#gen](1000)") {
