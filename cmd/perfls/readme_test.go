@@ -81,6 +81,10 @@ var volatile = []struct {
 	{regexp.MustCompile(`[0-9][0-9.e+-]* (ns|µs|ms|s)/op`), "… /op"},
 	{regexp.MustCompile(`ratio [^ ]+ \[[^\]]*\]`), "ratio … […]"},
 	{regexp.MustCompile(`p=[0-9][0-9.e+-]*`), "p=…"},
+	{regexp.MustCompile(`p < [0-9][0-9.e+-]*\)`), "p < …)"},
+	// Forks are added while a formula is undecided, which depends on the
+	// noise of the day: whether any were is no part of the example.
+	{regexp.MustCompile(`; [0-9]+ forks added to decide`), ""},
 	{regexp.MustCompile(`[0-9]+(\.[0-9]+)?s\)`), "…s)"},
 	{regexp.MustCompile(`(?m)^JVM: .*?; heap`), "JVM: …; heap"},
 	{regexp.MustCompile(`(?m)^JVM flags: -XX:ErrorFile=\S*`), "JVM flags: -XX:ErrorFile=…"},
