@@ -14,7 +14,8 @@
 //     lenses on one method)
 //   - measure.go: Measure, MeasurePrecise (perfls measure)
 //   - profile.go: Profile, ProfileMethod, StoredProfiles (perfls profile)
-//   - model.go: ExtractModel, StoredModels, PredictStored (perfls model, predict)
+//   - model.go: ExtractModel, StoredModels, PredictStored, Predict (perfls
+//     model, predict)
 //   - oracle.go: Calibrate, RunCalibrate, Verify, CalibratedWorkloads,
 //     Rebuild, Accept (the bounds oracle)
 //   - evaluate.go: EvaluateFile, Evaluate (formulas decided on recorded
@@ -22,6 +23,8 @@
 //   - diff.go: Diff, DiffMethod (working tree against a base commit)
 //   - bisect.go, bisect_formula.go: Bisect (first bad commit, by workload or
 //     by formula)
+//   - explain.go: Explain (from a slow-down to its first bad commit and what
+//     grew in its profile: regressions, bisect and diff --profile in one)
 //   - regressions.go, regressions_watch.go: Regressions and the editor's
 //     "slower since" watch (NewRegressionWatch, SlowerSince); the series and
 //     their change points are analysis/regression's
@@ -30,7 +33,10 @@
 //     analysis/ensemble's StoredRun)
 //   - team.go: MethodHistory, HistoryPage (perfls history), RunWorker (a
 //     worker taking measurement jobs from the shared queue)
-//   - lint.go: LintWith (formula diagnostics without measuring)
+//   - lint.go: LintWith (formula diagnostics without measuring); names.go:
+//     MethodNames (completion of --method and --workload)
+//   - notices.go: NoticesToShow (which notices a command prints, once per
+//     change)
 //   - annotations.go: Annotations, AnnotationsJar, InstallAnnotations
 //   - cache.go: CacheList, CacheShow, CacheClear, GC (perfls cache)
 //   - daemon.go: StartDaemon, StopDaemon, DaemonStatus, RunDaemon

@@ -32,7 +32,7 @@ func EnsembleFlags(fs *pflag.FlagSet) *Ensemble {
 	fs.StringVar(&r.new, "new", "", "CSV form: directory holding the new run")
 	fs.Float64Var(&r.phase1.Interval, "interval", 0, "CSV form: group rows into intervals of this many time units (0: a row is one)")
 	fs.Float64Var(&r.phase1.Duration, "duration", 0, "CSV form: keep only rows within this many time units of the first (the test's expected duration; 0: all)")
-	fs.StringVar(&r.method, "method", "", "store form: the method whose stored results to check, pkg.Class#m; CSV form: the vote, stacking, bagging or single (as --vote)")
+	fs.StringVar(&r.method, "method", "", "the method whose stored results to check, pkg.Class#m (the store form); a vote name here is the old spelling of --vote, still read")
 	fs.StringVar(&r.workload, "workload", "", "store form: only results of this workload generator, pkg.Class#gen")
 	fs.StringVar(&r.args, "args", "", "store form: only results with these arguments, as perfls history shows them")
 	fs.Int64Var(&r.id, "id", 0, "store form: check this result (perfls history --format json lists IDs) against those stored before it (default: the newest)")
