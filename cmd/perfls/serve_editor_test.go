@@ -55,7 +55,9 @@ func TestServeEditorFeatures(t *testing.T) {
 	}
 	u := c.Open(t, path, editorFixture)
 	td := protocol.TextDocumentIdentifier{URI: u}
-	line := func(s string) uint32 { return uint32(strings.Count(editorFixture[:strings.Index(editorFixture, s)], "\n")) }
+	line := func(s string) uint32 {
+		return uint32(strings.Count(editorFixture[:strings.Index(editorFixture, s)], "\n"))
+	}
 	at := func(s string, plus int) protocol.TextDocumentPositionParams {
 		i := strings.Index(editorFixture, s) + plus
 		return protocol.TextDocumentPositionParams{TextDocument: td, Position: fixture.PositionAt(editorFixture, i)}
