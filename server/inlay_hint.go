@@ -8,7 +8,9 @@ import (
 
 	"github.com/perfls/perfls/analysis/editor"
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/verdict"
+	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/lsp317"
 	"github.com/perfls/perfls/server/internal/session"
 )
@@ -30,7 +32,8 @@ func (s *server) inlayHints(_ context.Context, p *lsp317.InlayHintParams) []lsp3
 	}
 	s.sess.SyncVerdictsEvery(publishSyncInterval)
 	snap := s.sess.SnapshotOf(doc)
-	for _, h := range editor.HintsInRange(hintsOf(snap), fromProtocolRange(p.Range)) {
+	rng := fromProtocolRange(p.Range)
+	for _, h := range editor.HintsInRange(hintsOf(snap, rng), rng) {
 		ih := lsp317.InlayHint{
 			Position:    protocol.Position{Line: uint32(h.Position.Line), Character: uint32(h.Position.Character)},
 			Label:       h.Label,
@@ -44,18 +47,36 @@ func (s *server) inlayHints(_ context.Context, p *lsp317.InlayHintParams) []lsp3
 	return out
 }
 
-// hintsOf computes the document's hints from the recorded results.
-func hintsOf(snap session.Snapshot) []editor.Hint {
+// hintsOf computes the hints of the methods that reach into the lines of
+// rng (the editor's visible lines) from the recorded results; the rest of
+// a large file costs nothing.
+func hintsOf(snap session.Snapshot, rng textpos.Range) []editor.Hint {
 	doc := snap.Doc
 	results := snap.Results(doc.Path)
 	if len(results) == 0 {
 		return nil
 	}
-	var out []editor.Hint
+	var visible []*javasrc.Method
+	in := map[*javasrc.Method]bool{}
 	for _, m := range doc.Java.Methods {
-		if m.Type == nil {
+		start := m.Span.Start
+		for _, a := range m.SPL {
+			start = min(start, a.Span.Start) // the annotations, where the outcomes show
+		}
+		if m.Type == nil || doc.Java.Mapper.Position(start).Line > rng.End.Line || doc.Java.Mapper.Position(m.Span.End).Line < rng.Start.Line {
 			continue
 		}
+		visible = append(visible, m)
+		in[m] = true
+	}
+	formulas := map[*javasrc.Method][]*workspace.Formula{}
+	for _, f := range doc.Formulas {
+		if in[f.Method] {
+			formulas[f.Method] = append(formulas[f.Method], f)
+		}
+	}
+	var out []editor.Hint
+	for _, m := range visible {
 		r := resultOf(results, MethodArgs{Class: m.Type.BinaryName, Method: m.Name, Params: erased(m)})
 		if r == nil {
 			continue
@@ -67,7 +88,7 @@ func hintsOf(snap session.Snapshot) []editor.Hint {
 				out = append(out, h)
 			}
 		}
-		out = append(out, outcomeHints(doc, m, r, stale)...)
+		out = append(out, outcomeHints(doc.Java, formulas[m], r, stale)...)
 	}
 	return out
 }
@@ -96,11 +117,11 @@ func latestFigure(ms []verdict.Measurement, stale bool) (editor.Figure, string, 
 // outcomeHints put each formula string's outcome at the end of its line:
 // the worst of its instances' (failed, violated, undecided, satisfied)
 // with how many of them had it.
-func outcomeHints(doc *document, m *javasrc.Method, r *verdict.MethodResult, stale bool) []editor.Hint {
+func outcomeHints(file *javasrc.File, formulas []*workspace.Formula, r *verdict.MethodResult, stale bool) []editor.Hint {
 	var out []editor.Hint
 	seen := map[*javasrc.StringValue]bool{}
-	for _, f := range doc.Formulas {
-		if f.Method != m || f.Value == nil || seen[f.Value] {
+	for _, f := range formulas {
+		if f.Value == nil || seen[f.Value] {
 			continue
 		}
 		seen[f.Value] = true
@@ -137,7 +158,7 @@ func outcomeHints(doc *document, m *javasrc.Method, r *verdict.MethodResult, sta
 			}
 			tip.WriteString("- " + strings.ReplaceAll(instanceMessage(in), "\n", "\n  ") + "\n")
 		}
-		h := editor.FormulaHint(doc.Java, f.Value, editor.OutcomeLabel(worst.Outcome, worst.Failed, stale, count, len(ins)))
+		h := editor.FormulaHint(file, f.Value, editor.OutcomeLabel(worst.Outcome, worst.Failed, stale, count, len(ins)))
 		h.Tooltip = tip.String()
 		out = append(out, h)
 	}
