@@ -24,17 +24,7 @@ import (
 // formulas) in a session whose store holds, for every annotated method, a
 // measurement and its formula's two instances: the inlay hints' input.
 func openLatencyFile(b *testing.B) (*benchClient, protocol.DocumentURI, string) {
-	b.Setenv("XDG_CACHE_HOME", b.TempDir())
-	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
-	dir := b.TempDir()
-	path := filepath.Join(dir, "src", "p", "G.java")
-	src := fixture.LatencySource(1200)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir, path, src := latencyProject(b)
 	store, _, err := cache.OpenStore(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -56,6 +46,23 @@ func openLatencyFile(b *testing.B) (*benchClient, protocol.DocumentURI, string) 
 		TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "java", Version: 1, Text: src}})
 	bc.await(b, 1)
 	return bc, u, src
+}
+
+// latencyProject writes fixture.LatencySource(1200) as p/G.java of a
+// project, with private cache directories.
+func latencyProject(b *testing.B) (dir, path, src string) {
+	b.Setenv("XDG_CACHE_HOME", b.TempDir())
+	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
+	dir = b.TempDir()
+	path = filepath.Join(dir, "src", "p", "G.java")
+	src = fixture.LatencySource(1200)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, path, src
 }
 
 // BenchmarkSemanticTokensAfterEdit1200Formulas: textDocument/semanticTokens/full
@@ -86,6 +93,47 @@ func BenchmarkSemanticTokensAfterEdit1200Formulas(b *testing.B) {
 		b.Fatalf("%d tokens, want at least 10 per formula", len(st.Data)/5)
 	}
 	b.ReportMetric(float64(len(st.Data)/5), "tokens")
+	benchtime.Latencies(b, ds)
+}
+
+// BenchmarkSemanticTokensDeltaAfterEdit1200Formulas: as
+// BenchmarkSemanticTokensAfterEdit1200Formulas, each request
+// semanticTokens/full/delta from the previous answer, as VS Code asks
+// after an edit: the server still classifies the file, the wire carries
+// the edit only.
+func BenchmarkSemanticTokensDeltaAfterEdit1200Formulas(b *testing.B) {
+	bc, u, src := openLatencyFile(b)
+	ctx := context.Background()
+	mid := strings.Index(src[len(src)/2:], "SELF[") + len("SELF[") + len(src)/2
+	td := protocol.TextDocumentIdentifier{URI: u}
+	var st protocol.SemanticTokens
+	if _, err := bc.conn.Call(ctx, protocol.MethodSemanticTokensFull, &protocol.SemanticTokensParams{TextDocument: td}, &st); err != nil {
+		b.Fatal(err)
+	}
+	prev := st.ResultID
+	ds := make([]time.Duration, 0, b.N)
+	edited := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v := uint32(i + 2)
+		bc.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, incrementalEdit(u, src, mid, v))
+		bc.await(b, v)
+		var d protocol.SemanticTokensDelta
+		t0 := time.Now()
+		if _, err := bc.conn.Call(ctx, protocol.MethodSemanticTokensFullDelta, &protocol.SemanticTokensDeltaParams{TextDocument: td, PreviousResultID: prev}, &d); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+		if d.ResultID == "" || len(d.Edits) > 1 {
+			b.Fatalf("delta %+v: want a result id and at most one edit", d)
+		}
+		for _, e := range d.Edits {
+			edited += len(e.Data)
+		}
+		prev = d.ResultID
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(edited)/float64(b.N), "values/op")
 	benchtime.Latencies(b, ds)
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestEditorCapabilities(t *testing.T) {
 			t.Errorf("initialize does not advertise %s: %v", c, res.Capabilities)
 		}
 	}
-	if !strings.Contains(string(res.Capabilities["semanticTokensProvider"]), `"range":true`) ||
+	if !strings.Contains(string(res.Capabilities["semanticTokensProvider"]), `"range":true,"full":{"delta":true}`) ||
 		!strings.Contains(string(res.Capabilities["semanticTokensProvider"]), `"tokenTypes":["keyword"`) {
 		t.Errorf("semanticTokensProvider = %s", res.Capabilities["semanticTokensProvider"])
 	}
@@ -77,6 +78,37 @@ func TestEditorCapabilities(t *testing.T) {
 		Range: protocol.Range{Start: protocol.Position{Line: 8}, End: protocol.Position{Line: 9}}}, &part)
 	if len(full.Data) == 0 || len(part.Data) == 0 || len(part.Data) >= len(full.Data) || part.Data[0] != 8 {
 		t.Errorf("tokens: full %d values, range %d starting on line %v", len(full.Data), len(part.Data), part.Data[:min(1, len(part.Data))])
+	}
+
+	// After an edit, the delta from the full answer's result applied to
+	// it gives the tokens a new full request gives.
+	if full.ResultID == "" {
+		t.Fatal("semanticTokens/full without a resultId")
+	}
+	at := strings.Index(editorSrc, "slow[gen](n)\")\n    public static int other")
+	pos := fixture.PositionAt(editorSrc, at)
+	fc.Notify(t, protocol.MethodTextDocumentDidChange, lsptest.ChangeParams(u, 2, lsptest.Change{Range: &protocol.Range{Start: pos, End: pos}, Text: "3 * "}))
+	fc.AwaitDiagnostics(t, u, 2)
+	var delta struct {
+		ResultID string                        `json:"resultId"`
+		Edits    []protocol.SemanticTokensEdit `json:"edits"`
+		Data     []uint32                      `json:"data"`
+	}
+	fc.Call(t, protocol.MethodSemanticTokensFullDelta, &protocol.SemanticTokensDeltaParams{TextDocument: td, PreviousResultID: full.ResultID}, &delta)
+	var again protocol.SemanticTokens
+	fc.Call(t, protocol.MethodSemanticTokensFull, &protocol.SemanticTokensParams{TextDocument: td}, &again)
+	if delta.Data != nil || len(delta.Edits) != 1 || delta.ResultID == "" {
+		t.Fatalf("delta = %+v, want one edit", delta)
+	}
+	e := delta.Edits[0]
+	applied := append(append(append([]uint32{}, full.Data[:e.Start]...), e.Data...), full.Data[e.Start+e.DeleteCount:]...)
+	if fmt.Sprint(applied) != fmt.Sprint(again.Data) || len(e.Data) > 20 {
+		t.Errorf("delta %+v applied gives\n%v, want\n%v", e, applied, again.Data)
+	}
+	var stale protocol.SemanticTokens
+	fc.Call(t, protocol.MethodSemanticTokensFullDelta, &protocol.SemanticTokensDeltaParams{TextDocument: td, PreviousResultID: "unknown"}, &stale)
+	if fmt.Sprint(stale.Data) != fmt.Sprint(again.Data) {
+		t.Errorf("delta from an unknown result: want all the tokens, got %d values", len(stale.Data))
 	}
 
 	hints := func() []lsp317.InlayHint {

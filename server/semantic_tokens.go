@@ -15,7 +15,9 @@ import (
 type semanticTokensOptions struct {
 	Legend protocol.SemanticTokensLegend `json:"legend"`
 	Range  bool                          `json:"range"`
-	Full   bool                          `json:"full"`
+	Full   struct {
+		Delta bool `json:"delta"`
+	} `json:"full"`
 }
 
 // semanticTokensProvider advertises the SPL highlighting inside annotation
@@ -29,14 +31,34 @@ func semanticTokensProvider() semanticTokensOptions {
 	for _, m := range editor.TokenModifiers {
 		l.TokenModifiers = append(l.TokenModifiers, protocol.SemanticTokenModifiers(m))
 	}
-	return semanticTokensOptions{Legend: l, Range: true, Full: true}
+	o := semanticTokensOptions{Legend: l, Range: true}
+	o.Full.Delta = true
+	return o
 }
 
 // SemanticTokensFull classifies the SPL in the document's annotation
 // strings (methods, generators, revisions, operators, numbers, variables);
 // the Java around them is the Java language server's.
 func (s *server) SemanticTokensFull(_ context.Context, p *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
-	return &protocol.SemanticTokens{Data: editor.Encode(s.tokens(p.TextDocument.URI))}, nil
+	sent, _ := s.sess.SendTokens(p.TextDocument.URI, editor.Encode(s.tokens(p.TextDocument.URI)))
+	return &protocol.SemanticTokens{ResultID: sent.ID, Data: sent.Data}, nil
+}
+
+// SemanticTokensFullDelta answers with the edit from the tokens sent under
+// previousResultId to the current ones (after a keystroke a few numbers:
+// the full answer of a 1,200-formula file is 100,000), or with all of them
+// when that result is not the last sent.
+func (s *server) SemanticTokensFullDelta(_ context.Context, p *protocol.SemanticTokensDeltaParams) (any, error) {
+	sent, before := s.sess.SendTokens(p.TextDocument.URI, editor.Encode(s.tokens(p.TextDocument.URI)))
+	if before.ID == "" || before.ID != p.PreviousResultID {
+		return &protocol.SemanticTokens{ResultID: sent.ID, Data: sent.Data}, nil
+	}
+	start, del, data := editor.TokensEdit(before.Data, sent.Data)
+	d := &protocol.SemanticTokensDelta{ResultID: sent.ID, Edits: []protocol.SemanticTokensEdit{}}
+	if del > 0 || len(data) > 0 {
+		d.Edits = append(d.Edits, protocol.SemanticTokensEdit{Start: uint32(start), DeleteCount: uint32(del), Data: data})
+	}
+	return d, nil
 }
 
 // SemanticTokensRange is SemanticTokensFull for the lines shown.

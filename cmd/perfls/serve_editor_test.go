@@ -33,7 +33,7 @@ public class Search {
 // TestServeEditorFeatures starts the built perfls serve as an editor does
 // and checks, from outside the process, that initialize advertises every
 // editor feature of issue 38 and that each request answers on a fixture
-// file: semantic tokens (full and range), document symbols, a quick fix,
+// file: semantic tokens (full, delta and range), document symbols, a quick fix,
 // prepareRename and rename, references, inlay hints and signature help.
 func TestServeEditorFeatures(t *testing.T) {
 	p := startServe(t)
@@ -69,6 +69,12 @@ func TestServeEditorFeatures(t *testing.T) {
 		Range: protocol.Range{End: protocol.Position{Line: 10}}}, &rng)
 	if len(full.Data) < 5*10 || len(rng.Data) != len(full.Data) || full.Data[0] != line("@SPL") {
 		t.Errorf("semantic tokens: full %d values starting on line %v, range %d", len(full.Data), full.Data[:min(1, len(full.Data))], len(rng.Data))
+	}
+
+	var delta protocol.SemanticTokensDelta
+	c.Call(t, protocol.MethodSemanticTokensFullDelta, &protocol.SemanticTokensDeltaParams{TextDocument: td, PreviousResultID: full.ResultID}, &delta)
+	if full.ResultID == "" || delta.ResultID == "" || delta.Edits == nil || len(delta.Edits) != 0 {
+		t.Errorf("semantic tokens delta of an unchanged file = %+v (full result %q), want no edit", delta, full.ResultID)
 	}
 
 	var syms []struct {
