@@ -184,3 +184,15 @@ func benchCall(b *testing.B, bc *benchClient, method string, params, result any)
 	b.StopTimer()
 	benchtime.Latencies(b, ds)
 }
+
+// BenchmarkCodeActionAtCursor1200Formulas: textDocument/codeAction at a
+// cursor inside the middle formula of the 1,200-formula file, as VS Code
+// asks whenever the cursor moves, request to reply.
+func BenchmarkCodeActionAtCursor1200Formulas(b *testing.B) {
+	bc, u, src := openLatencyFile(b)
+	mid := strings.Index(src[len(src)/2:], "SELF[") + len(src)/2
+	at := fixture.PositionAt(src, mid)
+	var acts []protocol.CodeAction
+	benchCall(b, bc, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u},
+		Range: protocol.Range{Start: at, End: at}}, &acts)
+}

@@ -39,7 +39,11 @@ func (s *Session) SendTokens(u protocol.DocumentURI, data []uint32) (sent, befor
 	h.seq++
 	before = h.last[u]
 	sent = SentTokens{ID: strconv.Itoa(h.seq), Data: data}
-	h.last[u] = sent
+	if len(data) > 0 || before.ID != "" {
+		// A document without tokens (or not open, which Close never
+		// forgets) is not remembered: its delta is the full answer.
+		h.last[u] = sent
+	}
 	return sent, before
 }
 
