@@ -20,7 +20,6 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/benchtime"
-	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
@@ -424,16 +423,6 @@ func BenchmarkFullEdit1200Formulas(b *testing.B) {
 }
 
 func benchEdits1200(b *testing.B, change func(u protocol.DocumentURI, src string, mid int, v uint32) any) {
-	b.Setenv("XDG_CACHE_HOME", b.TempDir())
-	b.Setenv("PERFLS_CACHE_DIR", b.TempDir())
-	dir := b.TempDir()
-	path := filepath.Join(dir, "src", "p", "G.java")
-	src := fixture.LatencySource(1200)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir, path, src := latencyProject(b) // editor_bench_test.go
 	benchEditsIn(b, server.Options{}, dir, path, src, 0, change)
 }

@@ -311,4 +311,5 @@ func (s *server) refreshCodeLenses(ctx context.Context) {
 			s.logf("codeLens/refresh: %v", err)
 		}
 	}
+	s.refreshInlayHints(ctx) // the same results show in the hints
 }

@@ -70,7 +70,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	for _, f := range v.folders {
 		s.sess.EnsureRoot(f)
 	}
-	return &protocol.InitializeResult{
+	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			// Incremental sync: each keystroke sends the edit, not the
 			// file (textChanges decodes it, see DidChange).
@@ -91,7 +91,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: allCommands},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "perfls", Version: version.String()},
-	}, nil
+	}
+	editorCapabilities(&res.Capabilities)
+	return res, nil
 }
 
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {

@@ -230,7 +230,10 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 		case "lenses":
 			out = lensesText(fc.Lenses(t, u))
 		default:
-			continue
+			var ok bool
+			if out, ok = editorMarker(t, fc, mf, u, kind, name); !ok { // editor_marker_test.go
+				continue
+			}
 		}
 		got[f.Name] = today.ReplaceAllString(strings.ReplaceAll(out, mf.dir, "$DIR"), "$$NOW")
 	}

@@ -124,7 +124,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 	// Messages wait in the dispatcher's bounded queue for a bounded pool of
 	// handlers (dispatch.go); replies in the stream's (outbox.go).
 	s.wire = wire
-	s.inbox = newDispatcher(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(h))))), wire.closed)
+	s.inbox = newDispatcher(jsonrpc2.ReplyHandler(s.gate(coded(recoverHandler(s.textChanges(s.lsp317Routes(h)))))), wire.closed)
 	conn.Go(trust.With(ctx, s.trust), s.inbox.admit)
 	// A client that disappears without shutdown leaves no measurement
 	// running: background jobs end with the connection.

@@ -55,6 +55,9 @@ type Settings struct {
 	// DefaultLenses until the client says otherwise. The oracle's state on
 	// an already calibrated method is shown whatever the list.
 	Lenses []string
+	// InlayHints shows measured figures after method signatures and
+	// formula outcomes at the end of annotation lines (inlay_hint.go).
+	InlayHints bool
 }
 
 // LensNames are the lenses the "lenses" setting can list: measure (run
@@ -70,7 +73,7 @@ var DefaultLenses = []string{"measure", "check"}
 
 // DefaultSettings are the settings before the client sends any.
 func DefaultSettings() Settings {
-	return Settings{AllowMeasuring: true, Lenses: DefaultLenses}
+	return Settings{AllowMeasuring: true, Lenses: DefaultLenses, InlayHints: true}
 }
 
 // showsLens tells whether the settings list the lens named name.
@@ -92,6 +95,7 @@ type rawSettings struct {
 	Remote            *bool     `json:"remote"`
 	RemoteLabel       *string   `json:"remoteLabel"`
 	Lenses            *[]string `json:"lenses"`
+	InlayHints        *bool     `json:"inlayHints"`
 }
 
 // applySettings reads the settings object v (the flat object, or
@@ -216,6 +220,9 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 	if raw.Remote != nil {
 		s.Remote = *raw.Remote
 	}
+	if raw.InlayHints != nil {
+		s.InlayHints = *raw.InlayHints
+	}
 	if raw.RemoteLabel != nil {
 		if l := strings.TrimSpace(*raw.RemoteLabel); engine.ValidLabel(l) == nil {
 			s.RemoteLabel = l
@@ -244,9 +251,12 @@ func (raw rawSettings) over(cur Settings, problems *[]string) Settings {
 // written once published: a change publishes a new one, so handlers read
 // it without locks.
 type view struct {
-	caps    protocol.ClientCapabilities
-	folders []string
-	cfg     Settings
+	caps protocol.ClientCapabilities
+	// inlayRefresh: the client honours workspace/inlayHint/refresh (LSP
+	// 3.17; protocol's ClientCapabilities predates it).
+	inlayRefresh bool
+	folders      []string
+	cfg          Settings
 }
 
 // views holds the current view.
@@ -309,6 +319,9 @@ func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 		s.refreshCodeLenses(ctx)
 	} else if !slices.Equal(next.Lenses, old.Lenses) {
 		s.refreshCodeLenses(ctx)
+	}
+	if next.InlayHints != old.InlayHints {
+		s.refreshInlayHints(ctx)
 	}
 	return nil
 }

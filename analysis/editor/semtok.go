@@ -195,3 +195,22 @@ func Encode(ts []Token) []uint32 {
 
 // SemanticTokens is Encode(Tokens(f)): textDocument/semanticTokens/full's data.
 func SemanticTokens(f *javasrc.File) []uint32 { return Encode(Tokens(f)) }
+
+// TokensEdit is textDocument/semanticTokens/full/delta's edit from the
+// encoded tokens prev to next: next equals prev with prev[start :
+// start+deleteCount] replaced by data. One edit around what differs: after
+// a keystroke the relative encoding changes a few numbers only. Positions
+// are whole tokens (multiples of 5), as clients expect.
+func TokensEdit(prev, next []uint32) (start, deleteCount int, data []uint32) {
+	n := min(len(prev), len(next))
+	for start < n && prev[start] == next[start] {
+		start++
+	}
+	start -= start % 5
+	tail := 0
+	for tail < n-start && prev[len(prev)-1-tail] == next[len(next)-1-tail] {
+		tail++
+	}
+	tail -= tail % 5
+	return start, len(prev) - tail - start, next[start : len(next)-tail]
+}

@@ -94,3 +94,33 @@ func TestHighlighterReuses(t *testing.T) {
 		t.Fatalf("after an edit: got %s, want %s", got, want)
 	}
 }
+
+func TestTokensEdit(t *testing.T) {
+	tok := func(vs ...uint32) []uint32 { return vs }
+	a := tok(0, 1, 2, 3, 0, 1, 4, 2, 5, 0, 0, 3, 1, 1, 0)
+	cases := []struct {
+		name       string
+		prev, next []uint32
+	}{
+		{"same", a, a},
+		{"one number in the middle", a, tok(0, 1, 2, 3, 0, 1, 5, 2, 5, 0, 0, 3, 1, 1, 0)},
+		{"a token inserted", a, tok(0, 1, 2, 3, 0, 0, 2, 1, 7, 0, 1, 4, 2, 5, 0, 0, 3, 1, 1, 0)},
+		{"a token removed", a, tok(0, 1, 2, 3, 0, 0, 3, 1, 1, 0)},
+		{"from nothing", nil, a},
+		{"to nothing", a, nil},
+		{"equal tails across the token boundary", tok(1, 1, 1, 1, 1), tok(1, 1, 1, 1, 1, 1, 1, 1, 1, 1)},
+	}
+	for _, c := range cases {
+		start, del, data := TokensEdit(c.prev, c.next)
+		if start%5 != 0 || del%5 != 0 || len(data)%5 != 0 {
+			t.Errorf("%s: edit %d %d %v not on token boundaries", c.name, start, del, data)
+		}
+		got := append(append(append([]uint32{}, c.prev[:start]...), data...), c.prev[start+del:]...)
+		if fmt.Sprint(got) != fmt.Sprint(c.next) {
+			t.Errorf("%s: applying %d %d %v gives %v, want %v", c.name, start, del, data, got, c.next)
+		}
+		if c.name == "one number in the middle" && (start != 5 || del != 5) {
+			t.Errorf("%s: edit %d %d, want the second token only", c.name, start, del)
+		}
+	}
+}

@@ -167,7 +167,7 @@ func TestServeSurvivesMalformedInput(t *testing.T) {
 		// next Content-Length header.
 		{"no Content-Length", "Content-Type: application/json\r\n\r\n{}", "null", -32700},
 		{"unknown method", lspFrame(`{"jsonrpc":"2.0","id":4,"method":"perfls/frobnicate","params":{}}`), "4", -32601},
-		{"unimplemented LSP method", lspFrame(`{"jsonrpc":"2.0","id":5,"method":"textDocument/rename","params":{}}`), "5", -32601},
+		{"unimplemented LSP method", lspFrame(`{"jsonrpc":"2.0","id":5,"method":"textDocument/formatting","params":{}}`), "5", -32601},
 		{"bad params", lspFrame(`{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":"oops"}`), "6", -32602},
 		{"bad command argument", lspFrame(`{"jsonrpc":"2.0","id":7,"method":"workspace/executeCommand","params":{"command":"perfls.checkFormulas","arguments":[]}}`), "7", -32602},
 		{"still serving", lspFrame(`{"jsonrpc":"2.0","id":8,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///nowhere/A.java"},"position":{"line":0,"character":0}}}`), "8", 0},

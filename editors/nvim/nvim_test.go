@@ -77,7 +77,7 @@ vim.cmd('qa!')
 // script in a headless Neovim with the plugin; it returns what the script
 // wrote to $PERFLS_OUT and the project directory. With noDefaults the
 // script runs with -u NONE (no filetype detection, as in minimal setups).
-func nvimRun(t *testing.T, script string, noDefaults bool) ([]byte, string) {
+func nvimRun(t *testing.T, script string, noDefaults bool, before ...func(cacheDir, src string)) ([]byte, string) {
 	t.Helper()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -97,6 +97,9 @@ func nvimRun(t *testing.T, script string, noDefaults bool) ([]byte, string) {
 	os.WriteFile(initLua, []byte(script), 0o644)
 	plugin, _ := filepath.Abs(".")
 	outFile := filepath.Join(tmp, "out.json")
+	for _, f := range before {
+		f(filepath.Join(tmp, "cache"), src)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -39,6 +39,7 @@ export interface ServerOptions {
   remote?: boolean;
   remoteLabel?: string;
   lenses?: Lens[];
+  inlayHints?: boolean;
 }
 
 /** A worker label as perfls worker --label takes it. */
@@ -132,6 +133,15 @@ export function serverOptions(cfg: ConfigReader, trusted: boolean, home: string 
       options.violationSeverity = sev as ViolationSeverity;
     } else {
       problems.push(`perfls.violationSeverity must be "warning" or "error", not ${show(sev)}: using "warning"`);
+    }
+  }
+
+  const hints = cfg.get<unknown>('inlayHints');
+  if (hints !== undefined && hints !== null) {
+    if (typeof hints === 'boolean') {
+      options.inlayHints = hints;
+    } else {
+      problems.push(`perfls.inlayHints must be true or false, not ${show(hints)}: showing them`);
     }
   }
 

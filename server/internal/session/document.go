@@ -138,6 +138,7 @@ func (s *Session) Close(u protocol.DocumentURI) {
 		d.tree.Close()
 	}
 	delete(s.docs, u)
+	s.highlight.forget(u)
 }
 
 // Doc is the open version of u; nil when u is not open.

@@ -84,6 +84,8 @@ type Session struct {
 	sources  sourceFiles // files parsed from -sources.jars and src.zip
 	decls    declFiles   // files parsed from disk to locate declarations
 	git      gitState
+	// highlight: each open document's semantic-token highlighter
+	highlight highlighters
 
 	// Profiles are the profiles known, by MethodKey (a method present
 	// with none had none in the store when read); Diffs the latest

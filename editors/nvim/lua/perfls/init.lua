@@ -9,6 +9,11 @@ local defaults = {
   filetypes = { 'java', 'spl' },
   root_markers = { 'perfls.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', '.git' },
   codelens = true, -- show and refresh the "Measure" / "Check N formulas" lenses
+  -- show measured figures and formula outcomes as inlay hints (Neovim 0.10+,
+  -- which draws them; the server's inlayHints setting turns them off for
+  -- every editor). Semantic tokens (0.9+) and code actions
+  -- (vim.lsp.buf.code_action) need nothing from the plugin.
+  inlay_hints = true,
   -- settings of the editor contract (alpha, interpretation, semantics,
   -- budgetSeconds, measureOnSave, javaHome, jvmArgs, cpus, violationSeverity,
   -- allowMeasuring, remote, remoteLabel, lenses: e.g. { 'measure', 'check',
@@ -49,6 +54,12 @@ end
 -- before the server answered initialize never completes and blocks every
 -- later refresh of the buffer.
 local function on_attach(_, bufnr)
+  if config.inlay_hints and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    -- 0.10 takes (true, { bufnr = … }); 0.10's first builds took (bufnr, true).
+    if not pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr }) then
+      pcall(vim.lsp.inlay_hint.enable, bufnr, true)
+    end
+  end
   if not config.codelens then
     return
   end
@@ -108,7 +119,7 @@ local function attach(bufnr)
   vim.lsp.buf_attach_client(bufnr, id)
 end
 
---- setup({ cmd = { 'perfls', 'serve' }, filetypes = …, root_markers = …, codelens = true })
+--- setup({ cmd = { 'perfls', 'serve' }, filetypes = …, root_markers = …, codelens = true, inlay_hints = true })
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if vim.filetype and vim.filetype.add then -- Neovim 0.7 has it; .spl files get their filetype

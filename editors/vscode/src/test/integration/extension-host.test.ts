@@ -146,6 +146,18 @@ test('in a fake extension host with the real language client: untrusted, trusted
     await until('the status bar to show a running measurement', () => host.statusTexts.some((x) => /^\$\(pulse\) perfls: 1 running/.test(x)));
     await until('the status bar back to idle', () => host.statusTexts[host.statusTexts.length - 1] === 'perfls: idle' && host.statusTexts.some((x) => x.startsWith('$(pulse)')));
     t.diagnostic(`status bar: ${host.statusTexts.join(' → ')}`);
+    // The measurement's figure as an inlay hint after the signature,
+    // through the client's inlay hint provider (LSP 3.17).
+    let figure: { position: { line: number }; label: unknown } | undefined;
+    for (let i = 0; i < 200 && !figure; i++) {
+      const hints = await host.inlayHints(doc, new host.vscode.Range(0, 0, lines.length, 0));
+      figure = hints.find((h) => h.position.line === decl && /^≈ /.test(String(h.label)));
+      if (!figure) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    assert.ok(figure, 'an inlay hint with binarySearch\'s measured figure');
+    t.diagnostic(`inlay hint: ${String(figure.label)}`);
     assert.deepEqual([...host.unknown].filter((u) => !u.startsWith('vscode.')), []);
   } finally {
     await ext.deactivate();
@@ -198,6 +210,32 @@ test('a multi-root workspace: the second folder is served like the first', { tim
     const hovers = await host.hover(doc, 3, at);
     const md = hovers.map((h: { contents: { value?: string }[] }) => h.contents.map((c) => c.value ?? String(c)).join('\n')).join('\n');
     assert.match(md, /static int slow\(int\[\] a\)/, md);
+
+    // The quick fix of the misspelt method, through the client's code
+    // action provider: kind quickfix, its edit replacing "slwo".
+    const slwo = lines[3].indexOf('slwo');
+    const actions = await host.codeActions(doc, new host.vscode.Range(3, slwo + 1, 3, slwo + 1));
+    const fix = actions.find((a) => a.title === 'Change to slow');
+    assert.ok(fix, JSON.stringify(actions.map((a) => a.title)));
+    assert.equal(fix.kind?.value, 'quickfix');
+    const edits = fix.edit?.changes.get(uri) ?? [];
+    assert.deepEqual(edits.map((e) => [e.range.start.line, e.range.start.character, e.range.end.character, e.newText]), [[3, slwo, slwo + 4, 'slow']]);
+
+    // Semantic tokens of the SPL, decoded with the legend the client
+    // registered: the formula's methods and generators are classified.
+    const tokens = await host.semanticTokens(doc);
+    assert.ok(tokens, 'a semantic tokens provider');
+    const names: string[] = [];
+    let line = 0;
+    let char = 0;
+    for (let i = 0; i + 4 < tokens.data.length; i += 5) {
+      char = tokens.data[i] === 0 ? char + tokens.data[i + 1] : tokens.data[i + 1];
+      line += tokens.data[i];
+      names.push(`${lines[line].slice(char, char + tokens.data[i + 2])}:${tokens.legend.tokenTypes[tokens.data[i + 3]]}`);
+    }
+    for (const want of ['SELF:keyword', 'gen:function', 'slow:method', 'slwo:method', '<=:operator', '10:number']) {
+      assert.ok(names.includes(want), `token ${want} in ${names.join(' ')}`);
+    }
   } finally {
     await ext.deactivate();
   }

@@ -103,6 +103,51 @@ class DiagnosticRelatedInformation {
   constructor(public location: Location, public message: string) {}
 }
 
+class TextEdit {
+  constructor(public range: Range, public newText: string) {}
+}
+class CodeActionKind {
+  static readonly Empty = new CodeActionKind('');
+  static readonly QuickFix = new CodeActionKind('quickfix');
+  constructor(readonly value: string) {}
+  append(part: string) {
+    return new CodeActionKind(this.value ? `${this.value}.${part}` : part);
+  }
+}
+class CodeAction {
+  edit?: WorkspaceEdit;
+  diagnostics?: Diagnostic[];
+  isPreferred?: boolean;
+  constructor(public title: string, public kind?: CodeActionKind) {}
+}
+/** WorkspaceEdit keeps the edits by document URI, as set and replace give them. */
+class WorkspaceEdit {
+  readonly changes = new Map<string, TextEdit[]>();
+  set(uri: any, edits: TextEdit[]) {
+    this.changes.set(String(uri), edits);
+  }
+  replace(uri: any, range: Range, newText: string) {
+    this.changes.set(String(uri), [...(this.changes.get(String(uri)) ?? []), new TextEdit(range, newText)]);
+  }
+  entries() {
+    return [...this.changes.entries()];
+  }
+}
+class SemanticTokensLegend {
+  constructor(readonly tokenTypes: string[], readonly tokenModifiers: string[] = []) {}
+}
+class SemanticTokens {
+  constructor(readonly data: Uint32Array, readonly resultId?: string) {}
+}
+class InlayHint {
+  tooltip?: any;
+  paddingLeft?: boolean;
+  constructor(public position: Position, public label: any, public kind?: number) {}
+}
+class InlayHintLabelPart {
+  constructor(public value: string) {}
+}
+
 /** auto makes a no-op stand-in for an API the host does not model. */
 function auto(name: string, unknown: Set<string>): any {
   unknown.add(name);
@@ -137,6 +182,9 @@ export class Host {
   readonly diagnostics = new Map<string, Diagnostic[]>();
   readonly codeLensProviders: { selector: any; provider: any }[] = [];
   readonly hoverProviders: { selector: any; provider: any }[] = [];
+  readonly codeActionProviders: { selector: any; provider: any }[] = [];
+  readonly tokenProviders: { selector: any; provider: any; legend: SemanticTokensLegend }[] = [];
+  readonly inlayProviders: { selector: any; provider: any }[] = [];
   readonly unknown = new Set<string>();
   readonly statusItem = { text: '', tooltip: '' as any, command: '' as any, name: '', show() {}, hide() {}, dispose() {} };
   readonly statusTexts: string[] = [];
@@ -200,6 +248,8 @@ export class Host {
       version: '1.82.0',
       Position, Range, Disposable, CancellationTokenSource, CancellationError, MarkdownString, Hover, CodeLens,
       Diagnostic, Location, DiagnosticRelatedInformation, EventEmitter: Emitter, Uri: URI,
+      TextEdit, CodeAction, CodeActionKind, WorkspaceEdit, SemanticTokensLegend, SemanticTokens, InlayHint, InlayHintLabelPart,
+      CodeActionTriggerKind: { Invoke: 1, Automatic: 2 },
       DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
       DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
       StatusBarAlignment: { Left: 1, Right: 2 },
@@ -289,6 +339,22 @@ export class Host {
           host.codeLensProviders.push(entry);
           return new Disposable(() => host.codeLensProviders.splice(host.codeLensProviders.indexOf(entry), 1));
         },
+        registerCodeActionsProvider: (selector: any, provider: any) => {
+          const entry = { selector, provider };
+          host.codeActionProviders.push(entry);
+          return new Disposable(() => host.codeActionProviders.splice(host.codeActionProviders.indexOf(entry), 1));
+        },
+        registerDocumentSemanticTokensProvider: (selector: any, provider: any, legend: SemanticTokensLegend) => {
+          const entry = { selector, provider, legend };
+          host.tokenProviders.push(entry);
+          return new Disposable(() => host.tokenProviders.splice(host.tokenProviders.indexOf(entry), 1));
+        },
+        registerDocumentRangeSemanticTokensProvider: () => new Disposable(() => undefined),
+        registerInlayHintsProvider: (selector: any, provider: any) => {
+          const entry = { selector, provider };
+          host.inlayProviders.push(entry);
+          return new Disposable(() => host.inlayProviders.splice(host.inlayProviders.indexOf(entry), 1));
+        },
         registerHoverProvider: (selector: any, provider: any) => {
           const entry = { selector, provider };
           host.hoverProviders.push(entry);
@@ -338,6 +404,40 @@ export class Host {
         for (const lens of (await provider.provideCodeLenses(doc, token)) ?? []) {
           out.push(lens.command || !provider.resolveCodeLens ? lens : await provider.resolveCodeLens(lens, token));
         }
+      }
+    }
+    return out;
+  }
+
+  /** codeActions asks the registered providers for the actions at a range, as the light bulb does. */
+  async codeActions(doc: any, range: Range): Promise<CodeAction[]> {
+    const out: CodeAction[] = [];
+    for (const { selector, provider } of this.codeActionProviders) {
+      if (this.match(selector, doc) > 0) {
+        const ctx = { diagnostics: this.diagnostics.get(doc.uri.toString()) ?? [], only: undefined, triggerKind: 1 };
+        out.push(...((await provider.provideCodeActions(doc, range, ctx, new CancellationTokenSource().token)) ?? []));
+      }
+    }
+    return out;
+  }
+
+  /** semanticTokens asks the registered full-document provider; the legend is the one it registered with. */
+  async semanticTokens(doc: any): Promise<{ legend: SemanticTokensLegend; data: number[] } | undefined> {
+    for (const { selector, provider, legend } of this.tokenProviders) {
+      if (this.match(selector, doc) > 0) {
+        const t = await provider.provideDocumentSemanticTokens(doc, new CancellationTokenSource().token);
+        return t ? { legend, data: [...t.data] } : undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** inlayHints asks the registered providers for the hints of a range. */
+  async inlayHints(doc: any, range: Range): Promise<InlayHint[]> {
+    const out: InlayHint[] = [];
+    for (const { selector, provider } of this.inlayProviders) {
+      if (this.match(selector, doc) > 0) {
+        out.push(...((await provider.provideInlayHints(doc, range, new CancellationTokenSource().token)) ?? []));
       }
     }
     return out;

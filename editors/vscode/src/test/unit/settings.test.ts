@@ -18,6 +18,7 @@ const defaults = {
   remote: false,
   remoteLabel: '',
   lenses: ['measure', 'check'],
+  inlayHints: true,
   path: '',
 };
 
@@ -38,6 +39,7 @@ test('defaults map to the contract keys with measuring allowed in a trusted work
     remote: false,
     remoteLabel: '',
     lenses: ['measure', 'check'],
+    inlayHints: true,
   });
   assert.ok(!('path' in options), 'perfls.path is the client\'s, not the server\'s');
 });
@@ -128,4 +130,11 @@ test('lenses pass through when each is a lens; anything else is reported and lef
   const bad = serverOptions(reader({ ...defaults, lenses: ['check', 'flamegraph'] }), true, '/h');
   assert.ok(!('lenses' in bad.options), JSON.stringify(bad.options));
   assert.match(bad.problems[0], /perfls\.lenses must list some of measure, check, profile, compare, calibrate/);
+});
+
+test('inlay hints: the setting passes; a value that is not a boolean is left out with a message', () => {
+  assert.equal(serverOptions(reader({ ...defaults, inlayHints: false }), true).options.inlayHints, false);
+  const { options, problems } = serverOptions(reader({ ...defaults, inlayHints: 'no' }), true);
+  assert.ok(!('inlayHints' in options));
+  assert.match(problems.join('\n'), /perfls\.inlayHints must be true or false/);
 });
