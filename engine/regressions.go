@@ -7,9 +7,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/regression"
@@ -31,13 +30,35 @@ type RegressionsRequest struct {
 	Method string
 }
 
-// resultOf is a stored result as the series read it.
-func resultOf(m *cache.Measurement) regression.Result {
-	env, k := environmentOf(m), m.Key
+// summaries turns stored results' summaries into what the series read,
+// decoding each distinct environment once (a million results share a few
+// hundred).
+type summaries map[string]measure.Environment
+
+func (envs summaries) result(sm *cache.Summary) regression.Result {
+	env, ok := envs[sm.Environment]
+	if !ok {
+		json.Unmarshal([]byte(sm.Environment), &env) // an older result's may be empty
+		if len(envs) < 1<<16 {
+			envs[sm.Environment] = env
+		}
+	}
+	if sm.Commit != "" {
+		env.Commit = sm.Commit
+	}
+	k := sm.Key
 	r := regression.Result{Method: k.Method, Workload: k.Workload, Args: k.Args, Machine: k.Machine, JVM: k.JVM, Harness: k.Harness,
-		JVMLabel: jvmLabel(env, k.JVM), Commit: env.Commit, Dirty: env.Dirty, SeenAt: m.SeenAt, Forks: make([]regression.Fork, len(m.Forks))}
-	for i, f := range m.Forks {
-		r.Forks[i] = regression.Fork{NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp}
+		JVMLabel: jvmLabel(env, k.JVM), Commit: env.Commit, Dirty: env.Dirty, SeenAt: sm.SeenAt}
+	// A fork of one value: its mean is the fork's mean the store kept.
+	figures := [][]float64{sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp}
+	r.Forks = make([]regression.Fork, max(len(sm.NsPerOp), len(sm.CPUNsPerOp), len(sm.AllocBytesPerOp)))
+	for i := range r.Forks {
+		f := &r.Forks[i]
+		for j, dst := range []*[]float64{&f.NsPerOp, &f.CPUNsPerOp, &f.AllocBytesPerOp} {
+			if i < len(figures[j]) {
+				*dst = figures[j][i : i+1]
+			}
+		}
 	}
 	return r
 }
@@ -142,45 +163,18 @@ func commitsAfter(ctx context.Context, repo *revision.Repo, since, head string) 
 }
 
 // loadSeries places every stored result of method (of every method, "")
-// on the set's series.
+// on the set's series, reading the store once.
 func (e *Engine) loadSeries(ctx context.Context, set *regression.Set, method string) error {
 	store, err := e.Store()
 	if err != nil {
 		return err
 	}
-	methods, err := storedMethods(ctx, store, method)
-	if err != nil {
-		return err
-	}
-	for _, m := range methods {
-		ms, err := store.MeasurementsOf(ctx, m)
-		if err != nil {
-			return err
-		}
-		for _, r := range ms {
-			if method != "" || r.Key.Method == m { // "p.C#m" also matches "p.C#m(int)": each once
-				set.Add(resultOf(r))
-			}
-		}
-	}
-	return nil
-}
-
-// storedMethods are the methods whose results a request reads: the one
-// named, else every method in the store.
-func storedMethods(ctx context.Context, store *cache.Store, method string) ([]string, error) {
-	if method != "" {
-		return []string{method}, nil
-	}
-	entries, err := store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, en := range entries {
-		seen[en.Key.Method] = true
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
+	envs := summaries{}
+	_, err = store.Summaries(ctx, method, 0, func(sm *cache.Summary) error {
+		set.Add(envs.result(sm))
+		return nil
+	})
+	return err
 }
 
 // environmentDiffs lists the components in which two results' environments
