@@ -22,7 +22,6 @@ import (
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/internal/pgtest"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -47,6 +46,7 @@ func scaleBench(args []string) error {
 	batch := fl.Int("batch", 2000, "results per transaction while filling")
 	work := fl.String("work", "", "keep the store and the repository in this directory, and reuse them when they are there (default: a temporary directory, removed)")
 	profile := fl.String("cpuprofile", "", "write a CPU profile of the fill and regressions phases to FILE.fill and FILE.regressions")
+	before := fl.Bool("before", true, "also time the store reads regressions and the hover made before schema 11 (List, MeasurementsOf, MeasurementsOfAfter), for comparison")
 	pg := fl.Bool("pg", false, "a PostgreSQL store ($PERFLS_STORE when set, else a throwaway server started here) instead of SQLite")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -71,16 +71,12 @@ func scaleBench(args []string) error {
 	}
 	spec := ""
 	if *pg {
-		if spec = os.Getenv("PERFLS_STORE"); spec == "" {
-			srv, err := pgtest.Start(ctx)
-			if err != nil {
-				return err
-			}
-			defer srv.Stop()
-			if spec, err = srv.NewDatabase(ctx); err != nil {
-				return err
-			}
+		url, stop, err := sharedStore(ctx)
+		if err != nil {
+			return err
 		}
+		defer stop()
+		spec = url
 	}
 	resetPeak()
 	start := time.Now()
@@ -184,6 +180,11 @@ func scaleBench(args []string) error {
 			return err
 		}
 		oneNew = append(oneNew, time.Since(start))
+	}
+	if *before {
+		if err := scaleBefore(ctx, store, g, hovered); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("hover %s (%d results): first look %.1f ms, later look median %.2f ms, a look finding one new result median %.2f ms (target ≤ 50 ms); slower since commit %d (%+.0f %%), peak RSS %s\n",
 		hovered, *results/(*series)*10, millis(first), millis(medianDuration(later)), millis(medianDuration(oneNew)), g.stepAt(0), 100*c.Magnitude, peakRSS())
@@ -384,4 +385,43 @@ func cpuProfile(file, phase string) (stop func()) {
 			f.Close()
 		})
 	}
+}
+
+// scaleBefore times the store reads that perfls regressions and the hover
+// made before the fork means were stored (schema 11): every result loaded
+// with its samples, one query each, after a listing of the whole store to
+// find the methods; and the hover's query by method, which no index served.
+func scaleBefore(ctx context.Context, store *cache.Store, g scaleGen, hovered string) error {
+	start := time.Now()
+	entries, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	list := time.Since(start)
+	const methods = 10
+	start = time.Now()
+	n := 0
+	for m := range methods {
+		ms, err := store.MeasurementsOf(ctx, g.method(m))
+		if err != nil {
+			return err
+		}
+		n += len(ms)
+	}
+	per := time.Since(start) / time.Duration(n)
+	start = time.Now()
+	ms, last, err := store.MeasurementsOfAfter(ctx, hovered, 0, nil)
+	if err != nil {
+		return err
+	}
+	first := time.Since(start)
+	start = time.Now()
+	if _, _, err := store.MeasurementsOfAfter(ctx, hovered, last, nil); err != nil {
+		return err
+	}
+	later := time.Since(start)
+	fmt.Printf("before schema 11, the reads alone: regressions' List of the store %.1f s + MeasurementsOf %.2f ms a result (%d results of %d methods) = %.0f s for the %d results; "+
+		"the hover's MeasurementsOfAfter: first look (%d results) %.0f ms, later look %.0f ms\n",
+		list.Seconds(), millis(per), n, methods, list.Seconds()+per.Seconds()*float64(len(entries)), len(entries), len(ms), millis(first), millis(later))
+	return nil
 }
