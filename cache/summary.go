@@ -10,18 +10,27 @@ package cache
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
 
-// migrationMeans (schema 11) adds each result's fork means, keyed by the
-// result, with the method's name without its parameters for the look-up by
-// name, and an index on the method for the look-up by exact method. The
-// means of the results stored before are computed by afterMigration.
+// migrationMeans (schema 11) adds what the series read of each result,
+// so that reading a million results is one scan of a narrow table: its
+// series (measurements.series_hash), the method's name without its
+// parameters (the look-up by name), the commit measured (the result's,
+// else its environment's: older results have it there only) and whether
+// the tree had changes, whether it is preliminary, and the mean of each
+// fork's samples per figure. It also indexes the method, for the look-up
+// by exact method. afterMigration fills it for the results stored before.
 const migrationMeans = `CREATE TABLE result_means (
 		measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id) ON DELETE CASCADE,
-		method_name    TEXT NOT NULL, -- the method without its parameters: p.C#m
-		ns_means       BLOB NOT NULL, -- little-endian float64s: the mean of each fork's samples, forks without samples left out
+		series_hash    TEXT NOT NULL,
+		method_name    TEXT NOT NULL,    -- the method without its parameters: p.C#m
+		commit_hash    TEXT NOT NULL,    -- "" unknown
+		dirty          INTEGER NOT NULL, -- 1: measured in a tree with changes
+		preliminary    INTEGER NOT NULL,
+		ns_means       BLOB NOT NULL,    -- little-endian float64s: the mean of each fork's samples, forks without samples left out
 		cpu_means      BLOB NOT NULL,
 		alloc_means    BLOB NOT NULL
 	);
@@ -31,7 +40,11 @@ const migrationMeans = `CREATE TABLE result_means (
 // pgMigrationMeans is migrationMeans in PostgreSQL's types.
 const pgMigrationMeans = `CREATE TABLE result_means (
 		measurement_id BIGINT PRIMARY KEY REFERENCES measurements(id) ON DELETE CASCADE,
+		series_hash    TEXT NOT NULL,
 		method_name    TEXT NOT NULL,
+		commit_hash    TEXT NOT NULL,
+		dirty          BIGINT NOT NULL,
+		preliminary    BIGINT NOT NULL,
 		ns_means       BYTEA NOT NULL,
 		cpu_means      BYTEA NOT NULL,
 		alloc_means    BYTEA NOT NULL
@@ -72,30 +85,50 @@ func forkMeans(series ...[]float64) []byte {
 
 // meansRow is one row of result_means.
 type meansRow struct {
-	id             int64
-	name           string
-	ns, cpu, alloc []byte
+	id                   int64
+	series, name, commit string
+	dirty, preliminary   int
+	ns, cpu, alloc       []byte
 }
 
-// putMeans stores the fork means of m, just inserted as id.
+// newMeansRow is the row of result id: key method, commit column, stored
+// environment and preliminary flag, and its forks' samples per figure.
+func newMeansRow(id int64, method, commit, env string, preliminary int, ns, cpu, alloc [][]float64) meansRow {
+	// The environment's commit and dirty flag, as measure.Environment
+	// writes them (an older result's environment may be empty).
+	var e struct {
+		Commit string
+		Dirty  bool
+	}
+	json.Unmarshal([]byte(env), &e)
+	if commit == "" {
+		commit = e.Commit
+	}
+	return meansRow{id: id, name: methodName(method), commit: commit, dirty: boolInt(e.Dirty), preliminary: preliminary,
+		ns: forkMeans(ns...), cpu: forkMeans(cpu...), alloc: forkMeans(alloc...)}
+}
+
+// putMeans stores the row of m, just inserted as id.
 func putMeans(ctx context.Context, tx *txn, id int64, m *Measurement) error {
 	var ns, cpu, alloc [][]float64
 	for _, f := range m.Forks {
 		ns, cpu, alloc = append(ns, f.NsPerOp), append(cpu, f.CPUNsPerOp), append(alloc, f.AllocBytesPerOp)
 	}
-	return insertMeans(ctx, tx, []meansRow{{id, methodName(m.Key.Method), forkMeans(ns...), forkMeans(cpu...), forkMeans(alloc...)}})
+	row := newMeansRow(id, m.Key.Method, m.Commit, string(m.Environment), boolInt(m.Preliminary), ns, cpu, alloc)
+	row.series = m.Key.SeriesHash()
+	return insertMeans(ctx, tx, []meansRow{row})
 }
 
-// insertMeans inserts rows, a few hundred a statement.
+// insertMeans inserts rows, a hundred a statement.
 func insertMeans(ctx context.Context, tx *txn, rows []meansRow) error {
-	const perStatement = 200
+	const perStatement = 100
 	for len(rows) > 0 {
 		n := min(len(rows), perStatement)
-		q := "INSERT INTO result_means (measurement_id, method_name, ns_means, cpu_means, alloc_means) VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ")
-		args := make([]any, 0, 5*n)
+		q := "INSERT INTO result_means (measurement_id, series_hash, method_name, commit_hash, dirty, preliminary, ns_means, cpu_means, alloc_means) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+		args := make([]any, 0, 9*n)
 		for _, r := range rows[:n] {
-			args = append(args, r.id, r.name, r.ns, r.cpu, r.alloc)
+			args = append(args, r.id, r.series, r.name, r.commit, r.dirty, r.preliminary, r.ns, r.cpu, r.alloc)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("store the fork means of result %d: %w", rows[0].id, err)
@@ -105,30 +138,33 @@ func insertMeans(ctx context.Context, tx *txn, rows []meansRow) error {
 	return nil
 }
 
-// backfillMeans computes the fork means of every result that has none, a
+// backfillMeans fills result_means for every result that has no row, a
 // thousand results at a time.
 func backfillMeans(ctx context.Context, tx *txn) error {
 	const chunk = 1000
+	type result struct {
+		id                          int64
+		series, method, commit, env string
+		preliminary                 int
+		ns, cpu, alloc              [][]float64
+	}
 	for after := int64(-1); ; {
-		var rows []meansRow
+		var rs []result
 		at := map[int64]int{}
 		err := eachRow(ctx, tx, func(r *sql.Rows) error {
-			var row meansRow
-			var method string
-			if err := r.Scan(&row.id, &method); err != nil {
+			var x result
+			if err := r.Scan(&x.id, &x.series, &x.method, &x.commit, &x.env, &x.preliminary); err != nil {
 				return err
 			}
-			row.name = methodName(method)
-			at[row.id] = len(rows)
-			rows = append(rows, row)
+			at[x.id] = len(rs)
+			rs = append(rs, x)
 			return nil
-		}, `SELECT id, method FROM measurements m WHERE id > ?
+		}, `SELECT id, series_hash, method, commit_hash, environment, preliminary FROM measurements m WHERE id > ?
 			AND NOT EXISTS (SELECT 1 FROM result_means r WHERE r.measurement_id = m.id) ORDER BY id LIMIT ?`, after, chunk)
-		if err != nil || len(rows) == 0 {
+		if err != nil || len(rs) == 0 {
 			return err
 		}
-		after = rows[len(rows)-1].id
-		forks := make([][3][][]float64, len(rows))
+		after = rs[len(rs)-1].id
 		err = eachRow(ctx, tx, func(r *sql.Rows) error {
 			var id int64
 			var ns, cpu, alloc []byte
@@ -136,17 +172,19 @@ func backfillMeans(ctx context.Context, tx *txn) error {
 				return err
 			}
 			if i, ok := at[id]; ok {
-				f := &forks[i]
-				f[0], f[1], f[2] = append(f[0], unfloats(ns)), append(f[1], unfloats(cpu)), append(f[2], unfloats(alloc))
+				x := &rs[i]
+				x.ns, x.cpu, x.alloc = append(x.ns, unfloats(ns)), append(x.cpu, unfloats(cpu)), append(x.alloc, unfloats(alloc))
 			}
 			return nil
 		}, `SELECT measurement_id, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op FROM forks
-			WHERE measurement_id >= ? AND measurement_id <= ? ORDER BY measurement_id, fork`, rows[0].id, after)
+			WHERE measurement_id >= ? AND measurement_id <= ? ORDER BY measurement_id, fork`, rs[0].id, after)
 		if err != nil {
 			return err
 		}
-		for i := range rows {
-			rows[i].ns, rows[i].cpu, rows[i].alloc = forkMeans(forks[i][0]...), forkMeans(forks[i][1]...), forkMeans(forks[i][2]...)
+		rows := make([]meansRow, len(rs))
+		for i, x := range rs {
+			rows[i] = newMeansRow(x.id, x.method, x.commit, x.env, x.preliminary, x.ns, x.cpu, x.alloc)
+			rows[i].series = x.series
 		}
 		if err := insertMeans(ctx, tx, rows); err != nil {
 			return err
@@ -204,17 +242,22 @@ func (s *Store) PutAll(ctx context.Context, ms []*Measurement) error {
 	})
 }
 
+// Series is what the results of one series share: the key (without
+// Code) and the environment (JSON, as stored) of one of its results.
+type Series struct {
+	Key         Key
+	Environment string
+}
+
 // Summary is a complete stored result as the change-point series read it:
 // no samples, the mean of each fork's instead.
 type Summary struct {
-	ID  int64
-	Key Key // without Code
-	// Environment is the result's environment as stored (JSON); equal
-	// environments share one string.
-	Environment string
-	// Commit is the result's commit column ("" for older results: the
-	// environment has it), SeenAt the further commits it was seen at.
+	ID     int64
+	Series *Series // shared by the summaries of a series
+	// Commit is the commit measured ("" unknown), Dirty that the tree had
+	// changes; SeenAt the further commits the result was seen at.
 	Commit string
+	Dirty  bool
 	SeenAt []string
 	// NsPerOp, CPUNsPerOp and AllocBytesPerOp are the means of each fork's
 	// samples of the figure, for the forks that have samples of it.
@@ -223,14 +266,16 @@ type Summary struct {
 
 // Summaries calls fn with every complete result of method (named as for
 // MeasurementsOf; "" for every method) whose ID is above after, in ID
-// order, reading them in one query. It returns the highest ID of any
-// result now stored, as MeasurementsOfAfter does.
+// order. It reads the series' keys first (a result of each), then scans
+// result_means alone. It returns the highest ID of any result now stored,
+// as MeasurementsOfAfter does.
 func (s *Store) Summaries(ctx context.Context, method string, after int64, fn func(*Summary) error) (last int64, err error) {
 	where, args := "r.measurement_id > ?", []any{after}
 	switch {
 	case method == "":
 	case strings.Contains(method, "("):
-		where, args = "m.method = ? AND "+where, append([]any{method}, args...)
+		where, args = "r.method_name = ? AND r.measurement_id IN (SELECT id FROM measurements WHERE method = ?) AND "+where,
+			append([]any{methodName(method), method}, args...)
 	default:
 		where, args = "r.method_name = ? AND "+where, append([]any{method}, args...)
 	}
@@ -238,8 +283,12 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 		if err := db.QueryRowContext(ctx, "SELECT CAST(coalesce(max(id), 0) AS BIGINT) FROM measurements").Scan(&last); err != nil {
 			return fmt.Errorf("query cache: %w", err)
 		}
+		series, err := seriesOf(ctx, db, where, args)
+		if err != nil {
+			return err
+		}
 		seen := map[int64][]string{}
-		err := eachRow(ctx, db, func(r *sql.Rows) error {
+		err = eachRow(ctx, db, func(r *sql.Rows) error {
 			var id int64
 			var c string
 			if err := r.Scan(&id, &c); err != nil {
@@ -248,28 +297,75 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 			seen[id] = append(seen[id], c)
 			return nil
 		}, `SELECT s.measurement_id, s.commit_hash FROM seen_at s JOIN result_means r ON r.measurement_id = s.measurement_id
-			JOIN measurements m ON m.id = s.measurement_id WHERE `+where+` ORDER BY s.measurement_id, s.commit_hash`, args...)
+			WHERE `+where+` ORDER BY s.measurement_id, s.commit_hash`, args...)
 		if err != nil {
 			return err
 		}
-		in := interner{}
+		commits := interner{}
 		return eachRow(ctx, db, func(r *sql.Rows) error {
 			var sm Summary
-			k := &sm.Key
-			var method, workload, args, jvm, harness, machine, env sql.RawBytes
-			var ns, cpu, alloc sql.RawBytes
-			if err := r.Scan(&sm.ID, &method, &workload, &args, &jvm, &harness, &machine, &env, &sm.Commit, &ns, &cpu, &alloc); err != nil {
+			var hash, commit, ns, cpu, alloc sql.RawBytes
+			var dirty int
+			if err := r.Scan(&sm.ID, &hash, &commit, &dirty, &ns, &cpu, &alloc); err != nil {
 				return err
 			}
-			k.Method, k.Workload, k.Args, k.JVM, k.Harness, k.Machine = in.of(method), in.of(workload), in.of(args), in.of(jvm), in.of(harness), in.of(machine)
-			sm.Environment, sm.SeenAt = in.of(env), seen[sm.ID]
+			if sm.Series = series[string(hash)]; sm.Series == nil {
+				return nil // a series whose first result came after the keys were read
+			}
+			sm.Commit, sm.Dirty, sm.SeenAt = commits.of(commit), dirty != 0, seen[sm.ID]
 			sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp = unfloatsOrNil(ns), unfloatsOrNil(cpu), unfloatsOrNil(alloc)
 			return fn(&sm)
-		}, `SELECT m.id, m.method, m.workload, m.args, m.jvm, m.harness, m.machine, m.environment, m.commit_hash, r.ns_means, r.cpu_means, r.alloc_means
-			FROM result_means r JOIN measurements m ON m.id = r.measurement_id
-			WHERE `+where+` AND m.preliminary = 0 ORDER BY r.measurement_id`, args...)
+		}, `SELECT r.measurement_id, r.series_hash, r.commit_hash, r.dirty, r.ns_means, r.cpu_means, r.alloc_means FROM result_means r
+			WHERE `+where+` AND r.preliminary = 0 AND r.measurement_id <= ? ORDER BY r.measurement_id`, append(args, last)...)
 	})
 	return last, err
+}
+
+// seriesOf reads the key and an environment of every series with a
+// result that where selects: the newest result of each, by ID.
+func seriesOf(ctx context.Context, db *conn, where string, args []any) (map[string]*Series, error) {
+	q := `SELECT max(r.measurement_id) FROM result_means r WHERE ` + where + ` GROUP BY r.series_hash`
+	if len(args) == 1 { // every method: the series index serves the grouping
+		q = `SELECT max(id) FROM measurements WHERE id > ? GROUP BY series_hash`
+	}
+	var ids []int64
+	err := eachRow(ctx, db, func(r *sql.Rows) error {
+		var id int64
+		if err := r.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	}, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Series, len(ids))
+	in := interner{}
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		list := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+		batch := make([]any, n)
+		for i, id := range ids[:n] {
+			batch[i] = id
+		}
+		ids = ids[n:]
+		err := eachRow(ctx, db, func(r *sql.Rows) error {
+			var hash string
+			var se Series
+			k := &se.Key
+			if err := r.Scan(&hash, &k.Method, &k.Workload, &k.Args, &k.JVM, &k.Harness, &k.Machine, &se.Environment); err != nil {
+				return err
+			}
+			k.JVM, k.Harness, k.Machine, se.Environment = in.of([]byte(k.JVM)), in.of([]byte(k.Harness)), in.of([]byte(k.Machine)), in.of([]byte(se.Environment))
+			out[hash] = &se
+			return nil
+		}, `SELECT series_hash, method, workload, args, jvm, harness, machine, environment FROM measurements WHERE id IN (`+list+`)`, batch...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // interner shares the strings a scan reads again and again (a method, a

@@ -71,7 +71,7 @@ func TestSummaries(t *testing.T) {
 			if !slices.Equal(sm.NsPerOp, ns) || !slices.Equal(sm.CPUNsPerOp, cpu) || len(sm.AllocBytesPerOp) != 3 || sm.AllocBytesPerOp[0] != 16 {
 				t.Errorf("result %d: means %v %v %v; want %v %v [16 16 16]", i, sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp, ns, cpu)
 			}
-			if sm.Key.Method != m.Key.Method || sm.Key.Machine != m.Key.Machine || sm.Commit != m.Commit || sm.Environment != string(m.Environment) {
+			if k := sm.Series.Key; k.Method != m.Key.Method || k.Machine != m.Key.Machine || sm.Commit != m.Commit || sm.Series.Environment != string(m.Environment) || sm.Dirty {
 				t.Errorf("result %d: %+v; want the key, commit and environment of %+v", i, sm, m)
 			}
 		}

@@ -31,24 +31,20 @@ type RegressionsRequest struct {
 }
 
 // summaries turns stored results' summaries into what the series read,
-// decoding each distinct environment once (a million results share a few
-// hundred).
-type summaries map[string]measure.Environment
+// naming the JVM of each series once (from its environment).
+type summaries map[*cache.Series]string
 
-func (envs summaries) result(sm *cache.Summary) regression.Result {
-	env, ok := envs[sm.Environment]
+func (labels summaries) result(sm *cache.Summary) regression.Result {
+	k := sm.Series.Key
+	label, ok := labels[sm.Series]
 	if !ok {
-		json.Unmarshal([]byte(sm.Environment), &env) // an older result's may be empty
-		if len(envs) < 1<<16 {
-			envs[sm.Environment] = env
-		}
+		var env measure.Environment
+		json.Unmarshal([]byte(sm.Series.Environment), &env) // an older result's may be empty
+		label = jvmLabel(env, k.JVM)
+		labels[sm.Series] = label
 	}
-	if sm.Commit != "" {
-		env.Commit = sm.Commit
-	}
-	k := sm.Key
 	r := regression.Result{Method: k.Method, Workload: k.Workload, Args: k.Args, Machine: k.Machine, JVM: k.JVM, Harness: k.Harness,
-		JVMLabel: jvmLabel(env, k.JVM), Commit: env.Commit, Dirty: env.Dirty, SeenAt: sm.SeenAt}
+		JVMLabel: label, Commit: sm.Commit, Dirty: sm.Dirty, SeenAt: sm.SeenAt}
 	// A fork of one value: its mean is the fork's mean the store kept.
 	figures := [][]float64{sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp}
 	r.Forks = make([]regression.Fork, max(len(sm.NsPerOp), len(sm.CPUNsPerOp), len(sm.AllocBytesPerOp)))
