@@ -120,3 +120,21 @@ func TestMigrationComputesMeans(t *testing.T) {
 		t.Errorf("migrated summaries %+v; want the first with means [101 110], no CPU, alloc [8 8], the second (no forks) with none", got)
 	}
 }
+
+// A result's commit is its own, else its environment's (older results
+// have it there only); the environment says whether the tree was dirty.
+func TestSummaryCommitAndDirty(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	old := sampleMeasurement(baseKey, 1, 2)
+	old.Environment = []byte(`{"JavaVersion":"17","Commit":"abc","Dirty":true}`)
+	own := sampleMeasurement(baseKey, 1, 2)
+	own.Commit, own.Environment = "def", []byte(`{"Commit":"abc"}`)
+	if err := s.PutAll(ctx, []*Measurement{old, own}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := summaries(t, s, "", 0)
+	if len(got) != 2 || got[0].Commit != "abc" || !got[0].Dirty || got[1].Commit != "def" || got[1].Dirty || got[0].Series != got[1].Series {
+		t.Errorf("summaries %+v; want commit abc (dirty), then def (clean), one series", got)
+	}
+}
