@@ -266,7 +266,7 @@ type Summary struct {
 
 // Summaries calls fn with every complete result of method (named as for
 // MeasurementsOf; "" for every method) whose ID is above after, in ID
-// order. It reads the series' keys first (a result of each), then scans
+// order; fn may keep the summary. It reads the series' keys first (a result of each), then scans
 // result_means alone. It returns the highest ID of any result now stored,
 // as MeasurementsOfAfter does.
 func (s *Store) Summaries(ctx context.Context, method string, after int64, fn func(*Summary) error) (last int64, err error) {
@@ -274,8 +274,10 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 	switch {
 	case method == "":
 	case strings.Contains(method, "("):
-		where, args = "r.method_name = ? AND r.measurement_id IN (SELECT id FROM measurements WHERE method = ?) AND "+where,
-			append([]any{methodName(method), method}, args...)
+		// By name through the index, then each result's method: only the
+		// results above after are looked at.
+		where, args = where+" AND r.method_name = ? AND (SELECT method FROM measurements WHERE id = r.measurement_id) = ?",
+			append(args, methodName(method), method)
 	default:
 		where, args = "r.method_name = ? AND "+where, append([]any{method}, args...)
 	}

@@ -159,17 +159,39 @@ func commitsAfter(ctx context.Context, repo *revision.Repo, since, head string) 
 }
 
 // loadSeries places every stored result of method (of every method, "")
-// on the set's series, reading the store once.
+// on the set's series, reading the store once. The store's scan and the
+// placing run side by side (a million results: seconds each), the
+// summaries passed in batches.
 func (e *Engine) loadSeries(ctx context.Context, set *regression.Set, method string) error {
 	store, err := e.Store()
 	if err != nil {
 		return err
 	}
-	envs := summaries{}
+	batches := make(chan []*cache.Summary, 4)
+	placed := make(chan struct{})
+	go func() {
+		defer close(placed)
+		labels := summaries{}
+		for b := range batches {
+			for _, sm := range b {
+				set.Add(labels.result(sm))
+			}
+		}
+	}()
+	const batch = 512
+	var b []*cache.Summary
 	_, err = store.Summaries(ctx, method, 0, func(sm *cache.Summary) error {
-		set.Add(envs.result(sm))
+		if b = append(b, sm); len(b) == batch {
+			batches <- b
+			b = nil
+		}
 		return nil
 	})
+	if len(b) > 0 {
+		batches <- b
+	}
+	close(batches)
+	<-placed
 	return err
 }
 

@@ -10,7 +10,10 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/perfls/perfls/analysis/changepoint"
 	"github.com/perfls/perfls/analysis/report"
@@ -328,10 +331,30 @@ func metricRank(name string) int {
 }
 
 // Detect feeds every series' detector the points added since the last
-// Detect, in Ordered's order: the first error stops it.
+// Detect, the series spread over the processors when there are many (a
+// team's history: tens of thousands); the first error in Ordered's order
+// is returned.
 func (set *Set) Detect() error {
-	for _, s := range set.Ordered() {
-		if err := s.detect(set.line); err != nil {
+	all := set.Ordered()
+	errs := make([]error, len(all))
+	workers := runtime.GOMAXPROCS(0)
+	if len(all) < 256 {
+		workers = 1 // the editor's few series: not worth a goroutine
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(all); i = int(next.Add(1)) - 1 {
+				errs[i] = all[i].detect(set.line)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
