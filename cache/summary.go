@@ -21,8 +21,9 @@ import (
 // parameters (the look-up by name), the commit measured (the result's,
 // else its environment's: older results have it there only) and whether
 // the tree had changes, whether it is preliminary, and the mean of each
-// fork's samples per figure. It also indexes the method, for the look-up
-// by exact method. afterMigration fills it for the results stored before.
+// fork's samples per figure. The look-up of a method goes by its name
+// (indexed), then each result's exact method when the name has
+// parameters. afterMigration fills it for the results stored before.
 const migrationMeans = `CREATE TABLE result_means (
 		measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id) ON DELETE CASCADE,
 		series_hash    TEXT NOT NULL,
@@ -34,8 +35,7 @@ const migrationMeans = `CREATE TABLE result_means (
 		cpu_means      BLOB NOT NULL,
 		alloc_means    BLOB NOT NULL
 	);
-	CREATE INDEX result_means_name ON result_means(method_name, measurement_id);
-	CREATE INDEX measurements_method ON measurements(method, id);`
+	CREATE INDEX result_means_name ON result_means(method_name, measurement_id);`
 
 // pgMigrationMeans is migrationMeans in PostgreSQL's types.
 const pgMigrationMeans = `CREATE TABLE result_means (
@@ -49,8 +49,7 @@ const pgMigrationMeans = `CREATE TABLE result_means (
 		cpu_means      BYTEA NOT NULL,
 		alloc_means    BYTEA NOT NULL
 	);
-	CREATE INDEX result_means_name ON result_means(method_name, measurement_id);
-	CREATE INDEX measurements_method ON measurements(method, id);`
+	CREATE INDEX result_means_name ON result_means(method_name, measurement_id);`
 
 // afterMigration does in Go what the SQL of migration to version cannot:
 // schema 11's means of the results already stored.
