@@ -62,7 +62,7 @@ type watchedMethod struct {
 	checked  time.Time
 	answer   *report.RegressionChange
 	subjects map[string]string
-	envs     summaries // the environments decoded
+	envs     summaries // the JVM label of each series
 }
 
 // NewRegressionWatch watches the results in store.
