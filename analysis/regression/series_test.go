@@ -196,3 +196,29 @@ func BenchmarkSeriesAppend1000(b *testing.B) {
 		}
 	}
 }
+
+// Many series (a team's history) are detected on every processor: each
+// finds its own step, as one detected alone does.
+func TestDetectManySeries(t *testing.T) {
+	set := NewSet(NewLine(commits(20)), false)
+	for s := range 300 {
+		for i := range 20 {
+			r := result(fmt.Sprintf("c%d", i), "x", map[bool]float64{false: 100, true: 130}[i >= 5+s%10])
+			r.Args = fmt.Sprint(s)
+			set.Add(r)
+		}
+	}
+	if err := set.Detect(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range set.Ordered() {
+		if s.key.metric != "time" {
+			continue
+		}
+		var at int
+		fmt.Sscan(s.key.args, &at)
+		if cs := s.Changes(); len(cs) != 1 || cs[0].Commit != fmt.Sprintf("c%d", 5+at%10) {
+			t.Errorf("series %s: changes %+v; want one at c%d", s.key.args, cs, 5+at%10)
+		}
+	}
+}
