@@ -16,7 +16,7 @@ import (
 // runPure runs the parts that need no Java project (statistics over
 // generated data) and exits; other parts return to main.
 func runPure(what string, args []string) {
-	part := map[string]func([]string) error{"ensemble": ensembleBench, "ensemble-real": ensembleRealBench, "changepoint": changepointBench, "signals": signalsBench}[what]
+	part := map[string]func([]string) error{"ensemble": ensembleBench, "ensemble-real": ensembleRealBench, "changepoint": changepointBench, "signals": signalsBench, "scale": scaleBench}[what]
 	if part == nil {
 		return
 	}

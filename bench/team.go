@@ -21,17 +21,11 @@ import (
 // a ratio of A's (goal ≤ 0.1). The store is $PERFLS_STORE when set (it
 // must be empty), else a throwaway server started here (internal/pgtest).
 func team(ctx context.Context) error {
-	store := os.Getenv("PERFLS_STORE")
-	if store == "" {
-		srv, err := pgtest.Start(ctx)
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		if store, err = srv.NewDatabase(ctx); err != nil {
-			return err
-		}
+	store, stop, err := sharedStore(ctx)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	tmp, bin, err := tempPerfls(ctx, "perfls-team-")
 	if err != nil {
 		return err
@@ -63,4 +57,21 @@ func team(ctx context.Context) error {
 	}
 	fmt.Printf("  reuse: clone B's time / clone A's = %.3f (goal ≤ 0.1)\n", took[1].Seconds()/took[0].Seconds())
 	return nil
+}
+
+// sharedStore is $PERFLS_STORE when set, else a new database on a
+// throwaway PostgreSQL server that stop stops.
+func sharedStore(ctx context.Context) (url string, stop func(), err error) {
+	if url = os.Getenv("PERFLS_STORE"); url != "" {
+		return url, func() {}, nil
+	}
+	srv, err := pgtest.Start(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if url, err = srv.NewDatabase(ctx); err != nil {
+		srv.Stop()
+		return "", nil, err
+	}
+	return url, func() { srv.Stop() }, nil
 }

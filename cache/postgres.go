@@ -132,6 +132,8 @@ var pgMigrations = []string{
 		commit_hash    TEXT NOT NULL,
 		PRIMARY KEY (measurement_id, commit_hash)
 	);`,
+	// 11: each result's fork means and the index on method, as SQLite's 11.
+	pgMigrationMeans,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so
@@ -193,6 +195,9 @@ func migratePostgres(ctx context.Context, c *conn) error {
 	}
 	for v := version; v < len(pgMigrations); v++ {
 		if _, err := tx.ExecContext(ctx, pgMigrations[v]); err != nil {
+			return fmt.Errorf("migrate to schema %d: %w", v+1, err)
+		}
+		if err := afterMigration(ctx, tx, v+1); err != nil {
 			return fmt.Errorf("migrate to schema %d: %w", v+1, err)
 		}
 	}

@@ -152,6 +152,8 @@ var migrations = []string{
 		commit_hash    TEXT NOT NULL,
 		PRIMARY KEY (measurement_id, commit_hash)
 	);`,
+	// 11: each result's fork means and the index on method (summary.go).
+	migrationMeans,
 }
 
 // dbName is the store's file in the cache directory.
@@ -244,7 +246,10 @@ func migrate(ctx context.Context, db *conn, path string) error {
 			return err
 		}
 		stmts := migrations[v] + fmt.Sprintf(";\nPRAGMA user_version = %d;\nPRAGMA application_id = %d;", v+1, applicationID)
-		if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		if _, err := tx.ExecContext(ctx, stmts); err == nil {
+			err = afterMigration(ctx, tx, v+1)
+		}
+		if err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migrate cache to schema %d: %w", v+1, err)
 		}
@@ -334,6 +339,12 @@ type Measurement struct {
 // Put stores m in one transaction and sets m.ID: after Put returns, the
 // measurement survives a crash; before, none of it is visible.
 func (s *Store) Put(ctx context.Context, m *Measurement) error {
+	return s.PutAll(ctx, []*Measurement{m})
+}
+
+// putTx inserts m (setting its CreatedAt when zero) in tx and returns its
+// new ID.
+func putTx(ctx context.Context, tx *txn, m *Measurement) (int64, error) {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = time.Now()
 	}
@@ -350,36 +361,28 @@ func (s *Store) Put(ctx context.Context, m *Measurement) error {
 			size += len(b)
 		}
 	}
-	return s.run(ctx, func(db *conn) error {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("store measurement: %w", err)
+	k := m.Key
+	id, err := tx.insert(ctx, `INSERT INTO measurements
+		(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash, tree_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
+		string(env), boolInt(m.Preliminary), m.CreatedAt.UnixNano(), size, m.Commit, m.Tree)
+	if err != nil {
+		return 0, fmt.Errorf("store measurement: %w", err)
+	}
+	for i, f := range m.Forks {
+		b := blobs[i]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
+			gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op, processors)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], int64(f.Warmup), f.WarmupSettled, f.Ops,
+			b[4], b[5], b[6], b[7], b[8], b[9]); err != nil {
+			return 0, fmt.Errorf("store fork %d: %w", i, err)
 		}
-		defer tx.Rollback() // no-op after Commit
-		k := m.Key
-		id, err := tx.insert(ctx, `INSERT INTO measurements
-			(key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash, tree_hash)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			k.Hash(), k.SeriesHash(), k.Method, k.Workload, k.Args, k.Code, k.JVM, k.Harness, k.Machine,
-			string(env), boolInt(m.Preliminary), m.CreatedAt.UnixNano(), size, m.Commit, m.Tree)
-		if err != nil {
-			return fmt.Errorf("store measurement: %w", err)
-		}
-		for i, f := range m.Forks {
-			b := blobs[i]
-			if _, err := tx.ExecContext(ctx, `INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns, warmup_settled, ops_per_sample,
-				gc_ms, heap_used, jit_ms, classes, proc_cpu_ns_per_op, processors)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, b[0], b[1], b[2], b[3], int64(f.Warmup), f.WarmupSettled, f.Ops,
-				b[4], b[5], b[6], b[7], b[8], b[9]); err != nil {
-				return fmt.Errorf("store fork %d: %w", i, err)
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("store measurement: %w", err)
-		}
-		m.ID = id
-		return nil
-	})
+	}
+	if err := putMeans(ctx, tx, id, m); err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // Lookup returns the newest complete (not preliminary) measurement for k.

@@ -164,4 +164,3 @@ func (e *Engine) diffCommits(ctx context.Context, req HistoryRequest, base, head
 	}
 	return d, nil
 }
-

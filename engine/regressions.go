@@ -7,9 +7,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/perfls/perfls/analysis/regression"
@@ -31,13 +30,31 @@ type RegressionsRequest struct {
 	Method string
 }
 
-// resultOf is a stored result as the series read it.
-func resultOf(m *cache.Measurement) regression.Result {
-	env, k := environmentOf(m), m.Key
+// summaries turns stored results' summaries into what the series read,
+// naming the JVM of each series once (from its environment).
+type summaries map[*cache.Series]string
+
+func (labels summaries) result(sm *cache.Summary) regression.Result {
+	k := sm.Series.Key
+	label, ok := labels[sm.Series]
+	if !ok {
+		var env measure.Environment
+		json.Unmarshal([]byte(sm.Series.Environment), &env) // an older result's may be empty
+		label = jvmLabel(env, k.JVM)
+		labels[sm.Series] = label
+	}
 	r := regression.Result{Method: k.Method, Workload: k.Workload, Args: k.Args, Machine: k.Machine, JVM: k.JVM, Harness: k.Harness,
-		JVMLabel: jvmLabel(env, k.JVM), Commit: env.Commit, Dirty: env.Dirty, SeenAt: m.SeenAt, Forks: make([]regression.Fork, len(m.Forks))}
-	for i, f := range m.Forks {
-		r.Forks[i] = regression.Fork{NsPerOp: f.NsPerOp, CPUNsPerOp: f.CPUNsPerOp, AllocBytesPerOp: f.AllocBytesPerOp}
+		JVMLabel: label, Commit: sm.Commit, Dirty: sm.Dirty, SeenAt: sm.SeenAt}
+	// A fork of one value: its mean is the fork's mean the store kept.
+	figures := [][]float64{sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp}
+	r.Forks = make([]regression.Fork, max(len(sm.NsPerOp), len(sm.CPUNsPerOp), len(sm.AllocBytesPerOp)))
+	for i := range r.Forks {
+		f := &r.Forks[i]
+		for j, dst := range []*[]float64{&f.NsPerOp, &f.CPUNsPerOp, &f.AllocBytesPerOp} {
+			if i < len(figures[j]) {
+				*dst = figures[j][i : i+1]
+			}
+		}
 	}
 	return r
 }
@@ -142,45 +159,40 @@ func commitsAfter(ctx context.Context, repo *revision.Repo, since, head string) 
 }
 
 // loadSeries places every stored result of method (of every method, "")
-// on the set's series.
+// on the set's series, reading the store once. The store's scan and the
+// placing run side by side (a million results: seconds each), the
+// summaries passed in batches.
 func (e *Engine) loadSeries(ctx context.Context, set *regression.Set, method string) error {
 	store, err := e.Store()
 	if err != nil {
 		return err
 	}
-	methods, err := storedMethods(ctx, store, method)
-	if err != nil {
-		return err
-	}
-	for _, m := range methods {
-		ms, err := store.MeasurementsOf(ctx, m)
-		if err != nil {
-			return err
-		}
-		for _, r := range ms {
-			if method != "" || r.Key.Method == m { // "p.C#m" also matches "p.C#m(int)": each once
-				set.Add(resultOf(r))
+	batches := make(chan []*cache.Summary, 4)
+	placed := make(chan struct{})
+	go func() {
+		defer close(placed)
+		labels := summaries{}
+		for b := range batches {
+			for _, sm := range b {
+				set.Add(labels.result(sm))
 			}
 		}
+	}()
+	const batch = 512
+	var b []*cache.Summary
+	_, err = store.Summaries(ctx, method, 0, func(sm *cache.Summary) error {
+		if b = append(b, sm); len(b) == batch {
+			batches <- b
+			b = nil
+		}
+		return nil
+	})
+	if len(b) > 0 {
+		batches <- b
 	}
-	return nil
-}
-
-// storedMethods are the methods whose results a request reads: the one
-// named, else every method in the store.
-func storedMethods(ctx context.Context, store *cache.Store, method string) ([]string, error) {
-	if method != "" {
-		return []string{method}, nil
-	}
-	entries, err := store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, en := range entries {
-		seen[en.Key.Method] = true
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
+	close(batches)
+	<-placed
+	return err
 }
 
 // environmentDiffs lists the components in which two results' environments

@@ -62,6 +62,7 @@ type watchedMethod struct {
 	checked  time.Time
 	answer   *report.RegressionChange
 	subjects map[string]string
+	envs     summaries // the JVM label of each series
 }
 
 // NewRegressionWatch watches the results in store.
@@ -90,7 +91,7 @@ func (w *RegressionWatch) SlowerSince(ctx context.Context, dir, method string) (
 			}
 			return nil, err
 		}
-		wm = &watchedMethod{repo: repo, subjects: map[string]string{}}
+		wm = &watchedMethod{repo: repo, subjects: map[string]string{}, envs: summaries{}}
 		w.methods[key] = wm
 	}
 	if err := w.refresh(ctx, wm, method); err != nil {
@@ -131,20 +132,25 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 	if w.store.Shared() {
 		after = max(0, after-reorderWindow)
 	}
-	news, last, err := w.store.MeasurementsOfAfter(ctx, method, after, func(id int64) bool { return wm.seen[id] })
+	add := func(sm *cache.Summary) error {
+		if wm.seen[sm.ID] {
+			return nil
+		}
+		wm.seen[sm.ID] = true
+		wm.last = max(wm.last, sm.ID)
+		wm.set.Add(wm.envs.result(sm))
+		return nil
+	}
+	before := wm.last
+	last, err := w.store.Summaries(ctx, method, after, add)
 	if err != nil {
 		return err
 	}
-	if last < wm.last { // the store was emptied or replaced: its IDs start again
+	if last < before { // the store was emptied or replaced: its IDs start again
 		wm.rebuild(wm.set.Line())
-		if news, _, err = w.store.MeasurementsOfAfter(ctx, method, 0, nil); err != nil {
+		if _, err := w.store.Summaries(ctx, method, 0, add); err != nil {
 			return err
 		}
-	}
-	for _, m := range news {
-		wm.seen[m.ID] = true
-		wm.last = max(wm.last, m.ID)
-		wm.set.Add(resultOf(m))
 	}
 	for id := range wm.seen { // only the reorder window needs remembering
 		if id <= wm.last-reorderWindow {

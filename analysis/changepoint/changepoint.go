@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -130,11 +131,24 @@ func (d *Detector) Append(xs ...float64) ([]ChangePoint, error) {
 		d.sumsq = append(d.sumsq, d.sumsq[len(d.sumsq)-1]+x*x)
 	}
 	if len(xs) > 0 {
+		if p, ok := scratch.Get().(*[]float64); ok {
+			d.dist = *p
+		}
 		d.split(old)
 		d.result = d.merge(d.weak())
+		// The scratch goes back to be shared: a detector kept for later
+		// appends (one per series of a history, tens of thousands in a
+		// team's store) holds no window matrix between them.
+		p := d.dist[:0]
+		scratch.Put(&p)
+		d.dist = nil
 	}
 	return d.ChangePoints(), nil
 }
+
+// scratch holds the window matrices (Detector.dist) of detectors between
+// their appends.
+var scratch sync.Pool
 
 // ChangePoints are the change points of the series so far.
 func (d *Detector) ChangePoints() []ChangePoint { return append([]ChangePoint(nil), d.result...) }

@@ -10,7 +10,10 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/perfls/perfls/analysis/changepoint"
 	"github.com/perfls/perfls/analysis/report"
@@ -92,25 +95,33 @@ type seriesKey struct {
 type Series struct {
 	id      report.SeriesID
 	key     seriesKey
-	samples map[int][]float64
-	fed     int   // place of the last point fed to cs (-1: none)
-	fresh   []int // places added after fed
-	rebuild bool  // a fed point changed
+	samples [][]float64 // by place on the line; nil where there is no result
+	points  int         // places with samples
+	fed     int         // place of the last point fed to cs (-1: none)
+	fresh   []int       // places added after fed
+	rebuild bool        // a fed point changed
 	cs      *changepoint.CommitSeries
 	changes []changepoint.CommitChange
 }
 
 func newSeries(key seriesKey, id report.SeriesID) *Series {
-	return &Series{key: key, id: id, samples: map[int][]float64{}, fed: -1}
+	return &Series{key: key, id: id, fed: -1}
 }
 
 func (s *Series) add(pos int, xs []float64) {
-	_, had := s.samples[pos]
+	if pos >= len(s.samples) {
+		s.samples = append(s.samples, make([][]float64, pos+1-len(s.samples))...)
+	}
+	had := s.samples[pos] != nil
 	switch {
 	case pos <= s.fed:
 		s.rebuild = true
 	case !had:
 		s.fresh = append(s.fresh, pos)
+	}
+	if !had {
+		s.points++
+		s.samples[pos] = make([]float64, 0, max(4, len(xs))) // a few forks' means, without regrowing
 	}
 	s.samples[pos] = append(s.samples[pos], xs...)
 }
@@ -127,7 +138,7 @@ func (s *Series) detect(l *Line) error {
 			return err
 		}
 		s.cs, s.fed, s.rebuild = cs, -1, false
-		todo = slices.Collect(maps.Keys(s.samples))
+		todo = s.places()
 	}
 	s.fresh = nil
 	if len(todo) == 0 {
@@ -136,7 +147,7 @@ func (s *Series) detect(l *Line) error {
 	slices.Sort(todo)
 	pts := make([]changepoint.CommitSamples, len(todo))
 	for i, p := range todo {
-		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: []float64{stats.Median(s.samples[p])}}
+		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: []float64{median(s.samples[p])}}
 	}
 	changes, err := s.cs.Append(pts...)
 	if err != nil {
@@ -147,12 +158,37 @@ func (s *Series) detect(l *Line) error {
 	return nil
 }
 
+// median is stats.Median (the lower median) of a point's few fork means,
+// by sorting a copy: cheaper for a handful of values, and a store of a
+// million results has some million points.
+func median(xs []float64) float64 {
+	if len(xs) == 0 || len(xs) > 32 {
+		return stats.Median(xs)
+	}
+	var buf [32]float64
+	ys := buf[:len(xs)]
+	copy(ys, xs)
+	slices.Sort(ys)
+	return ys[(len(ys)+1)/2-1]
+}
+
 // level is the per-commit means of the series' points at places [lo, hi).
 func (s *Series) level(lo, hi int) []float64 {
 	var out []float64
-	for _, p := range slices.Sorted(maps.Keys(s.samples)) {
-		if p >= lo && p < hi {
+	for p := lo; p < min(hi, len(s.samples)); p++ {
+		if s.samples[p] != nil {
 			out = append(out, stats.Summarize(s.samples[p]).Mean)
+		}
+	}
+	return out
+}
+
+// places are the places with samples, in order.
+func (s *Series) places() []int {
+	out := make([]int, 0, s.points)
+	for p, xs := range s.samples {
+		if xs != nil {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -163,16 +199,18 @@ func (s *Series) Changes() []changepoint.CommitChange { return s.changes }
 
 // Change is c, a change point of s, as perfls regressions reports it.
 func (s *Series) Change(c changepoint.CommitChange, subject string, inSince bool) report.RegressionChange {
-	return report.RegressionChange{SeriesID: s.id, Commit: c.Commit, Previous: c.Previous, Subject: subject, Points: len(s.samples), Before: c.Before, After: c.After,
+	return report.RegressionChange{SeriesID: s.id, Commit: c.Commit, Previous: c.Previous, Subject: subject, Points: s.points, Before: c.Before, After: c.After,
 		Magnitude: c.Magnitude, Direction: c.Direction(), PValue: c.PValue, Slower: c.After > c.Before, InSince: inSince}
 }
 
 // Set sorts stored results into series on a line.
 type Set struct {
-	line    *Line
-	series  map[seriesKey]*Series
-	left    report.LeftOut
-	results int
+	line   *Line
+	series map[seriesKey]*Series
+	// byResult are the series of a result's key (metric ""), by metric.
+	byResult map[seriesKey]*[3]*Series
+	left     report.LeftOut
+	results  int
 	// pending holds results of commits not on the line, by commit, when the
 	// line may grow to include them (the editor's watch); nil drops them.
 	pending map[string][]Result
@@ -181,7 +219,7 @@ type Set struct {
 // NewSet is an empty set on l. keepOffLine keeps the results of commits
 // off the line for Extend (the editor's watch, whose line grows).
 func NewSet(l *Line, keepOffLine bool) *Set {
-	set := &Set{line: l, series: map[seriesKey]*Series{}}
+	set := &Set{line: l, series: map[seriesKey]*Series{}, byResult: map[seriesKey]*[3]*Series{}}
 	if keepOffLine {
 		set.pending = map[string][]Result{}
 	}
@@ -228,8 +266,17 @@ func (set *Set) Add(r Result) {
 		return
 	}
 	set.results++
-	for _, mt := range metrics {
-		var means []float64
+	// One look-up of the result's series for every metric: a million
+	// results make three million.
+	base := seriesKey{r.Method, r.Workload, r.Args, "", r.Machine, r.JVM, r.Harness}
+	of := set.byResult[base]
+	if of == nil {
+		of = new([3]*Series)
+		set.byResult[base] = of
+	}
+	for i, mt := range metrics {
+		var buf [8]float64
+		means := buf[:0]
 		for _, f := range r.Forks {
 			if xs := mt.of(f); len(xs) > 0 {
 				means = append(means, stats.Summarize(xs).Mean)
@@ -238,12 +285,13 @@ func (set *Set) Add(r Result) {
 		if len(means) == 0 {
 			continue
 		}
-		key := seriesKey{r.Method, r.Workload, r.Args, mt.name, r.Machine, r.JVM, r.Harness}
-		s := set.series[key]
+		s := of[i]
 		if s == nil {
+			key := base
+			key.metric = mt.name
 			s = newSeries(key, report.SeriesID{Method: r.Method, Workload: r.Workload, Args: r.Args, Metric: mt.name, Unit: mt.unit,
 				Machine: r.Machine, JVM: r.JVMLabel})
-			set.series[key] = s
+			set.series[key], of[i] = s, s
 		}
 		s.add(pos, means)
 	}
@@ -283,10 +331,30 @@ func metricRank(name string) int {
 }
 
 // Detect feeds every series' detector the points added since the last
-// Detect, in Ordered's order: the first error stops it.
+// Detect, the series spread over the processors when there are many (a
+// team's history: tens of thousands); the first error in Ordered's order
+// is returned.
 func (set *Set) Detect() error {
-	for _, s := range set.Ordered() {
-		if err := s.detect(set.line); err != nil {
+	all := set.Ordered()
+	errs := make([]error, len(all))
+	workers := runtime.GOMAXPROCS(0)
+	if len(all) < 256 {
+		workers = 1 // the editor's few series: not worth a goroutine
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(all); i = int(next.Add(1)) - 1 {
+				errs[i] = all[i].detect(set.line)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package regression
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/report"
@@ -72,8 +73,8 @@ func TestSetPlacesAtFirstSeen(t *testing.T) {
 	r.SeenAt = []string{"c3", "c1", "elsewhere"}
 	set.Add(r)
 	s := set.Ordered()[0]
-	if _, ok := s.samples[1]; !ok || len(s.samples) != 1 {
-		t.Errorf("placed at %v, want c1 only", s.samples)
+	if places := s.places(); !slices.Equal(places, []int{1}) {
+		t.Errorf("placed at %v, want c1 only", places)
 	}
 	r.Dirty = true
 	set.Add(r)
@@ -192,6 +193,32 @@ func BenchmarkSeriesAppend1000(b *testing.B) {
 		s.add(i, point(i))
 		if err := s.detect(l); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Many series (a team's history) are detected on every processor: each
+// finds its own step, as one detected alone does.
+func TestDetectManySeries(t *testing.T) {
+	set := NewSet(NewLine(commits(20)), false)
+	for s := range 300 {
+		for i := range 20 {
+			r := result(fmt.Sprintf("c%d", i), "x", map[bool]float64{false: 100, true: 130}[i >= 5+s%10])
+			r.Args = fmt.Sprint(s)
+			set.Add(r)
+		}
+	}
+	if err := set.Detect(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range set.Ordered() {
+		if s.key.metric != "time" {
+			continue
+		}
+		var at int
+		fmt.Sscan(s.key.args, &at)
+		if cs := s.Changes(); len(cs) != 1 || cs[0].Commit != fmt.Sprintf("c%d", 5+at%10) {
+			t.Errorf("series %s: changes %+v; want one at c%d", s.key.args, cs, 5+at%10)
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package regression
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/perfls/perfls/analysis/changepoint"
 	"github.com/perfls/perfls/analysis/report"
 )
@@ -26,12 +23,12 @@ func (set *Set) EnvironmentShifts() []report.EnvironmentShift {
 	var out []report.EnvironmentShift
 	for _, s := range all {
 		k := s.key
-		first := slices.Min(slices.Collect(maps.Keys(s.samples)))
+		first := s.places()[0]
 		var other *Series
 		otherLast := -1
 		for _, o := range groups[what{k.method, k.workload, k.args, k.metric, k.harness}] {
-			for p := range o.samples {
-				if o != s && p < first && p > otherLast {
+			for p, xs := range o.samples {
+				if xs != nil && o != s && p < first && p > otherLast {
 					other, otherLast = o, p
 				}
 			}

@@ -1,0 +1,140 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/perfls/perfls/analysis/stats"
+)
+
+// summaries collects what Summaries calls back with.
+func summaries(t *testing.T, s *Store, method string, after int64) (got []Summary, last int64) {
+	t.Helper()
+	last, err := s.Summaries(context.Background(), method, after, func(sm *Summary) error {
+		got = append(got, *sm)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, last
+}
+
+func idsOf(ss []Summary) []int64 {
+	var out []int64
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// The summaries are the complete results with their forks' means, found by
+// exact method or by name, in ID order, from an ID on.
+func TestSummaries(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		var put []*Measurement
+		for i, method := range []string{"p.A#m(int[])", "p.A#m(long)", "p.A#mm(int)", "p.A#m", "p.A#m(int[])"} {
+			k := baseKey
+			k.Method, k.Code = method, fmt.Sprint("c", i)
+			m := sampleMeasurement(k, 3, 5)
+			m.Commit = fmt.Sprint("commit", i)
+			m.Forks[1].CPUNsPerOp = nil // a fork without CPU time: left out of its means
+			put = append(put, m)
+		}
+		prelim := sampleMeasurement(baseKey, 1, 2)
+		prelim.Preliminary = true
+		if err := s.PutAll(ctx, append(slices.Clone(put), prelim)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SeenAt(ctx, put[0].ID, "commit9"); err != nil {
+			t.Fatal(err)
+		}
+		all, last := summaries(t, s, "", 0)
+		if want := []int64{put[0].ID, put[1].ID, put[2].ID, put[3].ID, put[4].ID}; !slices.Equal(idsOf(all), want) || last != prelim.ID {
+			t.Fatalf("every summary: IDs %v, last %d; want %v, %d (the preliminary left out)", idsOf(all), last, want, prelim.ID)
+		}
+		for i, sm := range all {
+			m := put[i]
+			var ns, cpu []float64
+			for _, f := range m.Forks {
+				ns = append(ns, stats.Summarize(f.NsPerOp).Mean)
+				if len(f.CPUNsPerOp) > 0 {
+					cpu = append(cpu, stats.Summarize(f.CPUNsPerOp).Mean)
+				}
+			}
+			if !slices.Equal(sm.NsPerOp, ns) || !slices.Equal(sm.CPUNsPerOp, cpu) || len(sm.AllocBytesPerOp) != 3 || sm.AllocBytesPerOp[0] != 16 {
+				t.Errorf("result %d: means %v %v %v; want %v %v [16 16 16]", i, sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp, ns, cpu)
+			}
+			if k := sm.Series.Key; k.Method != m.Key.Method || k.Machine != m.Key.Machine || sm.Commit != m.Commit || sm.Series.Environment != string(m.Environment) || sm.Dirty {
+				t.Errorf("result %d: %+v; want the key, commit and environment of %+v", i, sm, m)
+			}
+		}
+		if !slices.Equal(all[0].SeenAt, []string{"commit9"}) || all[1].SeenAt != nil {
+			t.Errorf("seen at %v and %v; want [commit9] and none", all[0].SeenAt, all[1].SeenAt)
+		}
+		byName, _ := summaries(t, s, "p.A#m", 0)
+		if want := []int64{put[0].ID, put[1].ID, put[3].ID, put[4].ID}; !slices.Equal(idsOf(byName), want) {
+			t.Errorf("p.A#m: %v; want every overload and p.A#m itself, not p.A#mm: %v", idsOf(byName), want)
+		}
+		exact, _ := summaries(t, s, "p.A#m(int[])", put[0].ID)
+		if want := []int64{put[4].ID}; !slices.Equal(idsOf(exact), want) {
+			t.Errorf("p.A#m(int[]) after %d: %v; want %v", put[0].ID, idsOf(exact), want)
+		}
+		ms, err := s.MeasurementsOf(ctx, "p.A#m")
+		if err != nil || len(ms) != len(byName) {
+			t.Errorf("MeasurementsOf p.A#m: %d results (%v); Summaries found %d", len(ms), err, len(byName))
+		}
+	})
+}
+
+// A store of schema 10 gets the means of its results when it migrates.
+func TestMigrationComputesMeans(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "perfls.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, m := range migrations[:10] {
+		if _, err := db.Exec(m + fmt.Sprintf(";PRAGMA user_version = %d; PRAGMA application_id = %d;", v+1, applicationID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Exec(`INSERT INTO measurements (id, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash)
+		VALUES (1, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 5, 16, 'c1'), (2, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 6, 0, 'c2');
+		INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns) VALUES (1, 0, ?, x'', ?, x'', 7), (1, 1, ?, x'', ?, x'', 7);`,
+		floats([]float64{100, 102}), floats([]float64{8}), floats([]float64{110}), floats([]float64{8}))
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	got, _ := summaries(t, s, "p.A#m", 0)
+	if len(got) != 2 || !slices.Equal(got[0].NsPerOp, []float64{101, 110}) || got[0].CPUNsPerOp != nil || !slices.Equal(got[0].AllocBytesPerOp, []float64{8, 8}) ||
+		got[1].NsPerOp != nil {
+		t.Errorf("migrated summaries %+v; want the first with means [101 110], no CPU, alloc [8 8], the second (no forks) with none", got)
+	}
+}
+
+// A result's commit is its own, else its environment's (older results
+// have it there only); the environment says whether the tree was dirty.
+func TestSummaryCommitAndDirty(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	old := sampleMeasurement(baseKey, 1, 2)
+	old.Environment = []byte(`{"JavaVersion":"17","Commit":"abc","Dirty":true}`)
+	own := sampleMeasurement(baseKey, 1, 2)
+	own.Commit, own.Environment = "def", []byte(`{"Commit":"abc"}`)
+	if err := s.PutAll(ctx, []*Measurement{old, own}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := summaries(t, s, "", 0)
+	if len(got) != 2 || got[0].Commit != "abc" || !got[0].Dirty || got[1].Commit != "def" || got[1].Dirty || got[0].Series != got[1].Series {
+		t.Errorf("summaries %+v; want commit abc (dirty), then def (clean), one series", got)
+	}
+}
