@@ -116,7 +116,7 @@ func TestInsertFormulaLints(t *testing.T) {
 	good := "SELF[sizes](100) <= 1.3 * linearSearch[sizes](100)"
 	for _, c := range []struct {
 		method, formula, want string // want: the edited method's lines; "" not offered
-		clean                        bool
+		clean                 bool
 	}{
 		{"bare", good, "    @SPL(\"" + good + "\")\n    public static int bare(int[] a) { return 0; }", true},
 		{"single", good, `    @SPL({"SELF[sizes](10) <= linearSearch[sizes](10)", "` + good + `"})`, true},
