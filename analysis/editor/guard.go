@@ -208,7 +208,7 @@ func FindingGuard(f ProfileFinding) (Guard, bool) {
 	return Guard{}, false
 }
 
-func bytesText(b float64) string { return report.Figure(b, "B") }
+func bytesText(b float64) string { return report.Bytes(int64(math.Round(b))) }
 
 // InsertFormula returns the edits adding formula to m: into its @SPL's
 // formulas when it has one (braces added around a single value), else a

@@ -64,7 +64,7 @@ func TestFindingGuard(t *testing.T) {
 		wantTitle   string
 	}{
 		{"alloc", ProfileFinding{Kind: "excessive-allocation", Workload: "sizes", Args: "100", BytesPerOp: 4096, ChurnBytesPerOp: 3800},
-			"alloc(SELF)[sizes](100) <= 1.2 * alloc(SELF@HEAD)[sizes](100)", "Guard this: alloc ≤ 1.2 × HEAD on sizes(100) (profiled 4096 B/op, 3800 B/op of it small objects)"},
+			"alloc(SELF)[sizes](100) <= 1.2 * alloc(SELF@HEAD)[sizes](100)", "Guard this: alloc ≤ 1.2 × HEAD on sizes(100) (profiled 4.0 KiB/op, 3.7 KiB/op of it small objects)"},
 		// Churn of a tenth of the bytes would pass a 20 % guard: not offered.
 		{"alloc-small-churn", ProfileFinding{Kind: "excessive-allocation", Workload: "sizes", Args: "100", BytesPerOp: 4096, ChurnBytesPerOp: 400}, "", ""},
 		{"alloc-no-figure", ProfileFinding{Kind: "excessive-allocation", Workload: "sizes", Args: "100"}, "", ""},
