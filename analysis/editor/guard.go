@@ -68,8 +68,15 @@ func roundUp2(x float64) float64 {
 	return math.Ceil(x/e-1e-9) * e
 }
 
-// factor renders a tolerance for a formula: "1.2", "14".
-func factor(k float64) string { return strconv.FormatFloat(k, 'g', 2, 64) }
+// factor renders a tolerance for a formula to two significant digits,
+// without an exponent SPL would not read: "1.2", "0.73", "140".
+func factor(k float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(k, 'g', 2, 64), 64)
+	if err != nil {
+		r = k
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
 
 // upper is the ratio a/b's conservative 95 % upper bound from the two
 // intervals (a's high over b's low); the means' ratio when an interval is
@@ -192,11 +199,12 @@ func FindingGuard(f ProfileFinding) (Guard, bool) {
 			return Guard{}, false
 		}
 		// A linear ramp raises the run's mean by half its growth over the
-		// run; the guard allows half of that, so the same ramp brought in
-		// again fails it, and never less than the 5 % within which "<="
-		// counts as satisfied.
-		k := math.Floor(min(headTolerance, 1+f.GrowthOverRun/4)*100) / 100
-		if k < 1.05 {
+		// run; the guard allows half of that (rounded down to two
+		// digits), so the same ramp brought in again fails it, but no
+		// less than 10 %: "<=" counts as satisfied within 5 %, and a
+		// tighter guard would fail on noise.
+		k := math.Floor(min(headTolerance, 1+f.GrowthOverRun/4)*10) / 10
+		if k < 1.1 {
 			return Guard{}, false
 		}
 		return Guard{

@@ -18,6 +18,14 @@ func TestRoundUp2(t *testing.T) {
 	}
 }
 
+func TestFactor(t *testing.T) {
+	for in, want := range map[float64]string{1.2000000000000002: "1.2", 0.73: "0.73", 140: "140", 1.3e3: "1300", 14: "14"} {
+		if got := factor(in); got != want {
+			t.Errorf("factor(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestMeasurementGuards(t *testing.T) {
 	self := Measured{Method: "binarySearch", Workload: "sizes", Args: "100", MeanNs: 1430, CILowNs: 1400, CIHighNs: 1460}
 	lin := Measured{Method: "linearSearch", Workload: "sizes", Args: "100", MeanNs: 1350, CILowNs: 1300, CIHighNs: 1400}
