@@ -36,23 +36,7 @@ func (a *profiledActions) StoredProfiles(_ context.Context, req engine.MethodReq
 	return out, nil
 }
 
-const guardSource = `package p;
-import dev.perfls.*;
-public class T {
-    @Workload("p.T#values")
-    public static long sum(int[] values) {
-        Long total = 0L;
-        for (int v : values) {
-            total += v;
-        }
-        return total;
-    }
-    @Generator("n ints")
-    public static Iterable<Object[]> values(@Param(value = "n", min = 1) int n) { return null; }
-}
-`
-
-// In a git work tree the guards compare with HEAD: "Add an @SPL guard
+// In a git work tree (boxingSource: profile_test.go) the guards compare with HEAD: "Add an @SPL guard
 // from this measurement" on the measured method, "Guard this" on a stored
 // profile's excessive-allocation finding; each inserts a new @SPL.
 func TestGuardCodeActionsInGitTree(t *testing.T) {
@@ -60,7 +44,7 @@ func TestGuardCodeActionsInGitTree(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v: %s", err, out)
 	}
-	fixture.WriteFiles(t, dir, map[string]string{"pom.xml": "<project/>", "src/p/T.java": guardSource})
+	fixture.WriteFiles(t, dir, map[string]string{"pom.xml": "<project/>", "src/p/T.java": boxingSource})
 	path := filepath.Join(dir, "src", "p", "T.java")
 	store, _, err := cache.OpenStore(context.Background(), t.TempDir())
 	if err != nil {
@@ -81,7 +65,7 @@ func TestGuardCodeActionsInGitTree(t *testing.T) {
 	}}}
 	fc := lsptest.Start(t, server.Options{Verdicts: store, Actions: actions})
 	fc.Initialize(t, dir, nil, protocol.ClientCapabilities{})
-	u := fc.Open(t, path, guardSource)
+	u := fc.Open(t, path, boxingSource)
 	fc.AwaitMatch(t, u, "the stored profile's finding", func(ds []protocol.Diagnostic) bool {
 		for _, d := range ds {
 			if d.Code == profile.FindingAllocation {
