@@ -243,7 +243,9 @@ func InsertFormula(f *javasrc.File, m *javasrc.Method, formula string) ([]TextEd
 		return nil, false
 	}
 	first, last := a.Formulas[0].Span, a.Formulas[len(a.Formulas)-1].Span
-	braced := strings.Contains(f.Src[a.Span.Start:first.Start], "{")
+	// Braced when "{" opens the formulas' element; a "{" earlier may be
+	// another element's (methods = {…}, value = "…").
+	braced := strings.HasSuffix(strings.TrimRight(f.Src[a.Span.Start:first.Start], " \t\r\n"), "{")
 	end := textpos.Span{Start: last.End, End: last.End}
 	if braced {
 		return []TextEdit{{Location: location(f, end), NewText: ", " + lit}}, true

@@ -99,6 +99,8 @@ class G {
     static int single(int[] a) { return 0; }
     @SPL({"SELF[sizes](10) <= linearSearch[sizes](10)"})
     static int braced(int[] a) { return 0; }
+    @SPL(methods = {"x=p.G#bare"}, value = "SELF[sizes](10) <= x[sizes](10)")
+    static int named(int[] a) { return 0; }
     @SPL(methods = {"x=p.G#bare"})
     static int aliasesOnly(int[] a) { return 0; }
     static int linearSearch(int[] a) { return 0; }
@@ -129,6 +131,7 @@ func TestInsertFormulaLints(t *testing.T) {
 		{"bare", good, "    @SPL(\"" + good + "\")\n    public static int bare(int[] a) { return 0; }", true},
 		{"single", good, `    @SPL({"SELF[sizes](10) <= linearSearch[sizes](10)", "` + good + `"})`, true},
 		{"braced", good, `    @SPL({"SELF[sizes](10) <= linearSearch[sizes](10)", "` + good + `"})`, true},
+		{"named", good, `value = {"SELF[sizes](10) <= x[sizes](10)", "` + good + `"})`, true},
 		{"aliasesOnly", good, "", false},
 		{"bare", "alloc(SELF)[sizes](100) <= 1.2 * alloc(SELF@HEAD)[sizes](100)", "@SPL(\"alloc(SELF)", true},
 		{"bare", "SELF[sizes](100) <= 1.2 * SELF@HEAD[sizes](100)", "@SPL(\"SELF", true},
