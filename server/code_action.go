@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -17,14 +18,23 @@ import (
 // CodeAction offers the quick fixes (docs/editor-quickfixes.md) of the
 // document's diagnostics that touch the range asked about (lint's and
 // syntax's: analysis/editor.Workspace.QuickFixes) and of a missing
-// workload or import there. Each is a code action of kind
-// quickfix carrying its WorkspaceEdit.
+// workload or import there, each a code action of kind quickfix carrying
+// its WorkspaceEdit; and the guards from figures (guard_action.go): of
+// kind refactor.rewrite on a measured method, quickfix on a profile
+// finding.
 func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	out := []protocol.CodeAction{}
-	if len(p.Context.Only) > 0 && !slices.ContainsFunc(p.Context.Only, func(k protocol.CodeActionKind) bool {
-		return k == protocol.QuickFix || k == "" // "" asks for every kind
-	}) {
+	wants := func(kind protocol.CodeActionKind) bool {
+		return len(p.Context.Only) == 0 || slices.ContainsFunc(p.Context.Only, func(k protocol.CodeActionKind) bool {
+			return k == "" || k == kind || strings.HasPrefix(string(kind), string(k)+".") // "" asks for every kind, "refactor" for its subkinds
+		})
+	}
+	quick, rewrite := wants(protocol.QuickFix), wants(protocol.RefactorRewrite)
+	if !quick && !rewrite {
 		return out, nil
+	}
+	if rewrite {
+		s.sess.SyncVerdictsEvery(publishSyncInterval) // the guards read the latest figures, as the inlay hints do
 	}
 	snap := s.sess.Snapshot(p.TextDocument.URI)
 	doc := snap.Doc
@@ -32,8 +42,22 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		return out, nil
 	}
 	w := fileWorkspace(snap)
-	ext := s.sess.ExternalFor(doc.Path)
 	rng := fromProtocolRange(p.Range)
+	if quick {
+		out = append(out, s.quickFixes(snap, w, rng)...)
+		out = append(out, s.findingGuards(snap, w, rng)...) // guard_action.go
+	}
+	if rewrite {
+		out = append(out, s.measurementGuards(snap, w, rng)...)
+	}
+	return out, nil
+}
+
+// quickFixes are the repairs of the diagnostics rng touches.
+func (s *server) quickFixes(snap session.Snapshot, w editor.Workspace, rng textpos.Range) []protocol.CodeAction {
+	var out []protocol.CodeAction
+	doc := snap.Doc
+	ext := s.sess.ExternalFor(doc.Path)
 	for _, d := range doc.Diagnostics {
 		if overlaps(d.Range, rng) {
 			for _, fx := range w.QuickFixes(d, ext) {
@@ -48,7 +72,7 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // fileWorkspace is what the quick fixes of the snapshot's document read:

@@ -59,7 +59,7 @@ type initializeResult317 struct {
 func editorCapabilities(c *protocol.ServerCapabilities) {
 	c.SemanticTokensProvider = semanticTokensProvider()
 	c.DocumentSymbolProvider = true
-	c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix}}
+	c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.RefactorRewrite}}
 	c.RenameProvider = &protocol.RenameOptions{PrepareProvider: true}
 	c.ReferencesProvider = true
 	c.SignatureHelpProvider = &protocol.SignatureHelpOptions{TriggerCharacters: signatureTriggers, RetriggerCharacters: []string{","}}
