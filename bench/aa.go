@@ -65,18 +65,11 @@ func aa(ctx context.Context, runs int, forkCounts []int, looks string) error {
 	if factors == nil {
 		return fmt.Errorf("-looks %q: want one, added or both", looks)
 	}
-	tmp, bin, err := tempPerfls(ctx, "perfls-bench-aa-")
+	tmp, bin, proj, err := javaProject(ctx, "perfls-bench-aa-", "W.java", aaProject)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	proj := filepath.Join(tmp, "project")
-	if err := os.MkdirAll(filepath.Join(proj, "p"), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(proj, "p", "W.java"), []byte(aaProject), 0o644); err != nil {
-		return err
-	}
 	fmt.Printf("perfls check --fresh on two identical ~1.4 µs methods (A/A) and a +5 %% method, %d runs per row\n\n", runs)
 	fmt.Println("| forks | max forks | A/A violated | A/A satisfied | A/A undecided | +5 % violated | +5 % satisfied | +5 % undecided | s per check |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
@@ -135,6 +128,23 @@ func aaCheck(ctx context.Context, bin, proj string, forks, maxForks int) (map[st
 		return nil, fmt.Errorf("perfls check: %d verdicts, want 2:\n%s", len(got), out)
 	}
 	return got, nil
+}
+
+// javaProject makes a temporary directory holding perfls (tempPerfls) and
+// a project with one class of package p, file name and source src.
+func javaProject(ctx context.Context, prefix, name, src string) (tmp, bin, proj string, err error) {
+	if tmp, bin, err = tempPerfls(ctx, prefix); err != nil {
+		return "", "", "", err
+	}
+	proj = filepath.Join(tmp, "project")
+	if err = os.MkdirAll(filepath.Join(proj, "p"), 0o755); err == nil {
+		err = os.WriteFile(filepath.Join(proj, "p", name), []byte(src), 0o644)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", "", "", err
+	}
+	return tmp, bin, proj, nil
 }
 
 // tempPerfls makes a temporary directory (named with prefix; the caller

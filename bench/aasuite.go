@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -45,18 +44,11 @@ func aaSuiteProject() string {
 // same data). It prints how many runs had any false violation each way:
 // the family-wise false-alarm rate, which Holm keeps within α.
 func aaSuite(ctx context.Context, runs int) error {
-	tmp, bin, err := tempPerfls(ctx, "perfls-bench-aasuite-")
+	tmp, bin, proj, err := javaProject(ctx, "perfls-bench-aasuite-", "S.java", aaSuiteProject())
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	proj := filepath.Join(tmp, "project")
-	if err := os.MkdirAll(filepath.Join(proj, "p"), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(proj, "p", "S.java"), []byte(aaSuiteProject()), 0o644); err != nil {
-		return err
-	}
 	fmt.Printf("perfls check --fresh on %d A/A formulas over %d identical ~1.4 µs methods (3 forks, one look), %d runs; each run decided with --family holm and --family none\n\n",
 		suiteFormulas, suiteFormulas+1, runs)
 	anyFalse := map[string]int{}

@@ -13,6 +13,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -44,18 +45,9 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 		return nil, err
 	}
 	out := &report.Bisect{Steps: []report.BisectStep{}}
-	if out.Good, err = repo.Need(ctx, req.Good); err != nil {
-		return nil, fmt.Errorf("good: %w", err)
-	}
-	if out.Bad, err = repo.Need(ctx, req.Bad); err != nil {
-		return nil, fmt.Errorf("bad: %w", err)
-	}
-	line, err := repo.FirstParents(ctx, out.Good, out.Bad)
-	if err != nil {
+	var line []string
+	if out.Good, out.Bad, line, err = commitRange(ctx, repo, req.Good, req.Bad); err != nil {
 		return nil, err
-	}
-	if len(line) == 0 {
-		return nil, fmt.Errorf("no commits between %s and %s", req.Good, req.Bad)
 	}
 	out.Commits = len(line)
 	// Every commit is built and measured with the working tree's set-up:
@@ -82,6 +74,24 @@ func (e *Engine) Bisect(ctx context.Context, req BisectRequest) (*report.Bisect,
 		out.Subject = repo.Subject(ctx, out.FirstBad)
 	}
 	return out, nil
+}
+
+// commitRange resolves good and bad to commits and lists the first-parent
+// line after good up to bad (oldest first); an empty line is an error.
+func commitRange(ctx context.Context, repo *revision.Repo, good, bad string) (g, b string, line []string, err error) {
+	if g, err = repo.Need(ctx, good); err != nil {
+		return "", "", nil, fmt.Errorf("good: %w", err)
+	}
+	if b, err = repo.Need(ctx, bad); err != nil {
+		return "", "", nil, fmt.Errorf("bad: %w", err)
+	}
+	if line, err = repo.FirstParents(ctx, g, b); err != nil {
+		return "", "", nil, err
+	}
+	if len(line) == 0 {
+		return "", "", nil, fmt.Errorf("no commits between %s and %s", good, bad)
+	}
+	return g, b, line, nil
 }
 
 // bisectSlower searches line for the first commit at which a workload of

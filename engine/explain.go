@@ -56,18 +56,9 @@ func (e *Engine) Explain(ctx context.Context, req ExplainRequest) (*report.Expla
 	if err != nil {
 		return nil, err
 	}
-	if out.Good, err = repo.Need(ctx, req.Good); err != nil {
-		return nil, fmt.Errorf("good: %w", err)
-	}
-	if out.Bad, err = repo.Need(ctx, req.Bad); err != nil {
-		return nil, fmt.Errorf("bad: %w", err)
-	}
-	line, err := repo.FirstParents(ctx, out.Good, out.Bad)
-	if err != nil {
+	var line []string
+	if out.Good, out.Bad, line, err = commitRange(ctx, repo, req.Good, req.Bad); err != nil {
 		return nil, err
-	}
-	if len(line) == 0 {
-		return nil, fmt.Errorf("no commits between %s and %s", req.Good, req.Bad)
 	}
 	out.Commits = len(line)
 	parent := out.Good
