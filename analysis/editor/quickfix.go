@@ -116,8 +116,28 @@ func (w Workspace) QuickFixes(d workspace.Diagnostic, ext workspace.External) []
 		}
 	case spl.CodeUndeclaredVariable:
 		return variableFixes(s, ts)
+	case spl.CodeDuplicateValue:
+		return duplicateValueFix(s, ts)
 	}
 	return nil
+}
+
+// duplicateValueFix removes a repeated value of a quantifier's set with the
+// separator before it: the diagnostic marks the later occurrence, so one
+// value and its comma always precede it.
+func duplicateValueFix(s splString, ts spl.Span) []Fix {
+	text := s.v.Text
+	if ts.End > len(text) || ts.Start >= ts.End {
+		return nil
+	}
+	start := ts.Start
+	for start > 0 && (text[start-1] == ' ' || text[start-1] == '\t') {
+		start--
+	}
+	if start == 0 || text[start-1] != ',' {
+		return nil
+	}
+	return []Fix{{Title: "Remove the repeated " + text[ts.Start:ts.End], Edits: []TextEdit{s.edit(spl.Span{Start: start - 1, End: ts.End}, "")}, Preferred: true}}
 }
 
 // quotedAfter returns the first Go-quoted string after marker in msg.

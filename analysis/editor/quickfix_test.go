@@ -33,6 +33,8 @@ class Q {
     void i() {}
     @SPL("SELF[gen](1) < linearSearch[gen](1")
     void j() {}
+    @SPL("for n in {1, 2, 1} SELF[gen](n) < linearSearch[gen](n)")
+    void l() {}
     @SPL("SELF[gen]('a) < linearSearch[gen](1)")
     void k() {}
     static Iterable<Object[]> gen(int n) { return null; }
@@ -96,6 +98,7 @@ func TestQuickFixes(t *testing.T) {
 		`workload-loop | Remove [gen] (preferred): @SPL("SELF[gen](1) < loop(1)")`,
 		`unknown-interpretation | Change to quick (preferred): @SPL(value = "SELF[gen](1) < linearSearch[gen](1)", interpretation = "quick")`,
 		`unclosed | Insert ) (preferred): @SPL("SELF[gen](1) < linearSearch[gen](1)")`,
+		`duplicate-value | Remove the repeated 1 (preferred): @SPL("for n in {1, 2} SELF[gen](n) < linearSearch[gen](n)")`,
 		`unterminated-string (no fix)`,
 	}
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
