@@ -118,8 +118,35 @@ func (w Workspace) QuickFixes(d workspace.Diagnostic, ext workspace.External) []
 		return variableFixes(s, ts)
 	case spl.CodeDuplicateValue:
 		return duplicateValueFix(s, ts)
+	case workspace.CodeGeneratorShape:
+		return w.staticFix(s, ts)
 	}
 	return nil
+}
+
+// staticFix makes a generator that is not static static: "static " before
+// its return type in its declaration (in whichever file declares it). A
+// generator of another shape (returning a primitive) has no such repair.
+func (w Workspace) staticFix(s splString, ts spl.Span) []Fix {
+	e, ok := entityAt(s, ts)
+	if !ok {
+		return nil
+	}
+	m, ok := w.resolve(s.file, s.host, s.ann, e)
+	if !ok || m.Static || m.ReturnType == "" {
+		return nil
+	}
+	f := w.declFile(m)
+	if f == nil || m.NameSpan.Start > len(f.Src) || m.Span.Start > m.NameSpan.Start {
+		return nil
+	}
+	i := strings.LastIndex(f.Src[m.Span.Start:m.NameSpan.Start], m.ReturnType)
+	if i < 0 {
+		return nil
+	}
+	at := m.Span.Start + i
+	edit := TextEdit{Location: location(f, textpos.Span{Start: at, End: at}), NewText: "static "}
+	return []Fix{{Title: "Make " + m.Name + " static", Edits: []TextEdit{edit}, Preferred: true}}
 }
 
 // duplicateValueFix removes a repeated value of a quantifier's set with the

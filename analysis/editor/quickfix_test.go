@@ -35,9 +35,12 @@ class Q {
     void j() {}
     @SPL("for n in {1, 2, 1} SELF[gen](n) < linearSearch[gen](n)")
     void l() {}
+    @SPL("SELF[inst](1) < linearSearch[gen](1)")
+    void m() {}
     @SPL("SELF[gen]('a) < linearSearch[gen](1)")
     void k() {}
     static Iterable<Object[]> gen(int n) { return null; }
+    public Iterable<Object[]> inst(int n) { return null; }
     static Iterable<Object[]> words(String s) { return null; }
     static int linearSearch(int n) { return 0; }
     static void loop(SPLController c, int n) {}
@@ -99,6 +102,7 @@ func TestQuickFixes(t *testing.T) {
 		`unknown-interpretation | Change to quick (preferred): @SPL(value = "SELF[gen](1) < linearSearch[gen](1)", interpretation = "quick")`,
 		`unclosed | Insert ) (preferred): @SPL("SELF[gen](1) < linearSearch[gen](1)")`,
 		`duplicate-value | Remove the repeated 1 (preferred): @SPL("for n in {1, 2} SELF[gen](n) < linearSearch[gen](n)")`,
+		`generator-signature | Make inst static (preferred): public static Iterable<Object[]> inst(int n) { return null; }`,
 		`unterminated-string (no fix)`,
 	}
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
@@ -114,6 +118,7 @@ class W {
     @dev.perfls.SPL("SELF[gen](1) < SELF[gen](2)")
     void m2() {}
     static Iterable<Object[]> gen(int n) { return null; }
+    public Iterable<Object[]> inst(int n) { return null; }
     static Iterable<Object[]> gen2(long n) { return null; }
     static Iterable<Object[]> words(String s) { return null; }
 }
@@ -163,6 +168,7 @@ class R {
     @SPL("SELF@v1.O[gen](1) <= SELF[gen](1)")
     void m() {}
     static Iterable<Object[]> gen(int n) { return null; }
+    public Iterable<Object[]> inst(int n) { return null; }
 }
 `
 	w := testWorkspace(t, src)
