@@ -494,13 +494,14 @@ type Problem struct {
 }
 
 // fittingGenerators names, as the formula can write them, the generators
-// of the annotated class and its enclosing classes whose parameters take
+// of the annotated class and its enclosing classes (static: lint refuses
+// the others) whose parameters take
 // the term's arguments.
 func (w Workspace) fittingGenerators(fm *workspace.Formula, t *spl.Term) []string {
 	var out []string
 	for cls := fm.Method.Type; cls != nil; cls = cls.Outer {
 		for _, g := range w.Index.MethodsOf(cls) {
-			if g.IsConstructor || !workspace.IsGenerator(g) || workspace.IsWorkloadLoop(g) || len(g.Params) != len(t.Args) {
+			if g.IsConstructor || !g.Static || !workspace.IsGenerator(g) || workspace.IsWorkloadLoop(g) || len(g.Params) != len(t.Args) {
 				continue
 			}
 			fit := true
