@@ -120,8 +120,46 @@ func (w Workspace) QuickFixes(d workspace.Diagnostic, ext workspace.External) []
 		return duplicateValueFix(s, ts)
 	case workspace.CodeGeneratorShape:
 		return w.staticFix(s, ts)
+	case workspace.CodeNoOverload:
+		return w.overloadFix(s, ts)
 	}
 	return nil
+}
+
+// overloadFix rewrites the parameter types of a method reference that
+// matches no overload when the method has one declaration only, of the
+// written arity: its parameter types are then what was meant.
+func (w Workspace) overloadFix(s splString, ts spl.Span) []Fix {
+	e, ok := entityAt(s, ts)
+	if !ok || e.method == nil || e.method.Params == nil {
+		return nil
+	}
+	loose := *e.method
+	loose.Params = nil
+	m, ok := w.resolve(s.file, s.host, s.ann, entity{method: &loose, span: e.span, name: e.name})
+	if !ok || len(m.Params) != len(e.method.Params) {
+		return nil
+	}
+	text := s.v.Text
+	open := strings.Index(text[e.span.Start:min(e.span.End, len(text))], m.Name+"(")
+	if open < 0 {
+		return nil
+	}
+	open += e.span.Start + len(m.Name) + 1
+	end := strings.IndexByte(text[open:], ')')
+	if end < 0 {
+		return nil
+	}
+	params := strings.Join(erased(m), ",")
+	return []Fix{{Title: "Change to " + m.Name + "(" + params + ")", Edits: []TextEdit{s.edit(spl.Span{Start: open, End: open + end}, params)}, Preferred: true}}
+}
+
+func erased(m *javasrc.Method) []string {
+	out := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		out[i] = p.Erased
+	}
+	return out
 }
 
 // staticFix makes a generator that is not static static: "static " before

@@ -37,6 +37,8 @@ class Q {
     void l() {}
     @SPL("SELF[inst](1) < linearSearch[gen](1)")
     void m() {}
+    @SPL("SELF[gen](1) < linearSearch(long)[gen](1)")
+    void o() {}
     @SPL("SELF[gen]('a) < linearSearch[gen](1)")
     void k() {}
     static Iterable<Object[]> gen(int n) { return null; }
@@ -103,6 +105,7 @@ func TestQuickFixes(t *testing.T) {
 		`unclosed | Insert ) (preferred): @SPL("SELF[gen](1) < linearSearch[gen](1)")`,
 		`duplicate-value | Remove the repeated 1 (preferred): @SPL("for n in {1, 2} SELF[gen](n) < linearSearch[gen](n)")`,
 		`generator-signature | Make inst static (preferred): public static Iterable<Object[]> inst(int n) { return null; }`,
+		`no-overload | Change to linearSearch(int) (preferred): @SPL("SELF[gen](1) < linearSearch(int)[gen](1)")`,
 		`unterminated-string (no fix)`,
 	}
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
