@@ -89,33 +89,14 @@ func scaleBench(args []string) error {
 	fmt.Printf("== scale: %d results over %d series (%d methods × 10 workloads), %d commits, %d forks × %d samples a result; store %s\n",
 		*results, *series, *series/10, *commits, *forks, *samples, store.Path())
 	fmt.Printf("open (and migrate): %.2f s\n", time.Since(start).Seconds())
-	g := scaleGen{series: *series, commits: hashes, forks: *forks, samples: *samples, machine: measure.MachineIdentity()}
+	g := scaleGen{series: *series, commits: hashes, forks: *forks, samples: *samples, machine: measure.MachineIdentity(), envs: map[int]json.RawMessage{}}
 	last, err := store.Summaries(ctx, "", math.MaxInt64, func(*cache.Summary) error { return nil })
 	if err != nil {
 		return err
 	}
 	have := int(last)
-	if have == 0 {
-		stop := cpuProfile(*profile, "fill")
-		defer stop()
-		start = time.Now()
-		for i := 0; i < *results; i += *batch {
-			ms := make([]*cache.Measurement, 0, *batch)
-			for j := i; j < min(i+*batch, *results); j++ {
-				ms = append(ms, g.result(j, *results))
-			}
-			if err := store.PutAll(ctx, ms); err != nil {
-				return err
-			}
-			if i > 0 && i%(100*(*batch)) == 0 {
-				fmt.Printf("  %d results, %.0f s\n", i, time.Since(start).Seconds())
-			}
-		}
-		took := time.Since(start)
-		stop()
-		fmt.Printf("fill: %d results in %.1f s (%.0f results/s), peak RSS %s\n", *results, took.Seconds(), float64(*results)/took.Seconds(), peakRSS())
-	} else {
-		fmt.Printf("fill: reusing the %d results in %s\n", have, cacheDir)
+	if err := scaleFill(ctx, store, g, have, *results, *batch, *profile, cacheDir); err != nil {
+		return err
 	}
 	size, err := storeSize(ctx, store, cacheDir, *pg)
 	if err != nil {
@@ -129,11 +110,51 @@ func scaleBench(args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if err := scaleRegressions(ctx, eng, repo, g, *series, *profile); err != nil {
+		return err
+	}
+	store, err = eng.Store()
+	if err != nil {
+		return err
+	}
+	return scaleHover(ctx, store, repo, g, hashes, *results, *before)
+}
+
+// scaleFill stores results of g in transactions of batch, unless the store
+// holds have results already, and prints the rate and peak memory.
+func scaleFill(ctx context.Context, store *cache.Store, g scaleGen, have, results, batch int, profile, cacheDir string) error {
+	if have == 0 {
+		stop := cpuProfile(profile, "fill")
+		defer stop()
+		start := time.Now()
+		for i := 0; i < results; i += batch {
+			ms := make([]*cache.Measurement, 0, batch)
+			for j := i; j < min(i+batch, results); j++ {
+				ms = append(ms, g.result(j, results))
+			}
+			if err := store.PutAll(ctx, ms); err != nil {
+				return err
+			}
+			if i > 0 && i%(100*(batch)) == 0 {
+				fmt.Printf("  %d results, %.0f s\n", i, time.Since(start).Seconds())
+			}
+		}
+		took := time.Since(start)
+		stop()
+		fmt.Printf("fill: %d results in %.1f s (%.0f results/s), peak RSS %s\n", results, took.Seconds(), float64(results)/took.Seconds(), peakRSS())
+	} else {
+		fmt.Printf("fill: reusing the %d results in %s\n", have, cacheDir)
+	}
+	return nil
+}
+
+// scaleRegressions times perfls regressions over every series.
+func scaleRegressions(ctx context.Context, eng *engine.Engine, repo string, g scaleGen, series int, profile string) error {
 	resetPeak()
-	stop := cpuProfile(*profile, "regressions")
+	stop := cpuProfile(profile, "regressions")
 	defer stop()
 	cpu := cpuTime()
-	start = time.Now()
+	start := time.Now()
 	res, err := eng.Regressions(ctx, engine.RegressionsRequest{Dir: repo})
 	if err != nil {
 		return err
@@ -146,12 +167,14 @@ func scaleBench(args []string) error {
 		}
 	}
 	fmt.Printf("regressions (every series): %.2f s (target ≤ 10 s; CPU time %.2f s, load average %s), peak RSS %s; %d results placed, %d series, %d change points (%d slower); %d of %d series with a step\n",
-		time.Since(start).Seconds(), (cpuTime() - cpu).Seconds(), strings.Fields(loadAverage())[0], peakRSS(), res.Results, res.Series, len(res.Changes), slower, len(g.stepped()), *series)
+		time.Since(start).Seconds(), (cpuTime() - cpu).Seconds(), strings.Fields(loadAverage())[0], peakRSS(), res.Results, res.Series, len(res.Changes), slower, len(g.stepped()), series)
 
-	store, err = eng.Store()
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// scaleHover times the editor's "slower since" hover on one method: the
+// watch's first look, later looks, and looks that find one new result.
+func scaleHover(ctx context.Context, store *cache.Store, repo string, g scaleGen, hashes []string, results int, before bool) error {
 	hovered := g.method(0)
 	// The first look builds the method's detectors: the median of five
 	// watches' (git runs in each: the machine's load shows).
@@ -162,7 +185,8 @@ func scaleBench(args []string) error {
 	for range 5 {
 		w = engine.NewRegressionWatch(store)
 		w.Every = 0
-		start = time.Now()
+		start := time.Now()
+		var err error
 		if c, err = w.SlowerSince(ctx, repo, hovered); err != nil {
 			return err
 		}
@@ -174,30 +198,30 @@ func scaleBench(args []string) error {
 	}
 	var later, oneNew []time.Duration
 	for range 20 {
-		start = time.Now()
+		start := time.Now()
 		if _, err := w.SlowerSince(ctx, repo, hovered); err != nil {
 			return err
 		}
 		later = append(later, time.Since(start))
 	}
 	for range 5 {
-		m := g.result((len(hashes)-1)*g.series, *results) // the hovered method's first workload at the last commit, again
+		m := g.result((len(hashes)-1)*g.series, results) // the hovered method's first workload at the last commit, again
 		if err := store.Put(ctx, m); err != nil {
 			return err
 		}
-		start = time.Now()
+		start := time.Now()
 		if _, err := w.SlowerSince(ctx, repo, hovered); err != nil {
 			return err
 		}
 		oneNew = append(oneNew, time.Since(start))
 	}
-	if *before {
+	if before {
 		if err := scaleBefore(ctx, store, g, hovered); err != nil {
 			return err
 		}
 	}
 	fmt.Printf("hover %s (%d results): first look median %.1f ms, later look median %.2f ms, a look finding one new result median %.2f ms (target ≤ 50 ms); slower since commit %d (%+.0f %%), peak RSS %s\n",
-		hovered, *results/(*series)*10, millis(first), millis(medianDuration(later)), millis(medianDuration(oneNew)), g.stepAt(0), 100*c.Magnitude, peakRSS())
+		hovered, results/(g.series)*10, millis(first), millis(medianDuration(later)), millis(medianDuration(oneNew)), g.stepAt(0), 100*c.Magnitude, peakRSS())
 	return nil
 }
 
