@@ -115,17 +115,7 @@ var errNoForkVariance = errors.New("no two forks on either side")
 // not report; there it only adds flags (PassedByVote), since the rules
 // may be blind (bins stretched by another environment's outlier).
 func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
-	var same, other []Run
-	for i, m := range r.Models {
-		if i >= len(history) {
-			break
-		}
-		if m.SameEnvironment {
-			same = append(same, history[i])
-		} else {
-			other = append(other, history[i])
-		}
-	}
+	same, other := r.splitByEnvironment(history)
 	decisions := map[string]*Decided{}
 	decide := func(counter string) *Decided {
 		if d, ok := decisions[counter]; ok {
@@ -168,11 +158,7 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 			if d.Verdict == RangeNotFlagged {
 				continue
 			}
-			ev := d.Evidence()
-			iv := outsideIntervals(current, idx[u.Counter], ev)
-			flags = append(flags, Flag{Counter: u.Counter, Score: u.Score, Votes: u.Votes, Severity: Severity(len(iv), len(current.Intervals)),
-				Change: u.Change, Rules: []Violation{}, Correlated: []string{}, Intervals: iv,
-				EnvironmentDiffers: d.Verdict == RangeEnvironment, Range: ev})
+			flags = append(flags, rangeFlag(current, u.Counter, idx[u.Counter], u.Score, u.Votes, u.Change, d))
 		}
 		// The counters the vote tested and passed: its rules reach them but
 		// may be blind, when an earlier result of another environment (a
@@ -190,12 +176,8 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 			pd := *d
 			pd.PassedByVote = true
 			decided = append(decided, pd)
-			ev := d.Evidence()
-			iv := outsideIntervals(current, c, ev)
 			score, votes := r.vote(m, name)
-			flags = append(flags, Flag{Counter: name, Score: score, Votes: votes, Severity: Severity(len(iv), len(current.Intervals)),
-				Change: ev.Change, Rules: []Violation{}, Correlated: []string{}, Intervals: iv,
-				EnvironmentDiffers: d.Verdict == RangeEnvironment, Range: ev})
+			flags = append(flags, rangeFlag(current, name, c, score, votes, d.Evidence().Change, d))
 		}
 		if left == nil {
 			left = []Undecided{}
@@ -207,6 +189,32 @@ func (r *Report) DecideByRange(history []Run, current Run, alpha float64) {
 		r.decidedByMethod[m] = decided
 	}
 	r.Flagged, r.Undecided, r.Decided = r.byMethod[r.Method], r.undecidedByMethod[r.Method], r.decidedByMethod[r.Method]
+}
+
+// splitByEnvironment parts history (Detect's, in the models' order) into
+// the results of the new result's own environment and the others'.
+func (r *Report) splitByEnvironment(history []Run) (same, other []Run) {
+	for i, m := range r.Models {
+		if i >= len(history) {
+			break
+		}
+		if m.SameEnvironment {
+			same = append(same, history[i])
+		} else {
+			other = append(other, history[i])
+		}
+	}
+	return same, other
+}
+
+// rangeFlag is the flag a range decision d raises on counter (column c of
+// current), with the vote's score and votes and the change to show.
+func rangeFlag(current Run, counter string, c int, score float64, votes int, change *float64, d *Decided) Flag {
+	ev := d.Evidence()
+	iv := outsideIntervals(current, c, ev)
+	return Flag{Counter: counter, Score: score, Votes: votes, Severity: Severity(len(iv), len(current.Intervals)),
+		Change: change, Rules: []Violation{}, Correlated: []string{}, Intervals: iv,
+		EnvironmentDiffers: d.Verdict == RangeEnvironment, Range: ev}
 }
 
 // vote is the score and the votes a counter got from method m's models:
