@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
+	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -619,4 +621,41 @@ func (e *Engine) recordVerdicts(ctx context.Context, results []verdict.MethodRes
 		return err
 	}
 	return store.ReplaceVerdicts(ctx, results)
+}
+
+// NoFormulas is the error of a check of a directory that holds no formula:
+// the directories searched (relative to dir), what was found there, and
+// where formulas are looked for. A directory without formulas is most
+// often the wrong one, and a CI job pointed at it would pass.
+func (r *CheckResult) NoFormulas(dir string) error {
+	searched := make([]string, len(r.Searched))
+	for i, d := range r.Searched {
+		searched[i] = report.Rel(dir, d)
+		if searched[i] == "." || searched[i] == "" {
+			searched[i] = dir
+		}
+	}
+	return fmt.Errorf("no @SPL formulas to check: searched %s (%d .java file(s), none with @SPL) and %s for .spl files; "+
+		"give the project's directory, or list its source directories in perfls.json's \"sourceRoots\"",
+		strings.Join(searched, ", "), r.JavaFiles, dir)
+}
+
+// ClasspathFile checks a --classpath-file before anything is measured and
+// returns its absolute path ("" when not given). remote: the measurements
+// go to the shared store's workers, which do not have this machine's files.
+func ClasspathFile(file string, remote bool) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	if remote {
+		return "", fmt.Errorf("--classpath-file names files on this machine, which the workers of --remote do not have; leave one of them out")
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", fmt.Errorf("--classpath-file %s: %w", file, err)
+	}
+	if _, err := measure.ReadClasspathFile(abs); err != nil {
+		return "", fmt.Errorf("--classpath-file: %w", err)
+	}
+	return abs, nil
 }

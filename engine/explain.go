@@ -23,6 +23,17 @@ type ExplainRequest struct {
 	Good, Bad string
 }
 
+// Validate says what is wrong with a request a user made.
+func (r ExplainRequest) Validate() error {
+	if r.Method == "" {
+		return fmt.Errorf("explain needs --method pkg.Class#m (the method whose slow-down to explain)")
+	}
+	if (r.Good == "") != (r.Bad == "") {
+		return fmt.Errorf("give both --good and --bad, or neither (then the latest slow-down of the method's stored results is explained)")
+	}
+	return ValidateOptions(r.Options, 2)
+}
+
 // Explain goes from an alert to its cause in one step: it takes the
 // slow-down (a change point of the stored results, or two revisions),
 // bisects the commits between them when there are several, compares the
@@ -32,11 +43,8 @@ type ExplainRequest struct {
 // options, so its figures are theirs.
 func (e *Engine) Explain(ctx context.Context, req ExplainRequest) (*report.Explain, error) {
 	start := time.Now()
-	if req.Method == "" {
-		return nil, fmt.Errorf("explain needs a method (--method pkg.Class#m)")
-	}
-	if (req.Good == "") != (req.Bad == "") {
-		return nil, fmt.Errorf("give both --good and --bad, or neither (the latest slow-down of the stored results)")
+	if err := req.Validate(); err != nil {
+		return nil, err
 	}
 	out := &report.Explain{Method: req.Method}
 	defer func() { out.Seconds = time.Since(start).Seconds() }()

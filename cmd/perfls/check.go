@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +12,6 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -55,8 +52,8 @@ func (a *app) checkCommand() *cobra.Command {
 			if req.Dir, req.Keep, err = engine.CheckTarget(target); err != nil {
 				return cli.UsageError{Msg: err.Error()}
 			}
-			if req.ClasspathFile, err = classpathFileFlag(f.classpathFile, f.remote); err != nil {
-				return err
+			if req.ClasspathFile, err = engine.ClasspathFile(f.classpathFile, f.remote); err != nil {
+				return cli.UsageError{Msg: err.Error()}
 			}
 			return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return a.check(cmd, eng, req, f) })(cmd, nil)
 		},
@@ -109,7 +106,7 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 	case len(res.Methods) == 0 && req.Keep == nil && res.Formulas == 0:
 		// A directory without formulas is most often the wrong one (a CI
 		// job pointed at it would pass): an error that says where it looked.
-		return noFormulas(dir, res)
+		return res.NoFormulas(dir)
 	case len(res.Methods) == 0:
 		a.note("no @SPL formulas to check under %s", dir)
 		return cli.ExitStatus(code)
@@ -131,41 +128,6 @@ func (a *app) check(cmd *cobra.Command, eng *engine.Engine, req engine.CheckRequ
 		a.note("%d formula instance(s) could not be decided because of errors (see \"failed\" above)", n)
 	}
 	return cli.ExitStatus(map[string]int{report.FailedErrors: cli.ExitUsage, report.ViolatedRun: cli.ExitFailed}[rep.Result()])
-}
-
-// noFormulas is the error of a check of a directory that holds no formula:
-// the directories searched (relative to dir), what was found there, and
-// where formulas are looked for.
-func noFormulas(dir string, res *engine.CheckResult) error {
-	searched := make([]string, len(res.Searched))
-	for i, d := range res.Searched {
-		searched[i] = report.Rel(dir, d)
-		if searched[i] == "." || searched[i] == "" {
-			searched[i] = dir
-		}
-	}
-	return fmt.Errorf("no @SPL formulas to check: searched %s (%d .java file(s), none with @SPL) and %s for .spl files; "+
-		"give the project's directory, or list its source directories in perfls.json's \"sourceRoots\"",
-		strings.Join(searched, ", "), res.JavaFiles, dir)
-}
-
-// classpathFileFlag checks --classpath-file before anything is measured
-// and returns its absolute path ("" when not given).
-func classpathFileFlag(file string, remote bool) (string, error) {
-	if file == "" {
-		return "", nil
-	}
-	if remote {
-		return "", cli.Usagef("--classpath-file names files on this machine, which the workers of --remote do not have; leave one of them out")
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return "", cli.Usagef("--classpath-file %s: %v", file, err)
-	}
-	if _, err := measure.ReadClasspathFile(abs); err != nil {
-		return "", cli.Usagef("--classpath-file: %v", err)
-	}
-	return abs, nil
 }
 
 // jobLines writes each state change of a job on the workers' queue as a

@@ -25,13 +25,8 @@ func (a *app) explainCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if req.Method == "" {
-			return cli.UsageError{Msg: "explain needs --method pkg.Class#m (the method whose slow-down to explain)"}
-		}
-		if (req.Good == "") != (req.Bad == "") {
-			return cli.UsageError{Msg: "give both --good and --bad, or neither (then the latest slow-down of the method's stored results is explained)"}
-		}
-		if err := engine.ValidateOptions(m.opts, 2); err != nil {
+		req.Options = m.opts
+		if err := req.Validate(); err != nil {
 			return cli.UsageError{Msg: err.Error()}
 		}
 		return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error {
