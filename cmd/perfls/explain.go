@@ -35,7 +35,7 @@ func (a *app) explainCommand() *cobra.Command {
 			x, err := eng.Explain(cmd.Context(), req)
 			done()
 			if err != nil {
-				return a.measureError(dir, fetchHint(err, cmd.Name(), req.Fetch))
+				return a.measureError(dir, cli.FetchHint(err, cmd.Name(), req.Fetch))
 			}
 			if format == "markdown" {
 				if err := a.output(format, x, func() { x.WriteMarkdown(a.stdout) }); err != nil {
@@ -52,7 +52,7 @@ func (a *app) explainCommand() *cobra.Command {
 	fs.StringVar(&req.Method, "method", "", "the method whose slow-down to explain, pkg.Class#m or pkg.Class#m(types)")
 	fs.StringVar(&req.Good, "good", "", "a revision before the slow-down (with --bad; default: the last stored result before the method's latest change point)")
 	fs.StringVar(&req.Bad, "bad", "", "a revision after it (with --good; default: the change point's commit)")
-	fs.BoolVar(&req.Fetch, "fetch", fetchFromEnv(), "fetch what a shallow or single-branch clone lacks from its remote (default: $"+fetchEnv+")")
+	cli.FetchFlag(fs, &req.Fetch)
 	fs.Float64Var(&req.Alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again (default 3 × --forks)")
 	fs.BoolVar(&req.Fresh, "fresh", false, "measure again even when the cache has fresh results")

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/internal/cli"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -55,39 +51,4 @@ func completeMethods(project *string, generators bool) cobra.CompletionFunc {
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// worse is the exit status to end with: an error (2) over a failure (1)
-// over "not applicable" (3) over success.
-func worse(a, b error) error {
-	rank := func(err error) int {
-		var s cli.ExitStatus
-		switch {
-		case err == nil:
-			return 0
-		case !errors.As(err, &s) || s == cli.ExitUsage:
-			return 3
-		case s == cli.ExitFailed:
-			return 2
-		}
-		return 1
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
-}
-
-// numbered is path for the n-th of several outputs: path itself for the
-// first, "prof-2.pb.gz" for the second of "prof.pb.gz".
-func numbered(path string, n int) string {
-	if n <= 1 || path == "" {
-		return path
-	}
-	base := filepath.Base(path)
-	stem, ext, _ := strings.Cut(base, ".")
-	if ext != "" {
-		ext = "." + ext
-	}
-	return filepath.Join(filepath.Dir(path), fmt.Sprintf("%s-%d%s", stem, n, ext))
 }

@@ -5,10 +5,6 @@ package main
 // and machines).
 import (
 	"errors"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +13,6 @@ import (
 	"github.com/perfls/perfls/analysis/report/htmlreport"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/cli"
-	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -59,7 +54,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 			}
 			done()
 			if err != nil {
-				return a.measureError(dir, fetchHint(err, cmd.Name(), req.Fetch))
+				return a.measureError(dir, cli.FetchHint(err, cmd.Name(), req.Fetch))
 			}
 			if d, ok := res.(*report.Diff); ok {
 				line := report.CommandLine(append([]string{"perfls"}, a.args...))
@@ -75,7 +70,7 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 	fs := cmd.Flags()
 	projectFlag(cmd, &project)
 	m.bind(fs, engine.MeasureDefaults())
-	fs.BoolVar(&req.Fetch, "fetch", fetchFromEnv(), "fetch what a shallow or single-branch clone lacks (the base branch, history below its boundary) from its remote, into remote-tracking refs or FETCH_HEAD only (default: $"+fetchEnv+")")
+	cli.FetchFlag(fs, &req.Fetch)
 	cli.Enum(cmd, &format, "format", "text", "output format: text or json", "text", "json")
 	fs.Float64Var(&req.Alpha, "alpha", 0, "significance level of the tests (default: perfls.json's, else 0.05)")
 	fs.IntVar(&req.MaxForks, "max-forks", 0, "forks per measurement up to which undecided comparisons are measured again, α spread over the looks (default 3 × --forks)")
@@ -89,26 +84,6 @@ func (a *app) historyCommand(bisect bool) *cobra.Command {
 		fs.BoolVar(&req.Profile, "profile", false, "also profile every slower workload in both trees and say what changed in its profile")
 	}
 	return cmd
-}
-
-// fetchEnv allows --fetch for every diff and bisect: a CI setting.
-const fetchEnv = "PERFLS_FETCH"
-
-// fetchFromEnv is --fetch's default: whether $PERFLS_FETCH is true (1,
-// true, yes).
-func fetchFromEnv() bool {
-	v, _ := strconv.ParseBool(os.Getenv(fetchEnv))
-	return v || strings.EqualFold(os.Getenv(fetchEnv), "yes")
-}
-
-// fetchHint adds to an error about history a clone lacks that perfls
-// could fetch it itself, when it was not allowed to.
-func fetchHint(err error, command string, fetched bool) error {
-	var he *revision.HistoryError
-	if fetched || !errors.As(err, &he) || !he.Fetchable {
-		return err
-	}
-	return fmt.Errorf("%w\n   or: perfls %s --fetch   (or %s=1 in CI): fetches only what is missing, into remote-tracking refs or FETCH_HEAD", err, command, fetchEnv)
 }
 
 // historyListCommand is perfls history: a method's stored results over

@@ -95,9 +95,9 @@ func (a *app) profileCommand() *cobra.Command {
 					a.note("answered from the cache: profiled %s, code unchanged since (--fresh profiles again)", p.MeasuredAt.Local().Format(time.DateTime))
 				}
 				if n++; n > 1 && pprof != "" {
-					a.note("%s: pprof in %s", w, numbered(pprof, n))
+					a.note("%s: pprof in %s", w, cli.Numbered(pprof, n))
 				}
-				if err := p.WritePprof(numbered(pprof, n)); err != nil {
+				if err := p.WritePprof(cli.Numbered(pprof, n)); err != nil {
 					return err
 				}
 				return emit(p)

@@ -135,7 +135,7 @@ func (s *selector) each(a *app, cmd *cobra.Command, args []string, calibrated bo
 				a.note("%s: %v", w, err)
 				err = cli.ExitStatus(cli.ExitUsage)
 			}
-			worst = worse(worst, err)
+			worst = cli.Worse(worst, err)
 		}
 		return worst
 	})(cmd, nil)
