@@ -96,6 +96,10 @@ type Config struct {
 	// ProjectDir is where perfls.json's "store" is looked for; "" means
 	// the working directory.
 	ProjectDir string
+	// Given, when set, answers every measurement instead of the service
+	// Service names; the engine does not close it. Command tests give a
+	// recording of real measurements (internal/fixture/replay).
+	Given service.Service
 }
 
 // Engine runs actions. It is safe for concurrent use.
@@ -163,6 +167,9 @@ func (e *Engine) Notice() string { return e.notice }
 // The caller does not close it: the daemon's client holds nothing, and the
 // in-process service lives as long as the engine.
 func (e *Engine) service(ctx context.Context) service.Service {
+	if e.cfg.Given != nil {
+		return e.cfg.Given
+	}
 	switch e.cfg.Service {
 	case UseDaemon:
 		c, err := service.Dial(ctx, e.cfg.CacheDir)

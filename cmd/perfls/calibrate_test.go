@@ -62,6 +62,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "calibrate-verify-accept-check")
 	dir := fixture.Project(t, map[string]string{"src/main/java/p/W.java": oracleJava})
 	src := filepath.Join(dir, "src", "main", "java", "p", "W.java")
 	sel := []string{"--project", dir, "--method", "p.W#fast", "--workload", "p.W#calls", "--args", "200", "--format", "json"}

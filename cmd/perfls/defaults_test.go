@@ -56,6 +56,7 @@ func TestMeasureProfileDefaults(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "measure-profile-defaults")
 	dir := fixture.Project(t, fixture.WorkloadForms)
 	small := []string{"--forks", "1", "--samples", "3", "--warmup", "20ms", "--max-warmup", "300ms", "--format", "json"}
 	code, out, errs := runCLI(t, append([]string{"measure", "--method", "w.Hot#twice", dir}, small...)...)

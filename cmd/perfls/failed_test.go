@@ -41,6 +41,7 @@ func TestCheckFailsWhenErrorsLeaveFormulasUndecided(t *testing.T) {
 			"return n;", "parametric needs ≥ 2 forks per side", []string{"--interpretation", "parametric", "--max-forks", "1"}, exitOK},
 	}
 	fixture.Isolate(t)
+	replayed(t, "check-errors-undecided")
 	dir := t.TempDir()
 	files := map[string]string{}
 	for _, c := range cases {
@@ -70,6 +71,7 @@ func TestCheckFailsOnAMissingDependency(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "check-missing-dependency")
 	dir, lib := t.TempDir(), t.TempDir()
 	fixture.WriteFiles(t, dir, map[string]string{"src/main/java/p/B.java": `package p;
 import dev.perfls.SPL;
@@ -131,6 +133,7 @@ func TestCheckAddsForksWhenUndecided(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "check-adds-forks")
 	dir := t.TempDir()
 	fixture.WriteFiles(t, dir, map[string]string{"p/A.java": `package p;
 import dev.perfls.SPL;

@@ -76,6 +76,11 @@ func (a *app) withEngine(mode engine.ServiceMode, run func(*cobra.Command, *engi
 	}
 }
 
+// measuringService, when set, answers every measurement of the commands
+// instead of the measurement service: only tests set it, to a recording of
+// real measurements (internal/fixture/replay).
+var measuringService service.Service
+
 // openEngine opens an engine on the user's cache directory and passes
 // on what the engine noticed while opening (a replaced corrupt cache).
 func openEngine(ctx context.Context, mode engine.ServiceMode, logf func(string, ...any)) (*engine.Engine, error) {
@@ -83,7 +88,7 @@ func openEngine(ctx context.Context, mode engine.ServiceMode, logf func(string, 
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Config{CacheDir: dir, Service: mode, Logf: logf})
+	eng, err := engine.Open(ctx, engine.Config{CacheDir: dir, Service: mode, Logf: logf, Given: measuringService})
 	if err == nil && eng.Notice() != "" {
 		logf("%s", eng.Notice())
 	}

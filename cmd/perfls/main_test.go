@@ -284,6 +284,7 @@ func TestInterpretationPrecedence(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "interpretation-precedence")
 	dir := fixture.Project(t, map[string]string{"p/A.java": `package p;
 import dev.perfls.SPL;
 public class A {

@@ -61,6 +61,7 @@ func TestMeasureJSON(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "measure-json")
 	dir := measureProject(t)
 	code, out, errs := runCLI(t, "measure", "--project", dir, "--method", "m.M#sum", "--workload", "m.M#arrays",
 		"--args", "100,5", "--format", "json", "--forks", "2", "--samples", "3", "--warmup", "20ms")
@@ -132,6 +133,7 @@ func TestMeasurePhaseBoth(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "measure-phase-both")
 	dir := measureProject(t)
 	code, out, errs := runCLI(t, "measure", "--project", dir, "--method", "m.M#sum", "--workload", "m.M#arrays",
 		"--args", "10,1", "--format", "json", "--forks", "1", "--samples", "2", "--warmup", "10ms", "--phase", "both")
@@ -172,6 +174,7 @@ func TestMeasureWorkloadErrorExit2(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "measure-workload-error")
 	dir := measureProject(t)
 	line := 0
 	for i, l := range strings.Split(measureProjectSrc, "\n") {

@@ -57,6 +57,7 @@ func TestModelAndPredict(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "model-and-predict")
 	dir := fixture.Project(t, map[string]string{"src/c/C.java": modelProjectSrc})
 	code, out, errs := runCLI(t, "model", "--project", dir, "--method", "c.C#compute", "--workload", "c.C#arrays", "--args", "1",
 		"--values", "100,200,400,800", "--forks", "1", "--max-forks", "1", "--samples", "3", "--warmup", "20ms", "--max-warmup", "1s")
@@ -94,11 +95,11 @@ func TestModelAndPredict(t *testing.T) {
 	if len(op.Dependencies) == 0 || op.Dependencies[0].Metric != "wall" || !strings.HasPrefix(op.Dependencies[0].Text, "≈ ") {
 		t.Errorf("dependencies %+v\n%s", op.Dependencies, errs)
 	}
-	if cs := op.Points[3].Callees; len(cs) == 0 || !strings.HasPrefix(cs[0].Method, "c.C#pairs") || cs[0].Share < 0.5 || cs[0].Unreliable != "" {
-		t.Errorf("callees at n = 800: %+v\n%s", cs, errs)
-	}
 	// A loaded machine may leave a profile under the floor (too few samples):
 	// then the callee is marked so and not fitted, as documented.
+	if cs := op.Points[3].Callees; len(cs) == 0 || !strings.HasPrefix(cs[0].Method, "c.C#pairs") || cs[0].Share < 0.5 {
+		t.Errorf("callees at n = 800: %+v\n%s", cs, errs)
+	}
 	unreliable := false
 	for _, p := range op.Points {
 		unreliable = unreliable || len(p.Callees) == 0 || p.Callees[0].Unreliable != ""

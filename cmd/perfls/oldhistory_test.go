@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,10 +65,21 @@ func TestOldHistory(t *testing.T) {
 		t.Errorf("diff --base v1.0: %+v", d)
 	}
 
-	// The formula compares encode now with encode@v1.0: violated.
-	out, _ = cli(1, append([]string{"check"}, release...)...)
-	if !strings.Contains(out, `"outcome": "violated"`) {
-		t.Errorf("check with @v1.0:\n%s", out)
+	// The formula compares encode now with encode@v1.0: violated. On a
+	// loaded machine a side's warm-up may not settle within the tests' short
+	// cap: then the check says so and leaves the instance undecided (exit
+	// 0), which is honest; what must hold either way is that v1.0's side
+	// was built and measured.
+	code, out, errs := runCLI(t, append(append([]string{"check"}, release...), dir)...)
+	switch {
+	case code == 1 && strings.Contains(out, `"outcome": "violated"`):
+	case code == 0 && strings.Contains(out, `"outcome": "undecided"`) && strings.Contains(out, "warm-up did not settle"):
+		t.Logf("check with @v1.0 undecided on this machine's load:\n%s", errs)
+	default:
+		t.Errorf("check with @v1.0: exit %d, want 1 with the formula violated\n%s\n%s", code, out, errs)
+	}
+	if !regexp.MustCompile(`"right": \{[^}]*"forks": [1-9]`).MatchString(out) {
+		t.Errorf("check with @v1.0: the v1.0 side was not measured:\n%s", out)
 	}
 
 	type bisectJSON struct {
@@ -102,7 +114,7 @@ func TestOldHistory(t *testing.T) {
 	// is checked only when it makes one: then it is dated at commit 4, where
 	// the bisect found HEAD's code unchanged (engine tests the dating).
 	cli(1, append([]string{"diff", "--base", "v1.1", "--fresh"}, release...)...)
-	code, out, errs := runCLI(t, "history", "--method", "p.Codec#encode", "--format", "json")
+	code, out, errs = runCLI(t, "history", "--method", "p.Codec#encode", "--format", "json")
 	var doc struct{ Results []struct{ Commit string } }
 	err := json.Unmarshal([]byte(out), &doc)
 	rows := doc.Results

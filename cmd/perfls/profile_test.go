@@ -21,6 +21,7 @@ func TestProfile(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "profile")
 	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "profiling"))
 	if err != nil {
 		t.Fatal(err)

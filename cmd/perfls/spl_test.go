@@ -16,6 +16,7 @@ func TestCheckReadsSPLFiles(t *testing.T) {
 		t.Skip("forks JVMs")
 	}
 	fixture.Isolate(t)
+	replayed(t, "check-spl-files")
 	dir := t.TempDir()
 	fixture.WriteFiles(t, dir, map[string]string{
 		"perfls.json": `{}`,
