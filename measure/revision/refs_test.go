@@ -95,7 +95,7 @@ func TestRefsStampChangesWithTheRefs(t *testing.T) {
 func TestUnknownName(t *testing.T) {
 	err := &UnknownError{Name: "v1.\"O", Msg: "no such commit, tag or branch in /r"}
 	for text, want := range map[string]string{
-		"revision @v1.O: " + err.Error():                          `v1."O`,
+		"revision @v1.O: " + err.Error():                           `v1."O`,
 		`revision @x: unknown revision "x": no such commit`:        "x",
 		"violated for n=10":                                        "",
 		`unknown revision "unterminated`:                           "",
