@@ -24,10 +24,12 @@ type Fix struct {
 }
 
 // Diagnostic codes the editor package finds itself (lint does not report
-// them yet): a term without a workload, an @SPL without its import.
+// them yet): a term without a workload, an @SPL without its import, a
+// revision the repository has no ref for.
 const (
-	CodeNoWorkload    = "no-workload"
-	CodeMissingImport = "missing-import"
+	CodeNoWorkload      = "no-workload"
+	CodeMissingImport   = "missing-import"
+	CodeUnknownRevision = "unknown-revision"
 )
 
 // splString is an annotation string holding SPL and where it is.
@@ -462,6 +464,61 @@ func (w Workspace) RevisionFixes(d workspace.Diagnostic, unknown string, known [
 	return out
 }
 
+// Revisions is what the editor knows of a repository's refs
+// (measure/revision.Refs): whether a revision may name a commit, and the
+// branches and tags a formula can write.
+type Revisions interface {
+	Knows(rev string) bool
+	Names() []string
+}
+
+// UnknownRevisions finds the "@rev" of f's formula and alias strings that
+// revs knows no ref for (a check would fail them: "unknown revision"), each
+// a warning on the "@rev" text with RevisionFixes. A revision of another
+// project (lib@v2:…) belongs to that project's repository and is left
+// alone.
+func (w Workspace) UnknownRevisions(f *javasrc.File, revs Revisions) []Problem {
+	var out []Problem
+	var names []string
+	listed := false
+	eachString(f, func(_ *javasrc.Method, _ *javasrc.SPLAnnotation, v *javasrc.StringValue, what int) bool {
+		if what == strWorkload || strings.IndexByte(v.Text, '@') < 0 {
+			return true // most strings name no revision: no parse
+		}
+		seen := map[spl.Span]bool{}
+		for _, e := range entities(what, v.Text) {
+			rev, project, sp := "", "", spl.Span{}
+			switch {
+			case e.method != nil:
+				rev, project, sp = e.method.Revision, e.method.Project, e.method.RevisionSpan
+			case e.gen != nil:
+				rev, project, sp = e.gen.Revision, e.gen.Project, e.gen.RevisionSpan
+			}
+			if rev == "" || project != "" && project != "THIS" || seen[sp] || sp.End > len(v.Text) || revs.Knows(rev) {
+				continue
+			}
+			seen[sp] = true
+			if !listed {
+				names, listed = revs.Names(), true
+			}
+			loc := location(f, v.DocSpan(textpos.Span{Start: sp.Start, End: sp.End}))
+			d := workspace.Diagnostic{Path: f.Path, Range: loc.Range, Span: loc.Span, Severity: workspace.Warning, Code: CodeUnknownRevision,
+				Message: fmt.Sprintf("revision @%s names no tag, branch or commit of this repository: a check would fail it", rev)}
+			fixes := w.RevisionFixes(d, rev, names)
+			if len(fixes) > 0 {
+				var alts []string
+				for _, fx := range fixes {
+					alts = append(alts, strings.TrimPrefix(fx.Title, "Change to "))
+				}
+				d.Message += "; did you mean " + strings.Join(alts, " or ") + "?"
+			}
+			out = append(out, Problem{Diagnostic: d, Fixes: fixes})
+		}
+		return true
+	})
+	return out
+}
+
 // nearestRevisions are the names in known that differ from rev only in
 // case, or else are a typo of it; at most three.
 func nearestRevisions(rev string, known []string) []string {
@@ -483,6 +540,12 @@ func nearestRevisions(rev string, known []string) []string {
 // enclosing classes) whose parameters take the term's arguments.
 func (w Workspace) MissingWorkloads(f *javasrc.File) []Problem {
 	formulas, _ := workspace.JavaFormulas(f)
+	return w.MissingWorkloadsOf(f, formulas)
+}
+
+// MissingWorkloadsOf is MissingWorkloads over f's formulas as extracted
+// already (an open document's): the editor asks on every change.
+func (w Workspace) MissingWorkloadsOf(f *javasrc.File, formulas []*workspace.Formula) []Problem {
 	var out []Problem
 	for _, fm := range formulas {
 		if fm.Broken || fm.Method == nil || fm.Value == nil {

@@ -1,6 +1,8 @@
 package editor
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -194,3 +196,49 @@ Change to @v2.0: @SPL("SELF@v2.0[gen](1) <= SELF[gen](1)")`
 }
 
 func textposSpan(a, b int) textpos.Span { return textpos.Span{Start: a, End: b} }
+
+// fakeRevisions knows HEAD, the names given, and (as the real list does)
+// relative names on a known base and anything hex-like.
+type fakeRevisions []string
+
+func (r fakeRevisions) Knows(rev string) bool {
+	base, _, _ := strings.Cut(strings.ReplaceAll(rev, "^", "~"), "~")
+	return base == "HEAD" || slices.Contains(r, base) || len(base) >= 4 && strings.Trim(base, "0123456789abcdef") == ""
+}
+func (r fakeRevisions) Names() []string { return r }
+
+func TestUnknownRevisions(t *testing.T) {
+	src := `package p;
+class R {
+    @SPL(value = "SELF@v1.O[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+         methods = {"old := p.R#m@relase"})
+    void m() {}
+    static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+	w := testWorkspace(t, src)
+	f := w.Files[0]
+	ps := w.UnknownRevisions(f, fakeRevisions{"main", "release", "v1.0", "v2.0"})
+	var got []string
+	for _, p := range ps {
+		d := p.Diagnostic
+		line := fmt.Sprintf("%s %s %q: %s", d.Code, d.Severity, f.Src[d.Span.Start:d.Span.End], d.Message)
+		for _, fx := range p.Fixes {
+			line += fmt.Sprintf("\n  %s (preferred %v): %s", fx.Title, fx.Preferred, changedLine(src, applyEdits(src, fx.Edits)))
+		}
+		got = append(got, line)
+	}
+	want := `unknown-revision warning "@v1.O": revision @v1.O names no tag, branch or commit of this repository: a check would fail it; did you mean @v1.0 or @v2.0?
+  Change to @v1.0 (preferred false): @SPL(value = "SELF@v1.0[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+  Change to @v2.0 (preferred false): @SPL(value = "SELF@v2.0[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+unknown-revision warning "@mian": revision @mian names no tag, branch or commit of this repository: a check would fail it; did you mean @main?
+  Change to @main (preferred true): @SPL(value = "SELF@v1.O[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@main:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+unknown-revision warning "@relase": revision @relase names no tag, branch or commit of this repository: a check would fail it; did you mean @release?
+  Change to @release (preferred true): methods = {"old := p.R#m@release"})`
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("UnknownRevisions\n got:\n%s\nwant:\n%s", g, want)
+	}
+	if ps := w.UnknownRevisions(f, fakeRevisions{"v1.O", "v1.0", "mian", "relase"}); len(ps) != 0 {
+		t.Errorf("every revision known: %+v", ps)
+	}
+}
