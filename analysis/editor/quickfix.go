@@ -428,9 +428,11 @@ func interpretationFix(f *javasrc.File, d workspace.Diagnostic) []Fix {
 	return out
 }
 
-// RevisionFixes repairs a revision git does not know (a check reports it;
-// lint cannot): the tags and branches in known close to it, each written
-// in place of "@unknown" in the string that holds the diagnostic's span.
+// RevisionFixes repairs a revision git does not know (UnknownRevisions
+// finds it as the user types, a check reports it): the tags and branches
+// in known close to it (to its base in a relative name: mian~2 →
+// main~2), each written in place of "@unknown" in the string that holds
+// the diagnostic's span.
 func (w Workspace) RevisionFixes(d workspace.Diagnostic, unknown string, known []string) []Fix {
 	f := w.File(d.Path)
 	if f == nil {
@@ -452,12 +454,17 @@ func (w Workspace) RevisionFixes(d workspace.Diagnostic, unknown string, known [
 	if len(at) == 0 {
 		return nil
 	}
-	names := nearestRevisions(unknown, known)
+	// In a relative name (mian~2) the base is what git did not find.
+	base, suffix := unknown, ""
+	if i := strings.IndexAny(unknown, "~^"); i > 0 {
+		base, suffix = unknown[:i], unknown[i:]
+	}
+	names := nearestRevisions(base, known)
 	var out []Fix
 	for _, n := range names {
-		fx := Fix{Title: "Change to @" + n, Preferred: len(names) == 1}
+		fx := Fix{Title: "Change to @" + n + suffix, Preferred: len(names) == 1}
 		for _, sp := range at {
-			fx.Edits = append(fx.Edits, s.edit(sp, "@"+n))
+			fx.Edits = append(fx.Edits, s.edit(sp, "@"+n+suffix))
 		}
 		out = append(out, fx)
 	}
@@ -502,8 +509,12 @@ func (w Workspace) UnknownRevisions(f *javasrc.File, revs Revisions) []Problem {
 				names, listed = revs.Names(), true
 			}
 			loc := location(f, v.DocSpan(textpos.Span{Start: sp.Start, End: sp.End}))
+			what := "revision @" + rev
+			if i := strings.IndexAny(rev, "~^"); i > 0 {
+				what += ": " + rev[:i]
+			}
 			d := workspace.Diagnostic{Path: f.Path, Range: loc.Range, Span: loc.Span, Severity: workspace.Warning, Code: CodeUnknownRevision,
-				Message: fmt.Sprintf("revision @%s names no tag, branch or commit of this repository: a check would fail it", rev)}
+				Message: what + " names no tag, branch or commit of this repository: a check would fail it"}
 			fixes := w.RevisionFixes(d, rev, names)
 			if len(fixes) > 0 {
 				var alts []string

@@ -193,6 +193,12 @@ Change to @v2.0: @SPL("SELF@v2.0[gen](1) <= SELF[gen](1)")`
 	if fixes := w.RevisionFixes(d, "v1.O", []string{"v1.o"}); len(fixes) != 1 || !fixes[0].Preferred || fixes[0].Edits[0].NewText != "@v1.o" {
 		t.Errorf("case-only difference: %+v", fixes)
 	}
+	rel := strings.Replace(src, "@v1.O", "@mian~2", 1)
+	wr := testWorkspace(t, rel)
+	d = workspace.Diagnostic{Path: wr.Files[0].Path, Span: textposSpan(at, at+7)}
+	if fixes := wr.RevisionFixes(d, "mian~2", []string{"main", "v1.0"}); len(fixes) != 1 || fixes[0].Title != "Change to @main~2" || fixes[0].Edits[0].NewText != "@main~2" {
+		t.Errorf("a relative name: %+v", fixes)
+	}
 }
 
 func textposSpan(a, b int) textpos.Span { return textpos.Span{Start: a, End: b} }
