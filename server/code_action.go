@@ -137,16 +137,7 @@ func (s *server) editorProblems(snap session.Snapshot, w editor.Workspace) []edi
 // repository's refs do not know; none outside git, and none until the
 // session has listed the refs (it never waits for git).
 func (s *server) unknownRevisions(snap session.Snapshot) []editor.Problem {
-	doc := snap.Doc
-	if doc == nil || doc.Java == nil {
-		return nil
-	}
-	refs := s.sess.Refs(doc.Path)
-	if refs == nil {
-		return nil
-	}
-	// No index: the revision fixes read only the document.
-	return editor.Workspace{Files: []*javasrc.File{doc.Java}}.UnknownRevisions(doc.Java, refs)
+	return s.sess.UnknownRevisions(snap.Doc)
 }
 
 // codeAction turns a fix of the diagnostic d into a quickfix.

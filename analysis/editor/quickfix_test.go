@@ -224,7 +224,7 @@ class R {
 `
 	w := testWorkspace(t, src)
 	f := w.Files[0]
-	ps := w.UnknownRevisions(f, fakeRevisions{"main", "release", "v1.0", "v2.0"})
+	ps := UnknownRevisions(f, fakeRevisions{"main", "release", "v1.0", "v2.0"})
 	var got []string
 	for _, p := range ps {
 		d := p.Diagnostic
@@ -244,7 +244,40 @@ unknown-revision warning "@relase": revision @relase names no tag, branch or com
 	if g := strings.Join(got, "\n"); g != want {
 		t.Errorf("UnknownRevisions\n got:\n%s\nwant:\n%s", g, want)
 	}
-	if ps := w.UnknownRevisions(f, fakeRevisions{"v1.O", "v1.0", "mian", "relase"}); len(ps) != 0 {
+	if ps := UnknownRevisions(f, fakeRevisions{"v1.O", "v1.0", "mian", "relase"}); len(ps) != 0 {
 		t.Errorf("every revision known: %+v", ps)
+	}
+}
+
+// countingRevisions counts the questions asked of it.
+type countingRevisions struct {
+	fakeRevisions
+	asked *int
+}
+
+func (r countingRevisions) Knows(rev string) bool { *r.asked++; return r.fakeRevisions.Knows(rev) }
+
+// A memo reads again only the strings that changed.
+func TestRevisionMemoReadsChangedStringsOnly(t *testing.T) {
+	src := `package p;
+class R {
+    @SPL("SELF[gen](1) <= SELF@mian[gen](1)")
+    void a() {}
+    @SPL("SELF[gen](1) <= SELF@v1.0[gen](1)")
+    void b() {}
+    static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+	asked := 0
+	m := NewRevisionMemo(countingRevisions{fakeRevisions{"main", "v1.0"}, &asked})
+	f := testWorkspace(t, src).Files[0]
+	first := m.Problems(f)
+	if len(first) != 1 || asked != 2 {
+		t.Fatalf("first: %d problems, %d questions; want 1 and 2", len(first), asked)
+	}
+	edited := testWorkspace(t, strings.Replace(src, "SELF@v1.0[gen](1)", "SELF@v1.1[gen](1)", 1)).Files[0]
+	again := m.Problems(edited)
+	if asked != 3 || len(again) != 2 || again[0].Diagnostic.Span != first[0].Diagnostic.Span || len(again[0].Fixes) != 1 {
+		t.Errorf("after editing one string: %d questions (want 3), problems %+v", asked, again)
 	}
 }

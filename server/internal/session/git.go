@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfls/perfls/analysis/editor"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/measure/revision"
 )
@@ -36,6 +37,7 @@ type gitState struct {
 type refsEntry struct {
 	stamp   string
 	refs    *revision.Refs // nil while listing, or when it failed
+	memo    *editor.RevisionMemo
 	loading bool
 	// trusted: the listing ran with git allowed; one that failed without
 	// is made again once trust opens.
@@ -116,19 +118,36 @@ func (s *Session) HeadMovedSince(path string, t time.Time) (time.Time, bool) {
 // starts it in the background; Config.RefsChanged is told when it
 // arrives), or when git could not make it. WatchHeads makes it again when
 // the ref files change.
-func (s *Session) Refs(path string) *revision.Refs {
+func (s *Session) Refs(path string) *revision.Refs { return s.refsOf(path).refs }
+
+// UnknownRevisions are the "@rev" of doc that its repository's refs do
+// not know, with their fixes (editor.UnknownRevisions); none outside git
+// or until the refs are listed (Refs). What each annotation string holds
+// is remembered with the list: only changed strings are read again.
+func (s *Session) UnknownRevisions(doc *Document) []editor.Problem {
+	if doc == nil || doc.Java == nil {
+		return nil
+	}
+	if m := s.refsOf(doc.Path).memo; m != nil {
+		return m.Problems(doc.Java)
+	}
+	return nil
+}
+
+// refsOf is Refs's entry (empty when there is none yet).
+func (s *Session) refsOf(path string) refsEntry {
 	dir := s.GitDir(path)
 	if dir == "" {
-		return nil
+		return refsEntry{}
 	}
 	g := &s.git
 	g.refsMu.Lock()
 	defer g.refsMu.Unlock()
 	if e := g.refs[dir]; e != nil {
-		return e.refs
+		return *e
 	}
 	if g.stopped {
-		return nil
+		return refsEntry{}
 	}
 	if g.refs == nil {
 		g.refs = map[string]*refsEntry{}
@@ -141,7 +160,7 @@ func (s *Session) Refs(path string) *revision.Refs {
 			g.changed()
 		}
 	}()
-	return nil
+	return refsEntry{}
 }
 
 // refreshRefs lists dir's refs again when a list was made and the ref
@@ -187,7 +206,11 @@ func (s *Session) listRefs(dir, workDir string) bool {
 	}
 	g.refsMu.Lock()
 	defer g.refsMu.Unlock()
-	g.refs[dir] = &refsEntry{stamp: stamp, refs: refs, trusted: trust.Trusted(ctx)}
+	e := &refsEntry{stamp: stamp, refs: refs, trusted: trust.Trusted(ctx)}
+	if refs != nil {
+		e.memo = editor.NewRevisionMemo(refs)
+	}
+	g.refs[dir] = e
 	return refs != nil
 }
 
