@@ -12,13 +12,15 @@ import (
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/textpos"
 	"github.com/perfls/perfls/analysis/workspace"
+	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/server/internal/session"
 )
 
 // CodeAction offers the quick fixes (docs/editor-quickfixes.md) of the
 // document's diagnostics that touch the range asked about (lint's and
-// syntax's: analysis/editor.Workspace.QuickFixes) and of a missing
-// workload or import there, each a code action of kind quickfix carrying
+// syntax's: analysis/editor.Workspace.QuickFixes), of a missing workload
+// or import, an unknown revision there, or one a check found unknown,
+// each a code action of kind quickfix carrying
 // its WorkspaceEdit; and the guards from figures (guard_action.go): of
 // kind refactor.rewrite on a measured method, quickfix on a profile
 // finding.
@@ -65,10 +67,45 @@ func (s *server) quickFixes(snap session.Snapshot, w editor.Workspace, rng textp
 			}
 		}
 	}
-	for _, pr := range editorProblems(w, doc.Java) {
+	for _, pr := range s.editorProblems(snap, w) {
 		if overlaps(pr.Diagnostic.Range, rng) {
 			for _, fx := range pr.Fixes {
 				out = append(out, codeAction(fx, pr.Diagnostic))
+			}
+		}
+	}
+	return append(out, s.failedRevisionFixes(snap, w, rng)...)
+}
+
+// failedRevisionFixes repair the revisions a check found unknown
+// (measure/revision.UnknownError in a failed comparison's reason): the
+// formula-failed diagnostic on the formula gets RevisionFixes for each,
+// as the unknown-revision diagnostic reported while typing has.
+func (s *server) failedRevisionFixes(snap session.Snapshot, w editor.Workspace, rng textpos.Range) []protocol.CodeAction {
+	var out []protocol.CodeAction
+	var names []string
+	for _, vf := range s.verdictFindings(snap) {
+		if !vf.instance.Failed || vf.formula == nil || vf.formula.Value == nil || !overlaps(fromProtocolRange(vf.diag.Range), rng) {
+			continue
+		}
+		var seen []string
+		for _, c := range vf.instance.Comparisons {
+			rev, ok := revision.UnknownName(c.Reason)
+			if !ok || slices.Contains(seen, rev) {
+				continue
+			}
+			seen = append(seen, rev)
+			if names == nil {
+				refs := s.sess.Refs(snap.Doc.Path)
+				if refs == nil {
+					return out // not listed yet (or outside git): no candidates
+				}
+				names = refs.Names()
+			}
+			v := vf.formula.Value
+			d := workspace.Diagnostic{Path: snap.Doc.Path, Span: v.DocSpan(textpos.Span{Start: 0, End: len(v.Text)})}
+			for _, fx := range w.RevisionFixes(d, rev, names) {
+				out = append(out, protocolCodeAction(fx, vf.diag))
 			}
 		}
 	}
@@ -81,26 +118,40 @@ func fileWorkspace(snap session.Snapshot) editor.Workspace {
 	return editor.Workspace{Files: []*javasrc.File{snap.Doc.Java}, Index: snap.Overlay()}
 }
 
-// editorProblems are the problems analysis/editor finds itself: terms
-// without a workload and an @SPL without its import. Neither is published
-// as a diagnostic: a formula without a workload is not flagged as the user
-// types (testdata/markers/diagnostics.txtar; perfls check fails it), and
-// the Java language server reports the unresolved annotation already.
-// Their fixes are offered as code actions where they stand.
-func editorProblems(w editor.Workspace, f *javasrc.File) []editor.Problem {
-	ps := w.MissingWorkloads(f)
+// editorProblems are the problems analysis/editor finds itself, with
+// their fixes: terms without a workload (published as the document's
+// lint: session.Lint), revisions the repository has no ref for
+// (published: unknownRevisions) and an @SPL without its import (not
+// published: the Java language server reports the unresolved annotation
+// already).
+func (s *server) editorProblems(snap session.Snapshot, w editor.Workspace) []editor.Problem {
+	f := snap.Doc.Java
+	ps := w.MissingWorkloadsOf(f, snap.Doc.Formulas)
 	if p := editor.MissingImport(f); p != nil {
 		ps = append(ps, *p)
 	}
-	return ps
+	return append(ps, s.unknownRevisions(snap)...)
+}
+
+// unknownRevisions are the "@rev" of the snapshot's document that its
+// repository's refs do not know; none outside git, and none until the
+// session has listed the refs (it never waits for git).
+func (s *server) unknownRevisions(snap session.Snapshot) []editor.Problem {
+	return s.sess.UnknownRevisions(snap.Doc)
 }
 
 // codeAction turns a fix of the diagnostic d into a quickfix.
 func codeAction(fx editor.Fix, d workspace.Diagnostic) protocol.CodeAction {
+	return protocolCodeAction(fx, toProtocolDiagnostic(d))
+}
+
+// protocolCodeAction turns a fix of the published diagnostic d into a
+// quickfix.
+func protocolCodeAction(fx editor.Fix, d protocol.Diagnostic) protocol.CodeAction {
 	return protocol.CodeAction{
 		Title:       fx.Title,
 		Kind:        protocol.QuickFix,
-		Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d)},
+		Diagnostics: []protocol.Diagnostic{d},
 		IsPreferred: fx.Preferred,
 		Edit:        workspaceEdit(fx.Edits),
 	}

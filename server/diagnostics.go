@@ -17,8 +17,9 @@ import (
 )
 
 // publishDiagnostics sends the full set for one document — syntax and
-// semantic diagnostics of its formulas plus the verdicts of the latest
-// check — since LSP clients replace, never merge. The slice is never nil: a
+// semantic diagnostics of its formulas, the revisions its repository does
+// not know, and the verdicts of the latest check — since LSP clients
+// replace, never merge. The slice is never nil: a
 // nil slice would go out as null.
 func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 	s.sess.SyncVerdictsEvery(publishSyncInterval)
@@ -32,6 +33,9 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 			Source:   "perfls",
 			Message:  d.Message,
 		})
+	}
+	for _, p := range s.unknownRevisions(snap) {
+		diags = append(diags, toProtocolDiagnostic(p.Diagnostic))
 	}
 	diags = append(diags, s.verdictDiagnostics(snap)...)
 	diags = append(diags, s.oracleDiagnostics(ctx, doc)...)
@@ -49,11 +53,29 @@ func (s *server) publishDiagnostics(ctx context.Context, doc *document) error {
 // undecided for lack of evidence as information with its reason. A formula edited since its check is skipped:
 // its verdict no longer describes the text.
 func (s *server) verdictDiagnostics(snap session.Snapshot) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, vf := range s.verdictFindings(snap) {
+		out = append(out, vf.diag)
+	}
+	return out
+}
+
+// verdictFinding is a diagnostic of verdictDiagnostics with the formula
+// instance it reports (none for a method's stale hint), for the quick
+// fixes of a failed one.
+type verdictFinding struct {
+	diag     protocol.Diagnostic
+	formula  *workspace.Formula
+	instance verdict.InstanceResult
+}
+
+// verdictFindings are verdictDiagnostics with what each reports.
+func (s *server) verdictFindings(snap session.Snapshot) []verdictFinding {
 	doc := snap.Doc
 	if doc.Java == nil {
 		return nil
 	}
-	var out []protocol.Diagnostic
+	var out []verdictFinding
 	violated := protocol.DiagnosticSeverityWarning
 	if s.settings().ViolationError {
 		violated = protocol.DiagnosticSeverityError
@@ -75,13 +97,13 @@ func (s *server) verdictDiagnostics(snap session.Snapshot) []protocol.Diagnostic
 		if m := methods[r.Class+"#"+r.Method+"("+strings.Join(r.Params, ",")+")"]; m != nil && r.Source != "" && r.Source != m.SourceHash(doc.Java) {
 			// The method changed since its check: say so once, rather
 			// than show verdicts that may no longer hold.
-			out = append(out, protocol.Diagnostic{
+			out = append(out, verdictFinding{diag: protocol.Diagnostic{
 				Range:    toProtocolRange(doc.Java.Mapper.Range(m.NameSpan)),
 				Severity: protocol.DiagnosticSeverityHint,
 				Code:     "stale-verdict",
 				Source:   "perfls",
 				Message:  fmt.Sprintf("%s changed since its formulas were checked (%s): run Check again", m.Name, r.CheckedAt.Local().Format("2006-01-02 15:04")),
-			})
+			}})
 			continue
 		}
 		for _, in := range r.Instances {
@@ -94,12 +116,12 @@ func (s *server) verdictDiagnostics(snap session.Snapshot) []protocol.Diagnostic
 			}
 			if revs := relativeRevisions(f); len(revs) > 0 {
 				if at, moved := s.sess.HeadMovedSince(doc.Path, r.CheckedAt); moved {
-					out = append(out, protocol.Diagnostic{
+					out = append(out, verdictFinding{diag: protocol.Diagnostic{
 						Range: toProtocolRange(doc.Java.Mapper.Range(f.Value.Span)), Severity: protocol.DiagnosticSeverityHint,
 						Code: "stale-verdict", Source: "perfls",
 						Message: fmt.Sprintf("HEAD moved (%s) since this formula was checked: %s may name other commits now: run Check again",
 							at.Local().Format("15:04:05"), strings.Join(revs, ", ")),
-					})
+					}})
 					continue
 				}
 			}
@@ -122,7 +144,7 @@ func (s *server) verdictDiagnostics(snap session.Snapshot) []protocol.Diagnostic
 				}
 				d.RelatedInformation = s.otherSides(ix, f)
 			}
-			out = append(out, d)
+			out = append(out, verdictFinding{diag: d, formula: f, instance: in})
 		}
 	}
 	return out

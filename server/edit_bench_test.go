@@ -20,6 +20,7 @@ import (
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/benchtime"
+	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
 	"github.com/perfls/perfls/server"
 )
@@ -161,6 +162,23 @@ func benchWorkspace(b *testing.B, lines int) (dir, path, src string, store *cach
 // didChange carries the whole text (full sync).
 func BenchmarkDidChangeToDiagnostics(b *testing.B) {
 	benchEdits(b, fullEdit)
+}
+
+// BenchmarkDidChangeToDiagnosticsInGit: as BenchmarkDidChangeToDiagnostics,
+// with the project a git repository and every formula's right side at a
+// revision no ref names (@v1.O; the repository has v1.0): each publication
+// checks the revisions against the session's ref list and reports every
+// one (the timed edits start once the list has arrived).
+func BenchmarkDidChangeToDiagnosticsInGit(b *testing.B) {
+	dir, path, src, store := benchWorkspace(b, 5000)
+	src = strings.ReplaceAll(src, "[bench.gen.Generated#ints](n)\")", "@v1.O[bench.gen.Generated#ints](n)\")")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "bench"}, {"tag", "v1.0"}} {
+		fixture.Git(b, dir, args...)
+	}
+	benchEditsIn(b, server.Options{Verdicts: store}, dir, path, src, strings.Count(src, "@v1.O"), fullEdit)
 }
 
 // fullEdit gives the didChange of version v carrying the whole text: src

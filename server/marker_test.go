@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,10 @@ var marker = regexp.MustCompile(`/\*@([\w.-]+)\*/`)
 //	                                 synthetic forks of 1 µs/op, 64 B/op
 //	oracle-run METHOD WORKLOAD ARGS NS BYTES JAVA
 //	                                 classify and record one later fork
+//	git ARGS…                        run git ARGS in the project (before
+//	                                 the server starts): make it a repository
+//	await-diagnostic CODE            wait until the opened file's
+//	                                 diagnostics hold one of code CODE
 //
 // go test ./server -run Markers -update rewrites the expectations.
 func TestMarkers(t *testing.T) {
@@ -178,6 +183,11 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 		}
 	}
 	prepareOracle(t, store, string(ar.Comment))
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if args, ok := strings.CutPrefix(line, "git "); ok {
+			fixture.Git(t, mf.dir, strings.Fields(args)...)
+		}
+	}
 	actions := &fakeActions{}
 	if js, ok := section(ar, "models.json"); ok {
 		if err := json.Unmarshal(js, &actions.models); err != nil {
@@ -206,6 +216,11 @@ func runMarkers(t *testing.T, ar *txtar.Archive) map[string]string {
 			// The same text again: its diagnostics are the index's.
 			fc.Replace(t, u, 2, mf.texts[mf.main])
 			fc.AwaitDiagnostics(t, u, 2)
+		}
+		if code, ok := strings.CutPrefix(line, "await-diagnostic "); ok {
+			fc.AwaitMatch(t, u, "a diagnostic "+code, func(ds []protocol.Diagnostic) bool {
+				return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool { return d.Code == code })
+			})
 		}
 	}
 	got := map[string]string{}

@@ -37,8 +37,9 @@ func semanticTokensProvider() semanticTokensOptions {
 }
 
 // SemanticTokensFull classifies the SPL in the document's annotation
-// strings (methods, generators, revisions, operators, numbers, variables);
-// the Java around them is the Java language server's.
+// strings, or in a whole .spl file (methods, generators, revisions,
+// operators, numbers, variables); the Java around the strings is the Java
+// language server's.
 func (s *server) SemanticTokensFull(_ context.Context, p *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
 	sent, _ := s.sess.SendTokens(p.TextDocument.URI, editor.Encode(s.tokens(p.TextDocument.URI)))
 	return &protocol.SemanticTokens{ResultID: sent.ID, Data: sent.Data}, nil
@@ -67,11 +68,16 @@ func (s *server) SemanticTokensRange(_ context.Context, p *protocol.SemanticToke
 	return &protocol.SemanticTokens{Data: editor.Encode(ts)}, nil
 }
 
-// tokens are the open document's tokens; none for a .spl file or one not
-// open.
+// tokens are the open document's tokens: of its annotation strings, or
+// of the whole text of a .spl file; none for a document not open.
 func (s *server) tokens(u protocol.DocumentURI) []editor.Token {
 	doc := s.sess.Doc(u)
-	if doc == nil || doc.Java == nil {
+	switch {
+	case doc == nil:
+		return nil
+	case doc.SPL != nil:
+		return s.sess.Highlighter(u).SPLFileTokens(doc.SPL)
+	case doc.Java == nil:
 		return nil
 	}
 	return s.sess.Highlighter(u).Tokens(doc.Java)

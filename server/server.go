@@ -118,6 +118,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Session {
 		FolderOf: s.root,
 		JavaHome: func() string { return s.settings().JavaHome },
 		Notice:   func(msg string) { s.showMessage(s.base, protocol.MessageTypeInfo, msg) },
+		// A repository's refs arrived: its unknown revisions can be shown.
+		RefsChanged: func() { s.republishOpen(s.base) },
 	})
 	s.sess.SetRecords(opts.records())
 	h := protocol.ServerHandler(s, nil)

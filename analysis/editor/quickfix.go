@@ -24,10 +24,12 @@ type Fix struct {
 }
 
 // Diagnostic codes the editor package finds itself (lint does not report
-// them yet): a term without a workload, an @SPL without its import.
+// them yet): a term without a workload, an @SPL without its import, a
+// revision the repository has no ref for.
 const (
-	CodeNoWorkload    = "no-workload"
-	CodeMissingImport = "missing-import"
+	CodeNoWorkload      = "no-workload"
+	CodeMissingImport   = "missing-import"
+	CodeUnknownRevision = "unknown-revision"
 )
 
 // splString is an annotation string holding SPL and where it is.
@@ -426,63 +428,18 @@ func interpretationFix(f *javasrc.File, d workspace.Diagnostic) []Fix {
 	return out
 }
 
-// RevisionFixes repairs a revision git does not know (a check reports it;
-// lint cannot): the tags and branches in known close to it, each written
-// in place of "@unknown" in the string that holds the diagnostic's span.
-func (w Workspace) RevisionFixes(d workspace.Diagnostic, unknown string, known []string) []Fix {
-	f := w.File(d.Path)
-	if f == nil {
-		return nil
-	}
-	s, ts, ok := stringAt(f, d.Span)
-	if !ok {
-		return nil
-	}
-	hs := spl.Highlights(s.v.Text)
-	var at []spl.Span
-	for _, h := range hs {
-		if h.Kind == spl.HlRevision && s.v.Text[h.Span.Start:h.Span.End] == "@"+unknown {
-			if h.Span.Start <= ts.Start && ts.End <= h.Span.End || h.Span.Start >= ts.Start && h.Span.End <= ts.End {
-				at = append(at, h.Span)
-			}
-		}
-	}
-	if len(at) == 0 {
-		return nil
-	}
-	names := nearestRevisions(unknown, known)
-	var out []Fix
-	for _, n := range names {
-		fx := Fix{Title: "Change to @" + n, Preferred: len(names) == 1}
-		for _, sp := range at {
-			fx.Edits = append(fx.Edits, s.edit(sp, "@"+n))
-		}
-		out = append(out, fx)
-	}
-	return out
-}
-
-// nearestRevisions are the names in known that differ from rev only in
-// case, or else are a typo of it; at most three.
-func nearestRevisions(rev string, known []string) []string {
-	var out []string
-	for _, k := range known {
-		if strings.EqualFold(k, rev) && k != rev {
-			out = append(out, k)
-		}
-	}
-	if len(out) == 0 {
-		out = workspace.Similar(rev, known)
-	}
-	return out[:min(len(out), 3)]
-}
-
 // MissingWorkloads finds the terms of f's formulas that measure a method
 // of the workspace without a workload ("SELF(n)"), which a check cannot
 // measure, each with a fix per generator of the annotated class (and its
 // enclosing classes) whose parameters take the term's arguments.
 func (w Workspace) MissingWorkloads(f *javasrc.File) []Problem {
 	formulas, _ := workspace.JavaFormulas(f)
+	return w.MissingWorkloadsOf(f, formulas)
+}
+
+// MissingWorkloadsOf is MissingWorkloads over f's formulas as extracted
+// already (an open document's): the editor asks on every change.
+func (w Workspace) MissingWorkloadsOf(f *javasrc.File, formulas []*workspace.Formula) []Problem {
 	var out []Problem
 	for _, fm := range formulas {
 		if fm.Broken || fm.Method == nil || fm.Value == nil {

@@ -1,6 +1,8 @@
 package editor
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -191,6 +193,91 @@ Change to @v2.0: @SPL("SELF@v2.0[gen](1) <= SELF[gen](1)")`
 	if fixes := w.RevisionFixes(d, "v1.O", []string{"v1.o"}); len(fixes) != 1 || !fixes[0].Preferred || fixes[0].Edits[0].NewText != "@v1.o" {
 		t.Errorf("case-only difference: %+v", fixes)
 	}
+	rel := strings.Replace(src, "@v1.O", "@mian~2", 1)
+	wr := testWorkspace(t, rel)
+	d = workspace.Diagnostic{Path: wr.Files[0].Path, Span: textposSpan(at, at+7)}
+	if fixes := wr.RevisionFixes(d, "mian~2", []string{"main", "v1.0"}); len(fixes) != 1 || fixes[0].Title != "Change to @main~2" || fixes[0].Edits[0].NewText != "@main~2" {
+		t.Errorf("a relative name: %+v", fixes)
+	}
 }
 
 func textposSpan(a, b int) textpos.Span { return textpos.Span{Start: a, End: b} }
+
+// fakeRevisions knows HEAD, the names given, and (as the real list does)
+// relative names on a known base and anything hex-like.
+type fakeRevisions []string
+
+func (r fakeRevisions) Knows(rev string) bool {
+	base, _, _ := strings.Cut(strings.ReplaceAll(rev, "^", "~"), "~")
+	return base == "HEAD" || slices.Contains(r, base) || len(base) >= 4 && strings.Trim(base, "0123456789abcdef") == ""
+}
+func (r fakeRevisions) Names() []string { return r }
+
+func TestUnknownRevisions(t *testing.T) {
+	src := `package p;
+class R {
+    @SPL(value = "SELF@v1.O[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+         methods = {"old := p.R#m@relase"})
+    void m() {}
+    static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+	w := testWorkspace(t, src)
+	f := w.Files[0]
+	ps := UnknownRevisions(f, fakeRevisions{"main", "release", "v1.0", "v2.0"})
+	var got []string
+	for _, p := range ps {
+		d := p.Diagnostic
+		line := fmt.Sprintf("%s %s %q: %s", d.Code, d.Severity, f.Src[d.Span.Start:d.Span.End], d.Message)
+		for _, fx := range p.Fixes {
+			line += fmt.Sprintf("\n  %s (preferred %v): %s", fx.Title, fx.Preferred, changedLine(src, applyEdits(src, fx.Edits)))
+		}
+		got = append(got, line)
+	}
+	want := `unknown-revision warning "@v1.O": revision @v1.O names no tag, branch or commit of this repository: a check would fail it; did you mean @v1.0 or @v2.0?
+  Change to @v1.0 (preferred false): @SPL(value = "SELF@v1.0[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+  Change to @v2.0 (preferred false): @SPL(value = "SELF@v2.0[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@mian:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+unknown-revision warning "@mian": revision @mian names no tag, branch or commit of this repository: a check would fail it; did you mean @main?
+  Change to @main (preferred true): @SPL(value = "SELF@v1.O[gen](1) <= SELF@HEAD~1[gen](1) & SELF@abc1234[gen](1) < SELF@v1.0~2[gen](1) & SELF[@main:p.R#gen](1) < other@zzz:p.R#m[gen](1)",
+unknown-revision warning "@relase": revision @relase names no tag, branch or commit of this repository: a check would fail it; did you mean @release?
+  Change to @release (preferred true): methods = {"old := p.R#m@release"})`
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("UnknownRevisions\n got:\n%s\nwant:\n%s", g, want)
+	}
+	if ps := UnknownRevisions(f, fakeRevisions{"v1.O", "v1.0", "mian", "relase"}); len(ps) != 0 {
+		t.Errorf("every revision known: %+v", ps)
+	}
+}
+
+// countingRevisions counts the questions asked of it.
+type countingRevisions struct {
+	fakeRevisions
+	asked *int
+}
+
+func (r countingRevisions) Knows(rev string) bool { *r.asked++; return r.fakeRevisions.Knows(rev) }
+
+// A memo reads again only the strings that changed.
+func TestRevisionMemoReadsChangedStringsOnly(t *testing.T) {
+	src := `package p;
+class R {
+    @SPL("SELF[gen](1) <= SELF@mian[gen](1)")
+    void a() {}
+    @SPL("SELF[gen](1) <= SELF@v1.0[gen](1)")
+    void b() {}
+    static Iterable<Object[]> gen(int n) { return null; }
+}
+`
+	asked := 0
+	m := NewRevisionMemo(countingRevisions{fakeRevisions{"main", "v1.0"}, &asked})
+	f := testWorkspace(t, src).Files[0]
+	first := m.Problems(f)
+	if len(first) != 1 || asked != 2 {
+		t.Fatalf("first: %d problems, %d questions; want 1 and 2", len(first), asked)
+	}
+	edited := testWorkspace(t, strings.Replace(src, "SELF@v1.0[gen](1)", "SELF@v1.1[gen](1)", 1)).Files[0]
+	again := m.Problems(edited)
+	if asked != 3 || len(again) != 2 || again[0].Diagnostic.Span != first[0].Diagnostic.Span || len(again[0].Fixes) != 1 {
+		t.Errorf("after editing one string: %d questions (want 3), problems %+v", asked, again)
+	}
+}

@@ -51,6 +51,30 @@ func Tokens(f *javasrc.File) []Token { return new(Highlighter).Tokens(f) }
 type Highlighter struct {
 	mu   sync.Mutex
 	prev map[hlKey][]spl.Highlight
+	// the last .spl text and its tokens: a delta request after a
+	// keystroke's full one finds the same text
+	splText   string
+	splTokens []Token
+}
+
+// SPLFileTokens are the semantic tokens of a .spl file, whose whole text
+// (m's) is SPL; tokens spanning lines are left out, as in Tokens.
+func (h *Highlighter) SPLFileTokens(m *textpos.Mapper) []Token {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	text := m.Text()
+	if h.splTokens != nil && h.splText == text {
+		return h.splTokens
+	}
+	c := cursor{m: m}
+	out := []Token{}
+	for _, hl := range spl.Highlights(text) {
+		if t, ok := c.place(textpos.Span{Start: hl.Span.Start, End: hl.Span.End}, hl); ok {
+			out = append(out, t)
+		}
+	}
+	h.splText, h.splTokens = text, out
+	return out
 }
 
 // hlKey is a string's text and how it is read (strFormula …).
@@ -142,7 +166,11 @@ func (c *cursor) position(off int) textpos.Position {
 
 // token places a highlight of v's text in the document.
 func (c *cursor) token(v *javasrc.StringValue, h spl.Highlight) (Token, bool) {
-	sp := v.DocSpan(textpos.Span{Start: h.Span.Start, End: h.Span.End})
+	return c.place(v.DocSpan(textpos.Span{Start: h.Span.Start, End: h.Span.End}), h)
+}
+
+// place makes the token of h at the document span sp.
+func (c *cursor) place(sp textpos.Span, h spl.Highlight) (Token, bool) {
 	if sp.End <= sp.Start {
 		return Token{}, false
 	}

@@ -124,3 +124,27 @@ func TestTokensEdit(t *testing.T) {
 		}
 	}
 }
+
+// A .spl file's whole text is SPL: its tokens are placed in the file, and
+// the same text is not classified again.
+func TestSPLFileTokens(t *testing.T) {
+	text := "w := p.Q#gen\nfor n in {10}\n  SELF@v1[w](n) <= p.Q#m[w](n)\n"
+	h := new(Highlighter)
+	ts := h.SPLFileTokens(textpos.NewMapper(text))
+	var got []string
+	lines := strings.Split(text, "\n")
+	for _, tk := range ts {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", tk.Line+1, tk.Char+1, lines[tk.Line][tk.Char:tk.Char+tk.Length], TokenTypes[tk.Type]))
+	}
+	want := "1:1 w method,1:3 := operator,1:6 p namespace,1:8 Q class,1:10 gen method,2:1 for keyword,2:5 n variable,2:7 in keyword,2:11 10 number," +
+		"3:3 SELF keyword,3:7 @v1 macro,3:11 w function,3:14 n variable,3:17 <= operator,3:20 p namespace,3:22 Q class,3:24 m method,3:26 w function,3:29 n variable"
+	if g := strings.Join(got, ","); g != want {
+		t.Errorf("tokens\n got: %s\nwant: %s", g, want)
+	}
+	if again := h.SPLFileTokens(textpos.NewMapper(text)); &again[0] != &ts[0] {
+		t.Error("the same text was classified again")
+	}
+	if ts := h.SPLFileTokens(textpos.NewMapper("")); ts == nil || len(ts) != 0 {
+		t.Errorf("an empty file: %v", ts)
+	}
+}

@@ -47,14 +47,7 @@ func ReadHead(gitDir string) string {
 	if gitDir == "" {
 		return ""
 	}
-	dirs := []string{gitDir}
-	if c, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		dirs = append(dirs, common)
-	}
+	dirs := gitDirs(gitDir)
 	b, err := readGitFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
@@ -127,14 +120,7 @@ func ResolveFromFiles(gitDir, name string) (commit string, checked bool) {
 		h := ReadHead(gitDir)
 		return h, h != ""
 	}
-	dirs := []string{gitDir}
-	if c, err := readGitFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		dirs = append(dirs, common)
-	}
+	dirs := gitDirs(gitDir)
 	// git rev-parse's order (gitrevisions(7)).
 	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
 		v := readRef(dirs, ref)

@@ -1,12 +1,14 @@
 package session
 
 import (
+	"github.com/perfls/perfls/analysis/editor"
 	"github.com/perfls/perfls/analysis/javasrc"
 	"github.com/perfls/perfls/analysis/workspace"
 )
 
 // Lint resolves the references of a document's formulas against the
-// workspace index overlaid with the open documents, and records in doc
+// workspace index overlaid with the open documents (with the terms that
+// have no workload to be measured on), and records in doc
 // what the next version needs to check only what changed. prev, when not
 // nil, is the document's previous version: formulas it checked against
 // the same workspace, options and declarations are not checked again
@@ -28,8 +30,16 @@ func (s *Session) Lint(doc, prev *Document) []workspace.Diagnostic {
 	if prev != nil && prev.lintMemo != nil && prev.lintContext.same(lc) && workspace.SameDeclarations(prev.Java, doc.Java) {
 		memo = prev.lintMemo
 	}
-	diags, next := base.With(open).LintReusing(doc.Formulas, workspace.LintOptions{External: lc.ext, Partial: lc.partial}, memo)
+	ix := base.With(open)
+	diags, next := ix.LintReusing(doc.Formulas, workspace.LintOptions{External: lc.ext, Partial: lc.partial}, memo)
 	doc.lintContext, doc.lintMemo = lc, next
+	if doc.Java != nil {
+		// A term without a workload: lint does not report it, a check
+		// fails it, the user is warned while typing (editor.CodeNoWorkload).
+		for _, p := range (editor.Workspace{Files: []*javasrc.File{doc.Java}, Index: ix}).MissingWorkloadsOf(doc.Java, doc.Formulas) {
+			diags = append(diags, p.Diagnostic)
+		}
+	}
 	return diags
 }
 

@@ -63,6 +63,10 @@ type Config struct {
 	FolderOf func(path string) string
 	JavaHome func() string
 	Notice   func(msg string)
+	// RefsChanged is called (in the background) when a repository's ref
+	// list, which Refs started, arrives: the open documents' unknown
+	// revisions can be reported now.
+	RefsChanged func()
 }
 
 // Session is the editor's state; see the package doc.
@@ -100,6 +104,7 @@ func New(cfg Config) *Session {
 	s := &Session{logf: cfg.Logf, base: cfg.Base, docs: map[protocol.DocumentURI]*Document{}}
 	s.verdicts.rev, s.oracle.rev = -1, -1
 	s.verdicts.stale = make(chan struct{}, 1)
+	s.git.done, s.git.changed = cfg.Done, cfg.RefsChanged
 	s.index = &wsIndex{base: cfg.Base, done: cfg.Done, cacheDir: cfg.CacheDir, roots: map[string]bool{}, files: map[string]*javasrc.File{},
 		logf: cfg.Logf, client: cfg.Client, progressOK: cfg.Progress, onReady: cfg.Indexed, folderOf: cfg.FolderOf,
 		javaHome: cfg.JavaHome, jdkNotice: cfg.Notice}
@@ -107,9 +112,12 @@ func New(cfg Config) *Session {
 }
 
 // Stop waits for the background work (index builds, classpath
-// resolutions, which write to the cache directory) to end — it ends with
-// the connection — and lets no more start.
-func (s *Session) Stop() { s.index.stop() }
+// resolutions, which write to the cache directory; ref listings) to end —
+// it ends with the connection — and lets no more start.
+func (s *Session) Stop() {
+	s.index.stop()
+	s.git.stopRefs()
+}
 
 // recordsRef holds the session's Records, set once the engine is open.
 type recordsRef struct {
