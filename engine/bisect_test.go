@@ -92,7 +92,7 @@ public class A {
 		history = append(history, map[string]string{"src/p/A.java": src})
 	}
 	dir, commits := fixture.GitProject(t, history...)
-	e := openEngine(t, small)
+	e := openReplayed(t, "bisect-formula", small)
 	opts := small
 	opts.Forks = 3
 	// Forks whose warm-up hits the cap do not decide a formula: a cap the
@@ -134,7 +134,7 @@ public class A {
 		map[string]string{"src/p/A.java": class("1")},
 		map[string]string{"src/p/A.java": class("100")},
 		map[string]string{"src/p/A.java": class("100"), "NOTES": "notes"})
-	e := openEngine(t, small)
+	e := openReplayed(t, "bisect-formula-falls-back", small)
 	opts := small
 	opts.Forks = 3
 	b, err := e.Bisect(context.Background(), BisectRequest{HistoryRequest: HistoryRequest{Dir: dir, Options: opts, MaxForks: 3}, Good: commits[0], Bad: commits[2]})

@@ -95,7 +95,7 @@ func hasFinding(r *profile.Report, kind, file string, line int) bool {
 // and a note says why.
 func TestProfileDecidesTreasureHuntOnCounts(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t, measure.Options{})
+	e := openReplayed(t, "profile-treasure-hunt-counts", measure.Options{})
 	_, req, line := profilingRequest(t, "Duplicates", "countRepeats", "values", 2000, "circuitous-treasure-hunt")
 	p, err := e.Profile(ctx, req)
 	if err != nil {

@@ -32,7 +32,7 @@ func TestCheckRevisionInFormula(t *testing.T) {
 	dir, commits := fixture.GitProject(t,
 		map[string]string{"src/p/A.java": revClass("200", formulas)},
 		map[string]string{"src/p/A.java": revClass("1", formulas)})
-	e := openEngine(t, small)
+	e := openReplayed(t, "check-revision-in-formula", small)
 	ctx := context.Background()
 	opts := small
 	opts.Forks = 3 // two forks leave one degree of freedom: too noisy to show even a 100× gap every time
@@ -161,7 +161,7 @@ public class Loops {
 }
 class Unused { static int f() { return 1; } }
 `})
-	e := openEngine(t, small)
+	e := openReplayed(t, "workload-loop-against-revision", small)
 	opts := small
 	opts.Forks = 3
 	// Forks whose warm-up hits the cap do not decide: a cap the loop's
@@ -230,7 +230,7 @@ public class A {
 	}
 	dir, _ := fixture.GitProject(t, map[string]string{"src/p/A.java": class("1")})
 	fixture.WriteFiles(t, dir, map[string]string{"src/p/A.java": class("20")})
-	e := openEngine(t, small)
+	e := openReplayed(t, "diff-profile-callee-grew", small)
 	opts := small
 	opts.Forks = 3
 	d, err := e.Diff(context.Background(), HistoryRequest{Dir: dir, Base: "HEAD", Options: opts, MaxForks: 3, Profile: true})
