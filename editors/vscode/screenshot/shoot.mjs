@@ -118,6 +118,7 @@ try {
   await page.mouse.click(at.x, at.y);
   await ctrl('KeyD'); // selects the word under the cursor
   await page.keyboard.type('binarySerch');
+  await page.keyboard.press('Escape'); // closes the completion list and the match highlights
   await page.waitForSelector('.monaco-editor .squiggly-error');
 
   step = 'open the quick fix menu (Ctrl+.)';
