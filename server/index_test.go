@@ -34,6 +34,13 @@ class Main {
 	var init protocol.InitializeResult
 	fc.Call(t, protocol.MethodInitialize, &protocol.InitializeParams{RootURI: uri.File(dir),
 		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true}}}, &init)
+	// Until the client says initialized, the server sends no requests: a
+	// client may reject them (VS Code's rejects workDoneProgress/create).
+	for _, c := range fc.Messages() {
+		if c.Method == protocol.MethodWorkDoneProgressCreate {
+			t.Errorf("%s before initialized", c.Method)
+		}
+	}
 	fc.Notify(t, protocol.MethodInitialized, &protocol.InitializedParams{})
 	u := uri.File(mainPath)
 	fc.Notify(t, protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{

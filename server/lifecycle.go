@@ -66,10 +66,6 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 		s.life.initWarning = cfgErr.Error()
 	}
 	s.life.mu.Unlock()
-	// Start indexing the workspace folders (the root URI without any).
-	for _, f := range v.folders {
-		s.sess.EnsureRoot(f)
-	}
 	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			// Incremental sync: each keystroke sends the edit, not the
@@ -103,6 +99,13 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	s.life.mu.Unlock()
 	if warning != "" {
 		s.showMessage(ctx, protocol.MessageTypeWarning, warning)
+	}
+	// Index the workspace folders (the root URI without any) now, not
+	// during initialize: indexing reports progress, a request the client
+	// may only get after the initialize reply (VS Code's client rejects
+	// window/workDoneProgress/create before it).
+	for _, f := range s.view.get().folders {
+		s.sess.EnsureRoot(f)
 	}
 	return nil
 }

@@ -126,7 +126,8 @@ export class Perfls implements vscode.Disposable {
         const err = await new Promise<Error>((resolve) => child.once('error', resolve));
         throw new Error(`cannot run ${found.path}: ${err.message}`);
       }
-      child.stderr.on('data', (d) => this.output.append(String(d)));
+      // The language client copies the stderr of a process it is given
+      // into outputChannel: a listener of ours would print every line twice.
       child.on('error', (err) => this.log(`perfls: ${err.message}`));
       this.processes.add(child);
       child.on('exit', () => this.processes.delete(child));
