@@ -165,7 +165,7 @@ func selectOne(t *testing.T, dir string, sel Selection) Workload {
 // empty after the first call, and the per-call form is a workload loop.
 func TestMeasureDefaults(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t, measure.Options{})
+	e := openReplayed(t, "measure-defaults", measure.Options{})
 	dir := fixture.Project(t, fixture.WorkloadForms)
 	measureIt := func(w Workload) (*Measured, error) {
 		return e.Measure(ctx, MeasureRequest{Dir: dir, Workload: w, Options: tiny, Phase: service.PhaseFull})
@@ -200,7 +200,7 @@ func TestMeasureDefaults(t *testing.T) {
 // need) and predicts from the stored model by method.
 func TestModelAndPredictDefaults(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t, measure.Options{})
+	e := openReplayed(t, "model-and-predict-defaults", measure.Options{})
 	dir := fixture.Project(t, fixture.WorkloadForms)
 	w, err := ParseWorkload("w.Hot#bareSum", "", "")
 	if err != nil {
@@ -226,7 +226,7 @@ func TestModelAndPredictDefaults(t *testing.T) {
 // and verifies it by method alone: its calibrated workloads.
 func TestCalibrateVerifyDefaults(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t, measure.Options{})
+	e := openReplayed(t, "calibrate-verify-defaults", measure.Options{})
 	dir := fixture.Project(t, fixture.WorkloadForms)
 	if _, err := e.CalibratedWorkloads(ctx, Selection{Method: "w.Hot#compute"}); err == nil || !strings.Contains(err.Error(), "run perfls calibrate") {
 		t.Errorf("nothing calibrated: %v", err)

@@ -66,7 +66,7 @@ func TestMeasureAndCheckMethod(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	e := openEngine(t, small)
+	e := openReplayed(t, "measure-and-check-method", small)
 	dir, src := writeProject(t, "p/A.java", classA("return n;"))
 	ctx := context.Background()
 	req := MethodRequest{Root: dir, File: src, Class: "p.A", Method: "fast", Params: []string{"int"}}
@@ -127,7 +127,7 @@ func TestCalibrateMethod(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	e := openEngine(t, measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond})
+	e := openReplayed(t, "calibrate-method", measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond})
 	dir, src := writeProject(t, "p/A.java", classA("long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s;"))
 	ctx := context.Background()
 	req := MethodRequest{Root: dir, File: src, Class: "p.A", Method: "fast", Params: []string{"int"}, JVMArgs: []string{"-XX:+UseSerialGC"}}

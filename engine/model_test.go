@@ -117,7 +117,7 @@ func TestMeasurePrecise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("forks JVMs")
 	}
-	e := openEngine(t, measure.Options{})
+	e := openReplayed(t, "measure-precise", measure.Options{})
 	dir, _ := writeProject(t, "p/A.java", classA("long s = 0; for (int i = 0; i < n; i++) s += i ^ s; return s;"))
 	w, err := ParseWorkload("p.A#fast", "p.A#gen", "1000")
 	if err != nil {
