@@ -128,7 +128,12 @@ func (e *Engine) bisectSlower(ctx context.Context, line []string, req BisectRequ
 		return err
 	}
 	if v != stepBad {
-		out.Reason = fmt.Sprintf("%s is %s", req.Bad, map[string]string{stepGood: "not slower than " + req.Good, stepSkip: "undecided or does not build"}[v])
+		// "Not shown slower" (SPL's reading: holds unless the data reject
+		// it), with the step's reason: too noisy to tell is not "the same".
+		out.Reason = fmt.Sprintf("%s is %s", req.Bad, map[string]string{stepGood: "not shown slower than " + req.Good, stepSkip: "undecided or does not build"}[v])
+		if last := out.Steps[len(out.Steps)-1]; last.Reason != "" {
+			out.Reason += ": " + last.Reason
+		}
 	} else {
 		first, candidates, err := bisectSearch(len(line), judge)
 		if err != nil {
