@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/trust"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -99,7 +99,7 @@ type measuredRequests struct {
 	// revisionErrs are the requests (by key) a revision left unmeasured: not
 	// a repository, unknown revision, method missing or not compiling there.
 	revisionErrs  map[string]string
-	compileErrors []measure.CompilerMessage // of the working tree
+	compileErrors []measured.CompilerMessage // of the working tree
 	notices       []string
 }
 
