@@ -111,6 +111,6 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 }
 
 // Report is the measurement's document (its JSON, its text).
-func (m *Measured) Report() report.Measurement {
+func (m *Measured) Report() report.MeasureDocument {
 	return report.NewMeasurement(m.Method, m.Workload, m.Args, m.Result)
 }
