@@ -46,6 +46,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -189,47 +191,47 @@ func printEnvironment(ctx context.Context, e *env) {
 }
 
 // request resolves method (and the generator, if any) into a request with args.
-func (e *env) request(ctx context.Context, method, gen string, args ...int64) (measure.Request, error) {
-	specs := []measure.MethodSpec{spec(method)}
+func (e *env) request(ctx context.Context, method, gen string, args ...int64) (measured.Request, error) {
+	specs := []methodspec.Spec{spec(method)}
 	if gen != "" {
 		specs = append(specs, spec(gen))
 	}
 	rs, errs := measure.Resolve(ctx, e.build, specs)
 	if err := errors.Join(errs...); err != nil {
-		return measure.Request{}, err
+		return measured.Request{}, err
 	}
-	r := measure.Request{Method: rs[0]}
+	r := measured.Request{Method: rs[0]}
 	if gen != "" {
 		r.Generator = rs[1]
 	}
 	for _, a := range args {
-		r.Args = append(r.Args, measure.IntArg(a))
+		r.Args = append(r.Args, measured.IntArg(a))
 	}
 	return r, nil
 }
 
-func (e *env) measure(ctx context.Context, opt measure.Options, method, gen string, args ...int64) (measure.Result, error) {
+func (e *env) measure(ctx context.Context, opt measure.Options, method, gen string, args ...int64) (measured.Result, error) {
 	req, err := e.request(ctx, method, gen, args...)
 	if err != nil {
-		return measure.Result{}, err
+		return measured.Result{}, err
 	}
 	return e.measureReqs(ctx, opt, req)
 }
 
-func (e *env) measureReqs(ctx context.Context, opt measure.Options, req measure.Request) (measure.Result, error) {
-	res, err := measure.Measure(ctx, e.build, []measure.Request{req}, opt, nil)
+func (e *env) measureReqs(ctx context.Context, opt measure.Options, req measured.Request) (measured.Result, error) {
+	res, err := measure.Measure(ctx, e.build, []measured.Request{req}, opt, nil)
 	if err != nil {
-		return measure.Result{}, err
+		return measured.Result{}, err
 	}
 	if res[0].Err != nil {
-		return measure.Result{}, res[0].Err
+		return measured.Result{}, res[0].Err
 	}
 	return res[0], nil
 }
 
-func spec(s string) measure.MethodSpec {
+func spec(s string) methodspec.Spec {
 	cls, name, _ := strings.Cut(s, "#")
-	return measure.MethodSpec{Class: cls, Name: name}
+	return methodspec.Spec{Class: cls, Name: name}
 }
 
 func floor(ctx context.Context, e *env, opt measure.Options) error {
@@ -242,7 +244,7 @@ func floor(ctx context.Context, e *env, opt measure.Options) error {
 		if err != nil {
 			return err
 		}
-		s := measure.Summarize(r.Forks)
+		s := measured.Summarize(r.Forks)
 		fmt.Printf("%-14s mean %6.3f ns/op  95%% CI [%.3f, %.3f]  median %6.3f ns/op  cpu %6.3f ns/op\n",
 			c.label, s.MeanNsPerOp, s.CI95[0], s.CI95[1], s.MedianNsPerOp, s.MeanCPUNsPerOp)
 	}
@@ -258,7 +260,7 @@ func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 	// so a drift of the machine (frequency, neighbours) over the minutes
 	// this takes touches every workload alike instead of skewing one group
 	// against the other.
-	var reqs []measure.Request
+	var reqs []measured.Request
 	var nanoArgs []string
 	for _, n := range chainLengths {
 		r, err := e.request(ctx, "bench.Work#chain", "bench.Work#chainArgs", n)
@@ -295,7 +297,7 @@ func accuracy(ctx context.Context, e *env, opt measure.Options) error {
 		if r.Err != nil {
 			return r.Err
 		}
-		s := measure.Summarize(r.Forks)
+		s := measured.Summarize(r.Forks)
 		ns = append(ns, float64(chainLengths[i]))
 		perfls = append(perfls, s.MeanNsPerOp)
 		perflsMed = append(perflsMed, s.MedianNsPerOp)
@@ -336,7 +338,7 @@ var serialLengths = []int64{0, 8, 16, 32, 64, 128, 800}
 // call's own work (loading arguments, the blackhole) runs in the shadow of
 // the chain's latency, so the cost is n steps of the latency the long chains
 // measured (perStep). n = 0 shows the call alone, for reference.
-func serialAccuracy(opt measure.Options, perStep float64, res []measure.Result, nano map[string]float64) error {
+func serialAccuracy(opt measure.Options, perStep float64, res []measured.Result, nano map[string]float64) error {
 	fmt.Printf("\n== accuracy at 10–200 ns: serial chain (consecutive calls depend on each other), %d forks × %d samples\n", opt.Forks, opt.SamplesPerFork)
 	nargs := make([]string, len(serialLengths))
 	for i, n := range serialLengths {
@@ -348,7 +350,7 @@ func serialAccuracy(opt measure.Options, perStep float64, res []measure.Result, 
 		if res[i].Err != nil {
 			return res[i].Err
 		}
-		s := measure.Summarize(res[i].Forks)
+		s := measured.Summarize(res[i].Forks)
 		nt := nano[nargs[i]]
 		if n == 0 {
 			fmt.Printf("%5d  %11s %11s [%10s, %10s]  %11s  %9s %9s  %11s\n", n, fmtNs(s.MedianNsPerOp), fmtNs(s.MeanCPUNsPerOp), fmtNs(s.CI95[0]), fmtNs(s.CI95[1]), "(call alone)", "", "", fmtNs(nt))
@@ -445,7 +447,7 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 	if err != nil {
 		return err
 	}
-	s := measure.Summarize(r.Forks)
+	s := measured.Summarize(r.Forks)
 	perfls := time.Since(start)
 	fmt.Printf("perfls defaults (%d forks × %d samples, warm-up ≥ 300 ms until JIT settles): %.1f s wall, mean %s/op ± %.2f%%\n",
 		opt.Forks, opt.SamplesPerFork, perfls.Seconds(), fmtNs(s.MeanNsPerOp), 100*s.RelativeHalfWidth())
@@ -460,7 +462,7 @@ func speed(ctx context.Context, e *env, opt measure.Options) error {
 
 // speedPreliminary times preliminary figures: a new worker (JVM start
 // included), then reuses of it, and a new request's resolution.
-func speedPreliminary(ctx context.Context, e *env, req measure.Request, opt measure.Options) error {
+func speedPreliminary(ctx context.Context, e *env, req measured.Request, opt measure.Options) error {
 	w := measure.NewWorker(ctx)
 	defer w.Close()
 	for i := 0; i < 4; i++ {
@@ -472,7 +474,7 @@ func speedPreliminary(ctx context.Context, e *env, req measure.Request, opt meas
 		if r.Err != nil {
 			return r.Err
 		}
-		s := measure.Summarize(r.Forks)
+		s := measured.Summarize(r.Forks)
 		what := "warm worker"
 		if i == 0 {
 			what = "new worker (JVM start included)"
@@ -490,11 +492,11 @@ func speedPreliminary(ctx context.Context, e *env, req measure.Request, opt meas
 // speedToTarget measures forks of fo one at a time until the interval over
 // fork means is within ±target of the mean (at most 30), and says when the
 // thread-CPU-time mean got there.
-func speedToTarget(ctx context.Context, e *env, req measure.Request, fo measure.Options, target float64) error {
+func speedToTarget(ctx context.Context, e *env, req measured.Request, fo measure.Options, target float64) error {
 	fmt.Printf("forks of ≥ %s warm-up × %d samples:\n", fo.Warmup, fo.SamplesPerFork)
 	start := time.Now()
-	var forks []measure.Fork
-	var s measure.Summary
+	var forks []measured.Fork
+	var s measured.Summary
 	cpuAt, cpuForks := time.Duration(0), 0
 	for len(forks) < 30 {
 		r, err := e.measureReqs(ctx, fo, req)
@@ -502,7 +504,7 @@ func speedToTarget(ctx context.Context, e *env, req measure.Request, fo measure.
 			return err
 		}
 		forks = append(forks, r.Forks...)
-		s = measure.Summarize(forks)
+		s = measured.Summarize(forks)
 		if c := cpuSummary(forks); cpuAt == 0 && len(forks) >= 3 && c.RelativeHalfWidth() <= target {
 			cpuAt, cpuForks = time.Since(start), len(forks)
 		}
@@ -529,13 +531,13 @@ func stability(ctx context.Context, e *env, opt measure.Options, pairs int) erro
 	var dMean, dMed, dCPU []float64
 	rel := func(a, b float64) float64 { return math.Abs(a-b) / ((a + b) / 2) }
 	for i := 0; i < pairs; i++ {
-		var s, c [2]measure.Summary
+		var s, c [2]measured.Summary
 		for j := range s {
 			r, err := e.measureReqs(ctx, opt, req)
 			if err != nil {
 				return err
 			}
-			s[j] = measure.Summarize(r.Forks)
+			s[j] = measured.Summarize(r.Forks)
 			c[j] = cpuSummary(r.Forks)
 		}
 		dm := rel(s[0].MeanNsPerOp, s[1].MeanNsPerOp)
@@ -557,12 +559,12 @@ func stability(ctx context.Context, e *env, opt measure.Options, pairs int) erro
 
 // cpuSummary summarises the forks' thread CPU time per operation instead of
 // their wall time.
-func cpuSummary(forks []measure.Fork) measure.Summary {
-	var cf []measure.Fork
+func cpuSummary(forks []measured.Fork) measured.Summary {
+	var cf []measured.Fork
 	for _, f := range forks {
-		cf = append(cf, measure.Fork{NsPerOp: f.CPUNsPerOp})
+		cf = append(cf, measured.Fork{NsPerOp: f.CPUNsPerOp})
 	}
-	return measure.Summarize(cf)
+	return measured.Summarize(cf)
 }
 
 // quantiles returns the 25th, 50th and 75th percentiles and the maximum.

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -242,7 +243,7 @@ func measureOracleData(ctx context.Context, project string, calib, tests int) (*
 			return nil, err
 		}
 		opt := oracleOptions(calib)
-		res, err := measure.Measure(ctx, e.build, []measure.Request{a}, opt, nil)
+		res, err := measure.Measure(ctx, e.build, []measured.Request{a}, opt, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +252,7 @@ func measureOracleData(ctx context.Context, project string, calib, tests int) (*
 		}
 		data.Calib[p.Name] = oracleRuns(res[0], opt)
 		opt = oracleOptions(tests)
-		res, err = measure.Measure(ctx, e.build, []measure.Request{a, b}, opt, nil)
+		res, err = measure.Measure(ctx, e.build, []measured.Request{a, b}, opt, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +265,7 @@ func measureOracleData(ctx context.Context, project string, calib, tests int) (*
 	return data, nil
 }
 
-func oracleRuns(r measure.Result, opt measure.Options) []oracle.Run {
+func oracleRuns(r measured.Result, opt measure.Options) []oracle.Run {
 	var out []oracle.Run
 	for i, f := range r.Forks {
 		out = append(out, oracle.Run{ID: fmt.Sprint(i), Series: f.Series(), Env: measure.OracleEnv(r.Env, opt, f.PID)})
@@ -287,14 +288,14 @@ func calibrationTime(ctx context.Context, project string, forks int) error {
 	}
 	opt := measure.Options{Forks: forks}
 	start := time.Now()
-	res, err := measure.Measure(ctx, e.build, []measure.Request{req}, opt, nil)
+	res, err := measure.Measure(ctx, e.build, []measured.Request{req}, opt, nil)
 	if err != nil {
 		return err
 	}
 	if res[0].Err != nil {
 		return res[0].Err
 	}
-	measured := time.Since(start)
+	elapsed := time.Since(start)
 	dir, err := os.MkdirTemp("", "perfls-oracle-bench-")
 	if err != nil {
 		return err
@@ -314,10 +315,10 @@ func calibrationTime(ctx context.Context, project string, forks int) error {
 		return err
 	}
 	model := time.Since(t)
-	s := measure.Summarize(res[0].Forks)
+	s := measured.Summarize(res[0].Forks)
 	fmt.Printf("== calibration time: N = %d forks × %d samples of oracle.Work#spin(300000) at %.2f ms/op\n", forks, s.SamplesPerFork, s.MeanNsPerOp/1e6)
 	fmt.Printf("forks %.1f s (%.2f s per fork), model + store %.0f ms, total %.1f s\n",
-		measured.Seconds(), measured.Seconds()/float64(forks), float64(model.Microseconds())/1000, time.Since(start).Seconds())
+		elapsed.Seconds(), elapsed.Seconds()/float64(forks), float64(model.Microseconds())/1000, time.Since(start).Seconds())
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/profilecases"
 	"github.com/perfls/perfls/measure"
@@ -468,7 +469,7 @@ func profileOverhead(ctx context.Context, cacheDir string) error {
 				if p && r.Forks[0].Profile == nil {
 					return errors.New("a profiled fork without a profile")
 				}
-				m := measure.Summarize(r.Forks).MeanNsPerOp
+				m := measured.Summarize(r.Forks).MeanNsPerOp
 				if p {
 					profiled = append(profiled, m)
 				} else {

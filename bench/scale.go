@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
@@ -278,7 +279,7 @@ func (g *scaleGen) env(c int) json.RawMessage {
 	if e, ok := g.envs[c]; ok {
 		return e
 	}
-	e, _ := json.Marshal(measure.Environment{JavaVersion: "17.0.13", JavaVendor: "Eclipse Adoptium", VMName: "OpenJDK 64-Bit Server VM", VMVersion: "17.0.13+11",
+	e, _ := json.Marshal(measured.Environment{JavaVersion: "17.0.13", JavaVendor: "Eclipse Adoptium", VMName: "OpenJDK 64-Bit Server VM", VMVersion: "17.0.13+11",
 		JVMArgs: []string{"-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-Dperfls.harness=4", "-XX:-BackgroundCompilation"}, OS: "Linux", Arch: "amd64",
 		CPUModel: "Intel(R) Xeon(R) Processor @ 2.40GHz", Cores: 2, GC: "G1 Young Generation, G1 Old Generation", MaxHeapMB: 512, MemoryMB: 23000,
 		Perfls: "0.39.0", Commit: g.commits[c]})

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/perfls/perfls/internal/pgtest"
@@ -94,8 +97,8 @@ func throughputRun(ctx context.Context, bin, dir, url, proj string, n, workers i
 	defer svc.Close()
 	var ids []int64
 	for i := 0; i < n; i++ {
-		item := service.Item{Method: measure.MethodSpec{Class: "t.W", Name: "work", Params: []string{"int"}},
-			Generator: measure.MethodSpec{Class: "t.W", Name: "gen", Params: []string{"int"}}, Args: []measure.Arg{measure.IntArg(int64(20000 + 1000*i))}}
+		item := service.Item{Method: methodspec.Spec{Class: "t.W", Name: "work", Params: []string{"int"}},
+			Generator: methodspec.Spec{Class: "t.W", Name: "gen", Params: []string{"int"}}, Args: []measured.Arg{measured.IntArg(int64(20000 + 1000*i))}}
 		job, _, err := svc.Enqueue(ctx, service.Params{Project: proj, Items: []service.Item{item}, Options: throughputOptions, Priority: service.Batch})
 		if err != nil {
 			return 0, err

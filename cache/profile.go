@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// KindProfile is the kind of a profiled fork's summary (measure.Fork.Profile).
+// KindProfile is the kind of a profiled fork's summary (measured.Fork.Profile).
 const KindProfile = "profile"
 
 // Profile is a stored profile: what a profiled fork of the measurement Key

@@ -93,7 +93,7 @@ type meansRow struct {
 // newMeansRow is the row of result id: key method, commit column, stored
 // environment and preliminary flag, and its forks' samples per figure.
 func newMeansRow(id int64, method, commit, env string, preliminary int, ns, cpu, alloc [][]float64) meansRow {
-	// The environment's commit and dirty flag, as measure.Environment
+	// The environment's commit and dirty flag, as measured.Environment
 	// writes them (an older result's environment may be empty).
 	var e struct {
 		Commit string

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
@@ -286,13 +287,13 @@ func (e *Engine) commitSide(ctx context.Context, rs *revisions, commit string, o
 
 // matches tells whether r measures method (pkg.C#m; "" matches all).
 // matches says whether r measures the method a user named ("" is any):
-// the one rule of measure.MethodSpec (parameter types optional, simple
+// the one rule of methodspec.Spec (parameter types optional, simple
 // type names, nested classes with $ or .).
 func matches(r workspace.Request, method string) bool {
 	if method == "" {
 		return true
 	}
-	spec, err := measure.ParseMethodSpec(method)
+	spec, err := methodspec.Parse(method)
 	t := r.Method
 	t.Revision = ""
 	return err == nil && spec.Matches(t.String())

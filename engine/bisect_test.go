@@ -155,7 +155,7 @@ public class A {
 }
 
 // A method named on the command line matches its workloads by
-// measure.MethodSpec's rule: with or without parameter types, simple type
+// methodspec.Spec's rule: with or without parameter types, simple type
 // names, spaces.
 func TestMatchesAMethodAsNamed(t *testing.T) {
 	r := workspace.Request{Method: workspace.Target{Class: "p.A", Method: "m", Params: []string{"int[]", "java.lang.String"}, Revision: "v1"}}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -44,7 +45,7 @@ func (s *cappedService) Measure(_ context.Context, p service.Params, _ func(serv
 			if noise == 0 {
 				noise = 0.01
 			}
-			f := measure.Fork{WarmupSettled: 1}
+			f := measured.Fork{WarmupSettled: 1}
 			if s.capped != nil && s.capped(name, i) {
 				mean, f.WarmupSettled, f.WarmupOpen = 1000, 0, []string{"trend"}
 			}

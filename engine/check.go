@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
@@ -91,13 +92,13 @@ func (r CheckRequest) Validate() error {
 
 // CheckResult is what a check found.
 type CheckResult struct {
-	Methods       []verdict.MethodResult    // verdicts grouped by annotated method
-	Diagnostics   []workspace.Diagnostic    // formula problems (errors are not measured)
-	CompileErrors []measure.CompilerMessage // the project does not compile; nothing was decided
-	Notices       []string                  // e.g. the cache was set aside
-	Alpha         float64                   // the significance level used, over all looks
-	Semantics     verdict.Semantics         // what satisfied meant
-	Looks         int                       // how many times the formulas may be decided (≥ 1); each at Alpha/Looks
+	Methods       []verdict.MethodResult     // verdicts grouped by annotated method
+	Diagnostics   []workspace.Diagnostic     // formula problems (errors are not measured)
+	CompileErrors []measured.CompilerMessage // the project does not compile; nothing was decided
+	Notices       []string                   // e.g. the cache was set aside
+	Alpha         float64                    // the significance level used, over all looks
+	Semantics     verdict.Semantics          // what satisfied meant
+	Looks         int                        // how many times the formulas may be decided (≥ 1); each at Alpha/Looks
 	// Family is how the comparisons shared α (FamilyHolm or FamilyNone);
 	// FamilyTests how many violation tests took part at the last look, and
 	// FamilyLevel the level a violation needed among them (Holm's, ≤ the

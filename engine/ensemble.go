@@ -14,8 +14,9 @@ import (
 
 	"github.com/perfls/perfls/analysis/ensemble"
 	"github.com/perfls/perfls/analysis/ensemble/csvrun"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 )
 
 // EnsembleRequest is perfls ensemble's: the CSV form when CSV is set,
@@ -142,7 +143,7 @@ func (e *Engine) StoredEnsemble(ctx context.Context, req EnsembleRequest) (*ense
 		return nil, err
 	}
 	var notes []string
-	if tick, sample, coarse := ensemble.CoarseClock(storedForks(ms[cur].Forks), measure.ProcessClockTick); coarse {
+	if tick, sample, coarse := ensemble.CoarseClock(storedForks(ms[cur].Forks), measured.ProcessClockTick); coarse {
 		notes = append(notes, fmt.Sprintf("process_cpu_ns_per_op left out: the process CPU clock ticks in %.0f ms and a sample lasts about %.2g ms, so a sample's figure is 0 or a whole tick", tick/1e6, sample/1e6))
 	}
 	rep, err := ensemble.Detect(hist, run, req.Config)
@@ -176,7 +177,7 @@ func storedResults(ctx context.Context, store *cache.Store, req EnsembleRequest)
 	workload := func(string) bool { return true }
 	if req.Workload != "" {
 		workload = func(w string) bool { return w == req.Workload } // not pkg.C#gen: as given
-		if spec, err := measure.ParseMethodSpec(req.Workload); err == nil {
+		if spec, err := methodspec.Parse(req.Workload); err == nil {
 			workload = spec.Matches
 		}
 	}
@@ -279,7 +280,7 @@ func resultLabel(k cache.Key) string {
 // StoredRun turns a stored result into a run named result-ID
 // (ensemble.StoredRun) in StoredEnvironment's environment.
 func StoredRun(m *cache.Measurement) (ensemble.Run, error) {
-	r, err := ensemble.StoredRun(fmt.Sprintf("result-%d", m.ID), StoredEnvironment(m), storedForks(m.Forks), measure.ProcessClockTick)
+	r, err := ensemble.StoredRun(fmt.Sprintf("result-%d", m.ID), StoredEnvironment(m), storedForks(m.Forks), measured.ProcessClockTick)
 	if err != nil {
 		return r, fmt.Errorf("stored result %d of %s has %w", m.ID, m.Key.Method, err)
 	}

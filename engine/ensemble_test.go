@@ -10,25 +10,25 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/ensemble"
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 )
 
 // ensEnv is one environment of the synthetic results: what a JDK 17 run
 // with G1 and the default heap, or with the parallel collector and 256 MB,
 // records for a method of about 10 µs that allocates 1 KB a call.
 type ensEnv struct {
-	env              measure.Environment
+	env              measured.Environment
 	jvm              string // the cache key's JVM identity
 	wallNs, jitMs    float64
 	classes, gcEvery float64
 }
 
 var (
-	ensG1 = ensEnv{env: measure.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
+	ensG1 = ensEnv{env: measured.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
 		CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 8192, GC: "G1 Young Generation, G1 Old Generation", MaxHeapMB: 2048},
 		jvm: "/usr/bin/java (100 bytes, 2026-01-01T00:00:00Z) default heap", wallNs: 10400, jitMs: 150, classes: 1500, gcEvery: 20}
-	ensParallel = ensEnv{env: measure.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
+	ensParallel = ensEnv{env: measured.Environment{JavaVendor: "Eclipse Adoptium", JavaVersion: "17.0.12", VMVersion: "17.0.12+7", OS: "Linux", Arch: "amd64",
 		CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 8192, GC: "PS Scavenge, PS MarkSweep", MaxHeapMB: 256},
 		jvm: "/usr/bin/java (100 bytes, 2026-01-01T00:00:00Z) -Xmx256m -XX:+UseParallelGC", wallNs: 11100, jitMs: 170, classes: 1480, gcEvery: 8}
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -60,8 +61,8 @@ type MeasureRequest struct {
 // Measured is a measurement of one workload.
 type Measured struct {
 	Method, Workload string // as resolved, e.g. p.C#m(int[])
-	Args             []measure.Arg
-	Result           measure.Result
+	Args             []measured.Arg
+	Result           measured.Result
 	Cached           bool // answered from the cache
 	MeasuredAt       time.Time
 	Notices          []string
@@ -72,7 +73,7 @@ type Measured struct {
 // cache when it has a fresh result, else in forked JVMs (Phase full), in
 // the service's warm worker JVM (quick: a preliminary figure), or both, the
 // preliminary figure arriving through Progress first. A failed measurement
-// returns the result so far with the error (*measure.WorkloadError when the
+// returns the result so far with the error (*measured.WorkloadError when the
 // workload failed, *CompileError when the project does not compile).
 func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, error) {
 	p := service.Params{Project: req.Dir, Items: []service.Item{req.Workload.item()}, Options: req.Options,
@@ -86,7 +87,7 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 			}
 			if q := pr.Preliminary; q != nil {
 				req.Preliminary(&Measured{Method: out.Method, Workload: out.Workload, Args: out.Args,
-					Result: measure.Result{Forks: []measure.Fork{q.Fork}, Env: q.Env, Preliminary: true}})
+					Result: measured.Result{Forks: []measured.Fork{q.Fork}, Env: q.Env, Preliminary: true}})
 			}
 		}
 	}
@@ -98,18 +99,18 @@ func (e *Engine) Measure(ctx context.Context, req MeasureRequest) (*Measured, er
 		return out, err
 	}
 	out.Method, out.Workload, out.Cached, out.MeasuredAt, out.CacheID = it.Method, it.Workload, it.Cached, it.MeasuredAt, it.CacheID
-	out.Result = measure.Result{Forks: it.Forks, Env: it.Env, Err: err}
+	out.Result = measured.Result{Forks: it.Forks, Env: it.Env, Err: err}
 	out.Notices = append(out.Notices, measure.SteadyStateWarnings(out.Method, it.Forks, req.Options.Defaults().MaxWarmup)...)
 	if forks := req.Options.Defaults().Forks; err == nil && req.Phase != service.PhaseQuick && req.Budget > 0 && !it.Cached && len(it.Forks) < forks {
 		out.Notices = append(out.Notices, fmt.Sprintf("the budget of %s ended after %d of %d forks", req.Budget, len(it.Forks), forks))
 	}
 	if req.Phase == service.PhaseQuick && it.Preliminary != nil {
-		out.Result = measure.Result{Forks: []measure.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true, Err: err}
+		out.Result = measured.Result{Forks: []measured.Fork{it.Preliminary.Fork}, Env: it.Preliminary.Env, Preliminary: true, Err: err}
 	}
 	return out, err
 }
 
 // Report is the measurement's document (its JSON, its text).
-func (m *Measured) Report() report.Measurement {
+func (m *Measured) Report() report.MeasureDocument {
 	return report.NewMeasurement(m.Method, m.Workload, m.Args, m.Result)
 }

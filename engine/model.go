@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/workspace"
@@ -80,7 +82,7 @@ func (e *Engine) MeasurePrecise(ctx context.Context, req MeasureRequest, maxFork
 // Widest is the demand, wall or cpu, whose 95 % interval over the fork
 // figures is the widest relative to its mean, and that relative
 // half-width; +Inf with fewer than two forks.
-func Widest(forks []measure.Fork) (model.Metric, float64) {
+func Widest(forks []measured.Fork) (model.Metric, float64) {
 	metric, widest := model.Wall, math.Inf(1)
 	if len(forks) < 2 {
 		return metric, widest
@@ -139,11 +141,11 @@ func (e *Engine) ExtractModel(ctx context.Context, req ModelRequest) (*model.Mod
 	}
 	var ms []model.Measured
 	var notices []string
-	var env measure.Environment
+	var env measured.Environment
 	var fixed []string
 	method, workload := w.Method.String(), w.generator()
 	for _, a := range w.Args {
-		fixed = append(fixed, measure.ArgsKey([]measure.Arg{a}))
+		fixed = append(fixed, measure.ArgsKey([]measured.Arg{a}))
 	}
 	timed, err := e.measureValues(ctx, req, w, opt, param, values)
 	if err != nil {
@@ -237,7 +239,7 @@ func (e *Engine) storeModel(ctx context.Context, m *model.Model) error {
 // StoredModels are the stored models of one method (any workload, newest
 // first) extracted on this machine; it measures nothing.
 func (e *Engine) StoredModels(ctx context.Context, req MethodRequest) ([]*model.Model, error) {
-	spec := measure.MethodSpec{Class: req.Class, Name: req.Method, Params: req.Params}
+	spec := methodspec.Spec{Class: req.Class, Name: req.Method, Params: req.Params}
 	if spec.Params == nil {
 		spec.Params = []string{}
 	}
@@ -272,7 +274,7 @@ const DriftNotice = "the machine's speed changed while the values were measured"
 // at is w with v as the generator's first argument: the model's parameter
 // (w.Args holds the others).
 func (w Workload) at(v int64) Workload {
-	w.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args...)
+	w.Args = append([]measured.Arg{measured.IntArg(v)}, w.Args...)
 	return w
 }
 
@@ -402,7 +404,7 @@ func predictWith(m *model.Model, name, method, assign string) (*model.Operation,
 // stored on this machine (the one the hover shows) at the parameter value
 // assign gives: perfls predict --method without --model.
 func (e *Engine) PredictStored(ctx context.Context, method, assign string) (*report.Predicted, error) {
-	s, err := measure.ParseMethodSpec(method)
+	s, err := methodspec.Parse(method)
 	if err != nil {
 		return nil, fmt.Errorf("--method: %w", err)
 	}
@@ -569,7 +571,7 @@ func modelWorkload(src *sources, dir string, w *Workload) (*javasrc.Method, erro
 
 // findDecl is the workspace declaration of a method, nil when it is not in
 // the project.
-func findDecl(files []*javasrc.File, s measure.MethodSpec) *javasrc.Method {
+func findDecl(files []*javasrc.File, s methodspec.Spec) *javasrc.Method {
 	for _, f := range files {
 		for _, m := range f.Methods {
 			if declIs(m, s) {
@@ -583,7 +585,7 @@ func findDecl(files []*javasrc.File, s measure.MethodSpec) *javasrc.Method {
 // declIs says whether m is the method s names, by the one rule of
 // methodspec (nested classes with $ or ., simple or qualified parameter
 // types, compared by erasure).
-func declIs(m *javasrc.Method, s measure.MethodSpec) bool {
+func declIs(m *javasrc.Method, s methodspec.Spec) bool {
 	if m == nil || m.Type == nil {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
@@ -49,7 +50,7 @@ func TestModelPlan(t *testing.T) {
 // times, and fails clearly when a fork lacks them.
 func TestSideOfAMetric(t *testing.T) {
 	req := workspace.Request{Method: workspace.Target{Class: "p.C", Method: "m"}}
-	forks := []measure.Fork{{NsPerOp: []float64{100, 100}, CPUNsPerOp: []float64{40, 60}}, {NsPerOp: []float64{90, 110}, CPUNsPerOp: []float64{50, 50}}}
+	forks := []measured.Fork{{NsPerOp: []float64{100, 100}, CPUNsPerOp: []float64{40, 60}}, {NsPerOp: []float64{90, 110}, CPUNsPerOp: []float64{50, 50}}}
 	results := map[string]service.ItemResult{req.Key(): {Forks: forks, History: []float64{100, 101}}}
 	s := side(workspace.Operand{Request: req, Metric: "cpu", Scale: 2}, results)
 	if s.Err != nil || s.Metric != "cpu" || s.Scale != 2 || len(s.Runs) != 2 || s.Runs[0][1] != 60 || s.History != nil {
@@ -97,13 +98,13 @@ func TestStoredModels(t *testing.T) {
 // Widest: the wall or cpu figure whose 95 % interval over the forks is the
 // widest relative to its mean; one fork has no such interval.
 func TestWidest(t *testing.T) {
-	one := []measure.Fork{{NsPerOp: []float64{10, 10}, CPUNsPerOp: []float64{10, 10}}}
+	one := []measured.Fork{{NsPerOp: []float64{10, 10}, CPUNsPerOp: []float64{10, 10}}}
 	if _, w := Widest(one); !math.IsInf(w, 1) {
 		t.Errorf("one fork: %g", w)
 	}
 	// wall fork means 10 and 12: mean 11, half-width t(1)·1 = 12.706;
 	// cpu 10 and 10.5.
-	two := append(one, measure.Fork{NsPerOp: []float64{12, 12}, CPUNsPerOp: []float64{10.5, 10.5}})
+	two := append(one, measured.Fork{NsPerOp: []float64{12, 12}, CPUNsPerOp: []float64{10.5, 10.5}})
 	if m, w := Widest(two); m != model.Wall || math.Abs(w-12.7062/11) > 1e-3 {
 		t.Errorf("two forks: %s %g", m, w)
 	}
@@ -130,7 +131,7 @@ func TestMeasurePrecise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rule := func(forks []measure.Fork) {
+	rule := func(forks []measured.Fork) {
 		t.Helper()
 		_, w2 := Widest(forks[:min(2, len(forks))])
 		if len(forks) < 2 || len(forks) > 3 || len(forks) == 2 && w2 > ModelPrecision || len(forks) == 3 && w2 <= ModelPrecision {

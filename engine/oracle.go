@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -163,11 +165,11 @@ func (e *Engine) Verify(ctx context.Context, req VerifyRequest) (*oracle.Judgeme
 	// The resolved method keeps an overload from being confused with
 	// another.
 	w := req.Workload
-	if w.Method, err = measure.ParseMethodSpec(key.Method); err != nil {
+	if w.Method, err = methodspec.Parse(key.Method); err != nil {
 		return nil, err
 	}
 	if key.Workload != "" {
-		g, err := measure.ParseMethodSpec(key.Workload)
+		g, err := methodspec.Parse(key.Workload)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +203,7 @@ func (e *AmbiguousError) Error() string {
 }
 
 // modelOf finds the stored model a workload names, without measuring: the
-// method and generator match by measure.MethodSpec.Matches, the arguments
+// method and generator match by methodspec.Spec.Matches, the arguments
 // exactly. No model is cache.ErrNotCalibrated; several an *AmbiguousError.
 func (e *Engine) modelOf(ctx context.Context, w Workload) (*cache.Store, cache.OracleKey, error) {
 	store, err := e.Store()
@@ -255,7 +257,7 @@ func storeCalibration(ctx context.Context, store *cache.Store, k cache.OracleKey
 }
 
 // forkRuns turns forks into oracle runs, one per fork.
-func forkRuns(forks []measure.Fork, env measure.Environment, opt measure.Options) []oracle.Run {
+func forkRuns(forks []measured.Fork, env measured.Environment, opt measure.Options) []oracle.Run {
 	runs := make([]oracle.Run, len(forks))
 	for i, f := range forks {
 		runs[i] = oracle.Run{Series: f.Series(), Env: measure.OracleEnv(env, opt, f.PID)}
@@ -329,9 +331,9 @@ func (e *Engine) CalibratedWorkloads(ctx context.Context, sel Selection) ([]Work
 	if err != nil {
 		return nil, err
 	}
-	var gen *measure.MethodSpec
+	var gen *methodspec.Spec
 	if sel.Workload != "" && sel.Workload != NoWorkload {
-		g, err := measure.ParseMethodSpec(sel.Workload)
+		g, err := methodspec.Parse(sel.Workload)
 		if err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)
 		}

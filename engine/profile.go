@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/cache"
@@ -83,7 +85,7 @@ type ProfileRequest struct {
 type Profiled struct {
 	Dir              string // the project directory: report files are relative to it
 	Method, Workload string // as resolved, e.g. p.C#m(int[])
-	Args             []measure.Arg
+	Args             []measured.Arg
 	Report           *profile.Report
 	Profile          *profile.Profile // the attributed profile (pprof, call trees)
 	Cached           bool             // answered from the cache
@@ -100,7 +102,7 @@ type Profiled struct {
 // Profile runs one profiled fork of a workload through the measurement
 // service (or takes its summary from the cache while the code is
 // unchanged) and attributes it to the project's declarations. A failed
-// fork is the error (*measure.WorkloadError when the workload failed,
+// fork is the error (*measured.WorkloadError when the workload failed,
 // *CompileError when the project does not compile).
 //
 // With PhaseQuick or PhaseBoth the workload is profiled first in the
@@ -205,7 +207,7 @@ func (e *Engine) huntScaling(ctx context.Context, req ProfileRequest) *profile.S
 	sc := &profile.Scaling{}
 	for _, v := range []int64{n / 4, n} {
 		wv := w
-		wv.Args = append([]measure.Arg{measure.IntArg(v)}, w.Args[1:]...)
+		wv.Args = append([]measured.Arg{measured.IntArg(v)}, w.Args[1:]...)
 		p := service.Params{Project: req.Dir, Items: []service.Item{wv.item()}, Fresh: req.Fresh, Count: true, Options: copt,
 			Priority: req.Priority, Budget: req.Budget}
 		_, it, err := measureOne(ctx, e.service(ctx), p, req.Progress)
@@ -223,7 +225,7 @@ func (e *Engine) huntScaling(ctx context.Context, req ProfileRequest) *profile.S
 }
 
 // sizeCounts are a counting fork's counts as the profile's analysis reads them.
-func sizeCounts(n float64, c *measure.CallCounts) profile.SizeCounts {
+func sizeCounts(n float64, c *measured.CallCounts) profile.SizeCounts {
 	by := map[string]*profile.MethodCount{}
 	var order []string
 	get := func(m string) *profile.MethodCount {
@@ -269,7 +271,7 @@ func (p *Profiled) attribute(ctx context.Context, s *profile.Summary, th profile
 
 // attributeTo attributes a summary to decls and computes the report.
 func (p *Profiled) attributeTo(decls []profile.Declaration, s *profile.Summary, th profile.Thresholds) error {
-	spec, err := measure.ParseMethodSpec(p.Method)
+	spec, err := methodspec.Parse(p.Method)
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
@@ -362,7 +364,7 @@ func (e *Engine) StoredProfiles(ctx context.Context, req MethodRequest) ([]*Prof
 	if err != nil {
 		return nil, err
 	}
-	spec := measure.MethodSpec{Class: req.Class, Name: req.Method, Params: req.Params}
+	spec := methodspec.Spec{Class: req.Class, Name: req.Method, Params: req.Params}
 	if spec.Params == nil {
 		spec.Params = []string{}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -64,9 +66,9 @@ func profilingRequest(t *testing.T, class, method, gen string, n int64, cause st
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := measure.MethodSpec{Class: "profiling." + class, Name: gen}
-	req = ProfileRequest{Dir: dir, Workload: Workload{Method: measure.MethodSpec{Class: "profiling." + class, Name: method}, Generator: &g,
-		Args: []measure.Arg{measure.IntArg(n)}}, Options: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}}
+	g := methodspec.Spec{Class: "profiling." + class, Name: gen}
+	req = ProfileRequest{Dir: dir, Workload: Workload{Method: methodspec.Spec{Class: "profiling." + class, Name: method}, Generator: &g,
+		Args: []measured.Arg{measured.IntArg(n)}}, Options: measure.Options{SamplesPerFork: 12, Warmup: 300 * time.Millisecond}}
 	src, err := os.ReadFile(filepath.Join(dir, "src/main/java/profiling", class+".java"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +109,7 @@ func TestProfileDecidesTreasureHuntOnCounts(t *testing.T) {
 	if sc := p.Scaling; sc == nil || len(sc.Sizes) != 2 || sc.Sizes[0].N != 500 || sc.Sizes[1].N != 2000 {
 		t.Errorf("counts %+v", p.Scaling)
 	}
-	req.Workload.Args = []measure.Arg{measure.IntArg(30)}
+	req.Workload.Args = []measured.Arg{measured.IntArg(30)}
 	if p, err = e.Profile(ctx, req); err != nil {
 		t.Fatal(err)
 	}

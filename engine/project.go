@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/input"
@@ -106,28 +108,28 @@ func item(r workspace.Request) service.Item {
 	return it
 }
 
-func spec(t workspace.Target) measure.MethodSpec {
-	return measure.MethodSpec{Class: t.Class, Name: t.Method, Params: t.Params}
+func spec(t workspace.Target) methodspec.Spec {
+	return methodspec.Spec{Class: t.Class, Name: t.Method, Params: t.Params}
 }
 
-func arg(v spl.Value) measure.Arg {
+func arg(v spl.Value) measured.Arg {
 	switch v.Kind {
 	case spl.String:
-		return measure.StringArg(v.Str)
+		return measured.StringArg(v.Str)
 	case spl.Float:
-		return measure.IntArg(int64(v.Float))
+		return measured.IntArg(int64(v.Float))
 	default:
-		return measure.IntArg(v.Int)
+		return measured.IntArg(v.Int)
 	}
 }
 
 // compileError sums up a project that does not compile, for the editor.
-func compileError(msgs []measure.CompilerMessage) error {
+func compileError(msgs []measured.CompilerMessage) error {
 	return fmt.Errorf("the project does not compile: %s", firstMessage(msgs))
 }
 
 // firstMessage is javac's first message and how many more there are.
-func firstMessage(msgs []measure.CompilerMessage) string {
+func firstMessage(msgs []measured.CompilerMessage) string {
 	m := msgs[0]
 	s := fmt.Sprintf("%s:%d: %s", m.File, m.Line, m.Message)
 	if len(msgs) > 1 {

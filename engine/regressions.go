@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/regression"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/revision"
 )
 
@@ -38,7 +38,7 @@ func (labels summaries) result(sm *cache.Summary) regression.Result {
 	k := sm.Series.Key
 	label, ok := labels[sm.Series]
 	if !ok {
-		var env measure.Environment
+		var env measured.Environment
 		json.Unmarshal([]byte(sm.Series.Environment), &env) // an older result's may be empty
 		label = jvmLabel(env, k.JVM)
 		labels[sm.Series] = label
@@ -62,7 +62,7 @@ func (labels summaries) result(sm *cache.Summary) regression.Result {
 // jvmLabel names a JVM for people: vendor and version, then the heap and
 // flags perfls gave it (the end of the cache key's JVM identity, after the
 // binary's size and date), so that two classes of one JDK tell apart.
-func jvmLabel(env measure.Environment, identity string) string {
+func jvmLabel(env measured.Environment, identity string) string {
 	label := strings.TrimSpace(env.JavaVendor + " " + env.JavaVersion)
 	if flags := jvmSettings(identity); flags != "" {
 		label += " " + flags
@@ -199,7 +199,7 @@ func (e *Engine) loadSeries(ctx context.Context, set *regression.Set, method str
 // differ, as "memory 16384 MiB → 8192 MiB"; none when either is unknown
 // (an older result's is empty). The JVM's arguments are left out: the
 // cache key already holds its flags, and the rest name local paths.
-func environmentDiffs(base, head measure.Environment) []string {
+func environmentDiffs(base, head measured.Environment) []string {
 	if base.JavaVersion == "" || head.JavaVersion == "" {
 		return nil
 	}

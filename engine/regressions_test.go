@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/regression"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
@@ -27,7 +28,7 @@ type regrStore struct {
 func (r *regrStore) put(commit string, dirty bool, machine string, mean float64) {
 	r.t.Helper()
 	r.n++
-	env, _ := json.Marshal(measure.Environment{Commit: commit, Dirty: dirty, JavaVendor: "Debian", JavaVersion: "17"})
+	env, _ := json.Marshal(measured.Environment{Commit: commit, Dirty: dirty, JavaVendor: "Debian", JavaVersion: "17"})
 	m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: commit, JVM: "java17", Harness: "h1",
 		Machine: machine}, Environment: env, CreatedAt: time.Unix(int64(r.n), 0)}
 	for i, d := range []float64{-0.01, 0, 0.01} {
@@ -250,7 +251,7 @@ func TestRegressionWatchReadsOnlyNew(t *testing.T) {
 // machine of the class (a shared store's) is "environment differs"; the
 // same environment, a result without one, or another verdict stay.
 func TestDiffEnvironmentVerdict(t *testing.T) {
-	here := measure.Environment{JavaVendor: "Debian", JavaVersion: "17", VMVersion: "17.0.15", CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 24105,
+	here := measured.Environment{JavaVendor: "Debian", JavaVersion: "17", VMVersion: "17.0.15", CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 24105,
 		OS: "Linux", Arch: "amd64", GC: "G1", MaxHeapMB: 6028}
 	other := here
 	other.MemoryMB, other.MaxHeapMB = 8192, 2048
@@ -264,9 +265,9 @@ func TestDiffEnvironmentVerdict(t *testing.T) {
 		t.Errorf("exit status %d for environment differs, want 0", d.ExitStatus())
 	}
 	for _, tc := range []struct {
-		base    measure.Environment
+		base    measured.Environment
 		verdict string
-	}{{here, report.Slower}, {measure.Environment{}, report.Slower}, {other, report.Faster}} {
+	}{{here, report.Slower}, {measured.Environment{}, report.Slower}, {other, report.Faster}} {
 		c := report.DiffChange{Verdict: tc.verdict}
 		if regression.EnvironmentVerdict(&c, environmentDiffs(tc.base, here)); c.Verdict != tc.verdict || c.Reason != "" {
 			t.Errorf("base %+v, verdict %s: became %+v", tc.base, tc.verdict, c)
@@ -276,7 +277,7 @@ func TestDiffEnvironmentVerdict(t *testing.T) {
 
 // A machine class's JVM is shown with the heap and flags perfls gave it.
 func TestJVMLabel(t *testing.T) {
-	env := measure.Environment{JavaVendor: "Debian", JavaVersion: "17"}
+	env := measured.Environment{JavaVendor: "Debian", JavaVersion: "17"}
 	for identity, want := range map[string]string{
 		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap":                         "Debian 17",
 		"/usr/bin/java (123 bytes, 2026-01-01T00:00:00Z) default heap -XX:TieredStopAtLevel=1": "Debian 17 -XX:TieredStopAtLevel=1",
@@ -298,7 +299,7 @@ func TestRegressionsDisturbedFork(t *testing.T) {
 		r.put(h, false, "x", 100+float64(i%2))
 	}
 	for _, h := range hashes[10:] {
-		env, _ := json.Marshal(measure.Environment{Commit: h})
+		env, _ := json.Marshal(measured.Environment{Commit: h})
 		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: h, JVM: "java17", Harness: "h1",
 			Machine: "x"}, Environment: env}
 		for _, x := range []float64{100, 101, 500} {

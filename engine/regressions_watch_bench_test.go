@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/measure"
@@ -30,7 +31,7 @@ func BenchmarkSlowerSinceHover(b *testing.B) {
 	n := 0
 	put := func(method, commit string, mean float64) {
 		n++
-		env, _ := json.Marshal(measure.Environment{Commit: commit, JavaVendor: "Debian", JavaVersion: "17"})
+		env, _ := json.Marshal(measured.Environment{Commit: commit, JavaVendor: "Debian", JavaVersion: "17"})
 		m := &cache.Measurement{Key: cache.Key{Method: method, Workload: "p.A#gen(int)", Args: "10", Code: commit, JVM: "java17", Harness: "h1",
 			Machine: here}, Environment: env, CreatedAt: time.Unix(int64(n), 0)}
 		for f := range 3 {

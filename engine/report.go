@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/perfls/perfls/analysis/model"
@@ -156,8 +159,8 @@ func (r *CheckResult) costs() []report.Cost {
 // calleesOf are the callee lines (report.CalleeLines) of the newest stored
 // model of q's method on q's generator; nil when there is none.
 func (r *CheckResult) calleesOf(q workspace.Request) []string {
-	spec := measure.MethodSpec{Class: q.Method.Class, Name: q.Method.Method, Params: q.Method.Params}
-	gen := measure.MethodSpec{Class: q.Generator.Class, Name: q.Generator.Method, Params: q.Generator.Params}
+	spec := methodspec.Spec{Class: q.Method.Class, Name: q.Method.Method, Params: q.Method.Params}
+	gen := methodspec.Spec{Class: q.Generator.Class, Name: q.Generator.Method, Params: q.Generator.Params}
 	for _, m := range r.models {
 		for _, op := range m.Operations {
 			if spec.Matches(op.Method) && (q.Generator.Method == "" || gen.Matches(op.Workload)) {
@@ -209,7 +212,7 @@ func (r *CheckResult) environment() []report.Field {
 	)
 }
 
-func envFields(e measure.Environment) []report.Field {
+func envFields(e measured.Environment) []report.Field {
 	jvm := strings.TrimSpace(fmt.Sprintf("%s %s, %s %s", e.JavaVendor, e.JavaVersion, e.VMName, e.VMVersion))
 	if e.GC != "" {
 		jvm += "; " + e.GC
@@ -250,7 +253,7 @@ func addMeasurement(ms []verdict.Measurement, r workspace.Request, res service.I
 	if len(r.Args) == 1 && r.Args[0].Kind == spl.Int {
 		m.N = float64(r.Args[0].Int)
 	}
-	s := measure.Summarize(res.Forks)
+	s := measured.Summarize(res.Forks)
 	finite := func(x float64) float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -24,11 +24,11 @@ func TestFitCostsFindsQuadraticGrowth(t *testing.T) {
 			Args:      []spl.Value{{Kind: spl.Int, Int: n}},
 		}
 		reqs = append(reqs, r)
-		var forks []measure.Fork
+		var forks []measured.Fork
 		for f := 0; f < 3; f++ {
 			noise := 1 + 0.01*float64((i+f)%3-1)
 			y := 2 * float64(n) * float64(n) * noise
-			forks = append(forks, measure.Fork{NsPerOp: []float64{y, y}, WarmupSettled: 1})
+			forks = append(forks, measured.Fork{NsPerOp: []float64{y, y}, WarmupSettled: 1})
 		}
 		results[r.Key()] = service.ItemResult{Forks: forks}
 	}
@@ -64,7 +64,7 @@ func TestFitCostsNeedsThreeValues(t *testing.T) {
 			Args: []spl.Value{{Kind: spl.Int, Int: n}}}
 		reqs = append(reqs, r)
 		y := float64(n)
-		results[r.Key()] = service.ItemResult{Forks: []measure.Fork{{NsPerOp: []float64{y, y}, WarmupSettled: 1}, {NsPerOp: []float64{1.01 * y, 1.01 * y}, WarmupSettled: 1}}}
+		results[r.Key()] = service.ItemResult{Forks: []measured.Fork{{NsPerOp: []float64{y, y}, WarmupSettled: 1}, {NsPerOp: []float64{1.01 * y, 1.01 * y}, WarmupSettled: 1}}}
 	}
 	costs := (&CheckResult{plan: &workspace.Plan{Requests: reqs}, results: results}).costs()
 	if len(costs) != 1 || len(costs[0].Points) != 2 || costs[0].Fit != nil {
@@ -87,7 +87,7 @@ func TestCostsGroupByRevision(t *testing.T) {
 			}
 			reqs = append(reqs, r)
 			y := float64(n)
-			results[r.Key()] = service.ItemResult{Forks: []measure.Fork{{NsPerOp: []float64{y, y}}, {NsPerOp: []float64{y * 1.01, y}}}}
+			results[r.Key()] = service.ItemResult{Forks: []measured.Fork{{NsPerOp: []float64{y, y}}, {NsPerOp: []float64{y * 1.01, y}}}}
 		}
 	}
 	costs := (&CheckResult{plan: &workspace.Plan{Requests: reqs}, results: results}).costs()
@@ -118,7 +118,7 @@ public class A {
 		t.Fatal(err)
 	}
 	plan := workspace.PlanCheck(workspace.NewIndex(src.files), src.formulas)
-	noisy := []measure.Fork{{NsPerOp: []float64{10, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
+	noisy := []measured.Fork{{NsPerOp: []float64{10, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
 	results := map[string]service.ItemResult{}
 	for _, r := range plan.Requests {
 		results[r.Key()] = service.ItemResult{Forks: noisy}
@@ -137,7 +137,7 @@ public class A {
 	if got := outcomes(); got != "satisfied violated violated satisfied" {
 		t.Errorf("one measurement on both sides: %s", got)
 	}
-	other := []measure.Fork{{NsPerOp: []float64{11, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
+	other := []measured.Fork{{NsPerOp: []float64{11, 90}}, {NsPerOp: []float64{400, 20}}, {NsPerOp: []float64{5, 700}}}
 	results[plan.Requests[1].Key()] = service.ItemResult{Forks: other}
 	if got := outcomes(); strings.Contains(got, "violated") {
 		t.Errorf("two noisy measurements: %s, want nothing violated", got)

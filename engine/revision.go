@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/spl"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/internal/trust"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/revision"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -93,13 +93,13 @@ func atRevisions(plan *workspace.Plan) []workspace.Request {
 	return out
 }
 
-// measured is what measureRequests found.
-type measured struct {
+// measuredRequests is what measureRequests found.
+type measuredRequests struct {
 	results map[string]service.ItemResult // by workspace.Request.Key
 	// revisionErrs are the requests (by key) a revision left unmeasured: not
 	// a repository, unknown revision, method missing or not compiling there.
 	revisionErrs  map[string]string
-	compileErrors []measure.CompilerMessage // of the working tree
+	compileErrors []measured.CompilerMessage // of the working tree
 	notices       []string
 }
 
@@ -108,8 +108,8 @@ type measured struct {
 // in rs.dir, each revision's in its materialised tree (rs.tree). A
 // revision that cannot be measured is no error: its requests get their
 // reason in revisionErrs and as their item's error.
-func (e *Engine) measureRequests(ctx context.Context, svc service.Service, p service.Params, reqs []workspace.Request, rs *revisions, progress func(service.Progress)) (*measured, error) {
-	out := &measured{results: map[string]service.ItemResult{}, revisionErrs: map[string]string{}}
+func (e *Engine) measureRequests(ctx context.Context, svc service.Service, p service.Params, reqs []workspace.Request, rs *revisions, progress func(service.Progress)) (*measuredRequests, error) {
+	out := &measuredRequests{results: map[string]service.ItemResult{}, revisionErrs: map[string]string{}}
 	groups := map[string][]workspace.Request{}
 	var revs []string
 	for _, r := range reqs {

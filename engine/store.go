@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/redact"
 	"github.com/perfls/perfls/internal/trust"
@@ -89,8 +90,8 @@ func (e *Engine) sameStore(c *service.Client) error {
 // environmentOf is a stored result's environment, its commit the one
 // stored with it (schema 9: a materialised commit's, which the environment
 // of results measured before did not hold) when there is one.
-func environmentOf(m *cache.Measurement) measure.Environment {
-	var env measure.Environment
+func environmentOf(m *cache.Measurement) measured.Environment {
+	var env measured.Environment
 	json.Unmarshal(m.Environment, &env) // an older result's may be empty
 	if m.Commit != "" {
 		env.Commit = m.Commit

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/remote"
 	"github.com/perfls/perfls/measure/service"
 )
@@ -29,7 +30,7 @@ func TestMethodHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	put := func(commit, machine string, at int64, forkMeans ...float64) {
-		env, _ := json.Marshal(measure.Environment{Commit: commit, JavaVendor: "Debian", JavaVersion: "17", Perfls: "v1"})
+		env, _ := json.Marshal(measured.Environment{Commit: commit, JavaVendor: "Debian", JavaVersion: "17", Perfls: "v1"})
 		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: "c-" + commit, Machine: machine},
 			Environment: env, CreatedAt: time.Unix(at, 0)}
 		for _, x := range forkMeans {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/workspace"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
@@ -17,9 +19,9 @@ import (
 // perfls measure, calibrate and verify name with --method, --workload and
 // --args.
 type Workload struct {
-	Method    measure.MethodSpec
-	Generator *measure.MethodSpec
-	Args      []measure.Arg
+	Method    methodspec.Spec
+	Generator *methodspec.Spec
+	Args      []measured.Arg
 }
 
 func (w Workload) item() service.Item {
@@ -52,11 +54,11 @@ func (w Workload) String() string {
 func ParseWorkload(method, generator, args string) (Workload, error) {
 	var w Workload
 	var err error
-	if w.Method, err = measure.ParseMethodSpec(method); err != nil {
+	if w.Method, err = methodspec.Parse(method); err != nil {
 		return w, fmt.Errorf("--method: %w", err)
 	}
 	if generator != "" {
-		g, err := measure.ParseMethodSpec(generator)
+		g, err := methodspec.Parse(generator)
 		if err != nil {
 			return w, fmt.Errorf("--workload: %w", err)
 		}
@@ -69,7 +71,7 @@ func ParseWorkload(method, generator, args string) (Workload, error) {
 // CompileError says that the project does not compile: nothing was
 // measured. Messages are javac's.
 type CompileError struct {
-	Messages []measure.CompilerMessage
+	Messages []measured.CompilerMessage
 	// Hint says what likely made it fail and what fixes it (a missing
 	// dependency, code older than the JDK): measure.CompileError's.
 	Hint string
@@ -78,7 +80,7 @@ type CompileError struct {
 func (e *CompileError) Error() string { return "the project does not compile" }
 
 // measureOne measures one workload through svc and returns its result; the
-// workload's failure is the error (a *measure.WorkloadError when the
+// workload's failure is the error (a *measured.WorkloadError when the
 // workload itself failed), as is a project that does not compile
 // (*CompileError).
 func measureOne(ctx context.Context, svc service.Service, p service.Params, progress func(service.Progress)) (*service.Response, *service.ItemResult, error) {
@@ -191,7 +193,7 @@ func SelectWorkloads(ctx context.Context, dir string, sel Selection) (*Selected,
 	}
 	decl, file, declErr := sourceMethod(src.files, w.Method)
 	if sel.Workload != "" {
-		g, err := measure.ParseMethodSpec(sel.Workload)
+		g, err := methodspec.Parse(sel.Workload)
 		if err != nil {
 			return nil, fmt.Errorf("--workload: %w", err)
 		}
@@ -275,7 +277,7 @@ func withDocumentedArgs(w Workload, decl *javasrc.Method, what string) (*Selecte
 // sourceMethod is the source's declaration of the method s names, nil when
 // the source has none. Of overloads (s without parameter types), the one
 // with bindings is taken; it fails when several have bindings.
-func sourceMethod(files []*javasrc.File, s measure.MethodSpec) (*javasrc.Method, *javasrc.File, error) {
+func sourceMethod(files []*javasrc.File, s methodspec.Spec) (*javasrc.Method, *javasrc.File, error) {
 	type found struct {
 		m *javasrc.Method
 		f *javasrc.File

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // Request arguments reach the JVM at run time (program arguments), so the
@@ -52,7 +54,7 @@ func jstr(class, s string) string {
 
 // genCase is a set of arguments for a.A#gen and the line gen prints for them.
 type genCase struct {
-	args []Arg
+	args []measured.Arg
 	want string
 }
 
@@ -61,13 +63,13 @@ func genCases() []genCase {
 	unicode := "é – 日本 🎉\n"
 	options := "=x arg.0=i:1 s:"
 	return []genCase{
-		{[]Arg{StringArg(awkward), IntArg(-2147483648), IntArg(1 << 40), IntArg(5), IntArg(7), IntArg(-3), IntArg(2), StringArg(unicode), IntArg(1 << 40)},
+		{[]measured.Arg{measured.StringArg(awkward), measured.IntArg(-2147483648), measured.IntArg(1 << 40), measured.IntArg(5), measured.IntArg(7), measured.IntArg(-3), measured.IntArg(2), measured.StringArg(unicode), measured.IntArg(1 << 40)},
 			"args: " + jstr("String", awkward) + " Integer=-2147483648 Long=1099511627776 Integer=5 Integer=7 Short=-3 Double=2.0 " +
 				jstr("String", unicode) + " Long=1099511627776"},
-		{[]Arg{StringArg(""), IntArg(100), IntArg(-1), StringArg(options), IntArg(0), IntArg(32767), IntArg(-(1 << 53)), StringArg("\x00\t\r"), StringArg("x y")},
+		{[]measured.Arg{measured.StringArg(""), measured.IntArg(100), measured.IntArg(-1), measured.StringArg(options), measured.IntArg(0), measured.IntArg(32767), measured.IntArg(-(1 << 53)), measured.StringArg("\x00\t\r"), measured.StringArg("x y")},
 			"args: " + jstr("String", "") + " Integer=100 Long=-1 " + jstr("String", options) + " Integer=0 Short=32767 Double=-9.007199254740992E15 " +
 				jstr("String", "\x00\t\r") + " " + jstr("String", "x y")},
-		{[]Arg{StringArg("ünï\u2028"), IntArg(3), IntArg(4), IntArg(-5), IntArg(6), IntArg(7), IntArg(8), StringArg(","), StringArg("'")},
+		{[]measured.Arg{measured.StringArg("ünï\u2028"), measured.IntArg(3), measured.IntArg(4), measured.IntArg(-5), measured.IntArg(6), measured.IntArg(7), measured.IntArg(8), measured.StringArg(","), measured.StringArg("'")},
 			"args: " + jstr("String", "ünï\u2028") + " Integer=3 Long=4 Integer=-5 Integer=6 Short=7 Double=8.0 " + jstr("String", ",") + " " + jstr("String", "'")},
 	}
 }
@@ -77,7 +79,7 @@ func argsOptions() Options {
 }
 
 // outputOf returns what the measured code printed, or fails the test.
-func outputOf(t *testing.T, what string, r Result) string {
+func outputOf(t *testing.T, what string, r measured.Result) string {
 	t.Helper()
 	if r.Err != nil {
 		t.Fatalf("%s: %v", what, r.Err)
@@ -97,17 +99,17 @@ func TestArgumentsAtRunTime(t *testing.T) {
 	rs := resolveAll(t, b, "a.A#id", "a.A#gen", "a.A#loop", "a.A#plain", "a.A#over(java.lang.Object)")
 	id, gen, loop, plain, over := rs[0], rs[1], rs[2], rs[3], rs[4]
 	cases := genCases()
-	var reqs []Request
+	var reqs []measured.Request
 	for _, c := range cases {
-		reqs = append(reqs, Request{Method: id, Generator: gen, Args: c.args})
+		reqs = append(reqs, measured.Request{Method: id, Generator: gen, Args: c.args})
 	}
 	reqs = append(reqs,
-		Request{Method: loop, Args: []Arg{StringArg("loop, \"one\""), IntArg(-9)}},
-		Request{Method: loop, Args: []Arg{StringArg("loop two"), IntArg(1 << 62)}},
-		Request{Method: plain, Args: []Arg{StringArg("plain ☃"), IntArg(12)}},
-		Request{Method: id, Generator: over, Args: []Arg{IntArg(9)}},
-		Request{Method: id, Generator: gen, Args: append([]Arg{StringArg("s"), IntArg(3000000000)}, cases[0].args[2:]...)},
-		Request{Method: id, Generator: gen, Args: append([]Arg{IntArg(1), IntArg(1)}, cases[0].args[2:]...)},
+		measured.Request{Method: loop, Args: []measured.Arg{measured.StringArg("loop, \"one\""), measured.IntArg(-9)}},
+		measured.Request{Method: loop, Args: []measured.Arg{measured.StringArg("loop two"), measured.IntArg(1 << 62)}},
+		measured.Request{Method: plain, Args: []measured.Arg{measured.StringArg("plain ☃"), measured.IntArg(12)}},
+		measured.Request{Method: id, Generator: over, Args: []measured.Arg{measured.IntArg(9)}},
+		measured.Request{Method: id, Generator: gen, Args: append([]measured.Arg{measured.StringArg("s"), measured.IntArg(3000000000)}, cases[0].args[2:]...)},
+		measured.Request{Method: id, Generator: gen, Args: append([]measured.Arg{measured.IntArg(1), measured.IntArg(1)}, cases[0].args[2:]...)},
 	)
 	wants := []string{cases[0].want, cases[1].want, cases[2].want,
 		"args: " + jstr("String", "loop, \"one\"") + " Long=-9",
@@ -157,11 +159,11 @@ func TestHarnessSharedAcrossArguments(t *testing.T) {
 	rs := resolveAll(t, b, "a.A#id", "a.A#gen", "a.A#loop")
 	id, gen, loop := rs[0], rs[1], rs[2]
 	cases := genCases()
-	reqs := []Request{
+	reqs := []measured.Request{
 		{Method: id, Generator: gen, Args: cases[0].args},
-		{Method: loop, Args: []Arg{StringArg("x"), IntArg(1)}},
+		{Method: loop, Args: []measured.Arg{measured.StringArg("x"), measured.IntArg(1)}},
 		{Method: id, Generator: gen, Args: cases[1].args},
-		{Method: loop, Args: []Arg{StringArg("y"), IntArg(2)}},
+		{Method: loop, Args: []measured.Arg{measured.StringArg("y"), measured.IntArg(2)}},
 	}
 	ctx := context.Background()
 	j, err := findJDK(ctx)
@@ -218,9 +220,11 @@ func TestNewArgumentValueRunsNoJavac(t *testing.T) {
 	b := argsBuild(t)
 	rs := resolveAll(t, b, "a.A#id", "a.A#gen")
 	cases := genCases()
-	req := func(c genCase) Request { return Request{Method: rs[0], Generator: rs[1], Args: c.args} }
+	req := func(c genCase) measured.Request {
+		return measured.Request{Method: rs[0], Generator: rs[1], Args: c.args}
+	}
 	ctx := context.Background()
-	res, err := Measure(ctx, b, []Request{req(cases[0])}, argsOptions(), nil)
+	res, err := Measure(ctx, b, []measured.Request{req(cases[0])}, argsOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +233,7 @@ func TestNewArgumentValueRunsNoJavac(t *testing.T) {
 	}
 
 	runs := harnessJavacRuns.Load()
-	res, err = Measure(ctx, b, []Request{req(cases[1])}, argsOptions(), nil)
+	res, err = Measure(ctx, b, []measured.Request{req(cases[1])}, argsOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/diskfull"
 )
 
@@ -52,7 +53,7 @@ type Build struct {
 
 // CompileError is a failed javac run.
 type CompileError struct {
-	Messages []CompilerMessage
+	Messages []measured.CompilerMessage
 	// Output is javac's raw output (its tail), for when no message parsed.
 	Output string
 	// Hint, when an error names a missing package or class, says where the
@@ -292,9 +293,9 @@ var (
 // parseJavacOutput turns javac's human-readable output into messages. Each
 // message is a header "File.java:12: error: text" followed by the source line,
 // a caret line giving the column, and optional detail lines.
-func parseJavacOutput(out string) []CompilerMessage {
-	var msgs []CompilerMessage
-	var cur *CompilerMessage
+func parseJavacOutput(out string) []measured.CompilerMessage {
+	var msgs []measured.CompilerMessage
+	var cur *measured.CompilerMessage
 	var body []string
 	flush := func() {
 		if cur == nil {
@@ -327,12 +328,12 @@ func parseJavacOutput(out string) []CompilerMessage {
 		if m := javacHeaderRE.FindStringSubmatch(line); m != nil {
 			flush()
 			n, _ := strconv.Atoi(m[2])
-			cur = &CompilerMessage{File: m[1], Line: n, Severity: m[3], Message: m[4]}
+			cur = &measured.CompilerMessage{File: m[1], Line: n, Severity: m[3], Message: m[4]}
 			continue
 		}
 		if m := javacBareRE.FindStringSubmatch(line); m != nil {
 			flush()
-			cur = &CompilerMessage{Severity: m[1], Message: m[2]}
+			cur = &measured.CompilerMessage{Severity: m[1], Message: m[2]}
 			continue
 		}
 		if javacCountRE.MatchString(strings.TrimSpace(line)) || strings.HasPrefix(line, "Note: ") {

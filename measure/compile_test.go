@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestParseJavacOutput(t *testing.T) {
@@ -24,7 +26,7 @@ func TestParseJavacOutput(t *testing.T) {
 		"Note: Some input files use unchecked or unsafe operations.\n" +
 		"1 error\n1 warning\n"
 	got := parseJavacOutput(out)
-	want := []CompilerMessage{
+	want := []measured.CompilerMessage{
 		{File: "/p/src/a/A.java", Line: 3, Column: 9, Severity: "error", Message: "cannot find symbol; symbol: method foo(int); location: class A"},
 		{File: "/p/src/a/B.java", Line: 7, Column: 14, Severity: "warning", Message: "[removal] Integer(int) in Integer has been deprecated"},
 		{Severity: "error", Message: "invalid flag: --bogus"},

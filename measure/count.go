@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfls/perfls/analysis/classfile"
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/internal/diskfull"
 )
@@ -67,7 +68,7 @@ type countedMethod struct {
 // b.CacheDir/count) and returns the calls per operation of every project
 // method that ran in the measured samples, most frequent first. opt's
 // zero fields take CountDefaults' values; Forks is 1.
-func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Options) (*CallCounts, error) {
+func CountCalls(ctx context.Context, p *Project, b *Build, req measured.Request, opt Options) (*measured.CallCounts, error) {
 	classes, methods, err := instrumentedClasses(ctx, p, b)
 	if err != nil {
 		return nil, fmt.Errorf("counting fork of %s: %w", req.Key(), err)
@@ -81,7 +82,7 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 	rb.runFirst = []string{classes}
 	var counts *forkCounts
 	rb.onCounts = func(fc *forkCounts) { counts = fc }
-	res, err := Measure(ctx, &rb, []Request{req}, opt, nil)
+	res, err := Measure(ctx, &rb, []measured.Request{req}, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +97,18 @@ func CountCalls(ctx context.Context, p *Project, b *Build, req Request, opt Opti
 }
 
 // callCounts turns a fork's counters into counts per operation.
-func callCounts(fc *forkCounts, methods []countedMethod) (*CallCounts, error) {
+func callCounts(fc *forkCounts, methods []countedMethod) (*measured.CallCounts, error) {
 	ops := fc.opsPerSample * fc.samples
 	if ops <= 0 {
 		return nil, errors.New("counting fork: no operations were counted")
 	}
-	out := &CallCounts{Ops: ops, LoopsCounted: true}
-	loops := map[string]*CallCount{}
+	out := &measured.CallCounts{Ops: ops, LoopsCounted: true}
+	loops := map[string]*measured.CallCount{}
 	for id, c := range fc.byID {
 		if id >= len(methods) {
 			return nil, fmt.Errorf("counting fork: counter %d of %d", id, len(methods))
 		}
-		cc := CallCount{Method: methods[id].Method, PerOp: float64(c[0]) / float64(ops), Varies: c[1] != c[2]}
+		cc := measured.CallCount{Method: methods[id].Method, PerOp: float64(c[0]) / float64(ops), Varies: c[1] != c[2]}
 		if !methods[id].Loop {
 			out.Calls = append(out.Calls, cc)
 			continue
@@ -121,7 +122,7 @@ func callCounts(fc *forkCounts, methods []countedMethod) (*CallCounts, error) {
 	for _, l := range loops {
 		out.Loops = append(out.Loops, *l)
 	}
-	for _, cs := range [][]CallCount{out.Calls, out.Loops} {
+	for _, cs := range [][]measured.CallCount{out.Calls, out.Loops} {
 		sort.Slice(cs, func(i, j int) bool {
 			a, b := cs[i], cs[j]
 			if a.PerOp != b.PerOp {

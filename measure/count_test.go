@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 const countProjectSrc = `package c;
@@ -84,7 +86,7 @@ func TestCountCalls(t *testing.T) {
 	want := func(n int) string {
 		return fmt.Sprintf("c.Pairs#pairs(int,int)=%d c.Pairs#<init>()=1 c.Pairs#<init>(int)=1 c.Pairs#compute(int[])=1 c.Pairs#label(java.lang.String)=1", n*(n-1)/2)
 	}
-	text := func(cc *CallCounts) string {
+	text := func(cc *measured.CallCounts) string {
 		var parts []string
 		for _, c := range cc.Calls {
 			s := fmt.Sprintf("%s=%g", c.Method, c.PerOp)
@@ -96,7 +98,7 @@ func TestCountCalls(t *testing.T) {
 		return strings.Join(parts, " ")
 	}
 	opt := Options{SamplesPerFork: 3, MinSampleTime: 2e6, Warmup: 5e7, MaxWarmup: 5e8}
-	gen := Request{Method: resolveOne(t, b, "c.Pairs#compute"), Generator: resolveOne(t, b, "c.Pairs#arrays(int)"), Args: []Arg{IntArg(40)}}
+	gen := measured.Request{Method: resolveOne(t, b, "c.Pairs#compute"), Generator: resolveOne(t, b, "c.Pairs#arrays(int)"), Args: []measured.Arg{measured.IntArg(40)}}
 	cc, err := CountCalls(context.Background(), p, b, gen, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func TestCountCalls(t *testing.T) {
 	if len(cc.Loops) != 1 || cc.Loops[0].Method != "c.Pairs#compute(int[])" || cc.Loops[0].PerOp != 40+780 || !cc.LoopsCounted {
 		t.Errorf("loop passes %+v", cc.Loops)
 	}
-	loop := Request{Method: resolveOne(t, b, "c.Pairs#loop"), Args: []Arg{IntArg(9)}}
+	loop := measured.Request{Method: resolveOne(t, b, "c.Pairs#loop"), Args: []measured.Arg{measured.IntArg(9)}}
 	if cc, err = CountCalls(context.Background(), p, b, loop, opt); err != nil {
 		t.Fatal(err)
 	}

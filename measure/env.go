@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/trust"
 	"github.com/perfls/perfls/internal/version"
 )
@@ -63,8 +64,8 @@ func readCPUModel() string {
 	return ""
 }
 
-func environmentOf(st protoState) Environment {
-	e := Environment{
+func environmentOf(st protoState) measured.Environment {
+	e := measured.Environment{
 		JavaVersion: st.env["java.version"],
 		JavaVendor:  st.env["java.vendor"],
 		VMName:      st.env["java.vm.name"],

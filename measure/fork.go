@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -534,9 +535,9 @@ func runJVM(ctx context.Context, java string, args []string, timeout time.Durati
 }
 
 // interpret turns a fork's raw outcome into samples or a *WorkloadError.
-func interpret(run *forkRun, opt Options, roots []string) (Fork, error) {
+func interpret(run *forkRun, opt Options, roots []string) (measured.Fork, error) {
 	st := run.proto
-	werr := &WorkloadError{
+	werr := &measured.WorkloadError{
 		ExitCode: run.exitCode,
 		Output:   st.output,
 		Stderr:   run.stderr,
@@ -545,52 +546,52 @@ func interpret(run *forkRun, opt Options, roots []string) (Fork, error) {
 	if st.pid != 0 {
 		werr.PID = st.pid
 	}
-	fail := func() (Fork, error) {
+	fail := func() (measured.Fork, error) {
 		if werr.Frame != nil {
 			locate(werr.Frame, roots)
 		}
-		return Fork{}, werr
+		return measured.Fork{}, werr
 	}
 	switch {
 	case st.errTrace != "":
 		info := parseStackTrace(st.errTrace)
-		werr.Kind, werr.Phase = KindException, st.errPhase
+		werr.Kind, werr.Phase = measured.KindException, st.errPhase
 		werr.Exception, werr.Message = info.exception, info.message
 		if info.rootException != "" && info.rootException != info.exception {
 			werr.Message = strings.TrimSpace(werr.Message + " (caused by " + info.rootException + ": " + info.rootMessage + ")")
 		}
 		werr.Frame, werr.Stack = info.frame, st.errTrace
 		if info.exception == "java.lang.OutOfMemoryError" || info.rootException == "java.lang.OutOfMemoryError" {
-			werr.Kind, werr.HeapMB = KindOOM, opt.HeapMB
+			werr.Kind, werr.HeapMB = measured.KindOOM, opt.HeapMB
 		}
 		return fail()
 	case st.ended:
 		return buildFork(run), nil
 	case run.timedOut:
-		werr.Kind, werr.Timeout, werr.ExitCode = KindTimeout, opt.ForkTimeout, -1
+		werr.Kind, werr.Timeout, werr.ExitCode = measured.KindTimeout, opt.ForkTimeout, -1
 		if stack := mainThreadStack(run.other); stack != "" {
 			werr.Stack = stack
 			werr.Frame = firstUserFrame(stack)
 		}
 		return fail()
 	case st.exited:
-		werr.Kind, werr.Stack = KindExit, st.exitStack
+		werr.Kind, werr.Stack = measured.KindExit, st.exitStack
 		werr.Frame = firstUserFrame(st.exitStack)
 		return fail()
 	case strings.Contains(run.stderr, "OutOfMemoryError") || strings.Contains(run.other, "OutOfMemoryError"):
-		werr.Kind, werr.HeapMB = KindOOM, opt.HeapMB
+		werr.Kind, werr.HeapMB = measured.KindOOM, opt.HeapMB
 		werr.Exception = "java.lang.OutOfMemoryError"
 		return fail()
 	case st.version == 0 && run.exitCode != 0:
-		werr.Kind = KindCrash
+		werr.Kind = measured.KindCrash
 		werr.Message = fmt.Sprintf("failed to start (exit status %d)", run.exitCode)
 		return fail()
 	case len(st.bad) > 0:
-		werr.Kind = KindProtocol
+		werr.Kind = measured.KindProtocol
 		werr.Message = fmt.Sprintf("malformed fork output %q", st.bad[0])
 		return fail()
 	default:
-		werr.Kind = KindCrash
+		werr.Kind = measured.KindCrash
 		if run.signal != "" {
 			werr.ExitCode = -1
 			werr.Message = "was killed by signal " + run.signal + " before finishing"
@@ -602,9 +603,9 @@ func interpret(run *forkRun, opt Options, roots []string) (Fork, error) {
 }
 
 // buildFork converts a successful fork's samples.
-func buildFork(run *forkRun) Fork {
+func buildFork(run *forkRun) measured.Fork {
 	st := run.proto
-	f := Fork{
+	f := measured.Fork{
 		WarmupOps:       st.warmupOps,
 		Warmup:          time.Duration(st.warmupNs),
 		WarmupSettled:   st.warmupSettled,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestUnescape(t *testing.T) {
@@ -27,17 +29,17 @@ func TestUnescape(t *testing.T) {
 func TestParseFrame(t *testing.T) {
 	cases := []struct {
 		line      string
-		want      Frame
+		want      measured.Frame
 		jdk, user bool
 	}{
-		{"\tat fixture.Work.explode(Work.java:61)", Frame{Class: "fixture.Work", Method: "explode", File: "Work.java", Line: 61}, false, true},
-		{"\tat java.base/java.util.Arrays.sort(Arrays.java:1041)", Frame{Class: "java.util.Arrays", Method: "sort", File: "Arrays.java", Line: 1041}, true, false},
-		{"\tat app//a.B$C.m(B.java:3)", Frame{Class: "a.B$C", Method: "m", File: "B.java", Line: 3}, false, true},
-		{"\tat com.foo.loader/foo@9.0/com.foo.Main.run(Main.java:101)", Frame{Class: "com.foo.Main", Method: "run", File: "Main.java", Line: 101}, true, false},
-		{"\tat java.lang.Thread.sleep(java.base@17.0.15/Native Method)", Frame{Class: "java.lang.Thread", Method: "sleep"}, false, false},
-		{"\tat fixture.PerflsHarness_3.run(PerflsHarness_3.java:40)", Frame{Class: "fixture.PerflsHarness_3", Method: "run", File: "PerflsHarness_3.java", Line: 40}, false, false},
-		{"\tat dev.perfls.internal.Bench.main(Bench.java:80)", Frame{Class: "dev.perfls.internal.Bench", Method: "main", File: "Bench.java", Line: 80}, false, false},
-		{"\tat Top.m(Unknown Source)", Frame{Class: "Top", Method: "m"}, false, true},
+		{"\tat fixture.Work.explode(Work.java:61)", measured.Frame{Class: "fixture.Work", Method: "explode", File: "Work.java", Line: 61}, false, true},
+		{"\tat java.base/java.util.Arrays.sort(Arrays.java:1041)", measured.Frame{Class: "java.util.Arrays", Method: "sort", File: "Arrays.java", Line: 1041}, true, false},
+		{"\tat app//a.B$C.m(B.java:3)", measured.Frame{Class: "a.B$C", Method: "m", File: "B.java", Line: 3}, false, true},
+		{"\tat com.foo.loader/foo@9.0/com.foo.Main.run(Main.java:101)", measured.Frame{Class: "com.foo.Main", Method: "run", File: "Main.java", Line: 101}, true, false},
+		{"\tat java.lang.Thread.sleep(java.base@17.0.15/Native Method)", measured.Frame{Class: "java.lang.Thread", Method: "sleep"}, false, false},
+		{"\tat fixture.PerflsHarness_3.run(PerflsHarness_3.java:40)", measured.Frame{Class: "fixture.PerflsHarness_3", Method: "run", File: "PerflsHarness_3.java", Line: 40}, false, false},
+		{"\tat dev.perfls.internal.Bench.main(Bench.java:80)", measured.Frame{Class: "dev.perfls.internal.Bench", Method: "main", File: "Bench.java", Line: 80}, false, false},
+		{"\tat Top.m(Unknown Source)", measured.Frame{Class: "Top", Method: "m"}, false, true},
 	}
 	for _, c := range cases {
 		f, jdk, ok := parseFrame(c.line)
@@ -135,17 +137,17 @@ func TestInterpretFailures(t *testing.T) {
 		want string
 	}{
 		{"jvm did not start", forkRun{exitCode: 1, stderr: "Unrecognized VM option 'Bogus'\nError: Could not create the Java Virtual Machine.\n"},
-			KindCrash, "JVM failed to start (exit status 1); stderr: Unrecognized VM option 'Bogus'"},
-		{"killed", forkRun{proto: protoState{version: 1}, exitCode: -1, signal: "killed"}, KindCrash, "killed by signal killed"},
-		{"halt", forkRun{proto: protoState{version: 1}, exitCode: 5}, KindCrash, "exited with status 5 before finishing"},
-		{"exit without stack", forkRun{proto: protoState{version: 1, exited: true, exitStack: "System.exit called\n"}, exitCode: 0}, KindExit, "workload called System.exit(0)"},
-		{"oom on stderr", forkRun{proto: protoState{version: 1}, exitCode: 3, stderr: "Terminating due to java.lang.OutOfMemoryError: Java heap space"}, KindOOM, "a heap of 64 MB"},
-		{"timeout without dump", forkRun{proto: protoState{version: 1}, timedOut: true, exitCode: -1}, KindTimeout, "fork timed out after 5s"},
-		{"error in harness", forkRun{proto: protoState{version: 1, errPhase: "harness", errTrace: "java.lang.NoClassDefFoundError: x/Y\n\tat dev.perfls.internal.Bench.main(Bench.java:1)\n"}}, KindException, "the harness threw java.lang.NoClassDefFoundError: x/Y"},
+			measured.KindCrash, "JVM failed to start (exit status 1); stderr: Unrecognized VM option 'Bogus'"},
+		{"killed", forkRun{proto: protoState{version: 1}, exitCode: -1, signal: "killed"}, measured.KindCrash, "killed by signal killed"},
+		{"halt", forkRun{proto: protoState{version: 1}, exitCode: 5}, measured.KindCrash, "exited with status 5 before finishing"},
+		{"exit without stack", forkRun{proto: protoState{version: 1, exited: true, exitStack: "System.exit called\n"}, exitCode: 0}, measured.KindExit, "workload called System.exit(0)"},
+		{"oom on stderr", forkRun{proto: protoState{version: 1}, exitCode: 3, stderr: "Terminating due to java.lang.OutOfMemoryError: Java heap space"}, measured.KindOOM, "a heap of 64 MB"},
+		{"timeout without dump", forkRun{proto: protoState{version: 1}, timedOut: true, exitCode: -1}, measured.KindTimeout, "fork timed out after 5s"},
+		{"error in harness", forkRun{proto: protoState{version: 1, errPhase: "harness", errTrace: "java.lang.NoClassDefFoundError: x/Y\n\tat dev.perfls.internal.Bench.main(Bench.java:1)\n"}}, measured.KindException, "the harness threw java.lang.NoClassDefFoundError: x/Y"},
 	}
 	for _, c := range cases {
 		_, err := interpret(&c.run, opt, nil)
-		var we *WorkloadError
+		var we *measured.WorkloadError
 		if !errors.As(err, &we) || we.Kind != c.kind || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v (kind %v), want %s containing %q", c.name, err, we, c.kind, c.want)
 		}

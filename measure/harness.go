@@ -46,7 +46,7 @@ func packageOf(binary string) string {
 // project, so that package-private methods can be measured; otherwise (JDK
 // and library classes, classes in the default package) in the default
 // package. A generator in the default package forces the default package.
-func harnessPackage(b *Build, req Request) string {
+func harnessPackage(b *Build, req measured.Request) string {
 	pkg := packageOf(req.Method.Class)
 	if pkg == "" || b == nil || (b.ClassesDir == "" && len(b.ClassDirs) == 0) {
 		return ""
@@ -86,7 +86,7 @@ func typeParts(t string) (string, int) {
 // travels at run time so that the harness's source, and so its compiled
 // class, do not depend on it; base64 keeps commas, quotes, newlines and
 // non-ASCII text intact whatever the platform's argument encoding.
-func argValue(a Arg, typ string) (string, error) {
+func argValue(a measured.Arg, typ string) (string, error) {
 	if a.IsString {
 		switch typ {
 		case "java.lang.String", "java.lang.CharSequence", "java.lang.Object":
@@ -144,7 +144,7 @@ var argExprs = map[string]string{
 // bindArgs checks args against the parameter types params and returns the
 // Java expressions that read them in the harness and the harness's program
 // arguments that carry their values.
-func bindArgs(what string, args []Arg, params []string) (exprs, argv []string, err error) {
+func bindArgs(what string, args []measured.Arg, params []string) (exprs, argv []string, err error) {
 	if len(args) != len(params) {
 		return nil, nil, fmt.Errorf("%s takes %d argument(s) (%s), got %d", what, len(params), strings.Join(params, ","), len(args))
 	}
@@ -167,7 +167,7 @@ func bindArgs(what string, args []Arg, params []string) (exprs, argv []string, e
 // req, and the program arguments that pass req.Args to it. The source
 // depends on req's method and generator only, never on the argument values,
 // so that requests differing only in Args share one compiled class.
-func harnessSource(pkg, name string, req Request) (string, []string, error) {
+func harnessSource(pkg, name string, req measured.Request) (string, []string, error) {
 	m := req.Method
 	if m.IsZero() {
 		return "", nil, fmt.Errorf("no method to measure")
@@ -225,7 +225,7 @@ func harnessSource(pkg, name string, req Request) (string, []string, error) {
 // writeGenerate writes generate(): the generator call, or, without a
 // generator, a single call whose arguments are the request's Args. It
 // returns the program arguments that carry the Args.
-func writeGenerate(b *strings.Builder, req Request) ([]string, error) {
+func writeGenerate(b *strings.Builder, req measured.Request) ([]string, error) {
 	m, g := req.Method, req.Generator
 	var exprs, argv []string
 	var err error
@@ -255,7 +255,7 @@ func writeGenerate(b *strings.Builder, req Request) ([]string, error) {
 }
 
 // writeCalls writes the typed argument fields, prepare() and the timed run().
-func writeCalls(b *strings.Builder, m Resolved, owner string) error {
+func writeCalls(b *strings.Builder, m measured.Resolved, owner string) error {
 	type slot struct{ field, elem, conv string }
 	var slots []slot
 	arity := len(m.ParamTypes)

@@ -5,36 +5,38 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestArgValue(t *testing.T) {
 	cases := []struct {
-		arg  Arg
+		arg  measured.Arg
 		typ  string
 		want string
 		err  string
 	}{
-		{IntArg(1000), "int", "i:1000", ""},
-		{IntArg(-2147483648), "int", "i:-2147483648", ""},
-		{IntArg(1 << 31), "int", "", "does not fit in int"},
-		{IntArg(1 << 31), "java.lang.Integer", "", "does not fit in java.lang.Integer"},
-		{IntArg(1 << 40), "long", "i:1099511627776", ""},
-		{IntArg(7), "java.lang.Integer", "i:7", ""},
-		{IntArg(7), "java.lang.Long", "i:7", ""},
-		{IntArg(-3), "short", "i:-3", ""},
-		{IntArg(300), "byte", "", "does not fit in byte"},
-		{IntArg(2), "double", "i:2", ""},
-		{IntArg(1<<53 + 1), "double", "", "does not fit in double"},
-		{IntArg(2), "float", "i:2", ""},
-		{IntArg(1<<24 + 1), "java.lang.Float", "", "does not fit in java.lang.Float"},
-		{IntArg(5), "java.lang.Object", "i:5", ""},
-		{IntArg(1 << 40), "java.lang.Number", "i:1099511627776", ""},
-		{IntArg(5), "java.lang.String", "", "integer argument 5 cannot be passed as java.lang.String"},
-		{IntArg(5), "int[]", "", "integer argument 5 cannot be passed as int[]"},
-		{StringArg("a\"b\\c\n\x01é"), "java.lang.String", "s:" + base64.StdEncoding.EncodeToString([]byte("a\"b\\c\n\x01é")), ""},
-		{StringArg("a, b"), "java.lang.CharSequence", "s:YSwgYg==", ""},
-		{StringArg(""), "java.lang.Object", "s:", ""},
-		{StringArg("x"), "int", "", `string argument "x" cannot be passed as int`},
+		{measured.IntArg(1000), "int", "i:1000", ""},
+		{measured.IntArg(-2147483648), "int", "i:-2147483648", ""},
+		{measured.IntArg(1 << 31), "int", "", "does not fit in int"},
+		{measured.IntArg(1 << 31), "java.lang.Integer", "", "does not fit in java.lang.Integer"},
+		{measured.IntArg(1 << 40), "long", "i:1099511627776", ""},
+		{measured.IntArg(7), "java.lang.Integer", "i:7", ""},
+		{measured.IntArg(7), "java.lang.Long", "i:7", ""},
+		{measured.IntArg(-3), "short", "i:-3", ""},
+		{measured.IntArg(300), "byte", "", "does not fit in byte"},
+		{measured.IntArg(2), "double", "i:2", ""},
+		{measured.IntArg(1<<53 + 1), "double", "", "does not fit in double"},
+		{measured.IntArg(2), "float", "i:2", ""},
+		{measured.IntArg(1<<24 + 1), "java.lang.Float", "", "does not fit in java.lang.Float"},
+		{measured.IntArg(5), "java.lang.Object", "i:5", ""},
+		{measured.IntArg(1 << 40), "java.lang.Number", "i:1099511627776", ""},
+		{measured.IntArg(5), "java.lang.String", "", "integer argument 5 cannot be passed as java.lang.String"},
+		{measured.IntArg(5), "int[]", "", "integer argument 5 cannot be passed as int[]"},
+		{measured.StringArg("a\"b\\c\n\x01é"), "java.lang.String", "s:" + base64.StdEncoding.EncodeToString([]byte("a\"b\\c\n\x01é")), ""},
+		{measured.StringArg("a, b"), "java.lang.CharSequence", "s:YSwgYg==", ""},
+		{measured.StringArg(""), "java.lang.Object", "s:", ""},
+		{measured.StringArg("x"), "int", "", `string argument "x" cannot be passed as int`},
 	}
 	for _, c := range cases {
 		got, err := argValue(c.arg, c.typ)
@@ -54,11 +56,11 @@ func TestArgValue(t *testing.T) {
 }
 
 func TestHarnessSource(t *testing.T) {
-	search := Resolved{Class: "q.Search", Name: "find", Static: true, ParamTypes: []string{"int[]", "int"}, ReturnType: "int"}
-	inst := Resolved{Class: "q.Box$Inner", Name: "get", ParamTypes: []string{"long[][]"}, ReturnType: "void"}
-	gen := Resolved{Class: "q.Data", Name: "sorted", Static: true, ParamTypes: []string{"int"}, ReturnType: "java.util.List"}
+	search := measured.Resolved{Class: "q.Search", Name: "find", Static: true, ParamTypes: []string{"int[]", "int"}, ReturnType: "int"}
+	inst := measured.Resolved{Class: "q.Box$Inner", Name: "get", ParamTypes: []string{"long[][]"}, ReturnType: "void"}
+	gen := measured.Resolved{Class: "q.Data", Name: "sorted", Static: true, ParamTypes: []string{"int"}, ReturnType: "java.util.List"}
 
-	src, argv, err := harnessSource("q", "PerflsHarness_0", Request{Method: search, Generator: gen, Args: []Arg{IntArg(10)}})
+	src, argv, err := harnessSource("q", "PerflsHarness_0", measured.Request{Method: search, Generator: gen, Args: []measured.Arg{measured.IntArg(10)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +79,12 @@ func TestHarnessSource(t *testing.T) {
 		t.Errorf("program arguments %q, want %q", argv, want)
 	}
 	// Another argument value: the same source, other program arguments.
-	src2, argv2, err := harnessSource("q", "PerflsHarness_0", Request{Method: search, Generator: gen, Args: []Arg{IntArg(-7)}})
+	src2, argv2, err := harnessSource("q", "PerflsHarness_0", measured.Request{Method: search, Generator: gen, Args: []measured.Arg{measured.IntArg(-7)}})
 	if err != nil || src2 != src || !slices.Equal(argv2, []string{"arg.0=i:-7"}) {
 		t.Errorf("harness for another argument: %v %q, source changed: %v", err, argv2, src2 != src)
 	}
 
-	src, argv, err = harnessSource("", "PerflsHarness_1", Request{Method: inst, Generator: gen, Args: []Arg{IntArg(1)}})
+	src, argv, err = harnessSource("", "PerflsHarness_1", measured.Request{Method: inst, Generator: gen, Args: []measured.Arg{measured.IntArg(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +102,8 @@ func TestHarnessSource(t *testing.T) {
 		t.Error("default-package harness has a package declaration")
 	}
 
-	loop := Resolved{Class: "q.W", Name: "loop", ParamTypes: []string{splControllerClass, "java.lang.String", "java.lang.Long"}, ReturnType: "void"}
-	src, argv, err = harnessSource("q", "PerflsHarness_2", Request{Method: loop, Args: []Arg{StringArg("s"), IntArg(3)}})
+	loop := measured.Resolved{Class: "q.W", Name: "loop", ParamTypes: []string{splControllerClass, "java.lang.String", "java.lang.Long"}, ReturnType: "void"}
+	src, argv, err = harnessSource("q", "PerflsHarness_2", measured.Request{Method: loop, Args: []measured.Arg{measured.StringArg("s"), measured.IntArg(3)}})
 	for _, want := range []string{
 		"workloadLoop() { return true; }",
 		"final java.lang.String $a0 = stringArg(0);",
@@ -116,23 +118,23 @@ func TestHarnessSource(t *testing.T) {
 		t.Errorf("workload program arguments %q, want %q", argv, want)
 	}
 
-	plain := Resolved{Class: "q.P", Name: "f", Static: true, ParamTypes: []string{"short", "java.lang.Object", "java.lang.CharSequence"}, ReturnType: "int"}
-	src, _, err = harnessSource("q", "H", Request{Method: plain, Args: []Arg{IntArg(2), StringArg("o"), StringArg("c")}})
+	plain := measured.Resolved{Class: "q.P", Name: "f", Static: true, ParamTypes: []string{"short", "java.lang.Object", "java.lang.CharSequence"}, ReturnType: "int"}
+	src, _, err = harnessSource("q", "H", measured.Request{Method: plain, Args: []measured.Arg{measured.IntArg(2), measured.StringArg("o"), measured.StringArg("c")}})
 	if want := "return java.util.Collections.singletonList(new Object[] {shortArg(0), objectArg(1), ((java.lang.CharSequence) stringArg(2))});"; err != nil || !strings.Contains(src, want) {
 		t.Errorf("harness without generator lacks %q: %v\n%s", want, err, src)
 	}
 
 	bad := []struct {
-		req  Request
+		req  measured.Request
 		want string
 	}{
-		{Request{Method: inst}, "needs a generator that supplies the receiver"},
-		{Request{Method: search, Generator: Resolved{Class: "q.D", Name: "g", ParamTypes: []string{}, ReturnType: "java.util.List"}}, "generator q.D#g() must be static"},
-		{Request{Method: search, Generator: Resolved{Class: "q.D", Name: "g", Static: true, ParamTypes: []string{}, ReturnType: "int"}}, "must return an Iterable<Object[]>"},
-		{Request{Method: search, Generator: gen}, "takes 1 argument(s) (int), got 0"},
-		{Request{Method: search, Generator: gen, Args: []Arg{IntArg(3000000000)}}, "generator q.Data#sorted(int), argument 1: argument 3000000000 does not fit in int"},
-		{Request{Method: loop, Args: []Arg{IntArg(1), IntArg(3)}}, "workload q.W#loop(dev.perfls.SPLController,java.lang.String,java.lang.Long), argument 1: integer argument 1 cannot be passed as java.lang.String"},
-		{Request{}, "no method to measure"},
+		{measured.Request{Method: inst}, "needs a generator that supplies the receiver"},
+		{measured.Request{Method: search, Generator: measured.Resolved{Class: "q.D", Name: "g", ParamTypes: []string{}, ReturnType: "java.util.List"}}, "generator q.D#g() must be static"},
+		{measured.Request{Method: search, Generator: measured.Resolved{Class: "q.D", Name: "g", Static: true, ParamTypes: []string{}, ReturnType: "int"}}, "must return an Iterable<Object[]>"},
+		{measured.Request{Method: search, Generator: gen}, "takes 1 argument(s) (int), got 0"},
+		{measured.Request{Method: search, Generator: gen, Args: []measured.Arg{measured.IntArg(3000000000)}}, "generator q.Data#sorted(int), argument 1: argument 3000000000 does not fit in int"},
+		{measured.Request{Method: loop, Args: []measured.Arg{measured.IntArg(1), measured.IntArg(3)}}, "workload q.W#loop(dev.perfls.SPLController,java.lang.String,java.lang.Long), argument 1: integer argument 1 cannot be passed as java.lang.String"},
+		{measured.Request{}, "no method to measure"},
 	}
 	for _, c := range bad {
 		if _, _, err := harnessSource("q", "H", c.req); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -142,13 +144,13 @@ func TestHarnessSource(t *testing.T) {
 }
 
 func TestRequestKey(t *testing.T) {
-	m := Resolved{Class: "quickstart.Search", Name: "linearSearch", Static: true, ParamTypes: []string{"int[]", "int"}}
-	g := Resolved{Class: "quickstart.Data", Name: "sorted", Static: true, ParamTypes: []string{"int"}}
-	r := Request{Method: m, Generator: g, Args: []Arg{IntArg(1000)}}
+	m := measured.Resolved{Class: "quickstart.Search", Name: "linearSearch", Static: true, ParamTypes: []string{"int[]", "int"}}
+	g := measured.Resolved{Class: "quickstart.Data", Name: "sorted", Static: true, ParamTypes: []string{"int"}}
+	r := measured.Request{Method: m, Generator: g, Args: []measured.Arg{measured.IntArg(1000)}}
 	if got, want := r.Key(), "quickstart.Search#linearSearch(int[],int)[quickstart.Data#sorted(int)](1000)"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
-	r = Request{Method: m, Args: []Arg{StringArg("a b"), IntArg(-1)}}
+	r = measured.Request{Method: m, Args: []measured.Arg{measured.StringArg("a b"), measured.IntArg(-1)}}
 	if got, want := r.Key(), `quickstart.Search#linearSearch(int[],int)("a b",-1)`; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // freshHarnessBuild returns the args fixture's build with a cache directory
@@ -33,17 +35,17 @@ func harnessDirs(t *testing.T, b *Build) []string {
 func TestHarnessCachedPerClass(t *testing.T) {
 	b := freshHarnessBuild(t)
 	rs := resolveAll(t, b, "a.A#loop", "a.A#plain", "a.A#id", "a.A#gen")
-	reqA := Request{Method: rs[0], Args: []Arg{StringArg("a"), IntArg(1)}}
-	reqB := Request{Method: rs[1], Args: []Arg{StringArg("b"), IntArg(2)}}
+	reqA := measured.Request{Method: rs[0], Args: []measured.Arg{measured.StringArg("a"), measured.IntArg(1)}}
+	reqB := measured.Request{Method: rs[1], Args: []measured.Arg{measured.StringArg("b"), measured.IntArg(2)}}
 	c := genCases()[0]
-	reqC := Request{Method: rs[2], Generator: rs[3], Args: c.args}
+	reqC := measured.Request{Method: rs[2], Generator: rs[3], Args: c.args}
 	wants := map[string]string{
 		reqA.Key(): "args: " + jstr("String", "a") + " Long=1",
 		reqB.Key(): "args: " + jstr("String", "b") + " Integer=2",
 		reqC.Key(): c.want,
 	}
 	// measure returns the javac runs and the classes given to javac.
-	measure := func(what string, reqs ...Request) (runs, units int64) {
+	measure := func(what string, reqs ...measured.Request) (runs, units int64) {
 		t.Helper()
 		r0, u0 := harnessJavacRuns.Load(), harnessJavacUnits.Load()
 		res, err := Measure(context.Background(), b, reqs, argsOptions(), nil)
@@ -97,7 +99,7 @@ func TestHarnessCachedPerClass(t *testing.T) {
 func TestHarnessCacheConcurrent(t *testing.T) {
 	b := freshHarnessBuild(t)
 	rs := resolveAll(t, b, "a.A#loop", "a.A#plain")
-	reqs := []Request{{Method: rs[0], Args: []Arg{StringArg("a"), IntArg(1)}}, {Method: rs[1], Args: []Arg{StringArg("b"), IntArg(2)}}}
+	reqs := []measured.Request{{Method: rs[0], Args: []measured.Arg{measured.StringArg("a"), measured.IntArg(1)}}, {Method: rs[1], Args: []measured.Arg{measured.StringArg("b"), measured.IntArg(2)}}}
 	ctx := context.Background()
 	j, err := findJDK(ctx)
 	if err != nil {

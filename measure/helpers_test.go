@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // sharedCache is one cache directory for the whole test binary, so that the
@@ -123,9 +126,9 @@ func fixtureBuild(t *testing.T) (string, *Build) {
 }
 
 // resolveAll resolves specs written "pkg.Class#name" or "pkg.Class#name(t1,t2)".
-func resolveAll(t *testing.T, b *Build, specs ...string) []Resolved {
+func resolveAll(t *testing.T, b *Build, specs ...string) []measured.Resolved {
 	t.Helper()
-	var ms []MethodSpec
+	var ms []methodspec.Spec
 	for _, s := range specs {
 		ms = append(ms, parseSpec(s))
 	}
@@ -138,10 +141,10 @@ func resolveAll(t *testing.T, b *Build, specs ...string) []Resolved {
 	return rs
 }
 
-func parseSpec(s string) MethodSpec {
+func parseSpec(s string) methodspec.Spec {
 	cls, rest, _ := strings.Cut(s, "#")
 	name, params, hasParams := strings.Cut(rest, "(")
-	ms := MethodSpec{Class: cls, Name: name}
+	ms := methodspec.Spec{Class: cls, Name: name}
 	if hasParams {
 		params = strings.TrimSuffix(params, ")")
 		ms.Params = []string{}

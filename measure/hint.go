@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 var (
@@ -18,7 +20,7 @@ var (
 // DependencyHint explains javac errors that name a missing package or
 // class: where the project's classpath came from and how to add the
 // library that provides it. "" when no error is of that kind.
-func DependencyHint(p *Project, msgs []CompilerMessage) string {
+func DependencyHint(p *Project, msgs []measured.CompilerMessage) string {
 	var names []string
 	for _, m := range msgs {
 		if m.Severity != "error" {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // A compile that fails on a missing package says where the classpath came
@@ -40,7 +42,7 @@ class A { Bar b; }
 }
 
 func TestDependencyHintByClasspathSource(t *testing.T) {
-	msgs := []CompilerMessage{
+	msgs := []measured.CompilerMessage{
 		{Severity: "error", Message: "package org.acme.util does not exist"},
 		{Severity: "error", Message: "cannot access org.x.Y; class file for org.x.Y not found"},
 		{Severity: "warning", Message: "package org.w does not exist"},
@@ -63,7 +65,7 @@ func TestDependencyHintByClasspathSource(t *testing.T) {
 	if h := DependencyHint(none, msgs); !strings.Contains(h, "no pom.xml or build.gradle") || !strings.Contains(h, `"classpath"`) {
 		t.Errorf("no classpath hint: %s", h)
 	}
-	if h := DependencyHint(none, []CompilerMessage{{Severity: "error", Message: "';' expected"}}); h != "" {
+	if h := DependencyHint(none, []measured.CompilerMessage{{Severity: "error", Message: "';' expected"}}); h != "" {
 		t.Errorf("a syntax error got a hint: %s", h)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestFindProjectConfig(t *testing.T) {
@@ -102,7 +104,7 @@ func TestCompileUsesFreshBuildOutput(t *testing.T) {
 	rs := resolveAll(t, b, "fixture.Work#hidden", "fixture.gen.Data#ints")
 	w := NewWorker(ctx)
 	defer w.Close()
-	res, err := w.Measure(ctx, b, Request{Method: rs[0], Generator: rs[1], Args: []Arg{IntArg(4)}}, Options{})
+	res, err := w.Measure(ctx, b, measured.Request{Method: rs[0], Generator: rs[1], Args: []measured.Arg{measured.IntArg(4)}}, Options{})
 	if err != nil || res.Err != nil {
 		t.Fatal(err, res.Err)
 	}
@@ -142,9 +144,9 @@ func TestWarmupReportsJITSettling(t *testing.T) {
 	_, b := fixtureBuild(t)
 	rs := resolveAll(t, b, "fixture.Work#fast", "fixture.gen.Data#arrays", "fixture.Work#sumLoop")
 	opt := Options{Forks: 1, SamplesPerFork: 3, Warmup: 50 * time.Millisecond, MaxWarmup: 3 * time.Second}
-	res, err := Measure(context.Background(), b, []Request{
-		{Method: rs[0], Generator: rs[1], Args: []Arg{IntArg(100)}},
-		{Method: rs[2], Args: []Arg{IntArg(100)}},
+	res, err := Measure(context.Background(), b, []measured.Request{
+		{Method: rs[0], Generator: rs[1], Args: []measured.Arg{measured.IntArg(100)}},
+		{Method: rs[2], Args: []measured.Arg{measured.IntArg(100)}},
 	}, opt, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // CheckRelease refuses a "release" that is no Java feature release javac
@@ -129,7 +131,7 @@ var (
 // or it uses a word that became a keyword — and names the setting that
 // compiles it as it was written ("release"). javac is the compiling JDK's
 // feature release; "" when no error is of that kind.
-func JDKHint(p *Project, javac int, msgs []CompilerMessage) string {
+func JDKHint(p *Project, javac int, msgs []measured.CompilerMessage) string {
 	release, why := 0, ""
 	older := func(r int, reason string) {
 		if release == 0 || r < release {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // perfls.json's "release" and "javacArgs" are read and checked; flags
@@ -62,7 +64,7 @@ func TestApplyOptions(t *testing.T) {
 // the project already compiles for that release.
 func TestJDKHint(t *testing.T) {
 	p := &Project{Sources: []string{"/p/src/p/A.java", "/p/src/p/Shape.java"}}
-	clash := []CompilerMessage{{Severity: "error", Message: "sort(Comparator<? super Content>) in ContentList cannot implement sort(Comparator<? super E>) in List; attempting to assign weaker access privileges; was public"}}
+	clash := []measured.CompilerMessage{{Severity: "error", Message: "sort(Comparator<? super Content>) in ContentList cannot implement sort(Comparator<? super E>) in List; attempting to assign weaker access privileges; was public"}}
 	h := JDKHint(p, 17, clash)
 	for _, want := range []string{"sort in ContentList clashes with List.sort, which Java 8 added", "Compile it as Java 7", `"release": 7 in perfls.json, or --release 7`} {
 		if !strings.Contains(h, want) {
@@ -72,20 +74,20 @@ func TestJDKHint(t *testing.T) {
 	if h := JDKHint(p, 21, clash); !strings.Contains(h, "javac 21 compiles for 8 and later; JDK 19 and older compile for 7") {
 		t.Errorf("javac 21 cannot compile for 7: %s", h)
 	}
-	transfer := []CompilerMessage{{Severity: "error", Message: "transferTo(OutputStream) in Bytes cannot override transferTo(OutputStream) in InputStream; attempting to assign weaker access privileges; was public"}}
+	transfer := []measured.CompilerMessage{{Severity: "error", Message: "transferTo(OutputStream) in Bytes cannot override transferTo(OutputStream) in InputStream; attempting to assign weaker access privileges; was public"}}
 	if h := JDKHint(p, 17, transfer); !strings.Contains(h, "which Java 9 added") || !strings.Contains(h, "--release 8") {
 		t.Errorf("InputStream.transferTo: %s", h)
 	}
-	keyword := []CompilerMessage{{Severity: "error", Message: "as of release 9, '_' is a keyword, and may not be used as an identifier"}}
+	keyword := []measured.CompilerMessage{{Severity: "error", Message: "as of release 9, '_' is a keyword, and may not be used as an identifier"}}
 	if h := JDKHint(p, 17, keyword); !strings.Contains(h, "'_', a keyword since Java 9") || !strings.Contains(h, "--release 8") {
 		t.Errorf("'_': %s", h)
 	}
-	unknown := []CompilerMessage{{Severity: "error", Message: "frob(int) in Widget cannot override frob(int) in Gadget; overridden method is final"}}
+	unknown := []measured.CompilerMessage{{Severity: "error", Message: "frob(int) in Widget cannot override frob(int) in Gadget; overridden method is final"}}
 	if h := JDKHint(p, 17, unknown); !strings.Contains(h, "likely a method a newer JDK added") {
 		t.Errorf("a clash with an unknown type: %s", h)
 	}
-	own := []CompilerMessage{{Severity: "error", Message: "area() in Circle cannot override area() in Shape; attempting to assign weaker access privileges; was public"}}
-	for name, msgs := range map[string][]CompilerMessage{
+	own := []measured.CompilerMessage{{Severity: "error", Message: "area() in Circle cannot override area() in Shape; attempting to assign weaker access privileges; was public"}}
+	for name, msgs := range map[string][]measured.CompilerMessage{
 		"the project's own type": own,
 		"another error":          {{Severity: "error", Message: "cannot find symbol; symbol: variable x"}},
 		"a warning":              {{Severity: "warning", Message: clash[0].Message}},

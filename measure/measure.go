@@ -42,6 +42,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/diskfull"
 )
 
@@ -164,14 +165,14 @@ func (o Options) Defaults() Options {
 // Fork is 1-based; Fork 0 with Done reports a request that failed before any
 // fork ran.
 type Event struct {
-	Request Request
+	Request measured.Request
 	Fork    int
 	Of      int
 	Done    bool
 	Err     error
 	// Result is the finished fork's data when Done and the fork succeeded:
 	// the partial result a waiter can show before the others finish.
-	Result *Fork
+	Result *measured.Fork
 }
 
 // Measure measures the requests: opt.Forks forks each, round-robin across
@@ -180,7 +181,7 @@ type Event struct {
 // Results are in the order of reqs. The error is non-nil only when the
 // measurement as a whole failed or ctx ended (then it is ctx.Err(), and the
 // results hold what was measured so far).
-func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progress func(Event)) ([]Result, error) {
+func Measure(ctx context.Context, b *Build, reqs []measured.Request, opt Options, progress func(Event)) ([]measured.Result, error) {
 	opt = opt.Defaults()
 	if progress == nil {
 		progress = func(Event) {}
@@ -201,12 +202,12 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 	}
 
 	dist, of := distinct(reqs)
-	res := make([]Result, len(dist))
+	res := make([]measured.Result, len(dist))
 	for i, r := range dist {
 		res[i].Request = r
 	}
-	assemble := func() []Result {
-		out := make([]Result, len(reqs))
+	assemble := func() []measured.Result {
+		out := make([]measured.Result, len(reqs))
 		for i, d := range of {
 			out[i] = res[d]
 			out[i].Request = reqs[i]
@@ -259,7 +260,7 @@ func Measure(ctx context.Context, b *Build, reqs []Request, opt Options, progres
 
 // addFork records fork f of n (or its error) in r and returns the event
 // that reports it.
-func addFork(r *Result, f, n int, fork Fork, env Environment, err error) Event {
+func addFork(r *measured.Result, f, n int, fork measured.Fork, env measured.Environment, err error) Event {
 	if err != nil {
 		r.Err = fmt.Errorf("measure %s (fork %d of %d): %w", r.Request.Key(), f, n, err)
 	} else {
@@ -277,7 +278,7 @@ func addFork(r *Result, f, n int, fork Fork, env Environment, err error) Event {
 
 // distinct returns the distinct requests of reqs (by Key, in first-use
 // order) and, for each request, the index of its distinct one.
-func distinct(reqs []Request) (dist []Request, of []int) {
+func distinct(reqs []measured.Request) (dist []measured.Request, of []int) {
 	index := map[string]int{}
 	for _, r := range reqs {
 		k := r.Key()
@@ -332,36 +333,36 @@ func harnessOptions(opt Options) []string {
 }
 
 // measureFork runs one fork; a counting fork's counters go to onCounts.
-func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string, onCounts func(*forkCounts)) (Fork, Environment, error) {
+func measureFork(ctx context.Context, java string, args []string, opt Options, roots []string, onCounts func(*forkCounts)) (measured.Fork, measured.Environment, error) {
 	var pin []int
 	var err error
 	if opt.CPUs != "" {
 		if pin, err = CheckCPUs(opt.CPUs); err != nil {
-			return Fork{}, Environment{}, err
+			return measured.Fork{}, measured.Environment{}, err
 		}
 	}
 	run, err := runJVM(ctx, java, args, opt.ForkTimeout, opt.SamplesPerFork, pin)
 	if err != nil {
-		return Fork{}, Environment{}, err
+		return measured.Fork{}, measured.Environment{}, err
 	}
 	if pin != nil && !run.proto.pinned {
 		why := run.proto.pinErr
 		if why == nil {
 			why = fmt.Errorf("the fork (pid %d) did not name its measuring thread (it needs /proc/thread-self, Linux 3.17 or later)", run.pid)
 		}
-		return Fork{}, Environment{}, fmt.Errorf("processors %s: %w", FormatCPUs(pin), why)
+		return measured.Fork{}, measured.Environment{}, fmt.Errorf("processors %s: %w", FormatCPUs(pin), why)
 	}
 	fork, err := interpret(run, opt, roots)
 	if err != nil {
-		return Fork{}, Environment{}, err
+		return measured.Fork{}, measured.Environment{}, err
 	}
 	if len(fork.NsPerOp) != opt.SamplesPerFork {
-		return Fork{}, Environment{}, &WorkloadError{Kind: KindProtocol, PID: run.pid, Stderr: run.stderr,
+		return measured.Fork{}, measured.Environment{}, &measured.WorkloadError{Kind: measured.KindProtocol, PID: run.pid, Stderr: run.stderr,
 			Message: fmt.Sprintf("the fork reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
 	}
 	if opt.Count {
 		if run.proto.counts == nil {
-			return Fork{}, Environment{}, fmt.Errorf("counting fork (pid %d): no counts in its output", run.pid)
+			return measured.Fork{}, measured.Environment{}, fmt.Errorf("counting fork (pid %d): no counts in its output", run.pid)
 		}
 		if onCounts != nil {
 			onCounts(run.proto.counts)
@@ -369,7 +370,7 @@ func measureFork(ctx context.Context, java string, args []string, opt Options, r
 	}
 	if opt.Profile {
 		if fork.Profile, err = run.proto.profile.Summary(); err != nil {
-			return Fork{}, Environment{}, fmt.Errorf("profiled fork (pid %d): %w", run.pid, err)
+			return measured.Fork{}, measured.Environment{}, fmt.Errorf("profiled fork (pid %d): %w", run.pid, err)
 		}
 	}
 	return fork, environmentOf(run.proto), nil
@@ -445,7 +446,7 @@ type harnessUnit struct {
 // finds its class already compiled. A harness that does not compile fails
 // only its requests: the others are compiled again without it. release is
 // the Java release to compile for (jdk.releaseFor), 0 for javac's own.
-func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classpath []string, reqs []Request) (_ *harnessSet, err error) {
+func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classpath []string, reqs []measured.Request) (_ *harnessSet, err error) {
 	root, err := cacheRoot(b)
 	if err != nil {
 		return nil, err
@@ -522,7 +523,7 @@ func prepareHarnesses(ctx context.Context, j *jdk, release int, b *Build, classp
 // compile), stores each compiled unit in its cache directory and sets its
 // classes; a unit that does not compile gets errors for its requests
 // instead, in hs.errs.
-func compileHarnesses(ctx context.Context, j *jdk, release int, hdir string, classpath []string, units []*harnessUnit, hs *harnessSet, reqs []Request) error {
+func compileHarnesses(ctx context.Context, j *jdk, release int, hdir string, classpath []string, units []*harnessUnit, hs *harnessSet, reqs []measured.Request) error {
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ package measure
 import (
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"context"
 	"errors"
 	"os"
@@ -25,7 +27,7 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-func allNs(r Result) []float64 {
+func allNs(r measured.Result) []float64 {
 	var out []float64
 	for _, f := range r.Forks {
 		out = append(out, f.NsPerOp...)
@@ -42,11 +44,11 @@ func processGone(pid int) bool {
 func TestMeasureRatio(t *testing.T) {
 	_, b := fixtureBuild(t)
 	rs := resolveAll(t, b, "fixture.Work#fast", "fixture.Work#slow", "fixture.gen.Data#arrays")
-	fast := Request{Method: rs[0], Generator: rs[2], Args: []Arg{IntArg(2000)}}
-	slow := Request{Method: rs[1], Generator: rs[2], Args: []Arg{IntArg(2000)}}
+	fast := measured.Request{Method: rs[0], Generator: rs[2], Args: []measured.Arg{measured.IntArg(2000)}}
+	slow := measured.Request{Method: rs[1], Generator: rs[2], Args: []measured.Arg{measured.IntArg(2000)}}
 	var events []Event
 	opt := Options{Forks: 2, SamplesPerFork: 5, Warmup: 150 * time.Millisecond}
-	res, err := Measure(context.Background(), b, []Request{fast, slow, fast}, opt, func(e Event) { events = append(events, e) })
+	res, err := Measure(context.Background(), b, []measured.Request{fast, slow, fast}, opt, func(e Event) { events = append(events, e) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,27 +118,27 @@ func TestMeasureCases(t *testing.T) {
 		"java.lang.Math#abs(int)", "fixture.Work#nothing", "fixture.gen.Data#arrays")
 	ints, broken, explode, quit, spin, hog, noisy, wrong := rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7]
 	sumLoop, implicit, hidden, add, receivers, twice, labelled, abs, nothing, arrays := rs[8], rs[9], rs[10], rs[11], rs[12], rs[13], rs[14], rs[15], rs[16], rs[17]
-	n := []Arg{IntArg(4)}
-	reqs := map[string]Request{
+	n := []measured.Arg{measured.IntArg(4)}
+	reqs := map[string]measured.Request{
 		"generator throws":         {Method: explode, Generator: broken, Args: n},
 		"method throws":            {Method: explode, Generator: ints, Args: n},
 		"System.exit":              {Method: quit, Generator: ints, Args: n},
 		"out of memory":            {Method: hog, Generator: ints, Args: n},
 		"output flood":             {Method: noisy, Generator: ints, Args: n},
 		"wrong argument type":      {Method: hidden, Generator: wrong, Args: n},
-		"workload loop":            {Method: sumLoop, Args: []Arg{IntArg(256)}},
-		"implicit loop":            {Method: implicit, Args: []Arg{IntArg(64)}},
+		"workload loop":            {Method: sumLoop, Args: []measured.Arg{measured.IntArg(256)}},
+		"implicit loop":            {Method: implicit, Args: []measured.Arg{measured.IntArg(64)}},
 		"package-private":          {Method: hidden, Generator: ints, Args: n},
 		"instance method":          {Method: add, Generator: receivers, Args: n},
 		"nested class":             {Method: twice, Generator: ints, Args: n},
-		"string argument":          {Method: hidden, Generator: labelled, Args: []Arg{StringArg("a \"quoted\" \\ label\n"), IntArg(1 << 40)}},
-		"JDK method, no generator": {Method: abs, Args: []Arg{IntArg(-5)}},
-		"void method":              {Method: nothing, Generator: arrays, Args: []Arg{IntArg(10)}},
-		"bad generator args":       {Method: hidden, Generator: ints, Args: []Arg{StringArg("x")}},
-		"harness does not compile": {Method: Resolved{Class: "fixture.Work", Name: "vanished", Static: true, ParamTypes: []string{"int"}, ReturnType: "int"}, Generator: ints, Args: n},
+		"string argument":          {Method: hidden, Generator: labelled, Args: []measured.Arg{measured.StringArg("a \"quoted\" \\ label\n"), measured.IntArg(1 << 40)}},
+		"JDK method, no generator": {Method: abs, Args: []measured.Arg{measured.IntArg(-5)}},
+		"void method":              {Method: nothing, Generator: arrays, Args: []measured.Arg{measured.IntArg(10)}},
+		"bad generator args":       {Method: hidden, Generator: ints, Args: []measured.Arg{measured.StringArg("x")}},
+		"harness does not compile": {Method: measured.Resolved{Class: "fixture.Work", Name: "vanished", Static: true, ParamTypes: []string{"int"}, ReturnType: "int"}, Generator: ints, Args: n},
 	}
 	var names []string
-	var list []Request
+	var list []measured.Request
 	for name, r := range reqs {
 		names = append(names, name)
 		list = append(list, r)
@@ -169,23 +171,23 @@ func TestMeasureCases(t *testing.T) {
 	if g := runtime.NumGoroutine(); g > goroutines {
 		t.Errorf("%d goroutines before Measure, %d after", goroutines, g)
 	}
-	got := map[string]Result{}
+	got := map[string]measured.Result{}
 	for i, name := range names {
 		got[name] = results[i]
 	}
 	opt.ForkTimeout = 3 * time.Second
 	timeoutStart := time.Now()
-	results, err = Measure(context.Background(), b, []Request{{Method: spin, Generator: ints, Args: n}}, opt, nil)
+	results, err = Measure(context.Background(), b, []measured.Request{{Method: spin, Generator: ints, Args: n}}, opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got["timeout"] = results[0]
 	t.Logf("timeout case: %v in %v", results[0].Err, time.Since(timeoutStart))
 
-	werr := func(t *testing.T, name, kind string) *WorkloadError {
+	werr := func(t *testing.T, name, kind string) *measured.WorkloadError {
 		t.Helper()
 		r := got[name]
-		var we *WorkloadError
+		var we *measured.WorkloadError
 		if !errors.As(r.Err, &we) {
 			t.Fatalf("Err = %v, want a *WorkloadError", r.Err)
 		}
@@ -197,7 +199,7 @@ func TestMeasureCases(t *testing.T) {
 		}
 		return we
 	}
-	frameAt := func(t *testing.T, we *WorkloadError, file, marker string) {
+	frameAt := func(t *testing.T, we *measured.WorkloadError, file, marker string) {
 		t.Helper()
 		line := lineOf(t, file, marker)
 		if we.Frame == nil || we.Frame.File != filepath.Base(file) || we.Frame.Line != line || we.Frame.Path != file {
@@ -207,7 +209,7 @@ func TestMeasureCases(t *testing.T) {
 			t.Errorf("error %q does not mention %s", we.Error(), want)
 		}
 	}
-	ok := func(t *testing.T, name string) Result {
+	ok := func(t *testing.T, name string) measured.Result {
 		t.Helper()
 		r := got[name]
 		if r.Err != nil {
@@ -225,7 +227,7 @@ func TestMeasureCases(t *testing.T) {
 	}
 
 	t.Run("generator throws", func(t *testing.T) {
-		we := werr(t, "generator throws", KindException)
+		we := werr(t, "generator throws", measured.KindException)
 		if we.Phase != "generator" || we.Exception != "java.lang.IllegalStateException" || !strings.Contains(we.Message, "generator broke for n=4") {
 			t.Errorf("%+v", we)
 		}
@@ -235,22 +237,22 @@ func TestMeasureCases(t *testing.T) {
 		frameAt(t, we, data, "// BROKEN")
 	})
 	t.Run("method throws", func(t *testing.T) {
-		we := werr(t, "method throws", KindException)
+		we := werr(t, "method throws", measured.KindException)
 		if we.Phase != "method" || we.Exception != "java.lang.ArithmeticException" {
 			t.Errorf("%+v", we)
 		}
 		frameAt(t, we, work, "// EXPLODE")
 	})
 	t.Run("System.exit", func(t *testing.T) {
-		we := werr(t, "System.exit", KindExit)
-		if we.ExitCode != 3 || !errors.Is(we, ErrSystemExit) || !strings.Contains(we.Error(), "workload called System.exit(3)") {
+		we := werr(t, "System.exit", measured.KindExit)
+		if we.ExitCode != 3 || !errors.Is(we, measured.ErrSystemExit) || !strings.Contains(we.Error(), "workload called System.exit(3)") {
 			t.Errorf("%v (%+v)", we, we)
 		}
 		frameAt(t, we, work, "// EXIT")
 	})
 	t.Run("timeout", func(t *testing.T) {
-		we := werr(t, "timeout", KindTimeout)
-		if !errors.Is(we, ErrTimeout) || !strings.Contains(we.Error(), "timed out after 3s") {
+		we := werr(t, "timeout", measured.KindTimeout)
+		if !errors.Is(we, measured.ErrTimeout) || !strings.Contains(we.Error(), "timed out after 3s") {
 			t.Errorf("%v", we)
 		}
 		if we.Frame == nil || we.Frame.Class != "fixture.Work" || we.Frame.Method != "spin" {
@@ -258,8 +260,8 @@ func TestMeasureCases(t *testing.T) {
 		}
 	})
 	t.Run("out of memory", func(t *testing.T) {
-		we := werr(t, "out of memory", KindOOM)
-		if !errors.Is(we, ErrOutOfMemory) || !strings.Contains(we.Error(), "OutOfMemoryError") || !strings.Contains(we.Error(), "32 MB") {
+		we := werr(t, "out of memory", measured.KindOOM)
+		if !errors.Is(we, measured.ErrOutOfMemory) || !strings.Contains(we.Error(), "OutOfMemoryError") || !strings.Contains(we.Error(), "32 MB") {
 			t.Errorf("%v", we)
 		}
 		frameAt(t, we, work, "// HOG")
@@ -272,7 +274,7 @@ func TestMeasureCases(t *testing.T) {
 		}
 	})
 	t.Run("wrong argument type", func(t *testing.T) {
-		we := werr(t, "wrong argument type", KindException)
+		we := werr(t, "wrong argument type", measured.KindException)
 		if we.Phase != "arguments" || !strings.Contains(we.Message, "expected int, got java.lang.String") {
 			t.Errorf("%v", we)
 		}
@@ -346,11 +348,11 @@ func TestMeasureCancel(t *testing.T) {
 	marker := "-Dperfls.test.cancel=" + strconv.FormatInt(time.Now().UnixNano(), 10)
 	opt := Options{Forks: 2, SamplesPerFork: 3, Warmup: 50 * time.Millisecond, ForkTimeout: time.Minute, JVMArgs: []string{marker}}
 	done := make(chan struct{})
-	var res []Result
+	var res []measured.Result
 	var err error
 	go func() {
 		defer close(done)
-		res, err = Measure(ctx, b, []Request{{Method: rs[0], Generator: rs[1], Args: []Arg{IntArg(2)}}}, opt, func(e Event) {
+		res, err = Measure(ctx, b, []measured.Request{{Method: rs[0], Generator: rs[1], Args: []measured.Arg{measured.IntArg(2)}}}, opt, func(e Event) {
 			if !e.Done {
 				once.Do(func() {
 					time.AfterFunc(time.Second, func() {
@@ -392,9 +394,9 @@ func TestForkWallTime(t *testing.T) {
 	}
 	_, b := fixtureBuild(t)
 	rs := resolveAll(t, b, "java.lang.Math#abs(int)")
-	req := Request{Method: rs[0], Args: []Arg{IntArg(-5)}}
+	req := measured.Request{Method: rs[0], Args: []measured.Arg{measured.IntArg(-5)}}
 	for _, opt := range []Options{{Forks: 5}, {Forks: 5, Warmup: time.Nanosecond, SamplesPerFork: 1}} {
-		res, err := Measure(context.Background(), b, []Request{req}, opt, nil)
+		res, err := Measure(context.Background(), b, []measured.Request{req}, opt, nil)
 		if err != nil || res[0].Err != nil {
 			t.Fatal(err, res[0].Err)
 		}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // OracleEnv is the meta-data of a fork for the bounds oracle: the JVM as it
@@ -11,7 +13,7 @@ import (
 // shape per-sample figures (sample length, heap, samples per fork), plus the
 // fork's volatile items (pid), which the oracle's environment filter drops.
 // Runs with different meta-data cannot be compared.
-func OracleEnv(env Environment, opt Options, pid int) map[string]string {
+func OracleEnv(env measured.Environment, opt Options, pid int) map[string]string {
 	opt = opt.Defaults()
 	m := map[string]string{
 		"java.version":    env.JavaVersion,

@@ -3,6 +3,8 @@ package measure
 import (
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // Version 2 sample lines carry the JVM state the oracle follows; the
@@ -21,8 +23,8 @@ func TestProtocolVersion2OracleFields(t *testing.T) {
 	f := buildFork(&forkRun{proto: st, wall: time.Second})
 	s := f.Series()
 	want := map[string][]float64{
-		MetricNsPerOp: {20, 30}, MetricCPUNsPerOp: {18, 28}, MetricAllocPerOp: {4, 4}, MetricGCCount: {1, 0},
-		MetricGCMs: {3, 0}, MetricHeapUsed: {1048576, 2097152}, MetricJITMs: {250, 251}, MetricClasses: {900, 901},
+		measured.MetricNsPerOp: {20, 30}, measured.MetricCPUNsPerOp: {18, 28}, measured.MetricAllocPerOp: {4, 4}, measured.MetricGCCount: {1, 0},
+		measured.MetricGCMs: {3, 0}, measured.MetricHeapUsed: {1048576, 2097152}, measured.MetricJITMs: {250, 251}, measured.MetricClasses: {900, 901},
 	}
 	if len(s) != len(want) {
 		t.Errorf("series %v", s)
@@ -39,13 +41,13 @@ func TestProtocolVersion2OracleFields(t *testing.T) {
 	if f.HeapUsed != nil || f.JITMs != nil || f.GCMs != nil || f.Classes != nil {
 		t.Errorf("v1 fork has oracle fields: %+v", f)
 	}
-	if s := f.Series(); len(s) != 2 || s[MetricCPUNsPerOp] != nil {
+	if s := f.Series(); len(s) != 2 || s[measured.MetricCPUNsPerOp] != nil {
 		t.Errorf("v1 series %v", s)
 	}
 }
 
 func TestOracleEnvKeepsIdentityAndDropsCrashPaths(t *testing.T) {
-	env := Environment{JavaVersion: "17.0.9", VMName: "OpenJDK", JVMArgs: []string{"-Xmx512m", "-XX:ErrorFile=/tmp/x/hs_err_pid%p.log", "-XX:+UseSerialGC"}, Cores: 2}
+	env := measured.Environment{JavaVersion: "17.0.9", VMName: "OpenJDK", JVMArgs: []string{"-Xmx512m", "-XX:ErrorFile=/tmp/x/hs_err_pid%p.log", "-XX:+UseSerialGC"}, Cores: 2}
 	m := OracleEnv(env, Options{}, 42)
 	if m["jvm.args"] != "-Xmx512m -XX:+UseSerialGC" || m["pid"] != "42" || m["cores"] != "2" || m["harness"] != HarnessVersion() ||
 		m["heap_mb"] != "0" || m["min_sample"] != "1ms" {

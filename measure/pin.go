@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/stats"
 )
 
@@ -99,7 +100,7 @@ const (
 // The samples of one fork are not independent, so the test only screens;
 // the ratio is what the user reads. "" when the processors agree or cannot
 // be told apart.
-func UnequalProcessorWarning(what string, forks []Fork) string {
+func UnequalProcessorWarning(what string, forks []measured.Fork) string {
 	by := map[int64][]float64{}
 	for _, f := range forks {
 		if len(f.Processors) != len(f.NsPerOp) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +23,7 @@ import (
 func TestMeasurePinned(t *testing.T) {
 	_, b := fixtureBuild(t)
 	rs := resolveAll(t, b, "fixture.Work#fast", "fixture.gen.Data#arrays")
-	req := Request{Method: rs[0], Generator: rs[1], Args: []Arg{IntArg(500)}}
+	req := measured.Request{Method: rs[0], Generator: rs[1], Args: []measured.Arg{measured.IntArg(500)}}
 	allowed, err := allowedCPUs()
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +32,7 @@ func TestMeasurePinned(t *testing.T) {
 	opt := Options{Forks: 2, SamplesPerFork: 5, Warmup: 100 * time.Millisecond, MaxWarmup: time.Second}
 	for _, cpus := range []string{"", FormatCPUs([]int{last})} {
 		opt.CPUs = cpus
-		res, err := Measure(context.Background(), b, []Request{req}, opt, nil)
+		res, err := Measure(context.Background(), b, []measured.Request{req}, opt, nil)
 		if err != nil || res[0].Err != nil {
 			t.Fatalf("cpus %q: %v %v", cpus, err, res[0].Err)
 		}
@@ -46,7 +48,7 @@ func TestMeasurePinned(t *testing.T) {
 		}
 	}
 	opt.CPUs = "4096"
-	res, err := Measure(context.Background(), b, []Request{req}, opt, nil)
+	res, err := Measure(context.Background(), b, []measured.Request{req}, opt, nil)
 	if err == nil && (len(res) == 0 || res[0].Err == nil) {
 		t.Fatalf("processor 4096: no error")
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestParseAndFormatCPUs(t *testing.T) {
@@ -34,10 +36,10 @@ func TestParseAndFormatCPUs(t *testing.T) {
 
 // forksOn builds forks whose samples ran on the given processors, each
 // processor's samples at its own time per operation (with a little spread).
-func forksOn(perCPU map[int64]float64, procs ...[]int64) []Fork {
-	var forks []Fork
+func forksOn(perCPU map[int64]float64, procs ...[]int64) []measured.Fork {
+	var forks []measured.Fork
 	for _, ps := range procs {
-		var f Fork
+		var f measured.Fork
 		for i, p := range ps {
 			base := perCPU[p]
 			if base == 0 {
@@ -72,7 +74,7 @@ func TestUnequalProcessorWarning(t *testing.T) {
 	if w := SteadyStateWarnings("m", settled, 0); len(w) != 1 || !strings.Contains(w[0], "differ in speed") {
 		t.Errorf("SteadyStateWarnings = %q, want the processor warning", w)
 	}
-	for name, forks := range map[string][]Fork{
+	for name, forks := range map[string][]measured.Fork{
 		"equal speed":        forksOn(map[int64]float64{0: 150, 1: 155}, rep(0, 10), rep(1, 10)),
 		"one processor":      forksOn(slow, rep(1, 10), rep(1, 10)),
 		"too few samples":    forksOn(slow, rep(0, 10), append(rep(0, 6), rep(1, 4)...)),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/analysis/stats"
 	"github.com/perfls/perfls/internal/profilecases"
@@ -30,7 +31,7 @@ func BenchmarkProfileOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
 			pp := profilingProject(b, c.Project)
-			req := Request{Method: resolveOne(b, pp.build, c.Method), Args: []Arg{IntArg(int64(c.Arg))}}
+			req := measured.Request{Method: resolveOne(b, pp.build, c.Method), Args: []measured.Arg{measured.IntArg(int64(c.Arg))}}
 			if c.Gen != "" {
 				req.Generator = resolveOne(b, pp.build, c.Gen+"(int)")
 			}
@@ -41,7 +42,7 @@ func BenchmarkProfileOverhead(b *testing.B) {
 					if profiled {
 						opt.JVMArgs = pp.profileArgs(b)
 					}
-					res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+					res, err := Measure(context.Background(), pp.build, []measured.Request{req}, opt, nil)
 					if err != nil || res[0].Err != nil {
 						b.Fatalf("%s: %v %v", c.Method, err, res[0].Err)
 					}

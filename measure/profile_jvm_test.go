@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/perfls/perfls/analysis/javasrc"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/internal/profilecases"
 )
@@ -79,7 +81,7 @@ func profilingProject(t testing.TB, name string) *profProject {
 			specs = append(specs, c.Method)
 		}
 	}
-	var resolved []Resolved
+	var resolved []measured.Resolved
 	for _, spec := range specs {
 		resolved = append(resolved, resolveOne(t, b, spec))
 	}
@@ -128,16 +130,16 @@ func profilingProject(t testing.TB, name string) *profProject {
 }
 
 // resolveOne resolves "pkg.Class#name".
-func resolveOne(t testing.TB, b *Build, spec string) Resolved {
+func resolveOne(t testing.TB, b *Build, spec string) measured.Resolved {
 	t.Helper()
-	rs, errs := Resolve(context.Background(), b, []MethodSpec{parseSpec(spec)})
+	rs, errs := Resolve(context.Background(), b, []methodspec.Spec{parseSpec(spec)})
 	if errs[0] != nil {
 		t.Fatalf("resolve %s: %v", spec, errs[0])
 	}
 	return rs[0]
 }
 
-func profBodyName(r Resolved) string {
+func profBodyName(r measured.Resolved) string {
 	return "Body_" + strings.NewReplacer(".", "_", "$", "_").Replace(r.Class) + "_" + r.Name
 }
 
@@ -146,7 +148,7 @@ var javaWrappers = map[string]string{"int": "Integer", "long": "Long", "short": 
 
 // profBody is the direct call of r on one argument list, as the harness's
 // timed loop makes it (no reflection on the profiled path).
-func profBody(r Resolved) string {
+func profBody(r measured.Resolved) string {
 	var args []string
 	for i, pt := range r.ParamTypes {
 		if w, ok := javaWrappers[pt]; ok {
@@ -385,10 +387,10 @@ func TestProfiledForkInHarness(t *testing.T) {
 	requireJDK(t)
 	c := profCases[3] // Totals#sum: boxing
 	pp := profilingProject(t, c.Project)
-	req := Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []Arg{IntArg(int64(c.Arg))}}
+	req := measured.Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []measured.Arg{measured.IntArg(int64(c.Arg))}}
 	opt := Options{Forks: 1, SamplesPerFork: 12, MinSampleTime: 50 * time.Millisecond, Warmup: 300 * time.Millisecond, HeapMB: 256,
 		JVMArgs: append(pp.profileArgs(t), "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch"), Profile: true, RampRounds: 10}
-	res, err := Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	res, err := Measure(context.Background(), pp.build, []measured.Request{req}, opt, nil)
 	if err != nil || res[0].Err != nil {
 		t.Fatalf("%v %v", err, res[0].Err)
 	}
@@ -431,7 +433,7 @@ func TestProfiledForkInHarness(t *testing.T) {
 	}
 	// An unprofiled fork carries none.
 	opt.Profile, opt.JVMArgs = false, nil
-	res, err = Measure(context.Background(), pp.build, []Request{req}, opt, nil)
+	res, err = Measure(context.Background(), pp.build, []measured.Request{req}, opt, nil)
 	if err != nil || res[0].Err != nil || res[0].Forks[0].Profile != nil {
 		t.Fatalf("unprofiled: %v %v %v", err, res[0].Err, res[0].Forks[0].Profile != nil)
 	}
@@ -446,7 +448,7 @@ func TestQuickProfileInWarmWorker(t *testing.T) {
 	requireJDK(t)
 	c := profCases[0] // Duplicates#countRepeats: a search per element
 	pp := profilingProject(t, c.Project)
-	req := Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []Arg{IntArg(int64(c.Arg))}}
+	req := measured.Request{Method: resolveOne(t, pp.build, c.Method), Generator: resolveOne(t, pp.build, c.Gen+"(int)"), Args: []measured.Arg{measured.IntArg(int64(c.Arg))}}
 	w := NewWorker(context.Background())
 	defer w.Close()
 	ctx := context.Background()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // TestPruneFiles lays out a cache directory with entries last used long
@@ -107,8 +109,8 @@ func TestUseTouchesMarker(t *testing.T) {
 func TestMeasureTouchesItsHarness(t *testing.T) {
 	b := freshHarnessBuild(t)
 	rs := resolveAll(t, b, "a.A#plain")
-	req := Request{Method: rs[0], Args: []Arg{StringArg("b"), IntArg(2)}}
-	if _, err := Measure(context.Background(), b, []Request{req}, argsOptions(), nil); err != nil {
+	req := measured.Request{Method: rs[0], Args: []measured.Arg{measured.StringArg("b"), measured.IntArg(2)}}
+	if _, err := Measure(context.Background(), b, []measured.Request{req}, argsOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
 	dirs := harnessDirs(t, b)
@@ -119,7 +121,7 @@ func TestMeasureTouchesItsHarness(t *testing.T) {
 	if err := os.Chtimes(dirs[0], old, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Measure(context.Background(), b, []Request{req}, argsOptions(), nil); err != nil {
+	if _, err := Measure(context.Background(), b, []measured.Request{req}, argsOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := PruneFiles(b.CacheDir, 30*24*time.Hour); err != nil || p.Entries != 0 {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func TestJavaFeatureFromReleaseFile(t *testing.T) {
@@ -76,7 +78,7 @@ func TestMeasureOnOlderJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := resolveAll(t, b, "a.A#plain")
-	res, err := Measure(ctx, b, []Request{{Method: rs[0], Args: []Arg{StringArg("b"), IntArg(2)}}}, opt, nil)
+	res, err := Measure(ctx, b, []measured.Request{{Method: rs[0], Args: []measured.Arg{measured.StringArg("b"), measured.IntArg(2)}}}, opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

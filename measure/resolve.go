@@ -9,24 +9,21 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/methodspec"
 )
-
-// MethodSpec names a method as written in a formula or annotation
-// (analysis/methodspec, where the rule lives).
-type MethodSpec = methodspec.Spec
 
 // Resolve finds the methods specs name, in one JVM run over the build's
 // classpath. Classes are loaded without initialisation, so no user code runs.
 // The result slices are parallel to specs: errs[i] is nil when specs[i]
 // resolved.
-func Resolve(ctx context.Context, b *Build, specs []MethodSpec) ([]Resolved, []error) {
-	res := make([]Resolved, len(specs))
+func Resolve(ctx context.Context, b *Build, specs []methodspec.Spec) ([]measured.Resolved, []error) {
+	res := make([]measured.Resolved, len(specs))
 	errs := make([]error, len(specs))
 	if len(specs) == 0 {
 		return res, errs
 	}
-	failAll := func(err error) ([]Resolved, []error) {
+	failAll := func(err error) ([]measured.Resolved, []error) {
 		for i := range errs {
 			errs[i] = fmt.Errorf("resolve %s: %w", specs[i], err)
 		}
@@ -78,7 +75,7 @@ func Resolve(ctx context.Context, b *Build, specs []MethodSpec) ([]Resolved, []e
 // resolverInput is the resolver's input for specs, one line per spec that
 // names a method (the others get their error in errs), and how many lines it
 // holds.
-func resolverInput(specs []MethodSpec, errs []error) (string, int) {
+func resolverInput(specs []methodspec.Spec, errs []error) (string, int) {
 	var input strings.Builder
 	pending := 0
 	for i, s := range specs {
@@ -102,7 +99,7 @@ func resolverInput(specs []MethodSpec, errs []error) (string, int) {
 
 // readResolverOutput fills res and errs from the resolver's answers in out;
 // it reports which specs were answered.
-func readResolverOutput(out string, specs []MethodSpec, res []Resolved, errs []error) []bool {
+func readResolverOutput(out string, specs []methodspec.Spec, res []measured.Resolved, errs []error) []bool {
 	seen := make([]bool, len(specs))
 	for _, line := range strings.Split(out, "\n") {
 		kind, rest, ok := strings.Cut(line, " ")
@@ -127,7 +124,7 @@ func readResolverOutput(out string, specs []MethodSpec, res []Resolved, errs []e
 			errs[i] = fmt.Errorf("resolve %s: malformed resolver output %q", specs[i], line)
 			continue
 		}
-		r := Resolved{Class: f[1], Name: f[2], Static: f[3] == "1", ReturnType: f[5], DeclaringClass: f[6]}
+		r := measured.Resolved{Class: f[1], Name: f[2], Static: f[3] == "1", ReturnType: f[5], DeclaringClass: f[6]}
 		r.ParamTypes = []string{}
 		if f[4] != "" {
 			r.ParamTypes = strings.Split(f[4], ",")
@@ -137,7 +134,7 @@ func readResolverOutput(out string, specs []MethodSpec, res []Resolved, errs []e
 	return seen
 }
 
-func checkSpec(s MethodSpec) error {
+func checkSpec(s methodspec.Spec) error {
 	if strings.TrimSpace(s.Class) == "" {
 		return errors.New("no class given")
 	}

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 func TestEraseTypeName(t *testing.T) {
@@ -24,7 +27,7 @@ func TestEraseTypeName(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	_, b := fixtureBuild(t)
-	specs := []MethodSpec{
+	specs := []methodspec.Spec{
 		{Class: "fixture.Work", Name: "fast"},                                              // 0 static, unique
 		{Class: "fixture.Work", Name: "add"},                                               // 1 instance
 		{Class: "fixture.Work", Name: "find", Params: []string{"int[]", "int"}},            // 2 overload
@@ -48,7 +51,7 @@ func TestResolve(t *testing.T) {
 		{Class: "fixture.Loud", Name: "quiet"},                                             // 20 static init must not run
 	}
 	rs, errs := Resolve(context.Background(), b, specs)
-	ok := func(i int, want Resolved) {
+	ok := func(i int, want measured.Resolved) {
 		t.Helper()
 		if errs[i] != nil {
 			t.Errorf("spec %d (%s): %v", i, specs[i], errs[i])
@@ -70,25 +73,25 @@ func TestResolve(t *testing.T) {
 			}
 		}
 	}
-	ok(0, Resolved{Class: "fixture.Work", Name: "fast", Static: true, ParamTypes: []string{"int[]"}, ReturnType: "long", DeclaringClass: "fixture.Work"})
-	ok(1, Resolved{Class: "fixture.Work", Name: "add", ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
-	ok(2, Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"int[]", "int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
-	ok(3, Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"long[]", "long"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
-	ok(4, Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"java.util.List", "java.lang.Object"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
+	ok(0, measured.Resolved{Class: "fixture.Work", Name: "fast", Static: true, ParamTypes: []string{"int[]"}, ReturnType: "long", DeclaringClass: "fixture.Work"})
+	ok(1, measured.Resolved{Class: "fixture.Work", Name: "add", ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
+	ok(2, measured.Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"int[]", "int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
+	ok(3, measured.Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"long[]", "long"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
+	ok(4, measured.Resolved{Class: "fixture.Work", Name: "find", Static: true, ParamTypes: []string{"java.util.List", "java.lang.Object"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
 	fails(5, "fixture.Work#find is ambiguous", "find(int[],int)", "find(long[],long)", "find(java.util.List,java.lang.Object)", "write the parameter types, e.g. fixture.Work#find(")
-	ok(6, Resolved{Class: "java.util.Arrays", Name: "sort", Static: true, ParamTypes: []string{"int[]"}, ReturnType: "void", DeclaringClass: "java.util.Arrays"})
+	ok(6, measured.Resolved{Class: "java.util.Arrays", Name: "sort", Static: true, ParamTypes: []string{"int[]"}, ReturnType: "void", DeclaringClass: "java.util.Arrays"})
 	fails(7, "class fixture.Nope not found")
 	fails(8, "no method nope in fixture.Work")
 	fails(9, "no method fixture.Work#find(double[])", "candidates are")
 	fails(10, "is private")
-	ok(11, Resolved{Class: "fixture.Work$Inner", Name: "twice", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work$Inner"})
+	ok(11, measured.Resolved{Class: "fixture.Work$Inner", Name: "twice", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work$Inner"})
 	ok(12, rs[11])
-	ok(13, Resolved{Class: "fixture.Work", Name: "hidden", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
-	ok(14, Resolved{Class: "fixture.gen.Data", Name: "arrays", Static: true, ParamTypes: []string{"int"}, ReturnType: "java.util.List", DeclaringClass: "fixture.gen.Data"})
+	ok(13, measured.Resolved{Class: "fixture.Work", Name: "hidden", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Work"})
+	ok(14, measured.Resolved{Class: "fixture.gen.Data", Name: "arrays", Static: true, ParamTypes: []string{"int"}, ReturnType: "java.util.List", DeclaringClass: "fixture.gen.Data"})
 	fails(15, "java.util.Arrays#sort is ambiguous", "sort(int[])", "write the parameter types")
-	ok(16, Resolved{Class: "java.lang.Math", Name: "max", Static: true, ParamTypes: []string{"int", "int"}, ReturnType: "int", DeclaringClass: "java.lang.Math"})
-	ok(17, Resolved{Class: "fixture.Work", Name: "toString", ParamTypes: []string{}, ReturnType: "java.lang.String", DeclaringClass: "java.lang.Object"})
-	ok(18, Resolved{Class: "java.util.ArrayList", Name: "add", ParamTypes: []string{"java.lang.Object"}, ReturnType: "boolean", DeclaringClass: "java.util.ArrayList"})
-	ok(20, Resolved{Class: "fixture.Loud", Name: "quiet", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Loud"})
-	ok(19, Resolved{Class: "fixture.Work", Name: "sumLoop", Static: true, ParamTypes: []string{"dev.perfls.SPLController", "int"}, ReturnType: "void", DeclaringClass: "fixture.Work"})
+	ok(16, measured.Resolved{Class: "java.lang.Math", Name: "max", Static: true, ParamTypes: []string{"int", "int"}, ReturnType: "int", DeclaringClass: "java.lang.Math"})
+	ok(17, measured.Resolved{Class: "fixture.Work", Name: "toString", ParamTypes: []string{}, ReturnType: "java.lang.String", DeclaringClass: "java.lang.Object"})
+	ok(18, measured.Resolved{Class: "java.util.ArrayList", Name: "add", ParamTypes: []string{"java.lang.Object"}, ReturnType: "boolean", DeclaringClass: "java.util.ArrayList"})
+	ok(20, measured.Resolved{Class: "fixture.Loud", Name: "quiet", Static: true, ParamTypes: []string{"int"}, ReturnType: "int", DeclaringClass: "fixture.Loud"})
+	ok(19, measured.Resolved{Class: "fixture.Work", Name: "sumLoop", Static: true, ParamTypes: []string{"dev.perfls.SPLController", "int"}, ReturnType: "void", DeclaringClass: "fixture.Work"})
 }

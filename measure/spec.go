@@ -4,38 +4,34 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfls/perfls/analysis/methodspec"
+	"github.com/perfls/perfls/analysis/measured"
 )
-
-// ParseMethodSpec reads a method as the command line and the editor write
-// it (methodspec.Parse).
-func ParseMethodSpec(s string) (MethodSpec, error) { return methodspec.Parse(s) }
 
 // ParseArgs reads comma-separated arguments: integers, or strings, bare
 // (abc) or quoted with ' or " ('a, b' keeps its comma and spaces; a quote
 // inside is written twice). An unterminated quote runs to the end.
-func ParseArgs(s string) []Arg {
+func ParseArgs(s string) []measured.Arg {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	var out []Arg
+	var out []measured.Arg
 	for _, f := range splitArgs(s) {
 		if f.quoted {
-			out = append(out, StringArg(f.text))
+			out = append(out, measured.StringArg(f.text))
 			continue
 		}
 		if v, err := strconv.ParseInt(f.text, 10, 64); err == nil {
-			out = append(out, IntArg(v))
+			out = append(out, measured.IntArg(v))
 			continue
 		}
-		out = append(out, StringArg(f.text))
+		out = append(out, measured.StringArg(f.text))
 	}
 	return out
 }
 
 // ArgsKey spells arguments as measurement and oracle keys do: "1000",
 // `"a",5`.
-func ArgsKey(args []Arg) string {
+func ArgsKey(args []measured.Arg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		parts[i] = a.String()

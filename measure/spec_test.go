@@ -1,6 +1,10 @@
 package measure
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/perfls/perfls/analysis/methodspec"
+)
 
 func TestParseArgsAndMethodSpec(t *testing.T) {
 	if got := ParseArgs(" 100, 5 ,abc,'x'"); len(got) != 4 || got[0].Int != 100 || got[1].Int != 5 || got[2].Str != "abc" || got[3].Str != "x" {
@@ -14,12 +18,12 @@ func TestParseArgsAndMethodSpec(t *testing.T) {
 	if k := ArgsKey(got); k != `"a, b","42","it's",7` {
 		t.Errorf("ArgsKey: %s", k)
 	}
-	spec, err := ParseMethodSpec("a.B#m(int[], java.lang.String)")
+	spec, err := methodspec.Parse("a.B#m(int[], java.lang.String)")
 	if err != nil || spec.Class != "a.B" || spec.Name != "m" || len(spec.Params) != 2 || spec.Params[1] != "java.lang.String" {
 		t.Errorf("ParseMethodSpec: %+v %v", spec, err)
 	}
 	for _, bad := range []string{"a.B", "#m", "a.B#m(int"} {
-		if _, err := ParseMethodSpec(bad); err == nil {
+		if _, err := methodspec.Parse(bad); err == nil {
 			t.Errorf("ParseMethodSpec(%q) accepted", bad)
 		}
 	}

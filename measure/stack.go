@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // parseFrame parses a stack line "\tat pkg.Cls.m(File.java:12)", also in the
@@ -12,15 +14,15 @@ import (
 // "app//pkg.Cls.m(...)") and with a module inside the parentheses (thread
 // dumps: "pkg.Cls.m(java.base@17/Native Method)"). jdk reports a module
 // prefix, which marks a class of a named module.
-func parseFrame(line string) (f Frame, jdk bool, ok bool) {
+func parseFrame(line string) (f measured.Frame, jdk bool, ok bool) {
 	s := strings.TrimSpace(line)
 	if !strings.HasPrefix(s, "at ") {
-		return Frame{}, false, false
+		return measured.Frame{}, false, false
 	}
 	s = strings.TrimSpace(s[3:])
 	open := strings.IndexByte(s, '(')
 	if open < 0 || !strings.HasSuffix(s, ")") {
-		return Frame{}, false, false
+		return measured.Frame{}, false, false
 	}
 	name, loc := s[:open], s[open+1:len(s)-1]
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -35,7 +37,7 @@ func parseFrame(line string) (f Frame, jdk bool, ok bool) {
 	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot <= 0 {
-		return Frame{}, false, false
+		return measured.Frame{}, false, false
 	}
 	f.Class, f.Method = name[:dot], name[dot+1:]
 	if i := strings.LastIndexByte(loc, '/'); i >= 0 {
@@ -52,7 +54,7 @@ func parseFrame(line string) (f Frame, jdk bool, ok bool) {
 
 // isUserFrame reports whether a frame belongs to user code: not the JDK, not
 // perfls.
-func isUserFrame(f Frame, jdk bool) bool {
+func isUserFrame(f measured.Frame, jdk bool) bool {
 	if jdk {
 		return false
 	}
@@ -70,7 +72,7 @@ type throwableInfo struct {
 	exception, message string
 	rootException      string
 	rootMessage        string
-	frame              *Frame
+	frame              *measured.Frame
 }
 
 // parseStackTrace reads a Throwable.printStackTrace text. The frame is the
@@ -80,7 +82,7 @@ func parseStackTrace(trace string) throwableInfo {
 	var info throwableInfo
 	type segment struct {
 		exc, msg string
-		user     *Frame
+		user     *measured.Frame
 	}
 	var segs []segment
 	lines := strings.Split(strings.ReplaceAll(trace, "\r\n", "\n"), "\n")
@@ -138,8 +140,8 @@ func parseStackTrace(trace string) throwableInfo {
 }
 
 // parseFrames returns the frames of a stack text.
-func parseFrames(text string) []Frame {
-	var out []Frame
+func parseFrames(text string) []measured.Frame {
+	var out []measured.Frame
 	for _, l := range strings.Split(text, "\n") {
 		if f, _, ok := parseFrame(l); ok {
 			out = append(out, f)
@@ -149,7 +151,7 @@ func parseFrames(text string) []Frame {
 }
 
 // firstUserFrame returns the first user frame of a stack text.
-func firstUserFrame(text string) *Frame {
+func firstUserFrame(text string) *measured.Frame {
 	for _, l := range strings.Split(text, "\n") {
 		if f, jdk, ok := parseFrame(l); ok && isUserFrame(f, jdk) {
 			return &f
@@ -180,7 +182,7 @@ func mainThreadStack(dump string) string {
 }
 
 // locate fills f.Path from the source roots.
-func locate(f *Frame, roots []string) {
+func locate(f *measured.Frame, roots []string) {
 	if f == nil || f.File == "" || filepath.Base(f.File) != f.File {
 		return
 	}

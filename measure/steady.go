@@ -3,6 +3,8 @@ package measure
 import (
 	"fmt"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 // A fork's figures are trusted when it reached a steady state before its
@@ -23,7 +25,7 @@ var openConditions = map[string]string{
 // warm-up hit its cap (WarmupSettled 0): how many, why ("; the heap still
 // growing in 2": the conditions that held their warm-up open, with the
 // number of forks; empty when unknown) and what to do about it.
-func Capped(forks []Fork) (n int, why, remedy string) {
+func Capped(forks []measured.Fork) (n int, why, remedy string) {
 	open := map[string]int{}
 	for _, f := range forks {
 		if f.WarmupSettled == 0 {
@@ -51,8 +53,8 @@ func Capped(forks []Fork) (n int, why, remedy string) {
 // Settled returns the forks whose warm-up did not hit its cap: settled,
 // or of a JVM that does not report compilation (WarmupSettled −1), whose
 // warm-up lasted its minimum.
-func Settled(forks []Fork) []Fork {
-	var out []Fork
+func Settled(forks []measured.Fork) []measured.Fork {
+	var out []measured.Fork
 	for _, f := range forks {
 		if f.WarmupSettled != 0 {
 			out = append(out, f)
@@ -65,7 +67,7 @@ func Settled(forks []Fork) []Fork {
 // forks whose warm-up hit its cap before a steady state (figures may be
 // high), and what DriftWarnings says. what names the measurement for the
 // user; maxWarmup is the cap the forks ran with.
-func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []string {
+func SteadyStateWarnings(what string, forks []measured.Fork, maxWarmup time.Duration) []string {
 	var out []string
 	if capped, why, remedy := Capped(forks); capped > 0 {
 		out = append(out, fmt.Sprintf("%s: %d of %d forks did not reach a steady state within %s (the warm-up cap%s): figures may be high; %s", what, capped, len(forks), maxWarmup, why, remedy))
@@ -75,7 +77,7 @@ func SteadyStateWarnings(what string, forks []Fork, maxWarmup time.Duration) []s
 
 // DriftWarnings says which forks drifted while measured, and whether the
 // samples ran on processors of unequal speed (UnequalProcessorWarning).
-func DriftWarnings(what string, forks []Fork) []string {
+func DriftWarnings(what string, forks []measured.Fork) []string {
 	var out []string
 	for i, f := range forks {
 		if ratio, drifted := f.Drift(); drifted {

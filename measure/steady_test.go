@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 func noisy(rng *rand.Rand, n int, level float64) []float64 {
@@ -20,7 +22,7 @@ func noisy(rng *rand.Rand, n int, level float64) []float64 {
 
 func TestSteadyStateWarnings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	forks := []Fork{
+	forks := []measured.Fork{
 		{NsPerOp: noisy(rng, 30, 100), WarmupSettled: 1},
 		{NsPerOp: noisy(rng, 30, 100), WarmupSettled: 0, WarmupOpen: []string{"trend", "heap"}},
 		{NsPerOp: append(noisy(rng, 15, 100), noisy(rng, 15, 250)...), WarmupSettled: 1},
@@ -37,7 +39,7 @@ func TestSteadyStateWarnings(t *testing.T) {
 // Capped and Settled tell the forks whose warm-up hit its cap from the
 // others (a JVM without compilation monitoring, −1, counts as settled).
 func TestCappedAndSettled(t *testing.T) {
-	forks := []Fork{{WarmupSettled: 1}, {WarmupSettled: 0, WarmupOpen: []string{"jit"}}, {WarmupSettled: -1}, {WarmupSettled: 0, WarmupOpen: []string{"jit", "heap"}}}
+	forks := []measured.Fork{{WarmupSettled: 1}, {WarmupSettled: 0, WarmupOpen: []string{"jit"}}, {WarmupSettled: -1}, {WarmupSettled: 0, WarmupOpen: []string{"jit", "heap"}}}
 	n, why, remedy := Capped(forks)
 	if n != 2 || why != "; the JIT still compiling or other threads busy in 2; the heap still growing in 1" || !strings.Contains(remedy, "fix the heap's size") {
 		t.Errorf("Capped = %d, %q, %q", n, why, remedy)
@@ -78,7 +80,7 @@ public class L {
 		t.Fatal(err)
 	}
 	rs := resolveAll(t, b, "p.L#loop")
-	res, err := Measure(context.Background(), b, []Request{{Method: rs[0], Args: []Arg{IntArg(100)}}},
+	res, err := Measure(context.Background(), b, []measured.Request{{Method: rs[0], Args: []measured.Arg{measured.IntArg(100)}}},
 		Options{Forks: 2, SamplesPerFork: 3, Warmup: 50 * time.Millisecond, MaxWarmup: 3 * time.Second}, nil)
 	if err != nil || res[0].Err != nil {
 		t.Fatalf("%v %v", err, res[0].Err)

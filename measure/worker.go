@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/trust"
 )
 
@@ -142,7 +143,7 @@ func QuickOptions(opt Options) Options {
 // Result marked Preliminary with one Fork. As with Measure, a failure of the
 // workload is in Result.Err; the error return is for failures of perfls
 // itself and for ctx ending.
-func (w *Worker) Measure(ctx context.Context, b *Build, req Request, opt Options) (Result, error) {
+func (w *Worker) Measure(ctx context.Context, b *Build, req measured.Request, opt Options) (measured.Result, error) {
 	return w.run(ctx, b, req, QuickOptions(opt), "")
 }
 
@@ -168,32 +169,32 @@ func QuickProfileOptions(opt Options) Options {
 // Fork carries the summary (Fork.Profile). The Result is marked
 // Preliminary: the JVM has run other requests, the warm-up is short, and
 // the figures never feed a verdict. Errors as with Measure.
-func (w *Worker) Profile(ctx context.Context, b *Build, req Request, opt Options, dir string) (Result, error) {
+func (w *Worker) Profile(ctx context.Context, b *Build, req measured.Request, opt Options, dir string) (measured.Result, error) {
 	opt = QuickProfileOptions(opt)
 	java := opt.Java
 	if java == "" {
 		j, err := findJDK(ctx)
 		if err != nil {
-			return Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
+			return measured.Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
 		}
 		java = j.java
 	}
 	settings, err := WriteProfileSettings(dir, javaFeature(java))
 	if err != nil {
-		return Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
+		return measured.Result{Request: req, Preliminary: true}, fmt.Errorf("profile (quick): %w", err)
 	}
 	return w.run(ctx, b, req, opt, settings)
 }
 
 // run runs req once in the worker with opt; with a settings file (a quick
 // profile) under a flight recording with those settings.
-func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, settings string) (Result, error) {
+func (w *Worker) run(ctx context.Context, b *Build, req measured.Request, opt Options, settings string) (measured.Result, error) {
 	what := "measure"
 	if settings != "" {
 		what = "profile"
 	}
-	res := Result{Request: req, Preliminary: true}
-	fail := func(err error) (Result, error) {
+	res := measured.Result{Request: req, Preliminary: true}
+	fail := func(err error) (measured.Result, error) {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -217,7 +218,7 @@ func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, se
 	if err != nil {
 		return fail(err)
 	}
-	hs, err := prepareHarnesses(ctx, j, j.releaseFor(java), b, classpath, []Request{req})
+	hs, err := prepareHarnesses(ctx, j, j.releaseFor(java), b, classpath, []measured.Request{req})
 	if err != nil {
 		return fail(err)
 	}
@@ -259,17 +260,17 @@ func (w *Worker) run(ctx context.Context, b *Build, req Request, opt Options, se
 		res.Err = fmt.Errorf("%s %s (quick phase): %w", what, req.Key(), ferr)
 		return res, nil
 	}
-	res.Forks = []Fork{fork}
+	res.Forks = []measured.Fork{fork}
 	res.Env = environmentOf(run.proto)
 	return res, nil
 }
 
 // interpretQuick reads the fork of a worker's run, which must hold every
 // sample opt asks for and, when profiled, the profile's summary.
-func interpretQuick(run *forkRun, opt Options, roots []string, profiled bool) (Fork, error) {
+func interpretQuick(run *forkRun, opt Options, roots []string, profiled bool) (measured.Fork, error) {
 	fork, ferr := interpret(run, opt, roots)
 	if ferr == nil && len(fork.NsPerOp) != opt.SamplesPerFork {
-		ferr = &WorkloadError{Kind: KindProtocol, PID: run.pid,
+		ferr = &measured.WorkloadError{Kind: measured.KindProtocol, PID: run.pid,
 			Message: fmt.Sprintf("the worker reported %d samples, expected %d", len(fork.NsPerOp), opt.SamplesPerFork)}
 	}
 	if ferr == nil && profiled {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
 )
 
 var quickProject struct {
@@ -49,19 +51,19 @@ func copyTreeTo(t *testing.T, name, parent string) string {
 	return dst
 }
 
-func quickRequest(t *testing.T, b *Build, method string, gen string, args ...int64) Request {
+func quickRequest(t *testing.T, b *Build, method string, gen string, args ...int64) measured.Request {
 	t.Helper()
 	specs := []string{method}
 	if gen != "" {
 		specs = append(specs, gen)
 	}
 	rs := resolveAll(t, b, specs...)
-	r := Request{Method: rs[0]}
+	r := measured.Request{Method: rs[0]}
 	if gen != "" {
 		r.Generator = rs[1]
 	}
 	for _, a := range args {
-		r.Args = append(r.Args, IntArg(a))
+		r.Args = append(r.Args, measured.IntArg(a))
 	}
 	return r
 }
@@ -135,9 +137,9 @@ func TestWorkerFailuresRestartIt(t *testing.T) {
 		kind         string
 		line         int
 	}{
-		{"exception", "q.Q#boom", Options{}, KindException, lineOf(t, src, "// BOOM")},
-		{"exit", "q.Q#quit", Options{}, KindExit, 0},
-		{"timeout", "q.Q#spin", Options{ForkTimeout: 1500 * time.Millisecond}, KindTimeout, lineOf(t, src, "// SPIN")},
+		{"exception", "q.Q#boom", Options{}, measured.KindException, lineOf(t, src, "// BOOM")},
+		{"exit", "q.Q#quit", Options{}, measured.KindExit, 0},
+		{"timeout", "q.Q#spin", Options{ForkTimeout: 1500 * time.Millisecond}, measured.KindTimeout, lineOf(t, src, "// SPIN")},
 	}
 	w := NewWorker(context.Background())
 	defer w.Close()
@@ -151,7 +153,7 @@ func TestWorkerFailuresRestartIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var we *WorkloadError
+			var we *measured.WorkloadError
 			if !errors.As(res.Err, &we) || we.Kind != c.kind {
 				t.Fatalf("err = %v, want a %s WorkloadError", res.Err, c.kind)
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/analysis/profile"
@@ -16,7 +18,6 @@ import (
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/server"
 )
 
@@ -57,7 +58,7 @@ func TestGuardCodeActionsInGitTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	actions := &profiledActions{fakeActions: &fakeActions{}, profiles: []*engine.Profiled{{
-		Dir: dir, Method: "p.T#sum(int[])", Workload: "p.T#values(int)", Args: []measure.Arg{measure.IntArg(1000)}, MeasuredAt: at,
+		Dir: dir, Method: "p.T#sum(int[])", Workload: "p.T#values(int)", Args: []measured.Arg{measured.IntArg(1000)}, MeasuredAt: at,
 		Report: &profile.Report{Findings: []profile.Finding{{Kind: profile.FindingAllocation,
 			Location: profile.Location{Method: "p.T#sum", File: "src/p/T.java", Line: 8},
 			Message:  "excessive allocation: 16 kB of boxed values (java.lang.Long) per operation",

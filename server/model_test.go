@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/analysis/model"
 	"github.com/perfls/perfls/internal/lsptest"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/server"
 )
 
@@ -21,10 +22,10 @@ import (
 func TestModelHover(t *testing.T) {
 	var ms []model.Measured
 	for _, n := range []float64{10, 20, 40, 80} {
-		f := measure.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
-		ms = append(ms, model.Measured{N: n, Forks: []measure.Fork{f, f},
+		f := measured.Fork{NsPerOp: []float64{n * n, n * n}, CPUNsPerOp: []float64{n * n, n * n}, Ops: 10}
+		ms = append(ms, model.Measured{N: n, Forks: []measured.Fork{f, f},
 			Profile: &model.CalleeSamples{Total: 1000, ByCallee: map[string]float64{"demo.Demo#pairs(int[])": 940}},
-			Counts:  &measure.CallCounts{Ops: 10, Calls: []measure.CallCount{{Method: "demo.Demo#pairs(int[])", PerOp: 1}}}})
+			Counts:  &measured.CallCounts{Ops: 10, Calls: []measured.CallCount{{Method: "demo.Demo#pairs(int[])", PerOp: 1}}}})
 	}
 	op := model.Extract("demo.Demo#fast(int[])", "demo.Demo#gen(int)", "n", nil, ms)
 	fake := &fakeActions{models: []*model.Model{{Format: model.FormatVersion, CreatedAt: time.Now(), Operations: []model.Operation{op}}}}

@@ -14,6 +14,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/analysis/javasrc"
@@ -21,7 +23,6 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/server/internal/session"
 )
 
@@ -44,7 +45,7 @@ func (s *server) oracleEntries(ctx context.Context, keys []cache.OracleKey, m *j
 	if m == nil || m.Type == nil {
 		return nil
 	}
-	return s.sess.OracleEntries(ctx, keys, measure.MethodSpec{Class: m.Type.BinaryName, Name: m.Name, Params: erased(m)})
+	return s.sess.OracleEntries(ctx, keys, methodspec.Spec{Class: m.Type.BinaryName, Name: m.Name, Params: erased(m)})
 }
 
 // oracleLabel names a calibrated workload briefly: "gen(100)", or "(100)"
@@ -329,7 +330,7 @@ func (s *server) acceptBaseline(ctx context.Context, args OracleArgs) (string, e
 		keys = []cache.OracleKey{*args.Key}
 	} else {
 		for _, k := range s.sess.OracleKeys(ctx) {
-			if !(measure.MethodSpec{Class: args.Class, Name: args.Method, Params: args.Params}).Matches(k.Method) {
+			if !(methodspec.Spec{Class: args.Class, Name: args.Method, Params: args.Params}).Matches(k.Method) {
 				continue
 			}
 			if e, ok := s.sess.OracleEntry(ctx, k); ok && e.Failed() {

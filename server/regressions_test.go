@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/perfls/perfls/analysis/report"
@@ -35,7 +37,7 @@ func TestRegressionHover(t *testing.T) {
 	commits[0] = map[string]string{"Demo.java": lensSource}
 	dir, hashes := fixture.GitProject(t, commits...)
 	put := func(method, commit string, mean float64) {
-		env, _ := json.Marshal(measure.Environment{Commit: commit})
+		env, _ := json.Marshal(measured.Environment{Commit: commit})
 		m := &cache.Measurement{Key: cache.Key{Method: method, Workload: "demo.Demo#gen(int)", Args: "10", Code: commit,
 			Machine: measure.MachineIdentity()}, Environment: env}
 		for _, d := range []float64{-1, 0, 1} {

@@ -7,7 +7,7 @@ import (
 )
 
 // Calibration and classification over 30 forks of the eight metrics the
-// harness reports per sample (measure.Fork.Series), with 1,000 samples per
+// harness reports per sample (measured.Fork.Series), with 1,000 samples per
 // fork (a long run) or 30 (perfls's default, what check classifies).
 func benchRuns(n int) []Run { return benchRunsOf(n, 1000) }
 

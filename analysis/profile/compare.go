@@ -12,8 +12,8 @@ type NotComparable struct {
 	Reason string `json:"reason"`
 }
 
-// Comparison is the outcome of Compare.
-type Comparison struct {
+// Diff is the outcome of Compare.
+type Diff struct {
 	// Comparable is false when the profiles cannot be compared at all
 	// (Reason says why); then there are no findings.
 	Comparable bool
@@ -107,27 +107,27 @@ func deviation(cur, base float64) float64 {
 // Thresholds). A callee missing from a baseline is "not comparable", never a
 // finding; a baseline without samples of the method makes the whole
 // comparison not comparable.
-func Compare(cur *Profile, bases []*Profile, th Thresholds) Comparison {
+func Compare(cur *Profile, bases []*Profile, th Thresholds) Diff {
 	th = th.withDefaults()
 	if cur == nil || len(bases) == 0 {
-		return Comparison{Reason: "no baseline profile"}
+		return Diff{Reason: "no baseline profile"}
 	}
 	cc := cur.callees()
 	if cc.total < float64(th.MinSamples) {
-		return Comparison{Reason: fmt.Sprintf("only %d samples of the method in this profile (fewer than %d)", int64(cc.total), th.MinSamples)}
+		return Diff{Reason: fmt.Sprintf("only %d samples of the method in this profile (fewer than %d)", int64(cc.total), th.MinSamples)}
 	}
 	var bcs []callees
 	var baseNs float64
 	for i, b := range bases {
 		bc := b.callees()
 		if bc.total == 0 {
-			return Comparison{Reason: fmt.Sprintf("baseline %d has no samples of %s", i+1, cur.targetLocation().Method)}
+			return Diff{Reason: fmt.Sprintf("baseline %d has no samples of %s", i+1, cur.targetLocation().Method)}
 		}
 		bcs = append(bcs, bc)
 		baseNs += b.s.NsPerOp()
 	}
 	baseNs /= float64(len(bases))
-	out := Comparison{Comparable: true}
+	out := Diff{Comparable: true}
 
 	out.Findings, out.NotComparable = grownCallees(cc, bcs, th)
 	if f, ok := treasureHunt(cur, cc, bcs, baseNs, th); ok {
@@ -257,7 +257,7 @@ func twoProportionP(x1, n1, x2, n2 float64) float64 {
 
 // AddComparison adds a comparison's findings and not-comparable methods to
 // the report (a comparison that is not comparable at all becomes a note).
-func (r *Report) AddComparison(c Comparison) {
+func (r *Report) AddComparison(c Diff) {
 	if !c.Comparable {
 		if c.Reason != "" {
 			r.Notes = append(r.Notes, "not comparable with the baseline: "+c.Reason)

@@ -29,7 +29,7 @@ var documents = []struct {
 			Methods: []verdict.MethodResult{{Class: "p.C", Method: "m", Instances: []verdict.InstanceResult{{Comparisons: []verdict.ComparisonResult{{Evidence: verdict.Evidence{Ratio: math.NaN()}}}}}}}}
 		return report.WriteJSON(w, report.CheckJSON(c))
 	}},
-	{"measure", report.Measurement{}, func(w io.Writer) error { return report.WriteMeasurementJSON(w, report.Measurement{}) }},
+	{"measure", report.MeasureDocument{}, func(w io.Writer) error { return report.WriteMeasurementJSON(w, report.MeasureDocument{}) }},
 	{"profile", profile.Report{}, func(w io.Writer) error {
 		return report.WriteJSON(w, profile.Report{Findings: []profile.Finding{{Kind: "ramp", Evidence: map[string]any{"growth_over_run": 0.5}}}})
 	}},

@@ -13,10 +13,10 @@ import (
 	"github.com/perfls/perfls/analysis/model"
 )
 
-// Measurement is the JSON document of one measurement (perfls measure
+// MeasureDocument is the JSON document of one measurement (perfls measure
 // --format json, one per line). Its keys are a contract with readers,
 // analysis/dataset among them.
-type Measurement struct {
+type MeasureDocument struct {
 	Method      string          `json:"method"`
 	Workload    string          `json:"workload"`
 	Args        []any           `json:"args"`
@@ -101,8 +101,8 @@ func (f Float) MarshalJSON() ([]byte, error) {
 
 // NewMeasurement is the document of r, a measurement of method on workload
 // ("" without one) with args; r.Err, when set, becomes its error.
-func NewMeasurement(method, workload string, args []measured.Arg, r measured.Result) Measurement {
-	m := Measurement{Method: method, Workload: workload, Args: []any{}, Preliminary: r.Preliminary, Forks: []MeasureFork{}, result: r}
+func NewMeasurement(method, workload string, args []measured.Arg, r measured.Result) MeasureDocument {
+	m := MeasureDocument{Method: method, Workload: workload, Args: []any{}, Preliminary: r.Preliminary, Forks: []MeasureFork{}, result: r}
 	for _, a := range args {
 		if a.IsString {
 			m.Args = append(m.Args, a.Str)
@@ -156,7 +156,7 @@ func failureOf(err error) *MeasureFailure {
 }
 
 // WriteMeasurement writes m as JSON when format is "json", else as text.
-func WriteMeasurement(w io.Writer, format string, m Measurement) error {
+func WriteMeasurement(w io.Writer, format string, m MeasureDocument) error {
 	if format == "json" {
 		return WriteMeasurementJSON(w, m)
 	}
@@ -165,12 +165,12 @@ func WriteMeasurement(w io.Writer, format string, m Measurement) error {
 }
 
 // WriteMeasurementJSON writes m as a document on one line.
-func WriteMeasurementJSON(w io.Writer, m Measurement) error {
+func WriteMeasurementJSON(w io.Writer, m MeasureDocument) error {
 	return writeJSONLine(w, m)
 }
 
 // WriteMeasurementText writes a compact human summary of m.
-func WriteMeasurementText(w io.Writer, m Measurement) {
+func WriteMeasurementText(w io.Writer, m MeasureDocument) {
 	r := m.result
 	s := measured.Summarize(r.Forks)
 	label := "final"

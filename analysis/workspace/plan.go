@@ -41,8 +41,8 @@ type Operand struct {
 	RevisionSpan spl.Span
 }
 
-// Comparison is one comparison of a formula instance, ready to be decided.
-type Comparison struct {
+// PlannedComparison is one comparison of a formula instance, ready to be decided.
+type PlannedComparison struct {
 	Node        *spl.Comparison
 	Text        string // rendered with bound values
 	Left, Right Operand
@@ -52,7 +52,7 @@ type Comparison struct {
 type Instance struct {
 	Formula     *Formula
 	Inst        spl.Instance
-	Comparisons []*Comparison
+	Comparisons []*PlannedComparison
 }
 
 // Label names the binding, e.g. "n=1000"; empty for unquantified formulas.
@@ -82,7 +82,7 @@ func PlanCheck(ix *Index, formulas []*Formula) *Plan {
 		for _, in := range insts {
 			pi := &Instance{Formula: f, Inst: in}
 			for _, c := range spl.Comparisons(in.Body) {
-				pc := &Comparison{Node: c, Text: in.Render(c)}
+				pc := &PlannedComparison{Node: c, Text: in.Render(c)}
 				pc.Left = ix.operand(f, in, c.Left, lambdaSide(c, true))
 				pc.Right = ix.operand(f, in, c.Right, lambdaSide(c, false))
 				for _, o := range []Operand{pc.Left, pc.Right} {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/analysis/verdict"
 	"github.com/perfls/perfls/internal/fixture"
-	"github.com/perfls/perfls/measure"
 )
 
 const oracleJava = `package p;
@@ -85,7 +85,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 		names[m.Metric] = true
 	}
 	if cal.Key["method"] != "p.W#fast(int)" || cal.Model.Runs != 3 || !cal.Model.Provisional || cal.Model.Measure["samples"] != "12" ||
-		!names[measure.MetricHeapUsed] || !names[measure.MetricClasses] || !names[measure.MetricJITMs] || !names[measure.MetricNsPerOp] {
+		!names[measured.MetricHeapUsed] || !names[measured.MetricClasses] || !names[measured.MetricJITMs] || !names[measured.MetricNsPerOp] {
 		t.Errorf("calibration: %+v", cal)
 	}
 	if _, ok := cal.Model.Env["pid"]; ok || cal.Model.Env["java.version"] == "" {
@@ -126,7 +126,7 @@ func TestCalibrateVerifyAcceptCheck(t *testing.T) {
 	}
 	failed := false
 	for _, m := range ver.Metrics {
-		failed = failed || (m.Metric == measure.MetricNsPerOp && m.FailedForks == 1 && m.Above > 0)
+		failed = failed || (m.Metric == measured.MetricNsPerOp && m.FailedForks == 1 && m.Above > 0)
 	}
 	if !failed {
 		t.Errorf("ns_per_op did not fail above its band: %+v", ver.Metrics)

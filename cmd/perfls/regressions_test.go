@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
-	"github.com/perfls/perfls/measure"
 )
 
 // perfls regressions over a stored history with a +50 % step at commit 6
@@ -25,7 +25,7 @@ func TestRegressionsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, h := range hashes {
-		env, _ := json.Marshal(measure.Environment{Commit: h})
+		env, _ := json.Marshal(measured.Environment{Commit: h})
 		x := 1000.0
 		if i >= 6 {
 			x = 1500

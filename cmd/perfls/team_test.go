@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
-	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
 )
 
@@ -72,7 +72,7 @@ func TestHistoryHTMLCommand(t *testing.T) {
 		commit, machine string
 		mean            float64
 	}{{commits[1], "cpu x, 2 cores", 20}, {commits[0], "cpu x, 2 cores", 10}, {commits[0], "cpu y, 8 cores", 7}} {
-		env, _ := json.Marshal(measure.Environment{Commit: r.commit, JavaVendor: "Debian", JavaVersion: "17"})
+		env, _ := json.Marshal(measured.Environment{Commit: r.commit, JavaVendor: "Debian", JavaVersion: "17"})
 		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Workload: "p.A#gen(int)", Args: "10", Code: fmt.Sprint("c", i), Machine: r.machine},
 			Environment: env, CreatedAt: time.Unix(int64(100+i), 0), Forks: []cache.Fork{{NsPerOp: []float64{r.mean - 1, r.mean + 1}}, {NsPerOp: []float64{r.mean}}}}
 		if err := store.Put(ctx, m); err != nil {

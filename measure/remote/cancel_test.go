@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/perfls/perfls/internal/fixture"
@@ -22,7 +25,7 @@ import (
 // answers it at once with the compiler's messages, measuring nothing.
 func brokenParams(t *testing.T, class string) service.Params {
 	proj := writeTree(t, map[string]string{"p/" + class + ".java": "package p; public class " + class + " { int x = ; }"})
-	return service.Params{Project: proj, Items: []service.Item{{Method: measure.MethodSpec{Class: "p." + class, Name: "m"}}},
+	return service.Params{Project: proj, Items: []service.Item{{Method: methodspec.Spec{Class: "p." + class, Name: "m"}}},
 		Options: measure.Options{Forks: 1, SamplesPerFork: 2}}
 }
 
@@ -213,7 +216,7 @@ func TestCancelStopsRunningMeasurement(t *testing.T) {
 	var log logLines
 	startWorker(ctx, t, url, WorkerConfig{Logf: log.logf})
 	proj := writeTree(t, map[string]string{"p/Spin.java": fixture.SpinJava})
-	p := service.Params{Project: proj, Items: []service.Item{{Method: measure.MethodSpec{Class: "p.Spin", Name: "forever"}, Args: []measure.Arg{measure.IntArg(1)}}},
+	p := service.Params{Project: proj, Items: []service.Item{{Method: methodspec.Spec{Class: "p.Spin", Name: "forever"}, Args: []measured.Arg{measured.IntArg(1)}}},
 		Options: measure.Options{Forks: 1, SamplesPerFork: 2, ForkTimeout: 10 * time.Minute}}
 	wctx, interrupt := context.WithCancel(ctx)
 	found := make(chan int, 1)

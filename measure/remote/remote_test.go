@@ -14,12 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/methodspec"
+
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/pgtest"
 	"github.com/perfls/perfls/measure"
 	"github.com/perfls/perfls/measure/service"
-	"github.com/riverqueue/river/rivertype"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -100,7 +103,7 @@ func TestQueueNames(t *testing.T) {
 func TestQueue(t *testing.T) {
 	ctx, url, svc := newQueue(t, "t1", 2*time.Minute)
 	proj := writeTree(t, map[string]string{"p/A.java": "package p; public class A { int x = ; }"})
-	item := service.Item{Method: measure.MethodSpec{Class: "p.A", Name: "m"}}
+	item := service.Item{Method: methodspec.Spec{Class: "p.A", Name: "m"}}
 	p := service.Params{Project: proj, Items: []service.Item{item}, Options: measure.Options{Forks: 1, SamplesPerFork: 2}}
 	j1, err := svc.EnqueueArchive(ctx, p)
 	if err != nil {

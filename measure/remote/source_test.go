@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -62,7 +64,7 @@ func TestJobsFromARepository(t *testing.T) {
 		svc.pool.QueryRow(ctx, "SELECT count(*) FROM perfls_archives").Scan(&n)
 		return n
 	}
-	item := service.Item{Method: measure.MethodSpec{Class: "p.A", Name: "m"}}
+	item := service.Item{Method: methodspec.Spec{Class: "p.A", Name: "m"}}
 	measureSaying := func(sources string) (*service.Response, []string) {
 		t.Helper()
 		var said []string

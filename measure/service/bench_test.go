@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // BenchmarkDaemonCachedRoundTrip times a client request that the daemon
@@ -28,9 +29,9 @@ func BenchmarkDaemonCachedRoundTrip(b *testing.B) {
 	dir := b.TempDir()
 	writeProject(b, dir)
 	p := Params{Project: dir, Options: quick(), Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(2000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(2000)},
 	}}}
 	c, err := Dial(context.Background(), cacheDir)
 	if err != nil {

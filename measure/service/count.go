@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
 )
@@ -17,7 +18,7 @@ import (
 // kind KindCount, so that they are counted again only when the code
 // changes.
 
-// KindCount is the kind of stored invocation counts (measure.CallCounts).
+// KindCount is the kind of stored invocation counts (measured.CallCounts).
 const KindCount = "count"
 
 // countFromCache fills out.Counts from stored counts of key for the same
@@ -30,7 +31,7 @@ func (l *Local) countFromCache(ctx context.Context, key cache.Key, out *ItemResu
 	if err != nil || cp == nil || stale {
 		return false
 	}
-	var c measure.CallCounts
+	var c measured.CallCounts
 	if err := json.Unmarshal(cp.Summary, &c); err != nil || c.Ops <= 0 {
 		return false
 	}
@@ -42,7 +43,7 @@ func (l *Local) countFromCache(ctx context.Context, key cache.Key, out *ItemResu
 // countItem runs one counting fork of req through the scheduler and stores
 // its counts; opt are the request's options as given (their zero fields
 // take measure.CountDefaults' values, not a timing fork's).
-func (l *Local) countItem(ctx context.Context, p Params, proj *measure.Project, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
+func (l *Local) countItem(ctx context.Context, p Params, proj *measure.Project, build *measure.Build, req measured.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
 	run := func(ctx context.Context, emit func(Progress)) (any, error) {
 		emit(Progress{Message: "counting fork of " + req.Key(), Fork: 1, Of: 1})
 		return measure.CountCalls(ctx, proj, build, req, opt)
@@ -53,7 +54,7 @@ func (l *Local) countItem(ctx context.Context, p Params, proj *measure.Project, 
 		out.fail(err)
 		return
 	}
-	out.Counts = v.(*measure.CallCounts)
+	out.Counts = v.(*measured.CallCounts)
 	if l.store == nil {
 		return
 	}

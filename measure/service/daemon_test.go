@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -127,9 +129,9 @@ func TestClientsShareMeasurementsThroughDaemon(t *testing.T) {
 	startDaemon(t, cacheDir)
 	dir := project(t)
 	p := Params{Project: dir, Options: quick(), Priority: Interactive, Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(2000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(2000)},
 	}}}
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -205,9 +207,9 @@ func TestDisconnectCancelsTheWork(t *testing.T) {
 	d := startDaemon(t, cacheDir)
 	dir := project(t)
 	p := Params{Project: dir, Options: quick(), Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "sleepy"},
-		Args:      []measure.Arg{measure.IntArg(1)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "sleepy"},
+		Args:      []measured.Arg{measured.IntArg(1)},
 	}}}
 	c, err := Dial(context.Background(), cacheDir)
 	if err != nil {
@@ -293,7 +295,7 @@ func TestDaemonRejectsProjectItCannotPlace(t *testing.T) {
 		err := c.call(context.Background(), methodMeasure, struct {
 			Params
 			Token string `json:"token"`
-		}{Params: Params{Project: project, Items: []Item{{Method: measure.MethodSpec{Class: "w.Work", Name: "spin"}}}}}, &resp, nil)
+		}{Params: Params{Project: project, Items: []Item{{Method: methodspec.Spec{Class: "w.Work", Name: "spin"}}}}}, &resp, nil)
 		if err == nil || !strings.Contains(err.Error(), "project directory") {
 			t.Errorf("project %q: %v %+v, want a refusal naming the project directory", project, err, resp)
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -29,8 +31,8 @@ func TestTheKeyHoldsDependenciesAndSettings(t *testing.T) {
 	os.MkdirAll(filepath.Dir(version), 0o755)
 	os.WriteFile(version, []byte("2.0.0"), 0o644)
 	os.WriteFile(filepath.Join(dir, "perfls.json"), []byte(`{"classpath": ["lib"]}`), 0o644)
-	item := Item{Method: measure.MethodSpec{Class: "w.Work", Name: "spin"}, Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args: []measure.Arg{measure.IntArg(100)}}
+	item := Item{Method: methodspec.Spec{Class: "w.Work", Name: "spin"}, Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args: []measured.Arg{measured.IntArg(100)}}
 	cached := func(opt measure.Options) bool {
 		t.Helper()
 		r, err := local.Measure(ctx, Params{Project: dir, Options: opt, Items: []Item{item}}, nil)

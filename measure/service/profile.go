@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/analysis/profile"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/measure"
@@ -45,7 +46,7 @@ func (l *Local) profileFromCache(ctx context.Context, key cache.Key, out *ItemRe
 // measures: it does not overlap a fork, and an interactive request gets the
 // next turn. The summary goes into out.PreliminaryProfile; it is never
 // cached.
-func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
+func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build, req measured.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) {
 	if p.QuickOptions != nil {
 		opt = *p.QuickOptions
 	}
@@ -60,7 +61,7 @@ func (l *Local) profileQuick(ctx context.Context, p Params, build *measure.Build
 
 // profileItem runs one profiled fork of req through the scheduler and
 // stores its summary.
-func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
+func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build, req measured.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
 	run := func(ctx context.Context, emit func(Progress)) (any, error) {
 		prof, err := measure.ProfileJVMArgs(ctx, opt.Java, l.cacheDir)
 		if err != nil {
@@ -69,7 +70,7 @@ func (l *Local) profileItem(ctx context.Context, p Params, build *measure.Build,
 		one := opt
 		one.Forks, one.Profile = 1, true
 		one.JVMArgs = append(prof, slices.Clone(opt.JVMArgs)...)
-		results, err := measure.Measure(ctx, build, []measure.Request{req}, one, func(e measure.Event) {
+		results, err := measure.Measure(ctx, build, []measured.Request{req}, one, func(e measure.Event) {
 			if e.Fork == 0 {
 				return
 			}

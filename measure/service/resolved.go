@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
 	"github.com/perfls/perfls/internal/atomicfile"
-	"github.com/perfls/perfls/measure"
 )
 
 // Resolutions outlive the process. A command run without the daemon
@@ -29,8 +29,8 @@ const (
 var resolverRuns atomic.Int64
 
 type resolvedEntry struct {
-	Resolved measure.Resolved `json:"resolved"`
-	At       time.Time        `json:"at"`
+	Resolved measured.Resolved `json:"resolved"`
+	At       time.Time         `json:"at"`
 }
 
 // loadResolved reads the resolutions file of cacheDir; a missing or
@@ -50,7 +50,7 @@ func loadResolved(cacheDir string) map[string]resolvedEntry {
 // saveResolved adds entries to the resolutions file of cacheDir, keeping
 // the resolvedMax most recent. Errors are ignored: the file only saves
 // time.
-func saveResolved(cacheDir string, entries map[string]measure.Resolved) {
+func saveResolved(cacheDir string, entries map[string]measured.Resolved) {
 	if cacheDir == "" || len(entries) == 0 {
 		return
 	}

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 )
 
 // TestHelperDaemon is not a test: it is the daemon process that
@@ -65,9 +66,9 @@ func TestClientRetriesOnRestartedDaemon(t *testing.T) {
 		}
 	}
 	p := Params{Project: project(t), Options: quick(), Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(2000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(2000)},
 	}}}
 	type result struct {
 		resp *Response
@@ -134,9 +135,9 @@ func TestClientRetriesOnStoppedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Params{Project: project(t), Options: quick(), Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(3000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(3000)},
 	}}}
 	type result struct {
 		resp *Response

@@ -18,6 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
+
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/perfls/perfls/analysis/profile"
@@ -28,9 +31,9 @@ import (
 
 // Item is one measurement wanted: a method run on a generator's inputs.
 type Item struct {
-	Method    measure.MethodSpec `json:"method"`
-	Generator measure.MethodSpec `json:"generator"`
-	Args      []measure.Arg      `json:"args"`
+	Method    methodspec.Spec `json:"method"`
+	Generator methodspec.Spec `json:"generator"`
+	Args      []measured.Arg  `json:"args"`
 }
 
 // Params is a measurement request for one project.
@@ -89,13 +92,13 @@ const (
 
 // ItemResult is the outcome of one Item, in the same order as Params.Items.
 type ItemResult struct {
-	Method   string                 `json:"method"`   // resolved, e.g. p.C#m(int[])
-	Workload string                 `json:"workload"` // resolved generator
-	Args     []measure.Arg          `json:"args"`
-	Forks    []measure.Fork         `json:"forks"`
-	Env      measure.Environment    `json:"environment"`
-	Error    string                 `json:"error,omitempty"`   // the measurement failed
-	Failure  *measure.WorkloadError `json:"failure,omitempty"` // where and how, when the workload failed
+	Method   string                  `json:"method"`   // resolved, e.g. p.C#m(int[])
+	Workload string                  `json:"workload"` // resolved generator
+	Args     []measured.Arg          `json:"args"`
+	Forks    []measured.Fork         `json:"forks"`
+	Env      measured.Environment    `json:"environment"`
+	Error    string                  `json:"error,omitempty"`   // the measurement failed
+	Failure  *measured.WorkloadError `json:"failure,omitempty"` // where and how, when the workload failed
 	// History holds the fork means of earlier measurements with the same
 	// key (same code, JVM and machine): the run history that lets the
 	// parametric interpretation estimate between-run variance.
@@ -114,14 +117,14 @@ type ItemResult struct {
 	// feeds a verdict.
 	PreliminaryProfile *profile.Summary `json:"preliminary_profile,omitempty"`
 	// Counts are the counting fork's invocation counts (Params.Count).
-	Counts *measure.CallCounts `json:"counts,omitempty"`
+	Counts *measured.CallCounts `json:"counts,omitempty"`
 }
 
 // fail records that the measurement failed with err, and where and how
 // when the workload failed.
 func (out *ItemResult) fail(err error) {
 	out.Error = err.Error()
-	var we *measure.WorkloadError
+	var we *measured.WorkloadError
 	if errors.As(err, &we) {
 		out.Failure = we
 	}
@@ -129,14 +132,14 @@ func (out *ItemResult) fail(err error) {
 
 // Preliminary is a quick-phase figure: one run in the warm worker JVM.
 type Preliminary struct {
-	Fork measure.Fork        `json:"fork"`
-	Env  measure.Environment `json:"environment"`
+	Fork measured.Fork        `json:"fork"`
+	Env  measured.Environment `json:"environment"`
 }
 
 // Response answers Params.
 type Response struct {
-	Items         []ItemResult              `json:"items"`
-	CompileErrors []measure.CompilerMessage `json:"compile_errors,omitempty"` // the project did not compile
+	Items         []ItemResult               `json:"items"`
+	CompileErrors []measured.CompilerMessage `json:"compile_errors,omitempty"` // the project did not compile
 	// CompileHint says what likely made it fail and what fixes it (a
 	// missing dependency, code older than the JDK); also a notice.
 	CompileHint string   `json:"compile_hint,omitempty"`
@@ -184,7 +187,7 @@ type Local struct {
 	// answers starts no JVM; nil until first read from the cache
 	// directory (resolved.go).
 	resolvedMu sync.Mutex
-	resolved   map[string]measure.Resolved
+	resolved   map[string]measured.Resolved
 }
 
 // NewLocal starts a scheduler running concurrency measurements at once (1
@@ -356,11 +359,11 @@ type batch struct {
 
 // distinctSpecs lists every distinct method and generator of items once,
 // with each one's index in the list by its string.
-func distinctSpecs(items []Item) ([]measure.MethodSpec, map[string]int) {
-	var specs []measure.MethodSpec
+func distinctSpecs(items []Item) ([]methodspec.Spec, map[string]int) {
+	var specs []methodspec.Spec
 	index := map[string]int{}
 	for _, it := range items {
-		for _, s := range []measure.MethodSpec{it.Method, it.Generator} {
+		for _, s := range []methodspec.Spec{it.Method, it.Generator} {
 			if s.Class == "" {
 				continue // no generator: the method takes the literal arguments
 			}
@@ -375,9 +378,9 @@ func distinctSpecs(items []Item) ([]measure.MethodSpec, map[string]int) {
 
 // itemRequest is the request of it from the resolved methods and
 // generators, or why they could not be resolved.
-func itemRequest(it Item, index map[string]int, resolved []measure.Resolved, errs []error) (measure.Request, error) {
+func itemRequest(it Item, index map[string]int, resolved []measured.Resolved, errs []error) (measured.Request, error) {
 	mi := index[it.Method.String()]
-	req := measure.Request{Method: resolved[mi], Args: it.Args}
+	req := measured.Request{Method: resolved[mi], Args: it.Args}
 	err := errs[mi]
 	if it.Generator.Class != "" {
 		gi := index[it.Generator.String()]
@@ -421,7 +424,7 @@ func (l *Local) measureItems(ctx context.Context, b *batch, resp *Response) erro
 			if n := loopMisses(b.build, req); n != "" {
 				b.warn(n)
 			}
-			req = measure.Request{Method: req.Generator, Args: req.Args}
+			req = measured.Request{Method: req.Generator, Args: req.Args}
 		}
 		key, err := l.key(b.build, req, b.opt, jvm)
 		if err != nil {
@@ -454,7 +457,7 @@ func (l *Local) measureItems(ctx context.Context, b *batch, resp *Response) erro
 
 // startItem answers out from the cache where it can, else starts measuring
 // req in b's goroutines: call counts, a profile or timings, as b asks.
-func (l *Local) startItem(ctx context.Context, b *batch, req measure.Request, key cache.Key, out *ItemResult) {
+func (l *Local) startItem(ctx context.Context, b *batch, req measured.Request, key cache.Key, out *ItemResult) {
 	p, build, opt, progress, warn := b.p, b.build, b.opt, b.progress, b.warn
 	if p.Count {
 		if !p.Fresh && l.countFromCache(ctx, key, out) {
@@ -516,7 +519,7 @@ func (l *Local) startItem(ctx context.Context, b *batch, req measure.Request, ke
 
 // loopMisses says when the workload loop of req cannot reach the class of
 // the method it stands for: its figure would not be that method's.
-func loopMisses(b *measure.Build, req measure.Request) string {
+func loopMisses(b *measure.Build, req measured.Request) string {
 	_, covered, err := cache.Fingerprint(classDirs(b), []string{req.Generator.Class})
 	if err != nil || slices.Contains(covered, req.Method.Class) {
 		return ""
@@ -528,7 +531,7 @@ func loopMisses(b *measure.Build, req measure.Request) string {
 }
 
 // key builds the cache key of req (DESIGN §7).
-func (l *Local) key(b *measure.Build, req measure.Request, opt measure.Options, jvm string) (cache.Key, error) {
+func (l *Local) key(b *measure.Build, req measured.Request, opt measure.Options, jvm string) (cache.Key, error) {
 	roots := []string{req.Method.Class}
 	if !req.Generator.IsZero() {
 		roots = append(roots, req.Generator.Class)
@@ -600,13 +603,13 @@ func fillFromCache(out *ItemResult, m *cache.Measurement) {
 // one call, so a disturbance of the machine spreads over all of them. Every
 // step is a fresh JVM; its harness is compiled once and then found in the
 // harness cache by content.
-func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
+func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build, req measured.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress), warn func(string)) {
 	one := opt
 	one.Forks = 1
-	var acc measure.Result // the forks so far; owned by the job's steps, which never overlap
+	var acc measured.Result // the forks so far; owned by the job's steps, which never overlap
 	step := func(ctx context.Context, emit func(Progress)) (any, bool, error) {
 		f := len(acc.Forks) + 1
-		results, err := measure.Measure(ctx, build, []measure.Request{req}, one, func(e measure.Event) {
+		results, err := measure.Measure(ctx, build, []measured.Request{req}, one, func(e measure.Event) {
 			if e.Fork == 0 {
 				return // the request failed before its fork: reported below
 			}
@@ -634,7 +637,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 			// the forks that succeeded and the failure, numbered as the fork
 			// it was.
 			acc.Err = res.Err
-			if we := (*measure.WorkloadError)(nil); errors.As(res.Err, &we) {
+			if we := (*measured.WorkloadError)(nil); errors.As(res.Err, &we) {
 				acc.Err = fmt.Errorf("measure %s (fork %d of %d): %w", req.Key(), f, opt.Forks, we)
 			}
 			return storedResult{Result: acc, at: time.Now()}, true, nil
@@ -670,7 +673,7 @@ func (l *Local) measureItem(ctx context.Context, p Params, build *measure.Build,
 // save stores a finished measurement, keeps the cache within its size
 // limit, and reports (through emit and the result's warnings) what failed:
 // the measurement is returned either way.
-func (l *Local) save(ctx context.Context, key cache.Key, acc measure.Result, label, tree string, emit func(Progress)) storedResult {
+func (l *Local) save(ctx context.Context, key cache.Key, acc measured.Result, label, tree string, emit func(Progress)) storedResult {
 	if l.store == nil {
 		return storedResult{Result: acc, at: time.Now()}
 	}
@@ -702,7 +705,7 @@ func (l *Local) save(ctx context.Context, key cache.Key, acc measure.Result, lab
 // after the fork that is running. The figure goes into out.Preliminary and
 // to progress; it is never cached. It reports whether the forks should
 // follow: not when the workload failed (they would fail the same way).
-func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build, req measure.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) bool {
+func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build, req measured.Request, key cache.Key, opt measure.Options, out *ItemResult, progress func(Progress)) bool {
 	run := func(ctx context.Context, emit func(Progress)) (any, error) {
 		r, err := l.worker.Measure(ctx, build, req, opt)
 		if err != nil {
@@ -722,16 +725,16 @@ func (l *Local) measureQuick(ctx context.Context, p Params, build *measure.Build
 	return ok
 }
 
-// runResult runs a job that returns a measure.Result (one run in the worker
+// runResult runs a job that returns a measured.Result (one run in the worker
 // or one fork) through the scheduler and records in out when it ended and
 // how it failed; ok is false when it failed.
-func (l *Local) runResult(ctx context.Context, p Params, id, label string, run JobFunc, progress func(Progress), out *ItemResult) (measure.Result, bool) {
+func (l *Local) runResult(ctx context.Context, p Params, id, label string, run JobFunc, progress func(Progress), out *ItemResult) (measured.Result, bool) {
 	v, err := l.sched.Do(ctx, id, label, p.Priority, p.Budget, run, progress)
 	if err != nil {
 		out.Error = err.Error()
-		return measure.Result{}, false
+		return measured.Result{}, false
 	}
-	r := v.(measure.Result)
+	r := v.(measured.Result)
 	out.MeasuredAt = time.Now()
 	if r.Err != nil {
 		out.fail(r.Err)
@@ -765,13 +768,13 @@ func (l *Local) addHistory(ctx context.Context, key cache.Key, out *ItemResult, 
 }
 
 type storedResult struct {
-	measure.Result
+	measured.Result
 	id       int64
 	at       time.Time
 	warnings []string // e.g. the result could not be saved
 }
 
-func toCache(key cache.Key, res measure.Result) *cache.Measurement {
+func toCache(key cache.Key, res measured.Result) *cache.Measurement {
 	env, _ := json.Marshal(res.Env)
 	m := &cache.Measurement{Key: key, Environment: env}
 	for _, f := range res.Forks {
@@ -853,19 +856,19 @@ func dependencies(b *measure.Build) []string {
 // resolve resolves specs, starting the resolver JVM only for those not
 // resolved before against the same class file, dependencies and JVM, by
 // this process or, through the cache directory, another.
-func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []measure.MethodSpec, jvm string) ([]measure.Resolved, []error, error) {
-	out := make([]measure.Resolved, len(specs))
+func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []methodspec.Spec, jvm string) ([]measured.Resolved, []error, error) {
+	out := make([]measured.Resolved, len(specs))
 	errs := make([]error, len(specs))
 	keys := make([]string, len(specs))
 	deps, err := measure.ClasspathDigest(dependencies(b))
 	if err != nil {
 		return nil, nil, err
 	}
-	var missing []measure.MethodSpec
+	var missing []methodspec.Spec
 	var missingAt []int
 	l.resolvedMu.Lock()
 	if l.resolved == nil {
-		l.resolved = map[string]measure.Resolved{}
+		l.resolved = map[string]measured.Resolved{}
 		for k, e := range loadResolved(l.cacheDir) {
 			l.resolved[k] = e.Resolved
 		}
@@ -895,7 +898,7 @@ func (l *Local) resolve(ctx context.Context, b *measure.Build, specs []measure.M
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	found := map[string]measure.Resolved{}
+	found := map[string]measured.Resolved{}
 	l.resolvedMu.Lock()
 	for j, i := range missingAt {
 		out[i], errs[i] = rs[j], rerrs[j]

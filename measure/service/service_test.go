@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 )
 
 // Items measured together take turns fork by fork, as measure.Measure does,
@@ -29,9 +30,9 @@ func TestItemsInterleaveForks(t *testing.T) {
 	defer local.Close()
 	item := func(n int64) Item {
 		return Item{
-			Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-			Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-			Args:      []measure.Arg{measure.IntArg(n)},
+			Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+			Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+			Args:      []measured.Arg{measured.IntArg(n)},
 		}
 	}
 	p := Params{Project: project(t), Options: quick(), Priority: Batch, Items: []Item{item(1000), item(3000)}}
@@ -83,9 +84,9 @@ func TestQuickPhaseFromTheWarmWorker(t *testing.T) {
 	local := NewLocal(ctx, dir, openStore(t, dir), 1)
 	defer local.Close()
 	item := Item{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(1000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(1000)},
 	}
 	p := Params{Project: project(t), Options: quick(), Priority: Interactive, Items: []Item{item}, Phase: PhaseBoth}
 	var events []string
@@ -112,7 +113,7 @@ func TestQuickPhaseFromTheWarmWorker(t *testing.T) {
 		t.Fatal("no worker JVM kept after the quick phase")
 	}
 
-	p.Phase, p.Items[0].Args = PhaseQuick, []measure.Arg{measure.IntArg(2000)}
+	p.Phase, p.Items[0].Args = PhaseQuick, []measured.Arg{measured.IntArg(2000)}
 	r, err = local.Measure(ctx, p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +154,8 @@ func TestResolutionsOutliveTheService(t *testing.T) {
 	dir := t.TempDir()
 	store := openStore(t, dir)
 	p := Params{Project: project(t), Options: quick(), Priority: Batch, Items: []Item{{
-		Method: measure.MethodSpec{Class: "w.Work", Name: "spin"}, Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args: []measure.Arg{measure.IntArg(1000)}}}}
+		Method: methodspec.Spec{Class: "w.Work", Name: "spin"}, Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args: []measured.Arg{measured.IntArg(1000)}}}}
 	runs := resolverRuns.Load()
 	for i := range 2 {
 		local := NewLocal(ctx, dir, store, 1)
@@ -186,14 +187,14 @@ func TestResolutionsOutliveTheService(t *testing.T) {
 
 func TestSaveResolvedKeepsTheNewest(t *testing.T) {
 	dir := t.TempDir()
-	old := map[string]measure.Resolved{}
+	old := map[string]measured.Resolved{}
 	for i := range resolvedMax {
-		old["old"+strconv.Itoa(i)] = measure.Resolved{Class: "a.B", Name: "m"}
+		old["old"+strconv.Itoa(i)] = measured.Resolved{Class: "a.B", Name: "m"}
 	}
 	saveResolved(dir, old)
 	for i := range 10 {
 		time.Sleep(time.Millisecond) // a later write time than the old ones'
-		saveResolved(dir, map[string]measure.Resolved{"new" + strconv.Itoa(i): {Class: "a.B", Name: "n"}})
+		saveResolved(dir, map[string]measured.Resolved{"new" + strconv.Itoa(i): {Class: "a.B", Name: "n"}})
 	}
 	all := loadResolved(dir)
 	if len(all) != resolvedMax {

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 )
 
 // TestCorruptCacheIsReplacedAndFailedSavesReported: random bytes over page
@@ -63,9 +64,9 @@ func TestCorruptCacheIsReplacedAndFailedSavesReported(t *testing.T) {
 	local := NewLocal(ctx, cacheDir, store, 1)
 	defer local.Close()
 	p := Params{Project: project(t), Options: quick(), Priority: Batch, Items: []Item{{
-		Method:    measure.MethodSpec{Class: "w.Work", Name: "spin"},
-		Generator: measure.MethodSpec{Class: "w.Work", Name: "gen"},
-		Args:      []measure.Arg{measure.IntArg(1000)},
+		Method:    methodspec.Spec{Class: "w.Work", Name: "spin"},
+		Generator: methodspec.Spec{Class: "w.Work", Name: "gen"},
+		Args:      []measured.Arg{measured.IntArg(1000)},
 	}}}
 	r, err := local.Measure(ctx, p, nil)
 	if err != nil {

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/perfls/perfls/analysis/methodspec"
 	"github.com/perfls/perfls/analysis/oracle"
 	"github.com/perfls/perfls/cache"
-	"github.com/perfls/perfls/measure"
 )
 
 // OracleEntry is one calibrated workload of a method with its model and
@@ -96,7 +96,7 @@ func (s *Session) OracleKeys(ctx context.Context) []cache.OracleKey {
 
 // OracleEntries reads the models and latest results of the calibrated
 // workloads among keys of the method spec names.
-func (s *Session) OracleEntries(ctx context.Context, keys []cache.OracleKey, spec measure.MethodSpec) []OracleEntry {
+func (s *Session) OracleEntries(ctx context.Context, keys []cache.OracleKey, spec methodspec.Spec) []OracleEntry {
 	c := &s.oracle
 	var out []OracleEntry
 	for _, k := range keys {
