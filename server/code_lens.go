@@ -167,14 +167,17 @@ func measurementFigure(m verdict.Measurement) string {
 
 // measurementText names the workload too: "lookups(10000): 12.3 µs/op ±1.1 %".
 func measurementText(m verdict.Measurement) string {
+	return workloadCall(m) + ": " + measurementFigure(m)
+}
+
+// workloadCall names what a measurement ran: the generator's simple name
+// with the arguments, "lookups(100000)".
+func workloadCall(m verdict.Measurement) string {
 	w := m.Workload
 	if i := strings.LastIndexAny(w, "#."); i >= 0 {
 		w = w[i+1:]
 	}
-	if w == "" {
-		return fmt.Sprintf("(%s): %s", m.Args, measurementFigure(m))
-	}
-	return fmt.Sprintf("%s(%s): %s", w, m.Args, measurementFigure(m))
+	return w + "(" + m.Args + ")"
 }
 
 func erased(m *javasrc.Method) []string {

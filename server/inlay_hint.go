@@ -101,13 +101,18 @@ func latestFigure(ms []verdict.Measurement, stale bool) (editor.Figure, string, 
 	}
 	last := ms[0]
 	var tip strings.Builder
+	several := false
 	for _, m := range ms {
 		if !m.MeasuredAt.Before(last.MeasuredAt) {
 			last = m
 		}
+		several = several || m.Workload != ms[0].Workload || m.Args != ms[0].Args
 		tip.WriteString("- " + measurementText(m) + "\n")
 	}
 	fig := editor.Figure{Mean: last.MeanNs, Unit: "ns", Stale: stale}
+	if several {
+		fig.On = workloadCall(last)
+	}
 	if last.MeanNs > 0 && last.CIHighNs > last.CILowNs {
 		fig.Relative = (last.CIHighNs - last.CILowNs) / 2 / last.MeanNs
 	}

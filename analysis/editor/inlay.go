@@ -30,6 +30,10 @@ type Figure struct {
 	Relative float64
 	// Stale: measured on another version of the method's source.
 	Stale bool
+	// On names the workload and arguments, e.g. "lookups(100000)", when
+	// the method was measured on several: a figure alone would not say
+	// which it is. "" for a method measured on one.
+	On string
 }
 
 // staleMark ends the label of a figure or outcome measured on source that
@@ -37,7 +41,8 @@ type Figure struct {
 const staleMark = " (stale)"
 
 // FigureLabel renders a figure as "≈ 1.43 µs ± 2 %"; "≈ 1.43 µs" without
-// an interval, "(stale)" appended when stale.
+// an interval, "on gen(1000)" appended when the method has several
+// workloads, "(stale)" when stale.
 func FigureLabel(fig Figure) string {
 	s := "≈ " + report.Figure(fig.Mean, fig.Unit)
 	if r := fig.Relative * 100; r > 0 && !math.IsInf(r, 0) {
@@ -46,6 +51,9 @@ func FigureLabel(fig Figure) string {
 			prec = 1 // "± 0.4 %": rounding to "± 0 %" would claim an exact figure
 		}
 		s += " ± " + strconv.FormatFloat(r, 'f', prec, 64) + " %"
+	}
+	if fig.On != "" {
+		s += " on " + fig.On
 	}
 	if fig.Stale {
 		s += staleMark

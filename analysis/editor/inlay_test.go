@@ -16,6 +16,7 @@ func TestFigureLabel(t *testing.T) {
 	}{
 		{Figure{Mean: 1432, Unit: "ns", Relative: 0.02}, "≈ 1.43 µs ± 2 %"},
 		{Figure{Mean: 1432, Unit: "ns", Relative: 0.024, Stale: true}, "≈ 1.43 µs ± 2 % (stale)"},
+		{Figure{Mean: 20.9, Unit: "ns", Relative: 0.03, On: "lookups(100000)", Stale: true}, "≈ 20.9 ns ± 3 % on lookups(100000) (stale)"},
 		{Figure{Mean: 18.2, Unit: "ns", Relative: 0.004}, "≈ 18.2 ns ± 0.4 %"},
 		{Figure{Mean: 4.5e6, Unit: "ns"}, "≈ 4.50 ms"},
 		{Figure{Mean: 4.5e6, Unit: "ns", Relative: math.NaN()}, "≈ 4.50 ms"},
