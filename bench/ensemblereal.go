@@ -321,13 +321,16 @@ type realTruth struct {
 }
 
 type truthCounter struct {
-	Counter  string  `json:"counter"`
-	OldMean  float64 `json:"old_mean"`
-	NewMean  float64 `json:"new_mean"`
-	Change   float64 `json:"change"` // new/old − 1; ±Inf from 0
-	P        float64 `json:"p"`
-	Expected bool    `json:"expected"`
-	Excluded bool    `json:"excluded,omitempty"` // samplingOnly
+	Counter string  `json:"counter"`
+	OldMean float64 `json:"old_mean"`
+	NewMean float64 `json:"new_mean"`
+	Change  float64 `json:"-"` // new/old − 1; ±Inf from 0
+	// ChangeJSON is Change in truth.json: null when infinite (JSON has
+	// no infinity).
+	ChangeJSON *float64 `json:"change"`
+	P          float64  `json:"p"`
+	Expected   bool     `json:"expected"`
+	Excluded   bool     `json:"excluded,omitempty"` // samplingOnly
 }
 
 // copyCache makes dir a copy of the history's cache directory hist (its
@@ -392,6 +395,9 @@ func (r realRunner) groundTruth(c realCase, hist, dir string) (realTruth, error)
 		}
 		if w, err := stats.Welch(sn, so); err == nil {
 			tc.P = w.PTwoSided
+		}
+		if !math.IsInf(tc.Change, 0) {
+			tc.ChangeJSON = &tc.Change
 		}
 		tc.Excluded = slices.Contains(samplingOnly, name)
 		tc.Expected = !tc.Excluded && math.Abs(tc.Change) >= truthChange && tc.P < truthAlpha
