@@ -162,6 +162,7 @@ func ensembleRealBench(args []string) error {
 	ncases := fl.Int("cases", 16, "cases per history (the first N of the 16; fewer for a smoke run)")
 	jdk := fl.String("jdk25", "", "JAVA_HOME of a JDK 25 (default: $JDK25_HOME, /tmp/jdk25/home, or one under /usr/lib/jvm; bench/jdk-trixie.sh DIR makes one)")
 	reuse := fl.Bool("reuse", false, "score the runs kept in -work DIR again (with a rebuilt perfls) without measuring")
+	aa := fl.Bool("aa", false, "also run each fault-free case's A/A (the old code on both sides): how often the ground truth's rule calls an unchanged counter moved (with -reuse: measured where -work DIR has none)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func ensembleRealBench(args []string) error {
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/perfls").CombinedOutput(); err != nil {
 		return fmt.Errorf("build perfls: %v\n%s", err, out)
 	}
-	r := realRunner{bin: bin, jdk25: home, forks: *forks, samples: *samples, abForks: *abForks, reuse: *reuse}
+	r := realRunner{bin: bin, jdk25: home, forks: *forks, samples: *samples, abForks: *abForks, reuse: *reuse, aa: *aa}
 	fmt.Printf("== ensemble-real: %d histories of %d results, %d cases each, %d forks × %d samples a result, A/B %d + %d forks (p.W#work(20000), JDK 25 %s); load %s",
 		*histories, len(realHistory), *ncases, *forks, *samples, *abForks, *abForks, home, loadAverage())
 	var rows []realRow
@@ -270,6 +271,7 @@ type realRunner struct {
 	samples    int
 	abForks    int
 	reuse      bool // measure nothing: the cache directories hold the runs
+	aa         bool // an A/A run for each fault-free case (groundTruth)
 }
 
 // measure measures code in environment e with forks forks into cacheDir;
@@ -318,6 +320,8 @@ type realTruth struct {
 	Counters []truthCounter `json:"counters"`
 	Expected []string       `json:"expected"`
 	Note     string         `json:"note,omitempty"`
+	// AA: a fault-free case's A/A run (-aa), which fixes nothing.
+	AA *realTruth `json:"aa,omitempty"`
 }
 
 type truthCounter struct {
@@ -354,21 +358,43 @@ func (r realRunner) copyCache(hist, dir string) error {
 // measured: for a faulty case, abForks single-fork results of the old and
 // of the new code, alternating (old first), in c's environment, kept in
 // dir/ab-cache (a copy of the history's cache hist, whose results are
-// left out); written to dir/truth.json.
+// left out); written to dir/truth.json. A fault-free case expects nothing;
+// with -aa it also gets the same run with the old code on both sides
+// (dir/aa-cache, dir/aa.json): what the rule would call moved there is
+// the ground truth's own false alarms.
 func (r realRunner) groundTruth(c realCase, hist, dir string) (realTruth, error) {
 	if !c.faulty() {
-		return realTruth{Expected: []string{}, Note: "fault-free: the code is unchanged, nothing expected by construction (no A/B run)"}, nil
+		t := realTruth{Expected: []string{}, Note: "fault-free: the code is unchanged, nothing expected by construction"}
+		if r.aa {
+			aa, err := r.abTruth(c.env, codeBase, hist, dir, "aa")
+			if err != nil {
+				return t, err
+			}
+			t.AA = &aa
+		}
+		return t, nil
 	}
-	ab := filepath.Join(dir, "ab-cache")
-	if err := r.copyCache(hist, ab); err != nil {
-		return realTruth{}, err
-	}
-	if !r.reuse {
+	return r.abTruth(c.env, c.code, hist, dir, "ab")
+}
+
+// abTruth runs (or, with -reuse, reads) the alternating run of codeBase
+// and code in env, in dir/NAME-cache, and applies the ground truth's rule
+// to its fork means; written to dir/NAME.json (truth.json for "ab").
+func (r realRunner) abTruth(env realEnv, code realCode, hist, dir, name string) (realTruth, error) {
+	ab := filepath.Join(dir, name+"-cache")
+	_, err := os.Stat(ab)
+	measure := !r.reuse || (name == "aa" && errors.Is(err, os.ErrNotExist))
+	if measure {
+		rr := r
+		rr.reuse = false
+		if err := rr.copyCache(hist, ab); err != nil {
+			return realTruth{}, err
+		}
 		for i := 0; i < r.abForks; i++ {
-			if err := r.measureForks(ab, filepath.Join(dir, "proj-old"), c.env, codeBase, 1); err != nil {
+			if err := rr.measureForks(ab, filepath.Join(dir, "proj-old"), env, codeBase, 1); err != nil {
 				return realTruth{}, err
 			}
-			if err := r.measureForks(ab, filepath.Join(dir, "proj-new"), c.env, c.code, 1); err != nil {
+			if err := rr.measureForks(ab, filepath.Join(dir, "proj-new"), env, code, 1); err != nil {
 				return realTruth{}, err
 			}
 		}
@@ -409,9 +435,13 @@ func (r realRunner) groundTruth(c realCase, hist, dir string) (realTruth, error)
 	if len(t.Counters) == 0 {
 		return t, fmt.Errorf("A/B run in %s: no counter in both sides", ab)
 	}
+	file := name + ".json"
+	if name == "ab" {
+		file = "truth.json"
+	}
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "truth.json"), b, 0o644)
+		err = os.WriteFile(filepath.Join(dir, file), b, 0o644)
 	}
 	return t, err
 }
@@ -507,21 +537,31 @@ func (r realRunner) check(c realCase, truth realTruth, hist, dir string) (realRo
 func printRealRows(rows []realRow) {
 	fmt.Println("\nground truth (A/B run, fork means; expected: |change| ≥ 5 % at Welch p < 0.01; excluded as sampling-only: " + strings.Join(samplingOnly, ", ") + "):")
 	for _, r := range rows {
-		if !r.c.faulty() {
+		if r.c.faulty() {
+			fmt.Printf("h%d %-30s %s\n", r.history, r.c.name, truthLine(r.truth))
+		}
+	}
+	var aaCases, aaCounters, aaMoved int
+	for _, r := range rows {
+		if r.truth.AA == nil {
 			continue
 		}
-		var parts []string
-		for _, tc := range r.truth.Counters {
-			mark := ""
-			switch {
-			case tc.Expected:
-				mark = "*"
-			case tc.Excluded:
-				mark = "~"
-			}
-			parts = append(parts, fmt.Sprintf("%s%s %+.1f %% p=%.2g", tc.Counter, mark, 100*tc.Change, tc.P))
+		if aaCases == 0 {
+			fmt.Println("A/A runs of the fault-free cases (the old code on both sides; the rule's own false alarms, not part of the truth):")
 		}
-		fmt.Printf("h%d %-30s %s\n", r.history, r.c.name, strings.Join(parts, "; "))
+		aaCases++
+		for _, tc := range r.truth.AA.Counters {
+			if !tc.Excluded {
+				aaCounters++
+			}
+			if tc.Expected {
+				aaMoved++
+			}
+		}
+		fmt.Printf("h%d %-30s %s\n", r.history, r.c.name, truthLine(*r.truth.AA))
+	}
+	if aaCases > 0 {
+		fmt.Printf("A/A: the rule calls %d of %d counters moved over %d cases\n", aaMoved, aaCounters, aaCases)
 	}
 	pr := func(s ensemblesim.Score) string { return fmt.Sprintf("%.2f %.2f %.2f", s.Precision, s.Recall, s.F) }
 	for k, title := range []string{"the seed's votes (every flag)", "perfls's verdict (the flags less those where the environment differs)"} {
@@ -612,6 +652,23 @@ func printRealRows(rows []realRow) {
 			fmt.Printf("    ^ %s\n", r.verdicts[2].rangeText[c])
 		}
 	}
+}
+
+// truthLine is a ground truth's counters: change, p, expected (*) or
+// sampling-only (~).
+func truthLine(t realTruth) string {
+	var parts []string
+	for _, tc := range t.Counters {
+		mark := ""
+		switch {
+		case tc.Expected:
+			mark = "*"
+		case tc.Excluded:
+			mark = "~"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %+.1f %% p=%.2g", tc.Counter, mark, 100*tc.Change, tc.P))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func ratio(a, b int) float64 {
