@@ -18,7 +18,7 @@
 //	go run ./bench profile-time   (not part of all: the time to a first profile, quick and forked, out of process, ~2 min)
 //	go run ./bench profile-validation [-profile-rounds N] [-hog] [-only TEXT]   (not part of all: profile's validation only; -hog keeps one core busy beside it)
 //	go run ./bench ensemble [-seed N] [-reps N] [-csv DIR] | changepoint [-seed N] [-series N]   (not part of all; no JVM: generated data, ensemble.go ~1 min, changepoint.go ~5 s)
-//	go run ./bench ensemble-real [-work DIR] [-reuse]   (not part of all: perfls measure and perfls ensemble --method out of process, ensemblereal.go, ~3 min)
+//	go run ./bench ensemble-real [-work DIR] [-reuse] [-jdk25 HOME] [-histories 3] [-cases 16] [-ab-forks 10]   (not part of all: perfls measure and perfls ensemble --method out of process with JDK 17 and 25 (bench/jdk-trixie.sh makes a JDK 25), ensemblereal.go, ~1 h)
 //	go run ./bench team   (not part of all: perfls check from two clones sharing a PostgreSQL store, team.go, ~3 min)
 //	go run ./bench queue [-pairs N]   (not part of all: enqueue → start of N jobs on a local database, queue.go)
 //	go run ./bench throughput [-jobs N]   (not part of all: N independent jobs done by 1, then 2 perfls worker processes, throughput.go, ~5 min)
