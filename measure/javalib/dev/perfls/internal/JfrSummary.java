@@ -77,6 +77,9 @@ public final class JfrSummary {
     /** How much later than its recorded end a workload loop's gap is taken to end (recordingGaps). */
     static final long GAP_MARGIN_NS = 1_000;
 
+    /** Iterations on each side of a gap whose clock offsets are compared (recordingGaps). */
+    private static final int OFFSET_NEIGHBOURS = 16;
+
     /** Receives summary lines; {@code Protocol::line} is one. */
     public interface Sink {
         void line(String kind, String... fields);
@@ -540,13 +543,25 @@ public final class JfrSummary {
             return new long[][] {new long[0], new long[0]};
         }
         known.sort((a, b) -> Long.compare(a.nanoStart, b.nanoStart));
+        // An iteration's offset errs only upwards: its thread can be descheduled between reading
+        // nanoTime and the event's own clock, never before. On a loaded machine that delay reaches
+        // milliseconds and would move a gap late, leaving the set-up at its start in the profile; the
+        // smallest offset among the nearby iterations is the one least delayed (the clocks drift by
+        // microseconds per second only).
+        long[] offsets = new long[known.size()];
+        for (int j = 0; j < offsets.length; j++) {
+            offsets[j] = known.get(j).start - known.get(j).nanoStart;
+        }
         long[] from = new long[gaps.size()], to = new long[gaps.size()];
         int k = 0;
         for (int i = 0; i < gaps.size(); i++) {
             while (k + 1 < known.size() && known.get(k + 1).nanoStart <= gaps.from(i)) {
                 k++;
             }
-            long offset = known.get(k).start - known.get(k).nanoStart;
+            long offset = offsets[k];
+            for (int j = Math.max(0, k - OFFSET_NEIGHBOURS); j <= Math.min(offsets.length - 1, k + OFFSET_NEIGHBOURS); j++) {
+                offset = Math.min(offset, offsets[j]);
+            }
             from[i] = gaps.from(i) + offset;
             to[i] = gaps.to(i) + offset;
         }
