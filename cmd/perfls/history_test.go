@@ -28,12 +28,14 @@ public class ` + name + ` {
 }
 
 // small measuring flags: three forks (two leave one degree of freedom,
-// too few to show even a large gap every time), one look. A check leaves
+// too few to show even a large gap every time), and room for a second look
+// with three more: on a loaded machine three forks' means can spread ×10
+// and leave even a ×300 change undecided at one look. A check leaves
 // out a fork whose warm-up hit the cap, so the cap is 3 s and the heap
 // small and fixed: warm-up waits until the code has allocated as much as
 // the heap holds (docs/measurement.md), and at load 20 a default heap
 // kept every fork from settling within 3 s.
-var histFlags = []string{"--forks", "3", "--max-forks", "3", "--samples", "5", "--warmup", "50ms", "--max-warmup", "3s", "--format", "json"}
+var histFlags = []string{"--forks", "3", "--max-forks", "6", "--samples", "5", "--warmup", "50ms", "--max-warmup", "3s", "--format", "json"}
 
 type diffJSON struct {
 	Base, Head string
