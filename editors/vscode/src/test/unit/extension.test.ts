@@ -34,9 +34,14 @@ afterEach(async () => {
 // settle lets queued restarts and configuration pushes run.
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
-// until waits for a condition that a child process brings about.
+// until waits for a condition that a child process brings about; a
+// minute without it fails the test instead of hanging the run.
 async function until(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
   while (!cond()) {
+    if (Date.now() > deadline) {
+      throw new Error(`gave up waiting for ${cond.toString()}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -42,12 +42,21 @@ export class FakeClient {
   disposed = false;
   initializeResult: any;
 
+  readonly serverOptions: any;
+
   constructor(
     readonly id: string,
     readonly name: string,
-    readonly serverOptions: any,
+    serverOptions: any,
     readonly clientOptions: any,
   ) {
+    // As vscode-languageclient does with a process the extension starts:
+    // its stderr goes to the client's outputChannel.
+    this.serverOptions = async () => {
+      const child = await serverOptions();
+      child.stderr?.on('data', (d: unknown) => clientOptions.outputChannel?.append(String(d)));
+      return child;
+    };
     FakeClient.instances.push(this);
   }
   /** The initializationOptions a (re)start sends: the option may be a value or a function. */
