@@ -154,6 +154,8 @@ var migrations = []string{
 	);`,
 	// 11: each result's fork means and the index on method (summary.go).
 	migrationMeans,
+	// 12: the same as a series number and one blob a result (summary.go).
+	migrationPoints,
 }
 
 // dbName is the store's file in the cache directory.
