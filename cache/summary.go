@@ -162,8 +162,8 @@ func encodePoint(commit string, dirty bool, ns, cpu, alloc []float64) []byte {
 var errBadPoint = errors.New("malformed point")
 
 // decodePoint sets sm's commit (interned by commits), dirty flag and fork
-// means from point b. The means share one array.
-func decodePoint(b []byte, sm *Summary, commits interner) error {
+// means from point b. The means share one array, from sl.
+func decodePoint(b []byte, sm *Summary, commits interner, sl *slab) error {
 	if len(b) < 1 {
 		return errBadPoint
 	}
@@ -187,7 +187,7 @@ func decodePoint(b []byte, sm *Summary, commits interner) error {
 	if len(b) != 8*total {
 		return errBadPoint
 	}
-	vals := make([]float64, total)
+	vals := sl.floats(total)
 	for i := range vals {
 		vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
@@ -199,6 +199,43 @@ func decodePoint(b []byte, sm *Summary, commits interner) error {
 		}
 	}
 	return nil
+}
+
+// slab hands out summaries and arrays of means from larger allocations: a
+// scan of a million results would make millions of small objects for the
+// collector to track. What it hands out stays valid (it is never reused).
+// Its allocations double from small ones, so that the few results of a
+// later look (the editor's hover) keep little memory alive.
+type slab struct {
+	summaries []Summary
+	vals      []float64
+	grown     int // how many allocations it made
+}
+
+// next is the size of the next allocation of a kind: small ones first,
+// doubling up to most.
+func (sl *slab) next(most int) int {
+	sl.grown++
+	return min(most, 8<<min(sl.grown, 20))
+}
+
+func (sl *slab) summary() *Summary {
+	if len(sl.summaries) == 0 {
+		sl.summaries = make([]Summary, sl.next(256))
+	}
+	sm := &sl.summaries[0]
+	sl.summaries = sl.summaries[1:]
+	return sm
+}
+
+// floats is an array of n values (capacity n: an append copies).
+func (sl *slab) floats(n int) []float64 {
+	if n > len(sl.vals) {
+		sl.vals = make([]float64, max(n, sl.next(4096)))
+	}
+	xs := sl.vals[:n:n]
+	sl.vals = sl.vals[n:]
+	return xs
 }
 
 // pointRow is one row of result_points.
@@ -456,29 +493,28 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 		if err != nil {
 			return err
 		}
-		commits := interner{}
+		commits, sl := interner{}, &slab{}
 		cols := "r.measurement_id, r.series_ref, r.point"
+		var id, ref int64
+		var point, hash sql.RawBytes
+		dest := []any{&id, &ref, &point} // made once: a million rows
 		if shared {
 			cols += ", r.series_hash"
+			dest = append(dest, &hash)
 		}
 		return eachRow(ctx, db, func(r *sql.Rows) error {
-			sm := new(Summary)
-			var ref int64
-			var point, hash sql.RawBytes
-			dest := []any{&sm.ID, &ref, &point}
-			if shared {
-				dest = append(dest, &hash)
-			}
 			if err := r.Scan(dest...); err != nil {
 				return err
 			}
+			sm := sl.summary()
+			sm.ID = id
 			if sm.Series = byRef[ref]; shared {
 				sm.Series = series[string(hash)]
 			}
 			if sm.Series == nil {
 				return nil // its series' results were all removed since the keys were read
 			}
-			if err := decodePoint(point, sm, commits); err != nil {
+			if err := decodePoint(point, sm, commits, sl); err != nil {
 				return fmt.Errorf("result %d: %w", sm.ID, err)
 			}
 			sm.SeenAt = seen[sm.ID]

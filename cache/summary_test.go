@@ -215,16 +215,16 @@ func TestSummariesSeriesSharingANumber(t *testing.T) {
 func TestPointEncoding(t *testing.T) {
 	b := encodePoint("abc123", true, []float64{1.5, 2}, nil, []float64{8})
 	var sm Summary
-	if err := decodePoint(b, &sm, interner{}); err != nil || sm.Commit != "abc123" || !sm.Dirty || !slices.Equal(sm.NsPerOp, []float64{1.5, 2}) ||
+	if err := decodePoint(b, &sm, interner{}, &slab{}); err != nil || sm.Commit != "abc123" || !sm.Dirty || !slices.Equal(sm.NsPerOp, []float64{1.5, 2}) ||
 		sm.CPUNsPerOp != nil || !slices.Equal(sm.AllocBytesPerOp, []float64{8}) {
 		t.Fatalf("decoded %+v, %v", sm, err)
 	}
 	for n := range len(b) {
-		if err := decodePoint(b[:n], &sm, interner{}); err == nil {
+		if err := decodePoint(b[:n], &sm, interner{}, &slab{}); err == nil {
 			t.Errorf("the first %d of %d bytes decoded", n, len(b))
 		}
 	}
-	if err := decodePoint(append(b, 0), &sm, interner{}); err == nil {
+	if err := decodePoint(append(b, 0), &sm, interner{}, &slab{}); err == nil {
 		t.Error("a byte too many decoded")
 	}
 }
