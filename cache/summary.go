@@ -526,11 +526,20 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 }
 
 // seriesOf reads the key and an environment of every series with a
-// result that where selects: the newest result of each, by ID; by hash.
+// result that where selects (of every series, for every method): a
+// result's of each — the newest, by ID for a method's, by time (then ID)
+// for every series; by hash.
 func seriesOf(ctx context.Context, db *conn, where string, args []any) (map[string]*Series, error) {
 	q := `SELECT max(r.measurement_id) FROM result_points r WHERE ` + where + ` GROUP BY r.series_hash`
-	if len(args) == 1 { // every method: the series index serves the grouping
-		q = `SELECT max(id) FROM measurements WHERE id > ? GROUP BY series_hash`
+	if len(args) == 1 {
+		// Every method: a walk from series to series through the series
+		// index, two look-ups a series, instead of grouping every entry
+		// (a million results: 0.5 s of CPU for 10,000 series).
+		q, args = `WITH RECURSIVE s(h) AS (
+				SELECT min(series_hash) FROM measurements
+				UNION ALL
+				SELECT (SELECT min(series_hash) FROM measurements WHERE series_hash > s.h) FROM s WHERE s.h IS NOT NULL)
+			SELECT (SELECT id FROM measurements WHERE series_hash = s.h ORDER BY created_at DESC, id DESC LIMIT 1) FROM s WHERE s.h IS NOT NULL`, nil
 	}
 	var ids []int64
 	err := eachRow(ctx, db, func(r *sql.Rows) error {
