@@ -32,6 +32,21 @@ func corruptPage(t *testing.T, path string, n int) []byte {
 	return junk
 }
 
+// twentyResults is an open store in dir with 20 results of 3 forks × 100
+// samples.
+func twentyResults(t *testing.T, dir string) *Store {
+	t.Helper()
+	s := open(t, dir)
+	for i := 0; i < 20; i++ {
+		k := baseKey
+		k.Args = strings.Repeat("x", i)
+		if err := s.Put(context.Background(), sampleMeasurement(k, 3, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
 func TestCorruptPageOnOpenIsSetAsideAndRebuilt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -80,14 +95,7 @@ func TestCorruptPageOnOpenIsSetAsideAndRebuilt(t *testing.T) {
 func TestCorruptionFoundLaterIsRecovered(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir)
-	for i := 0; i < 20; i++ {
-		k := baseKey
-		k.Args = strings.Repeat("x", i)
-		if err := s.Put(ctx, sampleMeasurement(k, 3, 100)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := twentyResults(t, dir)
 	if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
 	}
@@ -290,14 +298,7 @@ func readOnlyReport(dir string) string {
 func TestLargeStoreOpensWithoutReadingEveryPage(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir)
-	for i := 0; i < 20; i++ {
-		k := baseKey
-		k.Args = strings.Repeat("x", i)
-		if err := s.Put(ctx, sampleMeasurement(k, 3, 100)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := twentyResults(t, dir)
 	if msg, err := s.Verify(ctx); err != nil || !strings.Contains(msg, "no damage found") {
 		t.Fatalf("verify an intact store: %q %v", msg, err)
 	}

@@ -93,19 +93,27 @@ func TestSummaries(t *testing.T) {
 	})
 }
 
-// A store of schema 10 gets the means of its results when it migrates.
-func TestMigrationComputesMeans(t *testing.T) {
-	dir := t.TempDir()
+// storeOfSchema makes an empty store of schema version in dir, as the
+// perfls of that version did, and returns it open.
+func storeOfSchema(t *testing.T, dir string, version int) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "perfls.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for v, m := range migrations[:10] {
+	for v, m := range migrations[:version] {
 		if _, err := db.Exec(m + fmt.Sprintf(";PRAGMA user_version = %d; PRAGMA application_id = %d;", v+1, applicationID)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = db.Exec(`INSERT INTO measurements (id, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash)
+	return db
+}
+
+// A store of schema 10 gets the means of its results when it migrates.
+func TestMigrationComputesMeans(t *testing.T) {
+	dir := t.TempDir()
+	db := storeOfSchema(t, dir, 10)
+	_, err := db.Exec(`INSERT INTO measurements (id, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash)
 		VALUES (1, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 5, 16, 'c1'), (2, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 6, 0, 'c2');
 		INSERT INTO forks (measurement_id, fork, ns_per_op, cpu_ns_per_op, alloc_bytes_per_op, gcs, warmup_ns) VALUES (1, 0, ?, x'', ?, x'', 7), (1, 1, ?, x'', ?, x'', 7);`,
 		floats([]float64{100, 102}), floats([]float64{8}), floats([]float64{110}), floats([]float64{8}))
@@ -143,17 +151,9 @@ func TestSummaryCommitAndDirty(t *testing.T) {
 // results' means, commits and dirty flags when they move to result_points.
 func TestMigrationMovesSchema11Means(t *testing.T) {
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "perfls.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for v, m := range migrations[:11] {
-		if _, err := db.Exec(m + fmt.Sprintf(";PRAGMA user_version = %d; PRAGMA application_id = %d;", v+1, applicationID)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := storeOfSchema(t, dir, 11)
 	// No forks: the means can only come from result_means.
-	_, err = db.Exec(`INSERT INTO measurements (id, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash)
+	_, err := db.Exec(`INSERT INTO measurements (id, key_hash, series_hash, method, workload, args, code_fingerprint, jvm, harness, machine, environment, preliminary, created_at, bytes, commit_hash)
 		VALUES (1, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 5, 16, 'c1'), (2, 'k', 's', 'p.A#m(int)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 0, 6, 0, ''),
 			(3, 'k2', 's2', 'p.A#m(long)', 'w', 'a', 'c', 'j', 'h', 'x', '{}', 1, 7, 0, 'c3');
 		INSERT INTO result_means (measurement_id, series_hash, method_name, commit_hash, dirty, preliminary, ns_means, cpu_means, alloc_means)
