@@ -159,7 +159,7 @@ func encodePoint(commit string, dirty bool, ns, cpu, alloc []float64) []byte {
 
 // errBadPoint says a point's bytes do not decode: a store written by
 // something other than perfls, or damaged without SQLite noticing.
-var errBadPoint = errors.New("malformed point")
+var errBadPoint = errors.New("its stored fork means do not decode: the store may be damaged (perfls cache verify checks a SQLite file)")
 
 // decodePoint sets sm's commit (interned by commits), dirty flag and fork
 // means from point b. The means share one array, from sl.
@@ -515,7 +515,7 @@ func (s *Store) Summaries(ctx context.Context, method string, after int64, fn fu
 				return nil // its series' results were all removed since the keys were read
 			}
 			if err := decodePoint(point, sm, commits, sl); err != nil {
-				return fmt.Errorf("result %d: %w", sm.ID, err)
+				return fmt.Errorf("result %d of %s: %w", sm.ID, s.path, err)
 			}
 			sm.SeenAt = seen[sm.ID]
 			return fn(sm)

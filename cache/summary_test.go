@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/perfls/perfls/analysis/stats"
@@ -226,5 +227,23 @@ func TestPointEncoding(t *testing.T) {
 	}
 	if err := decodePoint(append(b, 0), &sm, interner{}, &slab{}); err == nil {
 		t.Error("a byte too many decoded")
+	}
+}
+
+// A point that does not decode (a damaged or foreign store) is an error
+// naming the result and the store, and what checks it.
+func TestSummariesMalformedPoint(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	m := sampleMeasurement(baseKey, 2, 3)
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec("UPDATE result_points SET point = x'0005'"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Summaries(ctx, "", 0, func(*Summary) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("result %d of %s", m.ID, s.Path())) || !strings.Contains(err.Error(), "perfls cache verify") {
+		t.Errorf("error %v", err)
 	}
 }
