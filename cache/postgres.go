@@ -134,6 +134,8 @@ var pgMigrations = []string{
 	);`,
 	// 11: each result's fork means and the index on method, as SQLite's 11.
 	pgMigrationMeans,
+	// 12: each result's point, as SQLite's 12.
+	pgMigrationPoints,
 }
 
 // pgMigrationLock is the advisory lock key held while migrating, so

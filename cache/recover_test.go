@@ -32,6 +32,21 @@ func corruptPage(t *testing.T, path string, n int) []byte {
 	return junk
 }
 
+// twentyResults is an open store in dir with 20 results of 3 forks × 100
+// samples.
+func twentyResults(t *testing.T, dir string) *Store {
+	t.Helper()
+	s := open(t, dir)
+	for i := 0; i < 20; i++ {
+		k := baseKey
+		k.Args = strings.Repeat("x", i)
+		if err := s.Put(context.Background(), sampleMeasurement(k, 3, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
 func TestCorruptPageOnOpenIsSetAsideAndRebuilt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -80,14 +95,7 @@ func TestCorruptPageOnOpenIsSetAsideAndRebuilt(t *testing.T) {
 func TestCorruptionFoundLaterIsRecovered(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir)
-	for i := 0; i < 20; i++ {
-		k := baseKey
-		k.Args = strings.Repeat("x", i)
-		if err := s.Put(ctx, sampleMeasurement(k, 3, 100)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := twentyResults(t, dir)
 	if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
 	}
@@ -281,4 +289,53 @@ func readOnlyReport(dir string) string {
 		r += fmt.Sprintf("put: %v\n", err)
 	}
 	return r
+}
+
+// TestLargeStoreOpensWithoutReadingEveryPage: a file above quickCheckMax
+// opens without quick_check (a team's store of gigabytes would cost every
+// command seconds); Verify then finds its damage and sets the file aside,
+// kept as it was, with the same message as an operation meeting it.
+func TestLargeStoreOpensWithoutReadingEveryPage(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := twentyResults(t, dir)
+	if msg, err := s.Verify(ctx); err != nil || !strings.Contains(msg, "no damage found") {
+		t.Fatalf("verify an intact store: %q %v", msg, err)
+	}
+	s.Close()
+	path := filepath.Join(dir, "perfls.db")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := int(fi.Size() / 4096) // a page of the samples, which opening does not read
+	junk := corruptPage(t, path, last)
+
+	defer func(old int64) { quickCheckMax = old }(quickCheckMax)
+	quickCheckMax = fi.Size() - 1
+	s, notice, err := OpenStore(ctx, dir)
+	if err != nil || notice != "" {
+		t.Fatalf("open a large store: notice %q, %v", notice, err)
+	}
+	defer s.Close()
+	msg, err := s.Verify(ctx)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if !strings.Contains(msg, "corrupt") || !strings.Contains(msg, "moved to "+path+".unusable-") {
+		t.Fatalf("verify said %q", msg)
+	}
+	aside, _ := filepath.Glob(path + ".unusable-*[0-9Z]")
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if b, err := os.ReadFile(aside[0]); err != nil || string(b[(last-1)*4096:last*4096]) != string(junk) {
+		t.Errorf("the corrupt file was not kept as it was: %v", err)
+	}
+	if err := s.Put(ctx, sampleMeasurement(baseKey, 1, 3)); err != nil {
+		t.Fatalf("the new store does not take writes: %v", err)
+	}
+	if msg, err := s.Verify(ctx); err != nil || !strings.Contains(msg, "no damage found") {
+		t.Errorf("verify the new store: %q %v", msg, err)
+	}
 }

@@ -154,6 +154,8 @@ var migrations = []string{
 	);`,
 	// 11: each result's fork means and the index on method (summary.go).
 	migrationMeans,
+	// 12: the same as a series number and one blob a result (summary.go).
+	migrationPoints,
 }
 
 // dbName is the store's file in the cache directory.
@@ -193,7 +195,8 @@ func Open(ctx context.Context, spec, dir string) (s *Store, notice string, err e
 }
 
 // OpenStore opens (creating if needed) the store in dir. A file that is not
-// a perfls database, or is corrupt (PRAGMA quick_check), is renamed aside
+// a perfls database, or is corrupt (checkAtOpen: PRAGMA quick_check for a
+// file up to 128 MiB, the header and schema above), is renamed aside
 // and a new store created; the returned notice says so, and says when the
 // store is read-only, for the caller to show the user.
 func OpenStore(ctx context.Context, dir string) (s *Store, notice string, err error) {

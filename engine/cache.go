@@ -47,6 +47,17 @@ func (e *Engine) CacheShow(ctx context.Context, id int64) (*report.StoredMeasure
 	return out, nil
 }
 
+// CacheVerify checks every page of the store's file, which opening a
+// large one leaves out (cache.Store.Verify); a damaged file is set aside
+// and the message says where.
+func (e *Engine) CacheVerify(ctx context.Context) (string, error) {
+	store, err := e.Store()
+	if err != nil {
+		return "", err
+	}
+	return store.Verify(ctx)
+}
+
 // CacheClear removes every measurement, profile, verdict and bounds-oracle model,
 // run and result, whatever the store's file holds (cache.ClearDir: a
 // damaged file is removed), and reopens the store. It returns what it did.

@@ -43,20 +43,9 @@ func (labels summaries) result(sm *cache.Summary) regression.Result {
 		label = jvmLabel(env, k.JVM)
 		labels[sm.Series] = label
 	}
-	r := regression.Result{Method: k.Method, Workload: k.Workload, Args: k.Args, Machine: k.Machine, JVM: k.JVM, Harness: k.Harness,
-		JVMLabel: label, Commit: sm.Commit, Dirty: sm.Dirty, SeenAt: sm.SeenAt}
-	// A fork of one value: its mean is the fork's mean the store kept.
-	figures := [][]float64{sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp}
-	r.Forks = make([]regression.Fork, max(len(sm.NsPerOp), len(sm.CPUNsPerOp), len(sm.AllocBytesPerOp)))
-	for i := range r.Forks {
-		f := &r.Forks[i]
-		for j, dst := range []*[]float64{&f.NsPerOp, &f.CPUNsPerOp, &f.AllocBytesPerOp} {
-			if i < len(figures[j]) {
-				*dst = figures[j][i : i+1]
-			}
-		}
-	}
-	return r
+	return regression.Result{Method: k.Method, Workload: k.Workload, Args: k.Args, Machine: k.Machine, JVM: k.JVM, Harness: k.Harness,
+		JVMLabel: label, Commit: sm.Commit, Dirty: sm.Dirty, SeenAt: sm.SeenAt, ForkMeans: [3][]float64{sm.NsPerOp, sm.CPUNsPerOp, sm.AllocBytesPerOp},
+		Series: sm.Series}
 }
 
 // jvmLabel names a JVM for people: vendor and version, then the heap and

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/perfls/perfls/analysis/report"
 	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture"
+	"github.com/perfls/perfls/internal/pgtest"
 	"github.com/perfls/perfls/measure"
 )
 
@@ -312,5 +316,75 @@ func TestRegressionsDisturbedFork(t *testing.T) {
 	res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: "p.A#m"})
 	if err != nil || res.Series != 2 || len(res.Changes) != 0 || res.ExitStatus() != 0 {
 		t.Errorf("changes %+v, %v; want none", res.Changes, err)
+	}
+}
+
+// SQLite and PostgreSQL give the same regressions and the same "slower
+// since": a history of twelve noisy series over 30 commits, two of them
+// stepping up, with two results at one commit, a dirty one, and one found
+// unchanged at an earlier commit, written alike to both.
+func TestRegressionsSameOnBothStores(t *testing.T) {
+	ctx := context.Background()
+	dir, hashes := fixture.GitProject(t, make([]map[string]string, 30)...)
+	var outs [2][]byte
+	for i, spec := range []string{"", pgtest.NewTestDatabase(t)} {
+		e, err := Open(ctx, Config{CacheDir: t.TempDir(), Service: InProcess, Logf: t.Logf, Base: small, Store: spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		store, err := e.Store()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, 9))
+		var ms []*cache.Measurement
+		for c, h := range hashes {
+			for s := range 12 {
+				level := 100 * float64(1+s%4)
+				if (s == 2 && c >= 18) || (s == 7 && c >= 9) {
+					level *= 1.25
+				}
+				env, _ := json.Marshal(measured.Environment{Commit: h, Dirty: c == 29 && s == 0, JavaVendor: "Debian", JavaVersion: "17"})
+				m := &cache.Measurement{Key: cache.Key{Method: fmt.Sprintf("p.A#m%d(int)", s/3), Workload: fmt.Sprintf("p.A#gen%d(int)", s%3), Args: "10",
+					Code: h, JVM: "java17", Harness: "h1", Machine: "x"}, Environment: env, CreatedAt: time.Unix(int64(len(ms)+1), 0), Commit: h}
+				for range 3 {
+					x := level * (1 + 0.02*rng.NormFloat64())
+					m.Forks = append(m.Forks, cache.Fork{NsPerOp: []float64{x, x * 1.01}, CPUNsPerOp: []float64{0.9 * x}, AllocBytesPerOp: []float64{24, 24}})
+				}
+				ms = append(ms, m)
+				if c == 20 && s == 5 { // a second result at this commit
+					again := *m
+					again.Forks = m.Forks[:2]
+					ms = append(ms, &again)
+				}
+			}
+		}
+		if err := store.PutAll(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.SeenAt(ctx, ms[len(ms)-1].ID, hashes[25]); err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range []string{"", "p.A#m0", "p.A#m2(int)"} {
+			res, err := e.Regressions(ctx, RegressionsRequest{Dir: dir, Method: method})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if method == "" && (len(res.Changes) < 2 || res.LeftOut.Dirty != 1) {
+				t.Errorf("store %d: %d changes, left out %+v; want the two steps, one dirty result", i, len(res.Changes), res.LeftOut)
+			}
+			b, _ := json.MarshalIndent(res, "", " ")
+			outs[i] = append(outs[i], b...)
+			c, err := NewRegressionWatch(store).SlowerSince(ctx, dir, "p.A#m2(int)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ = json.MarshalIndent(c, "", " ")
+			outs[i] = append(outs[i], b...)
+		}
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("SQLite and PostgreSQL differ:\n%s\n----\n%s", outs[0], outs[1])
 	}
 }

@@ -62,7 +62,7 @@ type watchedMethod struct {
 	checked  time.Time
 	answer   *report.RegressionChange
 	subjects map[string]string
-	envs     summaries // the JVM label of each series
+	envs     summaries // the JVM label of each series the current look read
 }
 
 // NewRegressionWatch watches the results in store.
@@ -132,13 +132,19 @@ func (w *RegressionWatch) refresh(ctx context.Context, wm *watchedMethod, method
 	if w.store.Shared() {
 		after = max(0, after-reorderWindow)
 	}
+	// Each look reads the series' records anew: the labels and the set
+	// go by the key's strings, not by records of earlier looks (which
+	// they would keep alive).
+	wm.envs = summaries{}
 	add := func(sm *cache.Summary) error {
 		if wm.seen[sm.ID] {
 			return nil
 		}
 		wm.seen[sm.ID] = true
 		wm.last = max(wm.last, sm.ID)
-		wm.set.Add(wm.envs.result(sm))
+		r := wm.envs.result(sm)
+		r.Series = nil
+		wm.set.Add(r)
 		return nil
 	}
 	before := wm.last

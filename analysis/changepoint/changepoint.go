@@ -22,6 +22,7 @@ package changepoint
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -125,6 +126,8 @@ func (d *Detector) Append(xs ...float64) ([]ChangePoint, error) {
 		}
 	}
 	old := len(d.xs)
+	// Grown once for the points: a series read whole appends them all.
+	d.xs, d.sum, d.sumsq = slices.Grow(d.xs, len(xs)), slices.Grow(d.sum, len(xs)), slices.Grow(d.sumsq, len(xs))
 	for _, x := range xs {
 		d.xs = append(d.xs, x)
 		d.sum = append(d.sum, d.sum[len(d.sum)-1]+x)

@@ -3,6 +3,7 @@ package changepoint
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // CommitSamples is one commit's measurement of a series: the samples (fork
@@ -59,6 +60,7 @@ func (s *CommitSeries) Append(points ...CommitSamples) ([]CommitChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.commits = slices.Grow(s.commits, len(points))
 	for _, p := range points {
 		s.commits = append(s.commits, p.Commit)
 	}

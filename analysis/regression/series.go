@@ -43,6 +43,15 @@ type Result struct {
 	Dirty  bool
 	SeenAt []string
 	Forks  []Fork
+	// ForkMeans, when any is set, are the means of each fork's samples
+	// per metric (time, CPU time, allocation), as a store keeps them:
+	// Forks is then not read, and the set keeps the slices.
+	ForkMeans [3][]float64
+	// Series, when not nil, is an identity of the result's series the
+	// caller holds (the store's record of it; comparable): results with
+	// the same Series have the same key, and the set finds their series
+	// by it instead of by the key's strings.
+	Series any
 }
 
 // metric is a per-operation figure of a fork that a series follows.
@@ -108,22 +117,33 @@ func newSeries(key seriesKey, id report.SeriesID) *Series {
 	return &Series{key: key, id: id, fed: -1}
 }
 
-func (s *Series) add(pos int, xs []float64) {
+// add places a result's fork means xs at pos of a line of n commits,
+// keeping xs.
+func (s *Series) add(pos, n int, xs []float64) {
+	if pos >= cap(s.samples) {
+		// Results come oldest first, a commit at a time: growing straight
+		// to the line's length once past a first 64 places saves the
+		// copies of doubling (a million results: tenths of a second).
+		grown := make([][]float64, len(s.samples), min(max(2*cap(s.samples), pos+1, 64), max(n, pos+1)))
+		copy(grown, s.samples)
+		s.samples = grown
+	}
 	if pos >= len(s.samples) {
-		s.samples = append(s.samples, make([][]float64, pos+1-len(s.samples))...)
+		s.samples = s.samples[:pos+1]
 	}
 	had := s.samples[pos] != nil
 	switch {
 	case pos <= s.fed:
 		s.rebuild = true
-	case !had:
+	case !had && s.cs != nil: // before the first detect, every place is new
 		s.fresh = append(s.fresh, pos)
 	}
-	if !had {
-		s.points++
-		s.samples[pos] = make([]float64, 0, max(4, len(xs))) // a few forks' means, without regrowing
+	if had {
+		s.samples[pos] = append(s.samples[pos], xs...)
+		return
 	}
-	s.samples[pos] = append(s.samples[pos], xs...)
+	s.points++
+	s.samples[pos] = xs[:len(xs):len(xs)] // a later result's append copies: xs may share its array
 }
 
 // detect feeds the detector what it has not seen: the new points when they
@@ -146,8 +166,10 @@ func (s *Series) detect(l *Line) error {
 	}
 	slices.Sort(todo)
 	pts := make([]changepoint.CommitSamples, len(todo))
+	medians := make([]float64, len(todo)) // one array for the points' one value each
 	for i, p := range todo {
-		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: []float64{median(s.samples[p])}}
+		medians[i] = median(s.samples[p])
+		pts[i] = changepoint.CommitSamples{Commit: l.commits[p], Samples: medians[i : i+1 : i+1]}
 	}
 	changes, err := s.cs.Append(pts...)
 	if err != nil {
@@ -207,10 +229,12 @@ func (s *Series) Change(c changepoint.CommitChange, subject string, inSince bool
 type Set struct {
 	line   *Line
 	series map[seriesKey]*Series
-	// byResult are the series of a result's key (metric ""), by metric.
-	byResult map[seriesKey]*[3]*Series
-	left     report.LeftOut
-	results  int
+	// byResult are the series of a result's key (metric ""), by metric;
+	// byIdentity the same by Result.Series.
+	byResult   map[seriesKey]*[3]*Series
+	byIdentity map[any]*[3]*Series
+	left       report.LeftOut
+	results    int
 	// pending holds results of commits not on the line, by commit, when the
 	// line may grow to include them (the editor's watch); nil drops them.
 	pending map[string][]Result
@@ -219,7 +243,7 @@ type Set struct {
 // NewSet is an empty set on l. keepOffLine keeps the results of commits
 // off the line for Extend (the editor's watch, whose line grows).
 func NewSet(l *Line, keepOffLine bool) *Set {
-	set := &Set{line: l, series: map[seriesKey]*Series{}, byResult: map[seriesKey]*[3]*Series{}}
+	set := &Set{line: l, series: map[seriesKey]*Series{}, byResult: map[seriesKey]*[3]*Series{}, byIdentity: map[any]*[3]*Series{}}
 	if keepOffLine {
 		set.pending = map[string][]Result{}
 	}
@@ -269,17 +293,27 @@ func (set *Set) Add(r Result) {
 	// One look-up of the result's series for every metric: a million
 	// results make three million.
 	base := seriesKey{r.Method, r.Workload, r.Args, "", r.Machine, r.JVM, r.Harness}
-	of := set.byResult[base]
-	if of == nil {
-		of = new([3]*Series)
-		set.byResult[base] = of
+	var of *[3]*Series
+	if r.Series != nil {
+		of = set.byIdentity[r.Series]
 	}
+	if of == nil {
+		if of = set.byResult[base]; of == nil {
+			of = new([3]*Series)
+			set.byResult[base] = of
+		}
+		if r.Series != nil {
+			set.byIdentity[r.Series] = of
+		}
+	}
+	stored := r.ForkMeans[0] != nil || r.ForkMeans[1] != nil || r.ForkMeans[2] != nil
 	for i, mt := range metrics {
-		var buf [8]float64
-		means := buf[:0]
-		for _, f := range r.Forks {
-			if xs := mt.of(f); len(xs) > 0 {
-				means = append(means, stats.Summarize(xs).Mean)
+		means := r.ForkMeans[i]
+		if !stored {
+			for _, f := range r.Forks {
+				if xs := mt.of(f); len(xs) > 0 {
+					means = append(means, stats.Summarize(xs).Mean)
+				}
 			}
 		}
 		if len(means) == 0 {
@@ -293,7 +327,7 @@ func (set *Set) Add(r Result) {
 				Machine: r.Machine, JVM: r.JVMLabel})
 			set.series[key], of[i] = s, s
 		}
-		s.add(pos, means)
+		s.add(pos, len(set.line.commits), means)
 	}
 }
 

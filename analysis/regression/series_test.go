@@ -183,14 +183,14 @@ func BenchmarkSeriesAppend1000(b *testing.B) {
 		return []float64{x * 0.99, x, x * 1.01}
 	}
 	for i := range 1000 {
-		s.add(i, point(i))
+		s.add(i, n, point(i))
 	}
 	if err := s.detect(l); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 1000; i < n; i++ {
-		s.add(i, point(i))
+		s.add(i, n, point(i))
 		if err := s.detect(l); err != nil {
 			b.Fatal(err)
 		}
@@ -220,5 +220,46 @@ func TestDetectManySeries(t *testing.T) {
 		if cs := s.Changes(); len(cs) != 1 || cs[0].Commit != fmt.Sprintf("c%d", 5+at%10) {
 			t.Errorf("series %s: changes %+v; want one at c%d", s.key.args, cs, 5+at%10)
 		}
+	}
+}
+
+// Results given as the store's fork means (with the store's identity of
+// their series) place the same points and find the same changes as the
+// forks' samples, two results at a commit included; the set's copy of a
+// point does not write into the caller's means.
+func TestSetForkMeansAsForks(t *testing.T) {
+	l := NewLine(commits(20))
+	bySamples, byMeans := NewSet(l, false), NewSet(l, false)
+	var shared []float64
+	identity := new(int)
+	for i := range 22 {
+		r := result(fmt.Sprintf("c%d", i%20), "x", map[bool]float64{false: 100, true: 130}[i%20 >= 12]+float64(i%3))
+		bySamples.Add(r)
+		means := make([]float64, 0, 8) // room to grow: the set must not append into it
+		for _, f := range r.Forks {
+			means = append(means, (f.NsPerOp[0]+f.NsPerOp[1])/2)
+		}
+		if i == 0 {
+			shared = means
+		}
+		r.Forks, r.ForkMeans, r.Series = nil, [3][]float64{means, nil, {24, 24, 24}}, identity
+		byMeans.Add(r)
+	}
+	for _, set := range []*Set{bySamples, byMeans} {
+		if err := set.Detect(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := bySamples.Ordered(), byMeans.Ordered()
+	if len(a) != 2 || len(b) != 2 {
+		t.Fatalf("%d and %d series, want 2 (time, alloc)", len(a), len(b))
+	}
+	for i := range a {
+		if !slices.EqualFunc(a[i].samples, b[i].samples, slices.Equal) || !slices.Equal(a[i].Changes(), b[i].Changes()) {
+			t.Errorf("series %d: points %v and %v, changes %+v and %+v", i, a[i].samples, b[i].samples, a[i].Changes(), b[i].Changes())
+		}
+	}
+	if spare := shared[:cap(shared)][3:]; slices.ContainsFunc(spare, func(x float64) bool { return x != 0 }) || len(b[0].samples[0]) != 6 {
+		t.Errorf("the caller's spare room %v (written into), the set's point at c0 %v; want 6 values", spare, b[0].samples[0])
 	}
 }

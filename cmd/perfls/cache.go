@@ -1,6 +1,6 @@
 package main
 
-// What perfls keeps for the user: the cache (cache ls|show|gc|clear) and
+// What perfls keeps for the user: the cache (cache ls|show|gc|verify|clear) and
 // the annotations jar (annotations --jar|--install).
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 
 func (a *app) cacheCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:  "cache ls|show|gc|clear",
+		Use:  "cache ls|show|gc|verify|clear",
 		Args: cobra.ArbitraryArgs,
-		RunE: cli.Group("ls, show, gc or clear"),
+		RunE: cli.Group("ls, show, gc, verify or clear"),
 	}
 	ls := &cobra.Command{Use: "ls", Short: "List stored measurements, newest first", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
@@ -62,7 +62,16 @@ func (a *app) cacheCommand() *cobra.Command {
 			}
 			return err
 		})}
-	cmd.AddCommand(ls, show, gc, clear)
+	verify := &cobra.Command{Use: "verify", Args: cli.NoArgs,
+		Short: "Check every page of the cache file (opening a large one checks its header and schema only); a damaged file is set aside",
+		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
+			msg, err := eng.CacheVerify(cmd.Context())
+			if err == nil {
+				fmt.Fprintln(a.stdout, msg)
+			}
+			return err
+		})}
+	cmd.AddCommand(ls, show, gc, verify, clear)
 	return cmd
 }
 

@@ -72,3 +72,16 @@ func TestCacheClearOnACorruptFile(t *testing.T) {
 		t.Errorf("set-aside files left after clear: %v", left)
 	}
 }
+
+// TestCacheVerify: perfls cache verify checks the whole file and says so.
+func TestCacheVerify(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", dir)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"cache", "verify"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if want := filepath.Join(dir, "perfls.db") + ": every page checked, no damage found"; !strings.Contains(out.String(), want) {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}

@@ -60,7 +60,7 @@ public class A {
 		{[]string{"check", "--frobnicate"}, "perfls: unknown flag: --frobnicate\nRun 'perfls check --help' for usage.\n"},
 		{[]string{"frobnicate"}, "perfls: unknown command \"frobnicate\"\nRun 'perfls --help' for usage.\n"},
 		{[]string{"measure", "--method", "p.A"}, "perfls: --method: \"p.A\" is not pkg.Class#method\nRun 'perfls measure --help' for usage.\n"},
-		{[]string{"cache", "frob"}, "perfls: unknown cache subcommand \"frob\" (want ls, show, gc or clear)\nRun 'perfls cache --help' for usage.\n"},
+		{[]string{"cache", "frob"}, "perfls: unknown cache subcommand \"frob\" (want ls, show, gc, verify or clear)\nRun 'perfls cache --help' for usage.\n"},
 	} {
 		code, out, errs := runCLI(t, c.args...)
 		if code != exitUsage || errs != c.line || out != "" {

@@ -87,6 +87,7 @@ public class A {
 		{"cache", "ls"},
 		{"cache", "show", "1"},
 		{"cache", "gc"},
+		{"cache", "verify"},
 		{"history", "--method", "p.A#a"},
 		{"history", "--method", "p.A#a", "--format", "json"},
 		{"regressions", project},
