@@ -2,10 +2,13 @@
 # Installs Debian trixie's Neovim 0.10 into DIR without root, for a machine
 # whose own Neovim is too old to draw semantic tokens and inlay hints (Debian
 # bookworm has 0.7.2). Trixie's nvim needs glibc 2.38 and bookworm has 2.36,
-# so the script unpacks trixie's libc with it and writes DIR/nvim, a wrapper
-# that starts nvim through that libc's own loader (ld-linux --library-path):
-# the system's libc is left alone, and programs nvim starts (the language
-# server) run with the system's as usual.
+# so the script unpacks trixie's libc with it and points the nvim binary at
+# that libc's loader and libraries (patchelf, trixie's too, run through the
+# loader: ld-linux --library-path). A wrapper around the loader alone is not
+# enough: nvim's terminal UI starts its own binary (v:progpath) with --embed,
+# and through a loader that would be the loader. The system's libc is left
+# alone, and programs nvim starts (the language server) run with it as usual.
+# DIR/nvim is a wrapper that sets the runtime and Lua module paths.
 # Usage: docs/images/nvim-trixie.sh DIR     then: DIR/nvim --version
 # PACKAGES=file uses an already downloaded and decompressed Packages index.
 set -euo pipefail
@@ -21,7 +24,7 @@ fi
 # next missing library when one is left out).
 pkgs="neovim neovim-runtime libluajit-5.1-2 libmsgpack-c2 libtree-sitter0.22
   libunibilium4 libuv1t64 libvterm0 lua-lpeg lua-luv libutf8proc3
-  libc6 libgcc-s1 libstdc++6 zlib1g"
+  libc6 libgcc-s1 libstdc++6 zlib1g patchelf"
 mkdir -p "$dir/debs" "$dir/root"
 for p in $pkgs; do
   # Filename and SHA256 of package $p in the index (paragraphs separated by blank lines).
@@ -44,12 +47,18 @@ lib=$r/usr/lib/x86_64-linux-gnu
 # lpeg and luv are Lua C modules nvim loads with require(); Debian's nvim
 # looks for them in /usr/lib, where they are not here.
 cpath="$lib/lua/5.1/?.so"
+# DT_RPATH (not RUNPATH) so that the libraries' own dependencies (luv's
+# libuv, libc itself) come from here too.
+if [ "$("$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$r/usr/bin/patchelf" --print-interpreter "$r/usr/bin/nvim")" != "$lib/ld-linux-x86-64.so.2" ]; then
+  "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$r/usr/bin/patchelf" \
+    --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$r/usr/bin/nvim"
+fi
 cat >"$dir/nvim" <<SH
 #!/bin/sh
 # Debian trixie's Neovim on an older glibc: see docs/images/nvim-trixie.sh.
 export VIMRUNTIME='$r/usr/share/nvim/runtime'
 export LUA_CPATH='$cpath;;'
-exec '$lib/ld-linux-x86-64.so.2' --library-path '$lib:$r/lib/x86_64-linux-gnu' '$r/usr/bin/nvim' "\$@"
+exec '$r/usr/bin/nvim' "\$@"
 SH
 chmod +x "$dir/nvim"
 "$dir/nvim" --version | head -1
