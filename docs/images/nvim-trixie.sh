@@ -8,7 +8,8 @@
 # enough: nvim's terminal UI starts its own binary (v:progpath) with --embed,
 # and through a loader that would be the loader. The system's libc is left
 # alone, and programs nvim starts (the language server) run with it as usual.
-# DIR/nvim is a wrapper that sets the runtime and Lua module paths.
+# DIR/nvim is a wrapper that sets the runtime and Lua module paths. The paths
+# are absolute: after moving DIR, run the script again.
 # Usage: docs/images/nvim-trixie.sh DIR     then: DIR/nvim --version
 # PACKAGES=file uses an already downloaded and decompressed Packages index.
 set -euo pipefail

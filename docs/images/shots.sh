@@ -52,8 +52,8 @@ hl('LspCodeLens', { fg = '#a0a0a8' })
 hl('LspCodeLensSeparator', { fg = '#a0a0a8' })
 hl('LspInlayHint', { fg = '#a8a8b8', bg = '#2a2a34' })
 -- The server's token types (analysis/editor TokenTypes). Neovim links them
--- to tree-sitter groups, which the legacy scheme leaves uncoloured; these
--- are VS Code's dark theme's colours, as in docs/images/vscode.png.
+-- to tree-sitter groups, which this scheme colours alike or as the string
+-- around them (numbers); these are VS Code's dark theme's, as in vscode.png.
 hl('@lsp.type.keyword', { fg = '#c586c0' })
 hl('@lsp.type.operator', { fg = '#d4d4d4' })
 hl('@lsp.type.number', { fg = '#b5cea8' })
