@@ -79,7 +79,10 @@ func Ratio(ev verdict.Evidence) string {
 	if math.IsNaN(ev.Ratio) {
 		return "n/a"
 	}
-	if math.IsNaN(ev.RatioLow) {
+	// No interval: NaN, or both bounds zero, as a record decided without a
+	// test reads back (JSON has no NaN); a positive ratio's bounds are never
+	// [0, 0].
+	if math.IsNaN(ev.RatioLow) || ev.RatioLow == 0 && ev.RatioHigh == 0 {
 		return sigRatio(ev.Ratio)
 	}
 	return fmt.Sprintf("%s [%s, %s] (%s)", sigRatio(ev.Ratio), sigRatio(ev.RatioLow), sigRatio(ev.RatioHigh), ratioLevelLabel(ev))

@@ -364,8 +364,12 @@ func newComparer(left, right Side, opt Options) (c *comparer, stop *Comparison) 
 	if interp == stats.Quick && opt.Tolerance > 0 {
 		c.tol, c.up = opt.Tolerance, 1+opt.Tolerance
 	}
+	// No test has run yet: t, df and p are undefined (null in JSON, "n/a"
+	// in text) until one does — a comparison halted for lack of samples
+	// must not read as p = 0.
 	c.ev = Evidence{Left: sideEvidence(lraw, left), Right: sideEvidence(rraw, right), Alpha: opt.Alpha,
-		Looks: looksOf(opt), Interpretation: string(interp), Semantics: string(opt.Semantics), Tolerance: c.tol}
+		Looks: looksOf(opt), Interpretation: string(interp), Semantics: string(opt.Semantics), Tolerance: c.tol,
+		T: math.NaN(), DF: math.NaN(), P: math.NaN()}
 	c.ev.Ratio, c.ev.RatioLow, c.ev.RatioHigh = stats.RatioCI(lraw.Scale(cl), rraw.Scale(cr), 0.95)
 	halt := func(reason string) (*comparer, *Comparison) {
 		r := c.undecided(reason)
