@@ -3,7 +3,7 @@ package main
 // go run ./bench ensemble-real: seed 001's ensemble (perfls ensemble's store
 // form) on real results, the figure of record of issue 39 item 1. A small
 // method is measured out of process with the built perfls (perfls measure,
-// 3 forks × 10 samples, a fresh cache directory) in five environments of
+// 5 forks × 10 samples by default, as perfls measures; a fresh cache directory) in five environments of
 // this machine — JDK 17 and JDK 25, each with G1 and the parallel
 // collector, and JDK 17 with a 256 MB heap — as a history of 10 results;
 // then each of 16 cases measures one new result in a copy of that cache
@@ -155,7 +155,7 @@ var timeCounters = []string{"wall_ns_per_op", "cpu_ns_per_op", "process_cpu_ns_p
 func ensembleRealBench(args []string) error {
 	fl := flag.NewFlagSet("ensemble-real", flag.ExitOnError)
 	work := fl.String("work", "", "keep the project, the perfls binary and the cache directories here (default: a temporary directory, removed)")
-	forks := fl.Int("forks", 3, "forks per result")
+	forks := fl.Int("forks", 5, "forks per result (perfls's default)")
 	samples := fl.Int("samples", 10, "samples per fork")
 	abForks := fl.Int("ab-forks", 10, "forks of each side of a faulty case's A/B run (the ground truth)")
 	histories := fl.Int("histories", 3, "fresh histories, each with its cases")
