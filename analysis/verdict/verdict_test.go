@@ -80,6 +80,9 @@ func TestCompareUndecided(t *testing.T) {
 	}
 	if c := Compare(spl.LE, Side{Runs: [][]float64{{1}}}, ok, nil, Options{Interpretation: stats.Quick}); c.Outcome != Undecided || !strings.Contains(c.Reason, "too few samples") {
 		t.Errorf("one sample: %+v", c)
+	} else if ev := c.Evidence; !math.IsNaN(ev.P) || !math.IsNaN(ev.T) || !math.IsNaN(ev.DF) {
+		// No test ran: p = 0 would read as overwhelming evidence.
+		t.Errorf("one sample: t %v, df %v, p %v; want all undefined", ev.T, ev.DF, ev.P)
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	same := samples(rng, 50, 40)
