@@ -160,6 +160,20 @@ func (s *Selected) Note() string {
 	return note
 }
 
+// WorkloadsOf is what a command runs an action on: SelectWorkloads, or
+// with calibrated the method's calibrated workloads (CalibratedWorkloads:
+// the calibration chose them, so nothing is noted about their source).
+func (e *Engine) WorkloadsOf(ctx context.Context, dir string, sel Selection, calibrated bool) (*Selected, error) {
+	if !calibrated {
+		return SelectWorkloads(ctx, dir, sel)
+	}
+	ws, err := e.CalibratedWorkloads(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	return &Selected{Workloads: ws, From: make([]string, len(ws))}, nil
+}
+
 // SelectWorkloads turns a selection into the workloads to act on, reading
 // the method's binding from the project's source in dir exactly as the
 // editor's lenses do (MethodRequest, sourceWorkloads):

@@ -106,22 +106,15 @@ func (s *selector) each(a *app, cmd *cobra.Command, args []string, calibrated bo
 		return err
 	}
 	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error {
-		var ws []engine.Workload
-		if calibrated {
-			ws, err = eng.CalibratedWorkloads(cmd.Context(), sel)
-		} else {
-			var chosen *engine.Selected
-			if chosen, err = engine.SelectWorkloads(cmd.Context(), dir, sel); err == nil {
-				ws = chosen.Workloads
-				if note := chosen.Note(); note != "" {
-					a.note("%s", note)
-				}
-				a.notices("", dir, true, chosen.Warnings) // about the selection: always shown
-			}
-		}
+		chosen, err := eng.WorkloadsOf(cmd.Context(), dir, sel, calibrated)
 		if err != nil {
 			return err
 		}
+		if note := chosen.Note(); note != "" {
+			a.note("%s", note)
+		}
+		a.notices("", dir, true, chosen.Warnings) // about the selection: always shown
+		ws := chosen.Workloads
 		var worst error
 		for _, w := range ws {
 			err := run(dir, w, eng)
