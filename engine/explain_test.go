@@ -11,7 +11,9 @@ import (
 
 // Explain follows a slow-down from two revisions to its first bad commit
 // and names the callee that grew there: a history of four commits in which
-// the third makes one of work's two callees 40 times as costly.
+// the third makes one of work's two callees 40 times as costly. On
+// recorded measurements and profiles (bench/explain.sh explains a real
+// 32-commit history).
 func TestExplainNamesTheCommitAndTheCallee(t *testing.T) {
 	class := func(factor string) string {
 		return `package p;
@@ -30,7 +32,7 @@ public class A {
 		history = append(history, map[string]string{"src/p/A.java": class(f)})
 	}
 	dir, commits := fixture.GitProject(t, history...)
-	e := openEngine(t, small)
+	e := openReplayed(t, "explain-commit-and-callee", small)
 	opts := small
 	opts.Forks = 3
 	opts.MaxWarmup = 3 * time.Second
