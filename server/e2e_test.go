@@ -11,14 +11,17 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/lsptest"
+	"github.com/perfls/perfls/internal/fixture/replay"
 	"github.com/perfls/perfls/measure"
+	"github.com/perfls/perfls/measure/service"
 	"github.com/perfls/perfls/server"
 )
 
-// From the lens to the hover with the real engine and real forks: the
+// From the lens to the hover with the real engine on recorded forks: the
 // Calibrate lens of a method calibrates its workloads in the background,
 // then the lens and the hover show the models.
 func TestCalibrateLensEndToEnd(t *testing.T) {
@@ -34,7 +37,7 @@ public class B {
     public static Iterable<Object[]> sizes(@Param(value = "n", min = 500) int n) { return java.util.Collections.singletonList(new Object[] {n}); }
 }
 `
-	p := newEngineProject(t, measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}, "p/B.java", text)
+	p := newReplayedProject(t, "calibrate-lens", measure.Options{SamplesPerFork: 12, Warmup: 50 * time.Millisecond, MaxWarmup: 200 * time.Millisecond}, "p/B.java", text)
 	fc, u := p.session(t)
 	lensTitled := func(prefix string) *protocol.CodeLens { return lensTitled(t, fc, u, prefix) }
 	lens := lensTitled("▶ Calibrate (30 forks)")
@@ -76,8 +79,42 @@ type engineProject struct {
 
 func newEngineProject(t *testing.T, base measure.Options, rel, text string) *engineProject {
 	t.Helper()
+	return openProject(t, base, nil, rel, text)
+}
+
+// newReplayedProject is newEngineProject whose measurements answer from the
+// recording called name (testdata/replay/NAME.json): for tests of what the
+// editor shows, whose JVM work is tested in engine and measure. With
+// -record the engine measures for real and the recording is rewritten.
+func newReplayedProject(t *testing.T, name string, base measure.Options, rel, text string) *engineProject {
+	t.Helper()
+	return openProject(t, base, replayed(t, name), rel, text)
+}
+
+// replayed gives an engine's Config.Given: the recording called name, or,
+// with -record, the real service measuring in the engine's cache directory.
+func replayed(t *testing.T, name string) func(cacheDir string) service.Service {
+	return func(cacheDir string) service.Service {
+		return replay.New(t, name, func() service.Service {
+			st, _, err := cache.OpenStore(context.Background(), cacheDir)
+			if err != nil {
+				t.Fatalf("recording: %v", err)
+			}
+			l := service.NewLocal(context.Background(), cacheDir, st, 1)
+			t.Cleanup(func() { l.Close(); st.Close() })
+			return l
+		})
+	}
+}
+
+func openProject(t *testing.T, base measure.Options, given func(cacheDir string) service.Service, rel, text string) *engineProject {
+	t.Helper()
 	dir := fixture.Project(t, map[string]string{rel: text})
-	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf, Base: base})
+	cfg := engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf, Base: base}
+	if given != nil {
+		cfg.Given = given(cfg.CacheDir)
+	}
+	eng, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,8 @@ public class A {
 `
 }
 
-// Revisions in the editor with the real engine and git: the hover on
+// Revisions in the editor with the real engine and git, on recorded
+// measurements: the hover on
 // "@HEAD~1" names the commit and, once checked, that revision's figures;
 // the Compare with base lens measures the edited method against HEAD and
 // says it became slower.
@@ -43,10 +44,12 @@ func TestRevisionsInTheEditor(t *testing.T) {
 	if err := os.WriteFile(src, []byte(slow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(context.Background(), engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
+	cfg := engine.Config{CacheDir: t.TempDir(), Service: engine.InProcess, Logf: t.Logf,
 		// Forks whose warm-up hits the cap do not decide a formula: a cap
 		// the JIT settles within on a busy machine.
-		Base: measure.Options{Forks: 3, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 3 * time.Second}})
+		Base: measure.Options{Forks: 3, SamplesPerFork: 5, Warmup: 50 * time.Millisecond, MaxWarmup: 3 * time.Second}}
+	cfg.Given = replayed(t, "revisions")(cfg.CacheDir)
+	eng, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
