@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/engine"
 	"github.com/perfls/perfls/internal/fixture"
 	"github.com/perfls/perfls/internal/fixture/replay"
@@ -94,17 +93,7 @@ func newReplayedProject(t *testing.T, name string, base measure.Options, rel, te
 // replayed gives an engine's Config.Given: the recording called name, or,
 // with -record, the real service measuring in the engine's cache directory.
 func replayed(t *testing.T, name string) func(cacheDir string) service.Service {
-	return func(cacheDir string) service.Service {
-		return replay.New(t, name, func() service.Service {
-			st, _, err := cache.OpenStore(context.Background(), cacheDir)
-			if err != nil {
-				t.Fatalf("recording: %v", err)
-			}
-			l := service.NewLocal(context.Background(), cacheDir, st, 1)
-			t.Cleanup(func() { l.Close(); st.Close() })
-			return l
-		})
-	}
+	return func(cacheDir string) service.Service { return replay.InCache(t, name, cacheDir) }
 }
 
 func openProject(t *testing.T, base measure.Options, given func(cacheDir string) service.Service, rel, text string) *engineProject {

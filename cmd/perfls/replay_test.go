@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 
-	"github.com/perfls/perfls/cache"
 	"github.com/perfls/perfls/internal/fixture/replay"
-	"github.com/perfls/perfls/measure/service"
 )
 
 // replayed makes the commands' measurements answer from the recording
@@ -18,16 +15,7 @@ import (
 // rewrites the recording.
 func replayed(t *testing.T, name string) {
 	t.Helper()
-	cacheDir := os.Getenv("PERFLS_CACHE_DIR")
-	s := replay.New(t, name, func() service.Service {
-		st, _, err := cache.OpenStore(context.Background(), cacheDir)
-		if err != nil {
-			t.Fatalf("recording: %v", err)
-		}
-		l := service.NewLocal(context.Background(), cacheDir, st, 1)
-		t.Cleanup(func() { l.Close(); st.Close() })
-		return l
-	})
+	s := replay.InCache(t, name, os.Getenv("PERFLS_CACHE_DIR"))
 	measuringService = s
 	t.Cleanup(func() { measuringService = nil })
 }
