@@ -233,10 +233,24 @@ func causeLine(t *testing.T, c profCase) (string, int) {
 	return file, line
 }
 
+// validatedClean are the clean methods TestProfileValidation profiles: the
+// ones that drew a false finding in earlier runs (docs/profiling.md) — a
+// ramp on state that grows without making calls dearer, a split of
+// allocation by weights — and the heaviest allocator. The other eight,
+// which never did, are profiled by bench profile-validation with every
+// case, out of process, round after round (the validation's figures).
+var validatedClean = map[string]bool{
+	"oracle.Leak#clean": true, "oracle.Leak#leaky": true, "oracle.Plugins#reuse": true,
+	"oracle.Plugins#reload": true, "oracle.Caching#soft": true, "quickstart.Strings#joinWithPlus": true,
+}
+
 func TestProfileValidation(t *testing.T) {
 	requireJDK(t)
 	found, clean := 0, 0
 	for _, c := range profCases {
+		if c.Cause == "" && !validatedClean[c.Method] {
+			continue
+		}
 		t.Run(c.Method, func(t *testing.T) {
 			pp := profilingProject(t, c.Project)
 			// A loaded machine (CI runs packages side by side) can make a
@@ -264,7 +278,7 @@ func TestProfileValidation(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("seeded causes found at the right line: %d of 5; clean methods without findings: %d of %d", found, clean, len(profCases)-5)
+	t.Logf("seeded causes found at the right line: %d of 5; clean methods without findings: %d of %d", found, clean, len(validatedClean))
 }
 
 // profileProblems profiles c's method in one fork and says what is wrong
