@@ -229,6 +229,10 @@ func runJavac(ctx context.Context, j *jdk, out string, classpath, srcs []string,
 		// English messages, so that they parse; UTF-8 output.
 		"-J-Duser.language=en", "-J-Duser.country=US", "-J-Dfile.encoding=UTF-8",
 		"-J-Dsun.stdout.encoding=UTF-8", "-J-Dsun.stderr.encoding=UTF-8", "-J-Dstdout.encoding=UTF-8", "-J-Dstderr.encoding=UTF-8",
+		// javac's own JIT at C1 only, one GC thread: the class files are the
+		// same, and a compile costs about half the CPU (0.8 against 1.4 s on
+		// the quickstart, 8 against 16 s on 600 classes, wall time lower too).
+		"-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
 		"-d", out, "-encoding", "UTF-8", "-g", "-implicit:class", "-Xmaxerrs", "500",
 	}
 	if len(classpath) > 0 {
