@@ -44,6 +44,51 @@ func ListRefs(ctx context.Context, dir, gitDir string) (*Refs, error) {
 			r.full[line] = true
 		}
 	}
+	r.addRootRefs(gitDir)
+	return r.folded(), nil
+}
+
+// RefsFromFiles lists gitDir's refs from its files, without git: for a
+// workspace where git may not run (it would read the workspace's
+// .git/config, which can name programs to run). Loose refs under refs/,
+// packed-refs and the root refs, in gitDir and (a linked worktree) its
+// common directory — what for-each-ref lists, for the ref formats git
+// writes as files. A reftable repository is not read (an error).
+func RefsFromFiles(gitDir string) (*Refs, error) {
+	if gitDir == "" {
+		return nil, fmt.Errorf("list refs: no git directory")
+	}
+	if st, err := os.Stat(filepath.Join(gitDir, "reftable")); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("list the refs of %s: a reftable repository is read only by git", gitDir)
+	}
+	r := &Refs{full: map[string]bool{"HEAD": true}}
+	for _, d := range gitDirs(gitDir) {
+		root := filepath.Join(d, "refs")
+		// Refs are small regular files; a tree of thousands is walked in
+		// milliseconds, and a symlink or FIFO is skipped, never followed.
+		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() && !strings.HasSuffix(p, ".lock") { // .lock: a ref being written
+				if rel, err := filepath.Rel(d, p); err == nil {
+					r.full[filepath.ToSlash(rel)] = true
+				}
+			}
+			return nil
+		})
+		if packed, err := readGitFile(filepath.Join(d, "packed-refs")); err == nil {
+			for line := range strings.Lines(string(packed)) {
+				if hash, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && IsFullHash(hash) && strings.HasPrefix(name, "refs/") {
+					r.full[name] = true
+				}
+			}
+		}
+	}
+	r.addRootRefs(gitDir)
+	return r.folded(), nil
+}
+
+// addRootRefs adds the root refs of gitDir's directories (HEAD,
+// FETCH_HEAD, ORIG_HEAD: files named in capitals).
+func (r *Refs) addRootRefs(gitDir string) {
 	for _, d := range gitDirs(gitDir) {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
@@ -52,13 +97,17 @@ func ListRefs(ctx context.Context, dir, gitDir string) (*Refs, error) {
 			}
 		}
 	}
+}
+
+// folded adds the names' lower case where the file system ignores case.
+func (r *Refs) folded() *Refs {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		r.fold = map[string]bool{}
 		for n := range r.full {
 			r.fold[strings.ToLower(n)] = true
 		}
 	}
-	return r, nil
+	return r
 }
 
 // NewRefs is a list of the given refs (full names), for tests.

@@ -2,6 +2,7 @@ package revision
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,6 +55,44 @@ func TestRefsKnowsWhatGitResolves(t *testing.T) {
 	fixture.Git(t, top, "update-ref", "MERGE_HEAD", commits[0])
 	if again, _ := ListRefs(ctx, top, GitDir(top)); !again.Knows("MERGE_HEAD") || refs.Knows("MERGE_HEAD") {
 		t.Error("MERGE_HEAD: only the list made after it was written should know it")
+	}
+}
+
+// RefsFromFiles lists what git for-each-ref lists (and the root refs),
+// loose and packed, from a linked worktree too, without running git.
+func TestRefsFromFilesAgreesWithGit(t *testing.T) {
+	ctx := context.Background()
+	top, commits := gitRepo(t, "class A { int v = 1; }", "class A { int v = 2; }")
+	fixture.Git(t, top, "tag", "v1.0", commits[0])
+	fixture.Git(t, top, "tag", "-a", "-m", "release", "v2.0", commits[1])
+	fixture.Git(t, top, "branch", "feature/x", commits[0])
+	fixture.Git(t, top, "update-ref", "refs/remotes/origin/main", commits[1])
+	fixture.Git(t, top, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	fixture.Git(t, top, "update-ref", "ORIG_HEAD", commits[0])
+	fixture.Git(t, top, "pack-refs", "--all")
+	fixture.Git(t, top, "branch", "loose", commits[1]) // after packing: a loose ref beside packed ones
+	wt := filepath.Join(t.TempDir(), "wt")
+	fixture.Git(t, top, "worktree", "add", "-b", "in-worktree", wt, commits[0])
+	for _, dir := range []string{top, wt} {
+		want, err := ListRefs(ctx, dir, GitDir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := RefsFromFiles(GitDir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := slices.Sorted(maps.Keys(got.full)), slices.Sorted(maps.Keys(want.full)); !slices.Equal(g, w) {
+			t.Errorf("%s: from the files %q, git lists %q", dir, g, w)
+		}
+		for _, n := range []string{"v1.O", "mian", "origin/mian"} {
+			if got.Knows(n) {
+				t.Errorf("%s: Knows(%q) from the files", dir, n)
+			}
+		}
+	}
+	if _, err := RefsFromFiles(""); err == nil {
+		t.Error("RefsFromFiles(\"\"): no error")
 	}
 }
 
