@@ -168,3 +168,30 @@ func TestMatchesAMethodAsNamed(t *testing.T) {
 		}
 	}
 }
+
+// When Bad is not shown slower there is nothing to search, and bisect says
+// why in the words SPL reads a relation by: "not shown slower than Good",
+// with the step's reason — here the method's code is Good's.
+func TestBisectBadNotShownSlower(t *testing.T) {
+	class := `package p;
+import dev.perfls.*;
+public class A {
+    @Workload("p.A#gen")
+    public static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s += i ^ (s >>> 3); return s; }
+    public static Iterable<Object[]> gen() { return java.util.Collections.singletonList(new Object[] {3000}); }
+}
+`
+	dir, commits := fixture.GitProject(t,
+		map[string]string{"src/p/A.java": class},
+		map[string]string{"src/p/A.java": class, "NOTES": "notes"})
+	e := openEngine(t, small) // nothing is measured: the code is Good's
+	b, err := e.Bisect(context.Background(), BisectRequest{HistoryRequest: HistoryRequest{Dir: dir, Method: "p.A#work", Options: small, MaxForks: 2},
+		Good: commits[0], Bad: commits[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := commits[1] + " is not shown slower than " + commits[0] + ": code unchanged since good"
+	if b.FirstBad != "" || b.Reason != want {
+		t.Errorf("first bad %q, reason %q; want none and %q", b.FirstBad, b.Reason, want)
+	}
+}
