@@ -56,9 +56,12 @@ type diffJSON struct {
 // unchanged, and after a second edit measures only the edited method's
 // head again; the checkout is untouched. Then bisect, and both in a
 // shallow CI clone that must fetch (gitci_test.go), sharing the cache: the
-// same code's measurements answer them.
+// same code's measurements answer them. On recorded measurements: diff's
+// and bisect's JVM work runs for real in the conformance matrix (every
+// workload form) and on the old history.
 func TestDiffAndBisect(t *testing.T) {
 	fixture.Isolate(t)
+	replayed(t, "diff-and-bisect")
 	t.Run("diff", testDiffAgainstBase)
 	t.Run("bisect", testBisectFindsRegression)
 	t.Run("shallow clone fetches", testDiffBisectShallowCloneFetches)
