@@ -11,6 +11,10 @@ import (
 )
 
 // compile writes files under src and compiles every Java source there
+// quickJavac runs javac's own JIT at C1 with one GC thread, as perfls
+// does (measure/compile.go): the same class files for half the CPU.
+var quickJavac = []string{"-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"}
+
 // into classes.
 func compile(t *testing.T, src, classes string, files map[string]string) {
 	t.Helper()
@@ -28,7 +32,7 @@ func compile(t *testing.T, src, classes string, files map[string]string) {
 		}
 		return nil
 	})
-	out, err := exec.Command("javac", append([]string{"-d", classes}, all...)...).CombinedOutput()
+	out, err := exec.Command("javac", append(append(quickJavac, "-d", classes), all...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
@@ -184,7 +188,7 @@ public class Gen {
 		os.MkdirAll(filepath.Dir(edited), 0o755)
 		os.WriteFile(edited, []byte(strings.Replace(text, e.old, e.new, 1)), 0o644)
 		over := t.TempDir()
-		if out, err := exec.Command("javac", "-cp", classes, "-d", over, edited).CombinedOutput(); err != nil {
+		if out, err := exec.Command("javac", append(quickJavac, "-cp", classes, "-d", over, edited)...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: javac: %v\n%s", e.name, err, out)
 		}
 		got, _, err := Fingerprint([]string{over, classes}, roots)
