@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// compile writes files under src and compiles every Java source there
 // quickJavac runs javac's own JIT at C1 with one GC thread, as perfls
 // does (measure/compile.go): the same class files for half the CPU.
 var quickJavac = []string{"-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"}
 
+// compile writes files under src and compiles every Java source there
 // into classes.
 func compile(t *testing.T, src, classes string, files map[string]string) {
 	t.Helper()
