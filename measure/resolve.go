@@ -147,9 +147,10 @@ func checkSpec(s methodspec.Spec) error {
 	return nil
 }
 
-// eraseTypeName normalises a written type: type annotations, "final",
-// generic arguments and white space removed, varargs as an array
-// ("int..." → "int[]").
+// eraseTypeName normalises a written type for the resolver: type
+// annotations and "final" removed, then methodspec.Erasure (no type
+// arguments or white space, "$" as "." — the resolver reads both —
+// varargs as an array: "int..." → "int[]").
 func eraseTypeName(t string) string {
 	s := strings.TrimSpace(t)
 	for {
@@ -168,29 +169,8 @@ func eraseTypeName(t string) string {
 			s = strings.TrimSpace(s[5:])
 			continue
 		}
-		break
+		return methodspec.Erasure(s)
 	}
-	var b strings.Builder
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '<':
-			depth++
-		case r == '>':
-			if depth > 0 {
-				depth--
-			}
-		case depth > 0:
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-		default:
-			b.WriteRune(r)
-		}
-	}
-	s = b.String()
-	if strings.HasSuffix(s, "...") {
-		s = strings.TrimSuffix(s, "...") + "[]"
-	}
-	return s
 }
 
 func lastLines(s string, n int) string {

@@ -18,6 +18,8 @@ func TestEraseTypeName(t *testing.T) {
 		"int...":                    "int[]",
 		"final @NonNull String":     "String",
 		"@A(x = 1) final long":      "long",
+		"Outer$Inner":               "Outer.Inner",
+		"List>":                     "List",
 	} {
 		if got := eraseTypeName(in); got != want {
 			t.Errorf("eraseTypeName(%q) = %q, want %q", in, got, want)
@@ -49,8 +51,12 @@ func TestResolve(t *testing.T) {
 		{Class: "java.util.ArrayList", Name: "add", Params: []string{"java.lang.Object"}},  // 18 JDK instance
 		{Class: "fixture.Work", Name: "sumLoop", Params: []string{"SPLController", "int"}}, // 19 workload loop
 		{Class: "fixture.Loud", Name: "quiet"},                                             // 20 static init must not run
+		{Class: "java.lang.Thread", Name: "setUncaughtExceptionHandler", Params: []string{"java.lang.Thread$UncaughtExceptionHandler"}}, // 21 a nested parameter type, binary
 	}
 	rs, errs := Resolve(context.Background(), b, specs)
+	if errs[21] != nil || rs[21].Name != "setUncaughtExceptionHandler" || len(rs[21].ParamTypes) != 1 {
+		t.Errorf("spec 21 (%s): %+v, %v", specs[21], rs[21], errs[21])
+	}
 	ok := func(i int, want measured.Resolved) {
 		t.Helper()
 		if errs[i] != nil {

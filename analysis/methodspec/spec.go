@@ -136,7 +136,9 @@ func Erasure(t string) string {
 		case r == '<':
 			depth++
 		case r == '>':
-			depth--
+			if depth > 0 { // a stray '>' closes nothing
+				depth--
+			}
 		case depth == 0 && r == '$':
 			b.WriteByte('.')
 		case depth == 0:
