@@ -203,6 +203,59 @@ func TestGCKeepsNewestOfEverySeries(t *testing.T) {
 	})
 }
 
+// Free pages a dropped table left (as the schema 12 migration's) go back
+// to the disk with gc's compaction though nothing is evicted; a few free
+// pages do not make gc rewrite the file.
+func TestGCCompactsAFileMostlyFree(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	size := func() int64 {
+		t.Helper()
+		if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	if err := s.Put(ctx, sampleMeasurement(baseKey, 1, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GC(ctx, 1<<40, true); err != nil { // nothing to evict, nothing free
+		t.Fatal(err)
+	}
+	small := size()
+	if _, err := s.db.Exec("CREATE TABLE old_rows (v BLOB)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := s.db.Exec("INSERT INTO old_rows VALUES (zeroblob(16384))"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.Exec("DROP TABLE old_rows"); err != nil {
+		t.Fatal(err)
+	}
+	grown := size()
+	if _, err := s.GC(ctx, 1<<40, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(); got != grown {
+		t.Errorf("gc without compaction: %d bytes, want the file left at %d", got, grown)
+	}
+	if n, err := s.GC(ctx, 1<<40, true); err != nil || n != 0 {
+		t.Fatalf("gc: %d removed, %v", n, err)
+	}
+	if got := size(); got >= grown || got > 2*small {
+		t.Errorf("after compacting: %d bytes (%d before, %d without the dropped table)", got, grown, small)
+	}
+	if _, err := s.Get(ctx, 1); err != nil {
+		t.Errorf("the measurement after compacting: %v", err)
+	}
+}
+
 // TestConcurrentWriters has two stores on one file (as two editors and a
 // CLI would) write and read at once.
 func TestConcurrentWriters(t *testing.T) {

@@ -41,7 +41,7 @@ func (a *app) cacheCommand() *cobra.Command {
 	var maxMB int64
 	var maxAge int
 	gc := &cobra.Command{Use: "gc [--max-mb N] [--max-age-days D]", Args: cli.NoArgs,
-		Short: "Evict the oldest measurements above N MiB, keeping the newest of every series, and remove compiled code unused for D days",
+		Short: "Evict the oldest measurements above N MiB, keeping the newest of every series, remove compiled code unused for D days, and compact the file when it evicted or a tenth of it is free",
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
 			if maxAge < 1 {
 				return cli.Usagef("--max-age-days must be ≥ 1")
