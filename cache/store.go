@@ -553,12 +553,29 @@ type Entry struct {
 }
 
 // List returns every stored measurement, newest first.
-func (s *Store) List(ctx context.Context) (out []Entry, err error) {
+func (s *Store) List(ctx context.Context) ([]Entry, error) {
+	out, _, err := s.Newest(ctx, 0)
+	return out, err
+}
+
+// Newest returns the newest limit stored measurements, newest first (all
+// of them when limit ≤ 0), and how many the store holds: a team store of a
+// million results is listed a page at a time.
+func (s *Store) Newest(ctx context.Context, limit int) (out []Entry, total int, err error) {
 	err = s.run(ctx, func(db *conn) error {
 		out = nil
-		rows, err := db.QueryContext(ctx, `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM measurements").Scan(&total); err != nil {
+			return fmt.Errorf("list cache: %w", err)
+		}
+		query := `SELECT m.id, m.method, m.workload, m.args, m.code_fingerprint, m.jvm, m.harness, m.machine,
 			m.preliminary, m.created_at, m.bytes, (SELECT count(*) FROM forks f WHERE f.measurement_id = m.id)
-			FROM measurements m ORDER BY m.created_at DESC, m.id DESC`)
+			FROM measurements m ORDER BY m.created_at DESC, m.id DESC`
+		var args []any
+		if limit > 0 {
+			query += " LIMIT ?"
+			args = append(args, limit)
+		}
+		rows, err := db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("list cache: %w", err)
 		}
@@ -579,7 +596,7 @@ func (s *Store) List(ctx context.Context) (out []Entry, err error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, total, err
 }
 
 // GC evicts the oldest measurements until the stored sample bytes fit in

@@ -203,6 +203,32 @@ func TestGCKeepsNewestOfEverySeries(t *testing.T) {
 	})
 }
 
+// Newest lists a page of the newest measurements and says how many there
+// are; a limit of 0 lists them all, as List does.
+func TestNewestPage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, newLocation func(*testing.T) string) {
+		ctx := context.Background()
+		s := open(t, newLocation(t))
+		for i := 0; i < 5; i++ {
+			k := baseKey
+			k.Args = strconv.Itoa(i)
+			m := sampleMeasurement(k, 2, 3)
+			m.CreatedAt = time.Unix(int64(100+i), 0)
+			if err := s.Put(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, total, err := s.Newest(ctx, 2)
+		if err != nil || total != 5 || len(page) != 2 || page[0].Key.Args != "4" || page[1].Key.Args != "3" || page[0].Forks != 2 {
+			t.Fatalf("newest 2: %+v of %d, %v; want args 4 and 3 (2 forks each) of 5", page, total, err)
+		}
+		all, total, err := s.Newest(ctx, 0)
+		if err != nil || total != 5 || len(all) != 5 || all[4].Key.Args != "0" {
+			t.Fatalf("all: %d of %d, %v", len(all), total, err)
+		}
+	})
+}
+
 // Free pages a dropped table left (as the schema 12 migration's) go back
 // to the disk with gc's compaction though nothing is evicted; a few free
 // pages do not make gc rewrite the file.

@@ -9,23 +9,23 @@ import (
 	"github.com/perfls/perfls/measure"
 )
 
-// CacheList lists the stored measurements, newest first, and the store's
-// path.
-func (e *Engine) CacheList(ctx context.Context) ([]report.CacheRow, string, error) {
+// CacheList lists the newest limit stored measurements (all when limit ≤
+// 0), newest first, with how many the store holds and its path.
+func (e *Engine) CacheList(ctx context.Context, limit int) (rows []report.CacheRow, total int, path string, err error) {
 	store, err := e.Store()
 	if err != nil {
-		return nil, "", err
+		return nil, 0, "", err
 	}
-	entries, err := store.List(ctx)
+	entries, total, err := store.Newest(ctx, limit)
 	if err != nil {
-		return nil, "", err
+		return nil, 0, "", err
 	}
-	rows := make([]report.CacheRow, len(entries))
+	rows = make([]report.CacheRow, len(entries))
 	for i, en := range entries {
 		rows[i] = report.CacheRow{ID: en.ID, Measured: en.CreatedAt, Method: en.Key.Method, Workload: en.Key.Workload,
 			Args: en.Key.Args, Forks: en.Forks, Preliminary: en.Preliminary, Bytes: en.Bytes}
 	}
-	return rows, store.Path(), nil
+	return rows, total, store.Path(), nil
 }
 
 // CacheShow is one stored measurement.

@@ -73,11 +73,11 @@ func TestFormulaEditMeasuresNothing(t *testing.T) {
 	}
 	stored := func() int {
 		t.Helper()
-		rows, _, err := e.CacheList(ctx)
-		if err != nil {
-			t.Fatal(err)
+		rows, total, _, err := e.CacheList(ctx, 0)
+		if err != nil || len(rows) != total {
+			t.Fatalf("%d rows of %d: %v", len(rows), total, err)
 		}
-		return len(rows)
+		return total
 	}
 
 	first, ratio := check("first check", editableClass("1.2", "1", "50"), "1.2", "violated")

@@ -19,15 +19,22 @@ func (a *app) cacheCommand() *cobra.Command {
 		Args: cobra.ArbitraryArgs,
 		RunE: cli.Group("ls, show, gc, verify or clear"),
 	}
-	ls := &cobra.Command{Use: "ls", Short: "List stored measurements, newest first", Args: cli.NoArgs,
+	var limit int
+	ls := &cobra.Command{Use: "ls [--limit N]", Short: "List stored measurements, newest first", Args: cli.NoArgs,
 		RunE: a.withEngine(engine.InProcess, func(cmd *cobra.Command, eng *engine.Engine) error {
-			rows, path, err := eng.CacheList(cmd.Context())
-			if err == nil {
-				report.WriteCacheList(a.stdout, rows)
-				fmt.Fprintf(a.stderr, "%d measurements in %s\n", len(rows), path)
+			rows, total, path, err := eng.CacheList(cmd.Context(), limit)
+			if err != nil {
+				return err
 			}
-			return err
+			report.WriteCacheList(a.stdout, rows)
+			if len(rows) < total {
+				fmt.Fprintf(a.stderr, "the newest %d of %d measurements in %s (--limit 0 lists all)\n", len(rows), total, path)
+			} else {
+				fmt.Fprintf(a.stderr, "%d measurements in %s\n", total, path)
+			}
+			return nil
 		})}
+	ls.Flags().IntVar(&limit, "limit", 100, "list the newest N measurements (0: all; a team store can hold millions)")
 	var id int64
 	show := &cobra.Command{Use: "show ID", Short: "Print one measurement with its raw samples summarised",
 		Args: cli.OneInt(&id, "cache show needs one measurement ID (see perfls cache ls)", "a measurement ID"),

@@ -5,9 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfls/perfls/analysis/measured"
+	"github.com/perfls/perfls/cache"
 )
 
 // TestCacheGCPrunesCompiledCode: perfls cache gc removes a harness not
@@ -70,6 +74,43 @@ func TestCacheClearOnACorruptFile(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(db + ".unusable-*"); len(left) != 0 {
 		t.Errorf("set-aside files left after clear: %v", left)
+	}
+}
+
+// perfls cache ls lists the newest --limit measurements (100 by default)
+// and says how many there are; --limit 0 lists all.
+func TestCacheListLimit(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PERFLS_CACHE_DIR", dir)
+	st, _, err := cache.OpenStore(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		m := &cache.Measurement{Key: cache.Key{Method: "p.A#m(int)", Args: strconv.Itoa(i), Code: "c", JVM: "17", Harness: "1", Machine: "m"},
+			CreatedAt: time.Unix(int64(100+i), 0), Forks: []measured.Fork{{NsPerOp: []float64{10, 11}}}}
+		if err := st.Put(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	db := filepath.Join(dir, "perfls.db")
+	for _, c := range []struct {
+		args    []string
+		rows    int
+		summary string
+	}{
+		{[]string{"cache", "ls", "--limit", "2"}, 2, "the newest 2 of 3 measurements in " + db + " (--limit 0 lists all)"},
+		{[]string{"cache", "ls", "--limit", "0"}, 3, "3 measurements in " + db},
+		{[]string{"cache", "ls"}, 3, "3 measurements in " + db},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), c.args, nil, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s%s", c.args, code, out.String(), errb.String())
+		}
+		if rows := strings.Count(out.String(), "p.A#m(int)"); rows != c.rows || strings.TrimSpace(errb.String()) != c.summary {
+			t.Errorf("%v: %d rows, %q; want %d and %q\n%s", c.args, rows, errb.String(), c.rows, c.summary, out.String())
+		}
 	}
 }
 
