@@ -17,6 +17,7 @@ func changepointBench(args []string) error {
 	fl := flag.NewFlagSet("changepoint", flag.ExitOnError)
 	seed := fl.Uint64("seed", 1, "random seed")
 	series := fl.Int("series", 200, "series per setting")
+	aaSeries := fl.Int("aa-series", 1000, "series per A/A setting (no step)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -36,6 +37,23 @@ func changepointBench(args []string) error {
 		}
 		fmt.Printf("%-24s %d points: %4d steps, %4d detected, %4d matched: precision %.3f, recall %.3f, F1 %.3f\n",
 			c.label, c.s.Points, r.True, r.Detected, r.Matched, r.Precision(), r.Recall(), r.F1())
+	}
+	// A/A: no step at all. The t-test's p is taken at the split that
+	// maximises the statistic, so it does not count the search over
+	// positions: the share of series flagged grows with their length.
+	for _, minMag := range []float64{0, 0.05} {
+		c := cfg
+		c.MinMagnitude = minMag
+		for _, points := range []int{33, 100, 300} {
+			s := cpsim.DefaultSetting
+			s.MaxSteps, s.Series, s.Points = 0, *aaSeries, points
+			r, err := cpsim.Evaluate(*seed, s, c)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("A/A (no step), noise 2 %%, min. magnitude %.2f, %3d points: %4d of %d series flagged (%.1f %%), %d detections\n",
+				minMag, points, r.FalseSeries, s.Series, 100*float64(r.FalseSeries)/float64(s.Series), r.Detected)
+		}
 	}
 	rng := rand.New(rand.NewPCG(*seed, 1))
 	xs := make([]float64, 1100)

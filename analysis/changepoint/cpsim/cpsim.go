@@ -28,6 +28,9 @@ var DefaultSetting = Setting{Series: 200, Points: 300, MaxSteps: 4, MinStep: 0.0
 // Result counts matches over all series.
 type Result struct {
 	True, Detected, Matched int
+	// FalseSeries counts the series with a detection that matched no true
+	// step: with no steps (an A/A run), the series a report would flag.
+	FalseSeries int
 	// RecallBySize: recall for steps of 5–10 %, 10–20 %, 20–30 %.
 	RecallBySize [3]float64
 }
@@ -79,6 +82,9 @@ func Evaluate(seed uint64, s Setting, cfg changepoint.Config) (Result, error) {
 					break
 				}
 			}
+		}
+		if len(used) < len(cps) {
+			r.FalseSeries++
 		}
 	}
 	for b := range sizeTrue {
