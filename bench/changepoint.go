@@ -22,8 +22,8 @@ func changepointBench(args []string) error {
 		return err
 	}
 	cfg := changepoint.DefaultConfig()
-	fmt.Printf("== changepoint: E-divisive + t-test (window %d, p ≤ %g), %d series per setting, seed %d, match within ±%d points\n",
-		cfg.WindowLen, cfg.MaxPValue, *series, *seed, cpsim.DefaultSetting.Tolerance)
+	fmt.Printf("== changepoint: E-divisive + t-test (window %d, p ≤ %g and ≤ %g/n), %d series per setting, seed %d, match within ±%d points\n",
+		cfg.WindowLen, cfg.MaxPValue, cfg.SeriesAlpha, *series, *seed, cpsim.DefaultSetting.Tolerance)
 	hard := cpsim.DefaultSetting
 	hard.MinStep, hard.MaxStep, hard.Noise = 0.02, 0.10, 0.03
 	for _, c := range []struct {
@@ -39,20 +39,26 @@ func changepointBench(args []string) error {
 			c.label, c.s.Points, r.True, r.Detected, r.Matched, r.Precision(), r.Recall(), r.F1())
 	}
 	// A/A: no step at all. The t-test's p is taken at the split that
-	// maximises the statistic, so it does not count the search over
-	// positions: the share of series flagged grows with their length.
-	for _, minMag := range []float64{0, 0.05} {
-		c := cfg
-		c.MinMagnitude = minMag
+	// maximises the statistic, so p ≤ MaxPValue alone (Otava's rule) does
+	// not count the search over positions and the share of series flagged
+	// grows with their length; SeriesAlpha bounds it.
+	otava := cfg
+	otava.SeriesAlpha = 0
+	magnitude := cfg
+	magnitude.MinMagnitude = 0.05
+	for _, c := range []struct {
+		label string
+		cfg   changepoint.Config
+	}{{"Otava's rule (p ≤ 0.001)", otava}, {fmt.Sprintf("series α %g (default)", cfg.SeriesAlpha), cfg}, {"default, min. magnitude 0.05", magnitude}} {
 		for _, points := range []int{33, 100, 300} {
 			s := cpsim.DefaultSetting
 			s.MaxSteps, s.Series, s.Points = 0, *aaSeries, points
-			r, err := cpsim.Evaluate(*seed, s, c)
+			r, err := cpsim.Evaluate(*seed, s, c.cfg)
 			if err != nil {
 				return err
 			}
-			fmt.Printf("A/A (no step), noise 2 %%, min. magnitude %.2f, %3d points: %4d of %d series flagged (%.1f %%), %d detections\n",
-				minMag, points, r.FalseSeries, s.Series, 100*float64(r.FalseSeries)/float64(s.Series), r.Detected)
+			fmt.Printf("A/A (no step), noise 2 %%, %-29s %3d points: %4d of %d series flagged (%.1f %%), %d detections\n",
+				c.label+",", points, r.FalseSeries, s.Series, 100*float64(r.FalseSeries)/float64(s.Series), r.Detected)
 		}
 	}
 	rng := rand.New(rand.NewPCG(*seed, 1))

@@ -29,3 +29,31 @@ func TestScoreDefinitions(t *testing.T) {
 		t.Error("nothing to find and nothing found is perfect")
 	}
 }
+
+// On noise alone the default detector flags at most about its series α
+// (1 %) of series, whatever their length; Otava's rule (p ≤ 0.001 at the
+// maximising split) flags a share that grows with the length. The bound
+// checked is the 99 % binomial upper limit for 1,000 series at 1 %: 19.
+func TestSeriesAlphaHoldsOnNoise(t *testing.T) {
+	otava := changepoint.DefaultConfig()
+	otava.SeriesAlpha = 0
+	for _, points := range []int{33, 100, 300} {
+		s := DefaultSetting
+		s.MaxSteps, s.Series, s.Points = 0, 1000, points
+		r, err := Evaluate(3, s, changepoint.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Evaluate(3, s, otava)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d points: %d of 1000 series flagged (Otava's rule: %d)", points, r.FalseSeries, o.FalseSeries)
+		if r.FalseSeries > 19 {
+			t.Errorf("%d points: %d of 1000 series of noise flagged, want at most 19 (series α 0.01)", points, r.FalseSeries)
+		}
+		if points == 300 && o.FalseSeries <= 50 {
+			t.Errorf("Otava's rule flagged %d of 1000 300-point series: the check no longer tells the rules apart", o.FalseSeries)
+		}
+	}
+}
