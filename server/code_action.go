@@ -40,6 +40,16 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	}
 	snap := s.sess.Snapshot(p.TextDocument.URI)
 	doc := snap.Doc
+	if doc != nil && doc.SPL != nil && quick { // a .spl file: its unknown revisions are what it can repair
+		rng := fromProtocolRange(p.Range)
+		for _, pr := range s.unknownRevisions(snap) {
+			if overlaps(pr.Diagnostic.Range, rng) {
+				for _, fx := range pr.Fixes {
+					out = append(out, codeAction(fx, pr.Diagnostic))
+				}
+			}
+		}
+	}
 	if doc == nil || doc.Java == nil {
 		return out, nil
 	}

@@ -128,25 +128,53 @@ func (m *RevisionMemo) Problems(f *javasrc.File) []Problem {
 		for _, sp := range m.unknownIn(what, v.Text) {
 			rev := v.Text[sp.Start+1 : sp.End]
 			loc := location(f, v.DocSpan(textpos.Span{Start: sp.Start, End: sp.End}))
-			what := "revision @" + rev
-			if base := revisionBase(rev); base != rev {
-				what += ": " + base
-			}
-			d := workspace.Diagnostic{Path: f.Path, Range: loc.Range, Span: loc.Span, Severity: workspace.Warning, Code: CodeUnknownRevision,
-				Message: what + " names no tag, branch or commit of this repository: a check would fail it"}
-			fixes := revisionFixes(s, []spl.Span{sp}, rev, m.nearest(revisionBase(rev)))
-			if len(fixes) > 0 {
-				var alts []string
-				for _, fx := range fixes {
-					alts = append(alts, strings.TrimPrefix(fx.Title, "Change to "))
-				}
-				d.Message += "; did you mean " + strings.Join(alts, " or ") + "?"
-			}
-			out = append(out, Problem{Diagnostic: d, Fixes: fixes})
+			out = append(out, unknownRevisionProblem(loc, rev, revisionFixes(s, []spl.Span{sp}, rev, m.nearest(revisionBase(rev)))))
 		}
 		return true
 	})
 	return out
+}
+
+// ProblemsInSPL are the unknown revisions of a .spl file (its whole text
+// is formulas and aliases), with fixes that rewrite them in place.
+func (m *RevisionMemo) ProblemsInSPL(path string, text *textpos.Mapper) []Problem {
+	var out []Problem
+	src := text.Text()
+	if strings.IndexByte(src, '@') < 0 {
+		return nil
+	}
+	for _, sp := range m.unknownIn(strFormula, src) {
+		rev := src[sp.Start+1 : sp.End]
+		span := textpos.Span{Start: sp.Start, End: sp.End}
+		loc := Location{Path: path, Range: text.Range(span), Span: span}
+		suffix := rev[len(revisionBase(rev)):]
+		names := m.nearest(revisionBase(rev))
+		var fixes []Fix
+		for _, n := range names {
+			fixes = append(fixes, Fix{Title: "Change to @" + n + suffix, Preferred: len(names) == 1,
+				Edits: []TextEdit{{Location: loc, NewText: "@" + n + suffix}}})
+		}
+		out = append(out, unknownRevisionProblem(loc, rev, fixes))
+	}
+	return out
+}
+
+// unknownRevisionProblem is the warning on loc, naming the fixes' names.
+func unknownRevisionProblem(loc Location, rev string, fixes []Fix) Problem {
+	what := "revision @" + rev
+	if base := revisionBase(rev); base != rev {
+		what += ": " + base
+	}
+	d := workspace.Diagnostic{Path: loc.Path, Range: loc.Range, Span: loc.Span, Severity: workspace.Warning, Code: CodeUnknownRevision,
+		Message: what + " names no tag, branch or commit of this repository: a check would fail it"}
+	if len(fixes) > 0 {
+		var alts []string
+		for _, fx := range fixes {
+			alts = append(alts, strings.TrimPrefix(fx.Title, "Change to "))
+		}
+		d.Message += "; did you mean " + strings.Join(alts, " or ") + "?"
+	}
+	return Problem{Diagnostic: d, Fixes: fixes}
 }
 
 // unknownIn are the "@rev" spans of a string of kind what whose revision

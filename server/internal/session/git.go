@@ -120,18 +120,23 @@ func (s *Session) HeadMovedSince(path string, t time.Time) (time.Time, bool) {
 // the ref files change.
 func (s *Session) Refs(path string) *revision.Refs { return s.refsOf(path).refs }
 
-// UnknownRevisions are the "@rev" of doc that its repository's refs do
-// not know, with their fixes (editor.UnknownRevisions); none outside git
+// UnknownRevisions are the "@rev" of doc (a Java file's annotations, a
+// .spl file's text) that its repository's refs do not know, with their
+// fixes (editor.UnknownRevisions); none outside git
 // or until the refs are listed (Refs). What each annotation string holds
 // is remembered with the list: only changed strings are read again.
 func (s *Session) UnknownRevisions(doc *Document) []editor.Problem {
-	if doc == nil || doc.Java == nil {
+	if doc == nil || doc.Java == nil && doc.SPL == nil {
 		return nil
 	}
-	if m := s.refsOf(doc.Path).memo; m != nil {
-		return m.Problems(doc.Java)
+	m := s.refsOf(doc.Path).memo
+	switch {
+	case m == nil:
+		return nil
+	case doc.SPL != nil:
+		return m.ProblemsInSPL(doc.Path, doc.SPL)
 	}
-	return nil
+	return m.Problems(doc.Java)
 }
 
 // refsOf is Refs's entry (empty when there is none yet).
