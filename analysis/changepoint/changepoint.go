@@ -221,8 +221,8 @@ func (d *Detector) weak() []int {
 }
 
 // merge drops the weakest change point until every one has p ≤ MaxPValue
-// (and SeriesAlpha/n)
-// and a magnitude above MinMagnitude, re-testing its neighbours each time.
+// (and ≤ SeriesAlpha/n) and a magnitude above MinMagnitude, re-testing its
+// neighbours each time.
 func (d *Detector) merge(cps []int) []ChangePoint {
 	for len(cps) > 0 {
 		stats := d.test(cps)
