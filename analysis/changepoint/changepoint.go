@@ -9,8 +9,8 @@
 // E-divisive picks the point that maximises the energy statistic Q̂ and
 // keeps it while the t-test between its two sides has p ≤ 10·MaxPValue
 // (the "weak" change points). Merge: the weakest change point is dropped
-// (largest p above MaxPValue, else smallest change below MinMagnitude) and
-// its neighbours re-tested, until all pass.
+// (largest p above MaxPValue or SeriesAlpha/n, else smallest change below
+// MinMagnitude) and its neighbours re-tested, until all pass.
 //
 // A Detector is incremental: appending points re-runs the split only on the
 // windows that did not lie wholly inside the old series (their data are
