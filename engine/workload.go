@@ -121,6 +121,17 @@ type Selection struct {
 	ArgsSet  bool // Args was given, possibly empty (a generator without parameters)
 }
 
+// Named is the workload s names as written — NoWorkload read as none, an
+// empty Workload as no generator yet — or why its method, generator or
+// arguments do not parse.
+func (s Selection) Named() (Workload, error) {
+	gen := s.Workload
+	if gen == NoWorkload {
+		gen = ""
+	}
+	return ParseWorkload(s.Method, gen, s.Args)
+}
+
 // Selected are the workloads a selection names.
 type Selected struct {
 	Workloads []Workload

@@ -59,11 +59,7 @@ func (s *selector) selection(cmd *cobra.Command, args []string) (string, engine.
 	if s.method == "" {
 		return "", sel, cli.Usagef("%s needs --method pkg.Class#m", cmd.Name())
 	}
-	gen := s.workload
-	if gen == engine.NoWorkload {
-		gen = ""
-	}
-	if _, err := engine.ParseWorkload(s.method, gen, s.args); err != nil {
+	if _, err := sel.Named(); err != nil {
 		return "", sel, cli.UsageError{Msg: err.Error()}
 	}
 	path, flag, err := projectArg(cmd, s.project, args)
@@ -91,7 +87,7 @@ func (s *selector) run(a *app, cmd *cobra.Command, args []string, run func(dir s
 		// the one asked.
 		return cli.Usagef("%s varies a generator's parameter, and --workload %s names none: name the generator with --workload, or leave it out for the method's own binding", cmd.Name(), engine.NoWorkload)
 	}
-	w, _ := engine.ParseWorkload(sel.Method, sel.Workload, sel.Args) // checked by selection
+	w, _ := sel.Named() // checked by selection
 	return a.withEngine(engine.UseDaemon, func(cmd *cobra.Command, eng *engine.Engine) error { return run(dir, w, eng) })(cmd, nil)
 }
 
